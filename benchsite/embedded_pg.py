@@ -1,0 +1,359 @@
+"""A private PostgreSQL cluster for `make run` and the test suite.
+
+Bench never needs a database server installed and running: this module finds the
+PostgreSQL server binaries on the machine (BENCH_PG_BIN, PATH, /usr/lib/postgresql/*/bin,
+or the `pgserver` wheel that ships them), creates a cluster in a folder, starts it on a
+Unix socket only (no TCP), and stops it cleanly when the command it wraps ends or is
+interrupted.
+
+    python -m benchsite.embedded_pg run [--data-dir var/pg | --ephemeral] -- COMMAND...
+
+runs COMMAND with DATABASE_URL pointing at the cluster. When DATABASE_URL is already
+set, that server is used and no cluster is started.
+
+PostgreSQL refuses to run as root; when started by root the server runs as the
+unprivileged user BENCH_PG_USER (default "nobody") and the cluster folder belongs to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import fcntl
+import importlib.util
+import os
+import pwd
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_DATABASE = "bench"
+SUPERUSER = "bench"
+START_TIMEOUT_S = 60
+STOP_TIMEOUT_S = 30
+REQUIRED_PROGRAMS = ("initdb", "postgres")
+PR_SET_PDEATHSIG = 1
+
+# Settings for a throw-away cluster: durability buys nothing there.
+EPHEMERAL_SETTINGS = {
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+}
+
+
+class EmbeddedPostgresError(RuntimeError):
+    """A problem a user can act on; printed without a traceback."""
+
+
+def find_bin_dir() -> Path | None:
+    """The folder holding initdb and postgres, or None when the machine has none."""
+    candidates: list[Path] = []
+    if os.environ.get("BENCH_PG_BIN"):
+        candidates.append(Path(os.environ["BENCH_PG_BIN"]))
+    on_path = shutil.which("postgres") or shutil.which("pg_ctl")
+    if on_path:
+        candidates.append(Path(on_path).resolve().parent)
+
+    def version_key(path: Path) -> tuple[int, ...]:
+        return tuple(int(n) for n in re.findall(r"\d+", path.parent.name)) or (0,)
+
+    candidates += sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=version_key, reverse=True)
+    spec = importlib.util.find_spec("pgserver")
+    if spec and spec.origin:
+        candidates.append(Path(spec.origin).parent / "pginstall" / "bin")
+    for folder in candidates:
+        if all((folder / program).is_file() for program in REQUIRED_PROGRAMS):
+            return folder
+    return None
+
+
+def _server_user() -> pwd.struct_passwd | None:
+    """The account the server runs as, or None to run as the current user."""
+    if os.geteuid() != 0:
+        return None
+    name = os.environ.get("BENCH_PG_USER", "nobody")
+    try:
+        return pwd.getpwnam(name)
+    except KeyError as exc:
+        raise EmbeddedPostgresError(
+            f"running as root, PostgreSQL needs an unprivileged account; '{name}' does not "
+            "exist (set BENCH_PG_USER to one that does)"
+        ) from exc
+
+
+def _die_with_parent() -> None:
+    # Runs in the child after the user switch: if the launcher is killed outright,
+    # the kernel sends the postmaster SIGINT (fast shutdown), so no server is orphaned.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGINT, 0, 0, 0)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _is_postmaster_of(pid: int, data_dir: Path) -> bool:
+    try:
+        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"postgres" in cmdline and cwd == data_dir
+
+
+class Cluster:
+    """One PostgreSQL cluster in data_dir, reachable through a socket in data_dir/socket."""
+
+    def __init__(self, data_dir: Path, *, ephemeral: bool = False) -> None:
+        self.data_dir = data_dir.resolve()
+        self.socket_dir = self.data_dir / "socket"
+        self.log_file = self.data_dir.parent / f"{self.data_dir.name}.log"
+        self.ephemeral = ephemeral
+        self.bin_dir = find_bin_dir()
+        if self.bin_dir is None:
+            raise EmbeddedPostgresError(
+                "no PostgreSQL server binaries found (looked at BENCH_PG_BIN, PATH, "
+                "/usr/lib/postgresql/*/bin and the pgserver package); `make` installs pgserver "
+                "when the machine has none"
+            )
+        self.user = _server_user()
+        self.process: subprocess.Popen | None = None
+        self._lock_fd: int | None = None
+
+    # -- helpers ---------------------------------------------------------------------
+    def _run_as_kwargs(self) -> dict:
+        if self.user is None:
+            return {}
+        return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
+
+    def _chown(self, path: Path) -> None:
+        if self.user is not None:
+            os.chown(path, self.user.pw_uid, self.user.pw_gid)
+
+    def url(self, database: str = DEFAULT_DATABASE) -> str:
+        return f"postgresql://{SUPERUSER}@/{database}?host={self.socket_dir}"
+
+    # -- lifecycle -------------------------------------------------------------------
+    def _take_lock(self) -> None:
+        lock_path = self.data_dir.parent / f".{self.data_dir.name}.lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(fd)
+            raise EmbeddedPostgresError(
+                f"another Bench process is already running the database in {self.data_dir}; "
+                "stop it first (Ctrl-C in its terminal)"
+            ) from exc
+        self._lock_fd = fd
+
+    def _clear_stale_server(self) -> None:
+        """Remove what a crash left behind: an orphaned server or a stale postmaster.pid."""
+        pid_file = self.data_dir / "postmaster.pid"
+        if not pid_file.exists():
+            return
+        try:
+            pid = int(pid_file.read_text().split("\n", 1)[0])
+        except (ValueError, OSError):
+            pid = 0
+        if pid and _pid_alive(pid) and _is_postmaster_of(pid, self.data_dir):
+            # We hold the launcher lock, so no live launcher owns this server: an orphan.
+            print(f"stopping an orphaned PostgreSQL server (pid {pid})", file=sys.stderr)
+            os.kill(pid, signal.SIGINT)
+            self._wait_exit(pid)
+        with contextlib.suppress(FileNotFoundError):
+            pid_file.unlink()
+        for stale in self.socket_dir.glob(".s.PGSQL.*"):
+            stale.unlink()
+
+    def _initdb(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)
+        self._chown(self.data_dir)
+        command = [
+            str(self.bin_dir / "initdb"), "-D", str(self.data_dir), "-U", SUPERUSER,
+            "--auth=trust", "--encoding=UTF8", "--locale=C",
+        ]
+        if self.ephemeral:
+            command.append("--no-sync")
+        result = subprocess.run(
+            command, capture_output=True, text=True, check=False, **self._run_as_kwargs()
+        )
+        if result.returncode != 0:
+            raise EmbeddedPostgresError(f"initdb failed:\n{result.stdout}{result.stderr}")
+
+    def start(self) -> None:
+        self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        self._take_lock()
+        if not (self.data_dir / "PG_VERSION").exists():
+            if self.data_dir.exists() and any(self.data_dir.iterdir()):
+                raise EmbeddedPostgresError(
+                    f"{self.data_dir} exists but holds no PostgreSQL cluster; move it away"
+                )
+            self._initdb()
+        self._clear_stale_server()
+        self.socket_dir.mkdir(exist_ok=True)
+        self.socket_dir.chmod(0o700)
+        self._chown(self.socket_dir)
+        settings = {"listen_addresses": "", "unix_socket_directories": str(self.socket_dir)}
+        if self.ephemeral:
+            settings.update(EPHEMERAL_SETTINGS)
+        command = [str(self.bin_dir / "postgres"), "-D", str(self.data_dir)]
+        for key, value in settings.items():
+            command += ["-c", f"{key}={value}"]
+        log = open(self.log_file, "ab")  # noqa: SIM115 - kept open for the server's life
+        self._chown(self.log_file)
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches the launcher, which stops the server
+            preexec_fn=_die_with_parent,
+            **self._run_as_kwargs(),
+        )
+        log.close()
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        socket = self.socket_dir / ".s.PGSQL.5432"
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise EmbeddedPostgresError(
+                    f"PostgreSQL exited during start-up:\n{self._log_tail()}"
+                )
+            if socket.exists() and self._accepts_connections():
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise EmbeddedPostgresError(f"PostgreSQL did not start in {START_TIMEOUT_S} s:\n"
+                                    f"{self._log_tail()}")
+
+    def _accepts_connections(self) -> bool:
+        import psycopg
+
+        try:
+            with psycopg.connect(self.url("postgres"), connect_timeout=2):
+                return True
+        except psycopg.OperationalError:
+            return False
+
+    def _log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def create_database(self, name: str) -> None:
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+            if not exists:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+    @staticmethod
+    def _wait_exit(pid: int, process: subprocess.Popen | None = None) -> None:
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if process is not None:
+                if process.poll() is not None:
+                    return
+            elif not _pid_alive(pid):
+                return
+            time.sleep(0.05)
+        os.kill(pid, signal.SIGQUIT)  # immediate shutdown as a last resort
+        if process is not None:
+            process.wait(STOP_TIMEOUT_S)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)  # fast shutdown: disconnect clients, stop
+            self._wait_exit(self.process.pid, self.process)
+        self.process = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+
+@contextlib.contextmanager
+def running_cluster(data_dir: Path | None, *, database: str = DEFAULT_DATABASE):
+    """Yield a DATABASE_URL for a started cluster (a temporary one when data_dir is None)."""
+    with contextlib.ExitStack() as stack:
+        ephemeral = data_dir is None
+        if ephemeral:
+            parent = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-pg-")))
+            parent.chmod(0o755)
+            data_dir = parent / "data"
+        cluster = Cluster(data_dir, ephemeral=ephemeral)
+        stack.callback(cluster.stop)
+        cluster.start()
+        cluster.create_database(database)
+        yield cluster.url(database)
+
+
+def run_command(command: list[str], *, data_dir: Path | None, database: str) -> int:
+    """Run command with DATABASE_URL set, starting a cluster when none is configured."""
+    if os.environ.get("DATABASE_URL"):
+        return subprocess.call(command)
+    # The terminal's Ctrl-C reaches the command (same process group); the launcher waits
+    # for it to finish, then stops the server. SIGTERM is passed on to the command.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with running_cluster(data_dir, database=database) as url:
+        child = subprocess.Popen(
+            command,
+            env={**os.environ, "DATABASE_URL": url},
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
+        return child.wait()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchsite.embedded_pg", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="action", required=True)
+    run = sub.add_parser("run", help="run a command against the project's PostgreSQL")
+    where = run.add_mutually_exclusive_group()
+    where.add_argument("--data-dir", type=Path, default=Path("var/pg"),
+                       help="cluster folder (default: var/pg)")
+    where.add_argument("--ephemeral", action="store_true",
+                       help="a throw-away cluster in a temporary folder")
+    run.add_argument("--database", default=DEFAULT_DATABASE)
+    run.add_argument("command", nargs=argparse.REMAINDER)
+    sub.add_parser("bin-dir", help="print the server binaries folder; exit 1 when none")
+    args = parser.parse_args(argv)
+
+    if args.action == "bin-dir":
+        found = find_bin_dir()
+        if found:
+            print(found)
+        return 0 if found else 1
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("run needs a command after --")
+    try:
+        return run_command(command, data_dir=None if args.ephemeral else args.data_dir,
+                           database=args.database)
+    except EmbeddedPostgresError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

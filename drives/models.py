@@ -1,0 +1,261 @@
+"""The drive catalog: who makes what, with which controller and NAND, at which price."""
+
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.urls import reverse
+
+
+class Manufacturer(models.Model):
+    """A company: drive maker, controller vendor or NAND fab (Intel, SandForce, IMFT...)."""
+
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100, unique=True)
+    website = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), name="manufacturer_name_ci_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Controller(models.Model):
+    vendor = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="controllers")
+    model = models.CharField(max_length=100, help_text="e.g. SF-2281")
+    slug = models.SlugField(max_length=120, unique=True)
+    channels = models.PositiveSmallIntegerField(null=True, blank=True)
+    compresses_data = models.BooleanField(
+        default=False, help_text="Compresses or deduplicates written data (e.g. SandForce)."
+    )
+
+    class Meta:
+        ordering = ["vendor__name", "model"]
+        constraints = [
+            models.UniqueConstraint(
+                "vendor", Lower("model"), name="controller_vendor_model_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(channels__isnull=True) | Q(channels__gte=1),
+                name="controller_channels_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.vendor} {self.model}"
+
+
+class NandType(models.Model):
+    class CellType(models.TextChoices):
+        SLC = "slc", "SLC"
+        MLC = "mlc", "MLC"
+        TLC = "tlc", "TLC"
+        QLC = "qlc", "QLC"
+
+    class Interface(models.TextChoices):
+        ASYNC_ONFI = "async-onfi", "asynchronous ONFI"
+        SYNC_ONFI = "sync-onfi", "synchronous ONFI"
+        TOGGLE = "toggle", "Toggle"
+        UNKNOWN = "unknown", "unknown"
+
+    vendor = models.ForeignKey(
+        Manufacturer, on_delete=models.PROTECT, related_name="nand_types", null=True, blank=True,
+        help_text="Fab or vendor, e.g. IMFT or Toshiba; empty when the source does not say",
+    )
+    process_nm = models.PositiveSmallIntegerField(null=True, blank=True)
+    cell_type = models.CharField(max_length=3, choices=CellType.choices)
+    interface = models.CharField(
+        max_length=12, choices=Interface.choices, default=Interface.UNKNOWN
+    )
+    layers = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="3D NAND layer count; empty for planar NAND"
+    )
+    slug = models.SlugField(max_length=120, unique=True)
+
+    class Meta:
+        ordering = ["vendor__name", "process_nm", "cell_type"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["vendor", "process_nm", "cell_type", "interface", "layers"],
+                nulls_distinct=False,
+                name="nand_type_unique",
+            ),
+            models.CheckConstraint(
+                condition=Q(process_nm__isnull=True) | Q(process_nm__gte=1),
+                name="nand_process_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(layers__isnull=True) | Q(layers__gte=1), name="nand_layers_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        parts = [self.vendor.name if self.vendor else "unknown vendor"]
+        if self.process_nm:
+            parts.append(f"{self.process_nm}nm")
+        if self.layers:
+            parts.append(f"{self.layers}-layer")
+        parts.append(self.get_cell_type_display())
+        if self.interface != self.Interface.UNKNOWN:
+            parts.append(f"({self.get_interface_display()})")
+        return " ".join(parts)
+
+
+class DriveQuerySet(models.QuerySet):
+    def with_specs(self):
+        return self.select_related(
+            "manufacturer", "controller__vendor", "nand__vendor"
+        )
+
+    def real(self):
+        """Everything but the synthetic benchmark catalog."""
+        return self.filter(synthetic=False)
+
+
+class Drive(models.Model):
+    """One capacity SKU of one drive model, in one hardware revision."""
+
+    class Kind(models.TextChoices):
+        SSD = "ssd", "SSD"
+        HDD = "hdd", "hard drive"
+
+    class Interface(models.TextChoices):
+        PATA = "pata", "PATA"
+        SATA_1_5G = "sata-1.5g", "SATA 1.5 Gb/s"
+        SATA_3G = "sata-3g", "SATA 3 Gb/s"
+        SATA_6G = "sata-6g", "SATA 6 Gb/s"
+        PCIE_NVME = "pcie-nvme", "PCIe NVMe"
+        OTHER = "other", "other"
+
+    class FormFactor(models.TextChoices):
+        INCH_1_8 = "1.8in", '1.8"'
+        INCH_2_5 = "2.5in", '2.5"'
+        INCH_3_5 = "3.5in", '3.5"'
+        MSATA = "msata", "mSATA"
+        M2_2280 = "m.2-2280", "M.2 2280"
+        ADD_IN = "add-in", "add-in card"
+        OTHER = "other", "other"
+
+    manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="drives")
+    model = models.CharField(max_length=200)
+    capacity_bytes = models.BigIntegerField(
+        null=True, blank=True, help_text="Empty when the source does not state the capacity"
+    )
+    part_number = models.CharField(max_length=100, blank=True)
+    hardware_revision = models.CharField(max_length=100, blank=True)
+    slug = models.SlugField(max_length=255, unique=True)
+    kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.SSD)
+    interface = models.CharField(max_length=10, choices=Interface.choices, blank=True)
+    form_factor = models.CharField(max_length=10, choices=FormFactor.choices, blank=True)
+    controller = models.ForeignKey(
+        Controller, on_delete=models.PROTECT, null=True, blank=True, related_name="drives"
+    )
+    nand = models.ForeignKey(
+        NandType, on_delete=models.PROTECT, null=True, blank=True, related_name="drives"
+    )
+    dram_bytes = models.BigIntegerField(null=True, blank=True, help_text="DRAM cache; 0 = none")
+    release_date = models.DateField(null=True, blank=True)
+    synthetic = models.BooleanField(
+        default=False, help_text="Generated for benchmarks (seed_scale); never a real drive"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = DriveQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["manufacturer__name", "model", "capacity_bytes"]
+        constraints = [
+            models.UniqueConstraint(
+                "manufacturer", Lower("model"), "capacity_bytes", "hardware_revision",
+                nulls_distinct=False, name="drive_sku_unique",
+            ),
+            models.UniqueConstraint(
+                "manufacturer", "part_number", condition=~Q(part_number=""),
+                name="drive_part_number_unique",
+            ),
+            models.CheckConstraint(
+                condition=Q(capacity_bytes__isnull=True) | Q(capacity_bytes__gt=0),
+                name="drive_capacity_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(dram_bytes__isnull=True) | Q(dram_bytes__gte=0),
+                name="drive_dram_not_negative",
+            ),
+        ]
+        indexes = [
+            models.Index(Lower("model"), name="drive_model_lower_idx"),
+            models.Index(fields=["kind", "interface"], name="drive_kind_interface_idx"),
+        ]
+
+    def __str__(self) -> str:
+        name = f"{self.manufacturer.name} {self.model}"
+        if self.capacity_bytes:
+            name += f" {self.capacity_label}"
+        if self.hardware_revision:
+            name += f" ({self.hardware_revision})"
+        return name
+
+    @property
+    def capacity_label(self) -> str:
+        """Capacity as drive makers state it: decimal GB/TB."""
+        if not self.capacity_bytes:
+            return ""
+        if self.capacity_bytes >= 10**12:
+            return f"{self.capacity_bytes / 10**12:g}TB"
+        return f"{self.capacity_bytes / 10**9:g}GB"
+
+    def get_absolute_url(self) -> str:
+        return reverse("drives:detail", args=[self.slug])
+
+
+class FirmwareVersion(models.Model):
+    drive = models.ForeignKey(Drive, on_delete=models.CASCADE, related_name="firmware_versions")
+    version = models.CharField(max_length=100)
+    release_date = models.DateField(null=True, blank=True)
+    notes = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["drive", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["drive", "version"], name="firmware_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.version
+
+
+class Price(models.Model):
+    """A price seen for a drive on a date, with where it was seen."""
+
+    drive = models.ForeignKey(Drive, on_delete=models.CASCADE, related_name="prices")
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    currency = models.CharField(max_length=3, default="USD")
+    observed_on = models.DateField()
+    source = models.CharField(max_length=300, help_text="Retailer, or the article quoting it")
+    source_url = models.URLField(blank=True, max_length=2000)
+
+    class Meta:
+        ordering = ["drive", "-observed_on"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["drive", "currency", "observed_on", "source"], name="price_unique"
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="price_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(currency__regex=r"^[A-Z]{3}$"), name="price_currency_iso"
+            ),
+        ]
+        indexes = [models.Index(fields=["drive", "-observed_on"], name="price_latest_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.amount} {self.currency} on {self.observed_on}"
+
+    @property
+    def per_gb(self):
+        if not self.drive.capacity_bytes:
+            return None
+        return self.amount / (self.drive.capacity_bytes / 10**9)

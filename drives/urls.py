@@ -1,0 +1,9 @@
+from django.urls import path
+
+from drives import views
+
+app_name = "drives"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("drives/<slug:slug>/", views.detail, name="detail"),
+]

@@ -1,0 +1,79 @@
+/* job: one timed (or sized) stream of I/Os against an open target, keeping the
+ * queue full at the stated depth, timed with the monotonic clock. It is the
+ * hot loop of loadgen: no allocation per I/O, one clock read per batch of
+ * submissions and one per batch of completions, a histogram insert per
+ * completion, and write data refreshed while other I/Os are in flight.
+ *
+ * Offsets: random jobs pick block-aligned offsets uniformly over the span from a
+ * generator seeded with spec.seed; sequential jobs walk the span and wrap.
+ * A sized job (total_bytes) writes or reads [span_offset, +total_bytes) once,
+ * sequentially, the last I/O possibly shorter than the block size.
+ *
+ * Ownership: the caller owns the spec, the histogram and timeline it points
+ * to, and the result. The job allocates its buffers and engine and frees them
+ * before returning.
+ */
+#pragma once
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "histogram.h"
+#include "pattern.h"
+#include "timeline.h"
+
+struct lg_job_spec {
+	const char *name;        /* shown in progress reports */
+	bool write;
+	bool random;
+	uint32_t block_size;     /* bytes, a multiple of 512 */
+	uint32_t queue_depth;
+	uint64_t span_offset;
+	uint64_t span_bytes;     /* region the offsets fall in; >= block_size */
+	uint64_t duration_ns;    /* time-based job; 0 for a sized job */
+	uint64_t total_bytes;    /* sized job: bytes to transfer once; 0 for a timed job */
+	enum lg_pattern pattern; /* data of writes */
+	uint64_t seed;
+	struct lg_histogram *hist;         /* latencies; may be NULL */
+	struct lg_timeline *timeline;      /* completions per interval; may be NULL */
+};
+
+struct lg_job_progress {
+	const char *name;
+	uint64_t elapsed_ns;
+	uint64_t remaining_ns;   /* time-based: exact; sized: estimated from the rate */
+	uint64_t ios, bytes;     /* so far */
+	double iops_now;         /* over the last report interval */
+	double bytes_per_second_now;
+};
+
+struct lg_job_hooks {
+	/* Called about twice a second from the job's thread; may be NULL. */
+	void (*progress)(void *ctx, const struct lg_job_progress *progress);
+	void *ctx;
+	/* When it becomes non-zero the job stops submitting, waits for the I/Os in
+	 * flight and returns with result.interrupted. May be NULL. */
+	const volatile sig_atomic_t *stop;
+};
+
+struct lg_job_result {
+	uint64_t ios;            /* completed successfully */
+	uint64_t bytes;
+	uint64_t elapsed_ns;     /* first submission to last completion */
+	bool interrupted;
+	int error;               /* 0, or the first failed I/O's -errno */
+	bool short_io;           /* the first failure was a short transfer (error is -EIO) */
+	bool write_failed;       /* the failed I/O was a write */
+	uint64_t error_offset;
+	uint32_t error_length;
+	int32_t error_transferred; /* bytes a short I/O did transfer */
+};
+
+/* Run one job on fd with the engine ops. Returns 0 when the job ran (an I/O
+ * error or an interruption is reported in *ret_result, which is then filled
+ * with what completed before), or -errno when it could not start (-EINVAL bad
+ * spec, -ENOMEM, engine setup errors). */
+int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, int fd,
+	       const struct lg_job_hooks *hooks, struct lg_job_result *ret_result);

@@ -1,0 +1,489 @@
+#include "report_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void lg_report_init(struct lg_report *report)
+{
+	memset(report, 0, sizeof(*report));
+	report->status = LG_STATUS_COMPLETE;
+}
+
+void lg_report_fini(struct lg_report *report)
+{
+	if (!report)
+		return;
+	for (size_t i = 0; i < report->nconsistency; i++)
+		free(report->consistency[i].iops);
+	free(report->results);
+	free(report->consistency);
+	free(report->trims);
+	report->results = NULL;
+	report->consistency = NULL;
+	report->trims = NULL;
+	report->nresults = report->nconsistency = report->ntrims = 0;
+	report->results_cap = report->consistency_cap = report->trims_cap = 0;
+}
+
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *p = realloc(*items, ncap * size);
+
+	if (!p)
+		return -ENOMEM;
+	*items = p;
+	*cap = ncap;
+	return 0;
+}
+
+int lg_report_add_result(struct lg_report *report, const struct lg_result *result)
+{
+	int r = grow((void **)&report->results, &report->results_cap, report->nresults,
+		     sizeof(*result));
+
+	if (r < 0)
+		return r;
+	report->results[report->nresults++] = *result;
+	return 0;
+}
+
+int lg_report_add_consistency(struct lg_report *report, struct lg_consistency *series)
+{
+	int r = grow((void **)&report->consistency, &report->consistency_cap,
+		     report->nconsistency, sizeof(*series));
+
+	if (r < 0)
+		return r;
+	report->consistency[report->nconsistency++] = *series;
+	series->iops = NULL;
+	series->len = 0;
+	return 0;
+}
+
+int lg_report_add_trim(struct lg_report *report, const struct lg_trim *trim)
+{
+	int r = grow((void **)&report->trims, &report->trims_cap, report->ntrims, sizeof(*trim));
+
+	if (r < 0)
+		return r;
+	report->trims[report->ntrims++] = *trim;
+	return 0;
+}
+
+const char *lg_status_name(enum lg_status status)
+{
+	switch (status) {
+	case LG_STATUS_COMPLETE:
+		return "complete";
+	case LG_STATUS_INCOMPLETE:
+		return "incomplete";
+	case LG_STATUS_FAILED:
+		return "failed";
+	}
+	return "failed";
+}
+
+static void opt_string(struct lg_json *w, const char *key, const char *value)
+{
+	if (value && value[0]) {
+		lg_json_key(w, key);
+		lg_json_string(w, value);
+	}
+}
+
+static void opt_uint(struct lg_json *w, const char *key, uint64_t value)
+{
+	if (value) {
+		lg_json_key(w, key);
+		lg_json_uint(w, value);
+	}
+}
+
+static void write_latency(struct lg_json *w, const struct lg_latency_summary *l)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "mean");
+	lg_json_double(w, l->mean, 1);
+	lg_json_key(w, "stddev");
+	lg_json_double(w, l->stddev, 1);
+	lg_json_key(w, "min");
+	lg_json_uint(w, l->min);
+	lg_json_key(w, "max");
+	lg_json_uint(w, l->max);
+	lg_json_key(w, "percentiles");
+	lg_json_begin_object(w);
+	for (int i = 0; i < LG_PERCENTILE_COUNT; i++) {
+		lg_json_key(w, lg_percentile_names[i]);
+		lg_json_uint(w, l->percentiles[i]);
+	}
+	lg_json_end_object(w);
+	lg_json_end_object(w);
+}
+
+static void write_result(struct lg_json *w, const struct lg_result *r)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "test");
+	lg_json_string(w, r->test);
+	lg_json_key(w, "pattern");
+	lg_json_string(w, lg_pattern_name(r->pattern));
+	opt_uint(w, "block_size", r->block_size);
+	opt_uint(w, "queue_depth", r->queue_depth);
+	opt_uint(w, "span_bytes", r->span_bytes);
+	opt_uint(w, "duration_ns", r->duration_ns);
+	lg_json_key(w, "io_count");
+	lg_json_uint(w, r->io_count);
+	lg_json_key(w, "bytes");
+	lg_json_uint(w, r->bytes);
+	if (r->bytes_per_second > 0) {
+		lg_json_key(w, "bytes_per_second");
+		lg_json_double(w, r->bytes_per_second, 1);
+	}
+	if (r->iops > 0) {
+		lg_json_key(w, "iops");
+		lg_json_double(w, r->iops, 3);
+	}
+	if (r->has_latency) {
+		lg_json_key(w, "latency_ns");
+		write_latency(w, &r->latency);
+	}
+	lg_json_end_object(w);
+}
+
+static void write_consistency(struct lg_json *w, const struct lg_consistency *c)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "test");
+	lg_json_string(w, c->test);
+	if (c->pattern != LG_PATTERN_UNSPECIFIED) {
+		lg_json_key(w, "pattern");
+		lg_json_string(w, lg_pattern_name(c->pattern));
+	}
+	lg_json_key(w, "spare_area_percent");
+	lg_json_uint(w, c->spare_area_percent);
+	opt_uint(w, "span_bytes", c->span_bytes);
+	opt_uint(w, "block_size", c->block_size);
+	opt_uint(w, "queue_depth", c->queue_depth);
+	opt_uint(w, "interval_ns", c->interval_ns);
+	lg_json_key(w, "iops");
+	/* One line for the whole series keeps 2,000 points readable. */
+	bool pretty = w->pretty;
+
+	lg_json_begin_array(w);
+	w->pretty = false;
+	for (size_t i = 0; i < c->len; i++)
+		lg_json_uint(w, c->iops[i]);
+	lg_json_end_array(w);
+	w->pretty = pretty;
+	lg_json_end_object(w);
+}
+
+static void write_trim(struct lg_json *w, const struct lg_trim *t)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "test");
+	lg_json_string(w, t->test);
+	lg_json_key(w, "pattern");
+	lg_json_string(w, lg_pattern_name(t->pattern));
+	opt_uint(w, "span_bytes", t->span_bytes);
+	if (t->torture_seconds > 0) {
+		lg_json_key(w, "torture_seconds");
+		lg_json_double(w, t->torture_seconds, 3);
+	}
+	opt_string(w, "discard_method", t->discard_method);
+	lg_json_key(w, "clean_bytes_per_second");
+	lg_json_double(w, t->clean_bytes_per_second, 1);
+	lg_json_key(w, "after_torture_bytes_per_second");
+	lg_json_double(w, t->after_torture_bytes_per_second, 1);
+	lg_json_key(w, "after_trim_bytes_per_second");
+	lg_json_double(w, t->after_trim_bytes_per_second, 1);
+	lg_json_end_object(w);
+}
+
+static void write_parameters(struct lg_json *w, const struct lg_parameters *p)
+{
+	lg_json_begin_object(w);
+	if (p->suite_name[0]) {
+		lg_json_key(w, "suite");
+		lg_json_begin_object(w);
+		lg_json_key(w, "name");
+		lg_json_string(w, p->suite_name);
+		lg_json_key(w, "version");
+		lg_json_int(w, p->suite_version);
+		lg_json_end_object(w);
+	}
+	lg_json_key(w, "tests");
+	lg_json_begin_array(w);
+	for (size_t i = 0; i < p->ntests; i++)
+		lg_json_string(w, p->tests[i]);
+	lg_json_end_array(w);
+	lg_json_key(w, "seed");
+	lg_json_uint(w, p->seed);
+	opt_string(w, "engine", p->engine);
+	lg_json_key(w, "direct");
+	lg_json_bool(w, p->direct);
+	lg_json_key(w, "duration_scale");
+	lg_json_double(w, p->duration_scale > 0 ? p->duration_scale : 1.0, 6);
+	lg_json_key(w, "quick");
+	lg_json_bool(w, p->quick);
+	lg_json_key(w, "patterns");
+	lg_json_begin_array(w);
+	for (size_t i = 0; i < p->npatterns; i++)
+		lg_json_string(w, lg_pattern_name(p->patterns[i]));
+	lg_json_end_array(w);
+	lg_json_key(w, "compressible_ratio");
+	lg_json_double(w, p->compressible_ratio, 3);
+	lg_json_key(w, "spare_area_percent");
+	lg_json_begin_array(w);
+	for (size_t i = 0; i < p->nspare; i++)
+		lg_json_uint(w, p->spare_area_percent[i]);
+	lg_json_end_array(w);
+	opt_uint(w, "target_size_bytes", p->target_size_bytes);
+	lg_json_key(w, "ad_hoc");
+	lg_json_bool(w, p->ad_hoc);
+	lg_json_end_object(w);
+}
+
+static void write_target(struct lg_json *w, const struct lg_target_info *t)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "path");
+	lg_json_string(w, t->path[0] ? t->path : "?");
+	lg_json_key(w, "kind");
+	lg_json_string(w, t->kind == LG_TARGET_BLOCK ? "block" : "file");
+	opt_string(w, "model", t->model);
+	opt_string(w, "serial", t->serial);
+	opt_string(w, "firmware", t->firmware);
+	lg_json_key(w, "capacity_bytes");
+	lg_json_uint(w, t->capacity_bytes);
+	if (t->rotational >= 0) {
+		lg_json_key(w, "rotational");
+		lg_json_bool(w, t->rotational == 1);
+	}
+	opt_uint(w, "logical_block_size", t->logical_block_size);
+	opt_uint(w, "physical_block_size", t->physical_block_size);
+	lg_json_end_object(w);
+}
+
+void lg_report_json(const struct lg_report *report, struct lg_json *w)
+{
+	const struct lg_drive *d = &report->drive;
+	const struct lg_bench *b = &report->bench;
+
+	lg_json_begin_object(w);
+	lg_json_key(w, "schema_version");
+	lg_json_int(w, 1);
+	lg_json_key(w, "status");
+	lg_json_string(w, lg_status_name(report->status));
+	if (report->status == LG_STATUS_FAILED) {
+		lg_json_key(w, "failure");
+		lg_json_begin_object(w);
+		lg_json_key(w, "message");
+		lg_json_string(w, report->failure_message[0] ? report->failure_message : "failed");
+		if (report->failure_errno > 0) {
+			lg_json_key(w, "errno");
+			lg_json_int(w, report->failure_errno);
+		}
+		opt_string(w, "test", report->failure_test);
+		lg_json_end_object(w);
+	}
+	lg_json_key(w, "source");
+	lg_json_begin_object(w);
+	lg_json_key(w, "kind");
+	lg_json_string(w, "measured");
+	lg_json_end_object(w);
+
+	lg_json_key(w, "tool");
+	lg_json_begin_object(w);
+	lg_json_key(w, "name");
+	lg_json_string(w, "loadgen");
+	lg_json_key(w, "version");
+	lg_json_string(w, report->tool_version);
+	opt_string(w, "engine", report->engine);
+	opt_string(w, "command_line", report->command_line);
+	lg_json_end_object(w);
+
+	lg_json_key(w, "started_at");
+	lg_json_string(w, report->started_at);
+	lg_json_key(w, "finished_at");
+	lg_json_string(w, report->finished_at);
+
+	lg_json_key(w, "drive");
+	lg_json_begin_object(w);
+	lg_json_key(w, "manufacturer");
+	lg_json_string(w, d->manufacturer[0] ? d->manufacturer : "unknown");
+	lg_json_key(w, "model");
+	lg_json_string(w, d->model[0] ? d->model : "unknown");
+	opt_uint(w, "capacity_bytes", d->capacity_bytes);
+	opt_string(w, "part_number", d->part_number);
+	opt_string(w, "hardware_revision", d->hardware_revision);
+	opt_string(w, "firmware", d->firmware);
+	opt_string(w, "kind", d->kind);
+	opt_string(w, "interface", d->interface);
+	lg_json_end_object(w);
+	opt_string(w, "drive_state", report->drive_state);
+
+	if (b->name[0] || b->cpu[0] || b->motherboard[0] || b->chipset[0] || b->memory[0] ||
+	    b->os[0] || b->storage_driver[0] || b->interface[0]) {
+		lg_json_key(w, "bench");
+		lg_json_begin_object(w);
+		opt_string(w, "name", b->name);
+		opt_string(w, "cpu", b->cpu);
+		opt_string(w, "motherboard", b->motherboard);
+		opt_string(w, "chipset", b->chipset);
+		opt_string(w, "memory", b->memory);
+		opt_string(w, "os", b->os);
+		opt_string(w, "storage_driver", b->storage_driver);
+		opt_string(w, "interface", b->interface);
+		lg_json_end_object(w);
+	}
+	if (report->has_host) {
+		const struct lg_host *h = &report->host;
+
+		lg_json_key(w, "host");
+		lg_json_begin_object(w);
+		opt_string(w, "hostname", h->hostname);
+		opt_string(w, "os", h->os);
+		opt_string(w, "kernel", h->kernel);
+		opt_string(w, "cpu", h->cpu);
+		opt_uint(w, "cpu_count", h->cpu_count);
+		opt_uint(w, "memory_bytes", h->memory_bytes);
+		lg_json_end_object(w);
+	}
+	if (report->has_target) {
+		lg_json_key(w, "target");
+		write_target(w, &report->target);
+	}
+	if (report->has_parameters) {
+		lg_json_key(w, "parameters");
+		write_parameters(w, &report->parameters);
+	}
+	lg_json_key(w, "results");
+	lg_json_begin_array(w);
+	for (size_t i = 0; i < report->nresults; i++)
+		write_result(w, &report->results[i]);
+	lg_json_end_array(w);
+	if (report->nconsistency) {
+		lg_json_key(w, "consistency");
+		lg_json_begin_array(w);
+		for (size_t i = 0; i < report->nconsistency; i++)
+			write_consistency(w, &report->consistency[i]);
+		lg_json_end_array(w);
+	}
+	if (report->ntrims) {
+		lg_json_key(w, "trim");
+		lg_json_begin_array(w);
+		for (size_t i = 0; i < report->ntrims; i++)
+			write_trim(w, &report->trims[i]);
+		lg_json_end_array(w);
+	}
+	lg_json_end_object(w);
+}
+
+static int write_all(int fd, const char *text, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int lg_write_file_atomic(const char *path, const char *text, size_t len)
+{
+	char *tmp = NULL, *dir_copy = NULL;
+	int fd = -1, dir_fd = -1;
+	int r;
+
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		tmp = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	r = write_all(fd, text, len);
+	if (r < 0)
+		goto out;
+	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		r = -errno;
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		r = -errno;
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+	/* Make the rename itself durable. */
+	dir_copy = strdup(path);
+	if (dir_copy) {
+		dir_fd = open(dirname(dir_copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dir_fd >= 0)
+			(void)fsync(dir_fd);
+	}
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	if (dir_fd >= 0)
+		close(dir_fd);
+	free(dir_copy);
+	return r;
+}
+
+int lg_report_write_file(const struct lg_report *report, const char *path)
+{
+	struct lg_json w;
+	size_t len;
+	int r;
+
+	lg_json_init(&w, true);
+	lg_report_json(report, &w);
+	r = lg_json_error(&w);
+	if (r == 0) {
+		const char *text = lg_json_text(&w, &len);
+		char *with_newline = malloc(len + 1);
+
+		if (!with_newline) {
+			r = -ENOMEM;
+		} else {
+			memcpy(with_newline, text, len);
+			with_newline[len] = '\n';
+			r = lg_write_file_atomic(path, with_newline, len + 1);
+			free(with_newline);
+		}
+	}
+	lg_json_fini(&w);
+	return r;
+}

@@ -1,0 +1,160 @@
+/* report_json: the result document (results/schema/result-document.schema.json,
+ * version 1) as C data, its JSON form, and writing it atomically.
+ *
+ * Ownership: struct lg_report owns its result arrays (and each consistency
+ * series); lg_report_init() prepares one, lg_report_fini() frees what it owns.
+ * Strings are fixed-size arrays inside the structs; an empty string means
+ * "absent" and the member is left out of the document.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "histogram.h"
+#include "host.h"
+#include "json.h"
+#include "pattern.h"
+#include "target.h"
+
+#define LG_ID_MAX 64
+#define LG_MAX_TESTS 32
+#define LG_MAX_SPARE 8
+
+enum lg_status {
+	LG_STATUS_COMPLETE,
+	LG_STATUS_INCOMPLETE,
+	LG_STATUS_FAILED,
+};
+
+struct lg_result {
+	char test[LG_ID_MAX];
+	enum lg_pattern pattern;
+	uint32_t block_size;
+	uint32_t queue_depth;
+	uint64_t span_bytes;
+	uint64_t duration_ns;
+	uint64_t io_count;
+	uint64_t bytes;
+	double bytes_per_second;
+	double iops;
+	bool has_latency;
+	struct lg_latency_summary latency;
+};
+
+struct lg_consistency {
+	char test[LG_ID_MAX];
+	enum lg_pattern pattern;
+	uint32_t spare_area_percent;
+	uint64_t span_bytes;
+	uint32_t block_size;
+	uint32_t queue_depth;
+	uint64_t interval_ns;
+	uint64_t *iops;      /* owned; len entries */
+	size_t len;
+};
+
+struct lg_trim {
+	char test[LG_ID_MAX];
+	enum lg_pattern pattern;
+	uint64_t span_bytes;
+	double torture_seconds;
+	char discard_method[16];
+	double clean_bytes_per_second;
+	double after_torture_bytes_per_second;
+	double after_trim_bytes_per_second;
+};
+
+struct lg_drive {
+	char manufacturer[201];
+	char model[201];
+	uint64_t capacity_bytes;     /* 0: absent */
+	char part_number[101];
+	char hardware_revision[101];
+	char firmware[101];
+	char kind[8];                /* "ssd", "hdd" or empty */
+	char interface[16];          /* schema enum or empty */
+};
+
+struct lg_bench {
+	char name[201], cpu[201], motherboard[201], chipset[201], memory[201], os[201],
+		storage_driver[201], interface[201];
+};
+
+struct lg_parameters {
+	char suite_name[LG_ID_MAX];  /* empty: no suite */
+	int suite_version;
+	char tests[LG_MAX_TESTS][LG_ID_MAX];
+	size_t ntests;
+	uint64_t seed;
+	char engine[51];
+	bool direct;
+	double duration_scale;
+	bool quick;
+	enum lg_pattern patterns[2];
+	size_t npatterns;
+	double compressible_ratio;
+	uint32_t spare_area_percent[LG_MAX_SPARE];
+	size_t nspare;
+	uint64_t target_size_bytes;  /* 0: absent */
+	bool ad_hoc;
+};
+
+struct lg_report {
+	enum lg_status status;
+	char failure_message[1024];
+	int failure_errno;           /* 0: absent */
+	char failure_test[LG_ID_MAX];
+	char tool_version[101];
+	char engine[51];
+	char command_line[4001];
+	char started_at[32];
+	char finished_at[32];
+	struct lg_drive drive;
+	char drive_state[16];        /* empty: absent */
+	struct lg_bench bench;
+	bool has_host;
+	struct lg_host host;
+	bool has_target;
+	struct lg_target_info target;
+	bool has_parameters;
+	struct lg_parameters parameters;
+
+	struct lg_result *results;
+	size_t nresults, results_cap;
+	struct lg_consistency *consistency;
+	size_t nconsistency, consistency_cap;
+	struct lg_trim *trims;
+	size_t ntrims, trims_cap;
+};
+
+/* An empty report (status complete, no results). */
+void lg_report_init(struct lg_report *report);
+
+/* Free what the report owns; the struct may be initialized again. NULL is fine. */
+void lg_report_fini(struct lg_report *report);
+
+/* Append a copy of *result. Returns 0 or -ENOMEM. */
+int lg_report_add_result(struct lg_report *report, const struct lg_result *result);
+
+/* Append a series; the report takes ownership of series->iops on success.
+ * Returns 0 or -ENOMEM. */
+int lg_report_add_consistency(struct lg_report *report, struct lg_consistency *series);
+
+/* Append a copy of *trim. Returns 0 or -ENOMEM. */
+int lg_report_add_trim(struct lg_report *report, const struct lg_trim *trim);
+
+/* Name of a status as the document writes it. */
+const char *lg_status_name(enum lg_status status);
+
+/* Write the document into w (pretty-printed). */
+void lg_report_json(const struct lg_report *report, struct lg_json *w);
+
+/* Write the document to path atomically: a temporary file in the same
+ * directory, fsync, rename over path, fsync of the directory. Returns 0 or
+ * -errno; on failure path is untouched and no temporary file is left. */
+int lg_report_write_file(const struct lg_report *report, const char *path);
+
+/* Write text to path atomically (as above). Returns 0 or -errno. */
+int lg_write_file_atomic(const char *path, const char *text, size_t len);

@@ -1,0 +1,239 @@
+#include "suite.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KIB 1024u
+#define MIB (1024u * KIB)
+#define GIB (UINT64_C(1024) * MIB)
+
+static const char *const throughput_metrics[] = {"bytes_per_second", "iops", "latency", NULL};
+static const char *const consistency_metrics[] = {"iops_per_second", NULL};
+static const char *const trim_metrics[] = {
+	"clean_bytes_per_second", "after_torture_bytes_per_second", "after_trim_bytes_per_second", NULL,
+};
+
+static const struct lg_test_def tests[] = {
+	{
+		.id = "randread-4k-qd3", .name = "4KB random read",
+		.kind = LG_KIND_THROUGHPUT, .write = false, .random = true,
+		.block_size = 4 * KIB, .queue_depth = 3, .span_bytes = 0, .duration_s = 180,
+		.metrics = throughput_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+	{
+		.id = "randwrite-4k-qd3-8g", .name = "4KB random write, 8GB LBA span",
+		.kind = LG_KIND_THROUGHPUT, .write = true, .random = true,
+		.block_size = 4 * KIB, .queue_depth = 3, .span_bytes = 8 * GIB, .duration_s = 180,
+		.metrics = throughput_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+	{
+		.id = "randwrite-4k-qd32-8g", .name = "4KB random write QD32, 8GB LBA span",
+		.kind = LG_KIND_THROUGHPUT, .write = true, .random = true,
+		.block_size = 4 * KIB, .queue_depth = 32, .span_bytes = 8 * GIB, .duration_s = 180,
+		.metrics = throughput_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+	{
+		.id = "seqread-128k-qd1", .name = "128KB sequential read",
+		.kind = LG_KIND_THROUGHPUT, .write = false, .random = false,
+		.block_size = 128 * KIB, .queue_depth = 1, .span_bytes = 0, .duration_s = 60,
+		.metrics = throughput_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+	{
+		.id = "seqwrite-128k-qd1", .name = "128KB sequential write",
+		.kind = LG_KIND_THROUGHPUT, .write = true, .random = false,
+		.block_size = 128 * KIB, .queue_depth = 1, .span_bytes = 0, .duration_s = 60,
+		.metrics = throughput_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+	{
+		.id = "seqread-2m-qd1", .name = "2MB sequential read",
+		.kind = LG_KIND_THROUGHPUT, .write = false, .random = false,
+		.block_size = 2 * MIB, .queue_depth = 1, .span_bytes = 0, .duration_s = 60,
+		.metrics = throughput_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+	{
+		.id = "seqwrite-2m-qd1", .name = "2MB sequential write",
+		.kind = LG_KIND_THROUGHPUT, .write = true, .random = false,
+		.block_size = 2 * MIB, .queue_depth = 1, .span_bytes = 0, .duration_s = 60,
+		.metrics = throughput_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+	{
+		.id = "consistency-4k-qd32",
+		.name = "Performance consistency (4KB random write QD32, incompressible)",
+		.kind = LG_KIND_CONSISTENCY, .write = true, .random = true,
+		.block_size = 4 * KIB, .queue_depth = 32, .span_bytes = 0, .duration_s = 2000,
+		.metrics = consistency_metrics, .unit = "IOPS", .higher_is_better = true,
+	},
+	{
+		.id = "trim-validation",
+		.name = "TRIM validation (128KB sequential write: clean, after torture, after TRIM)",
+		.kind = LG_KIND_TRIM, .write = true, .random = false,
+		.block_size = 128 * KIB, .queue_depth = 1, .span_bytes = 0, .duration_s = 3600,
+		.metrics = trim_metrics, .unit = "bytes/s", .higher_is_better = true,
+	},
+};
+
+static const char *const desktop_2010[] = {
+	"randread-4k-qd3", "randwrite-4k-qd3-8g", "seqread-2m-qd1", "seqwrite-2m-qd1", NULL,
+};
+static const char *const desktop_2011[] = {
+	"randread-4k-qd3", "randwrite-4k-qd3-8g", "randwrite-4k-qd32-8g", "seqread-128k-qd1",
+	"seqwrite-128k-qd1", NULL,
+};
+static const char *const steady_state_2013[] = {"consistency-4k-qd32", "trim-validation", NULL};
+
+static const struct lg_suite_def suites[] = {
+	{
+		.name = "desktop-2010", .version = 1,
+		.title = "Desktop Iometer suite (2010): four corners with 2MB sequential transfers",
+		.tests = desktop_2010,
+	},
+	{
+		.name = "desktop-2011", .version = 1,
+		.title = "Desktop Iometer suite (2011): four corners with 128KB sequential transfers "
+			 "and QD32 random write",
+		.tests = desktop_2011,
+	},
+	{
+		.name = "steady-state-2013", .version = 1,
+		.title = "Performance consistency and TRIM validation (2013)",
+		.tests = steady_state_2013,
+	},
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+const struct lg_test_def *lg_suite_tests(size_t *ret_count)
+{
+	*ret_count = COUNT(tests);
+	return tests;
+}
+
+const struct lg_suite_def *lg_suite_suites(size_t *ret_count)
+{
+	*ret_count = COUNT(suites);
+	return suites;
+}
+
+const char *lg_test_kind_name(enum lg_test_kind kind)
+{
+	switch (kind) {
+	case LG_KIND_THROUGHPUT:
+		return "throughput";
+	case LG_KIND_CONSISTENCY:
+		return "consistency";
+	case LG_KIND_TRIM:
+		return "trim";
+	}
+	return "unknown";
+}
+
+int lg_suite_find_test(const char *id, const struct lg_test_def **ret_test)
+{
+	for (size_t i = 0; i < COUNT(tests); i++) {
+		if (strcmp(tests[i].id, id) == 0) {
+			*ret_test = &tests[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int lg_suite_find(const char *spec, const struct lg_suite_def **ret_suite)
+{
+	const char *colon = strchr(spec, ':');
+	size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
+	long version = 0;
+	const struct lg_suite_def *best = NULL;
+
+	if (colon) {
+		char *end;
+
+		if (!colon[1])
+			return -EINVAL;
+		version = strtol(colon + 1, &end, 10);
+		if (*end || version < 1)
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < COUNT(suites); i++) {
+		const struct lg_suite_def *s = &suites[i];
+
+		if (strlen(s->name) != name_len || strncmp(s->name, spec, name_len) != 0)
+			continue;
+		if (version && s->version != version)
+			continue;
+		if (!best || s->version > best->version)
+			best = s;
+	}
+	if (!best)
+		return -ENOENT;
+	*ret_suite = best;
+	return 0;
+}
+
+void lg_suite_catalog_json(struct lg_json *w)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "tests");
+	lg_json_begin_array(w);
+	for (size_t i = 0; i < COUNT(tests); i++) {
+		const struct lg_test_def *t = &tests[i];
+
+		lg_json_begin_object(w);
+		lg_json_key(w, "id");
+		lg_json_string(w, t->id);
+		lg_json_key(w, "name");
+		lg_json_string(w, t->name);
+		lg_json_key(w, "kind");
+		lg_json_string(w, lg_test_kind_name(t->kind));
+		lg_json_key(w, "operation");
+		lg_json_string(w, t->write ? "write" : "read");
+		lg_json_key(w, "access");
+		lg_json_string(w, t->random ? "random" : "sequential");
+		lg_json_key(w, "block_size");
+		lg_json_uint(w, t->block_size);
+		lg_json_key(w, "queue_depth");
+		lg_json_uint(w, t->queue_depth);
+		lg_json_key(w, "span");
+		lg_json_string(w, t->span_bytes ? "fixed" : "whole");
+		lg_json_key(w, "span_bytes");
+		if (t->span_bytes)
+			lg_json_uint(w, t->span_bytes);
+		else
+			lg_json_null(w);
+		lg_json_key(w, "duration_s");
+		lg_json_uint(w, t->duration_s);
+		lg_json_key(w, "metrics");
+		lg_json_begin_array(w);
+		for (const char *const *m = t->metrics; *m; m++)
+			lg_json_string(w, *m);
+		lg_json_end_array(w);
+		lg_json_key(w, "unit");
+		lg_json_string(w, t->unit);
+		lg_json_key(w, "higher_is_better");
+		lg_json_bool(w, t->higher_is_better);
+		lg_json_end_object(w);
+	}
+	lg_json_end_array(w);
+	lg_json_key(w, "suites");
+	lg_json_begin_array(w);
+	for (size_t i = 0; i < COUNT(suites); i++) {
+		const struct lg_suite_def *s = &suites[i];
+
+		lg_json_begin_object(w);
+		lg_json_key(w, "name");
+		lg_json_string(w, s->name);
+		lg_json_key(w, "version");
+		lg_json_int(w, s->version);
+		lg_json_key(w, "title");
+		lg_json_string(w, s->title);
+		lg_json_key(w, "tests");
+		lg_json_begin_array(w);
+		for (const char *const *id = s->tests; *id; id++)
+			lg_json_string(w, *id);
+		lg_json_end_array(w);
+		lg_json_end_object(w);
+	}
+	lg_json_end_array(w);
+	lg_json_end_object(w);
+}

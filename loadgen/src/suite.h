@@ -1,0 +1,58 @@
+/* suite: the built-in test catalog, identical to results/schema/catalog.json
+ * (a meson test compares them): tests with their block size, queue depth, span
+ * and duration, and the versioned suites that group them.
+ *
+ * Ownership: everything returned points into static, read-only tables.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+
+enum lg_test_kind {
+	LG_KIND_THROUGHPUT,
+	LG_KIND_CONSISTENCY,
+	LG_KIND_TRIM,
+};
+
+struct lg_test_def {
+	const char *id;
+	const char *name;
+	enum lg_test_kind kind;
+	bool write;             /* operation: write (else read) */
+	bool random;            /* access: random (else sequential) */
+	uint32_t block_size;
+	uint32_t queue_depth;
+	uint64_t span_bytes;    /* 0: the whole target */
+	uint32_t duration_s;
+	const char *const *metrics; /* NULL-terminated */
+	const char *unit;
+	bool higher_is_better;
+};
+
+struct lg_suite_def {
+	const char *name;
+	int version;
+	const char *title;
+	const char *const *tests; /* NULL-terminated test ids */
+};
+
+/* Every test / suite of the catalog, in catalog order. */
+const struct lg_test_def *lg_suite_tests(size_t *ret_count);
+const struct lg_suite_def *lg_suite_suites(size_t *ret_count);
+
+/* Name of a test kind as catalog.json writes it ("throughput", ...). */
+const char *lg_test_kind_name(enum lg_test_kind kind);
+
+/* Find a test by id. Returns 0 and *ret_test, or -ENOENT. */
+int lg_suite_find_test(const char *id, const struct lg_test_def **ret_test);
+
+/* Find a suite by "NAME" (latest version) or "NAME:VERSION". Returns 0, -ENOENT,
+ * or -EINVAL for a malformed version. */
+int lg_suite_find(const char *spec, const struct lg_suite_def **ret_suite);
+
+/* Write {"tests": [...], "suites": [...]} with catalog.json's fields. */
+void lg_suite_catalog_json(struct lg_json *w);

@@ -1,0 +1,355 @@
+"""The test catalog and everything measured or published against it.
+
+Quantities are stored in base units (bytes, nanoseconds, I/O counts, seconds) and
+converted for display only.
+"""
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.db import models
+from django.db.models import F, Q
+
+
+class Suite(models.Model):
+    """A versioned set of tests. A changed method is a new version, never an edit."""
+
+    name = models.SlugField(max_length=64)
+    version = models.PositiveSmallIntegerField()
+    title = models.CharField(max_length=300)
+    tests = models.ManyToManyField("Test", through="SuiteTest", related_name="suites")
+
+    class Meta:
+        ordering = ["name", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="suite_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class Test(models.Model):
+    class Kind(models.TextChoices):
+        THROUGHPUT = "throughput", "throughput"
+        CONSISTENCY = "consistency", "performance consistency"
+        TRIM = "trim", "TRIM validation"
+
+    class Operation(models.TextChoices):
+        READ = "read", "read"
+        WRITE = "write", "write"
+
+    class Access(models.TextChoices):
+        RANDOM = "random", "random"
+        SEQUENTIAL = "sequential", "sequential"
+
+    class Span(models.TextChoices):
+        WHOLE = "whole", "whole drive"
+        FIXED = "fixed", "fixed LBA span"
+
+    identifier = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    operation = models.CharField(max_length=5, choices=Operation.choices)
+    access = models.CharField(max_length=10, choices=Access.choices)
+    block_size = models.PositiveIntegerField()
+    queue_depth = models.PositiveSmallIntegerField()
+    span = models.CharField(max_length=5, choices=Span.choices)
+    span_bytes = models.BigIntegerField(null=True, blank=True)
+    duration_s = models.PositiveIntegerField()
+    metrics = ArrayField(models.CharField(max_length=64))
+    unit = models.CharField(max_length=20)
+    higher_is_better = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["identifier"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(span="whole", span_bytes__isnull=True)
+                | Q(span="fixed", span_bytes__gt=0),
+                name="test_span_rule",
+            ),
+            models.CheckConstraint(condition=Q(block_size__gte=512), name="test_block_size"),
+            models.CheckConstraint(condition=Q(queue_depth__gte=1), name="test_queue_depth"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SuiteTest(models.Model):
+    suite = models.ForeignKey(Suite, on_delete=models.CASCADE)
+    test = models.ForeignKey(Test, on_delete=models.PROTECT)
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["suite", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["suite", "test"], name="suite_test_unique"),
+            models.UniqueConstraint(fields=["suite", "position"], name="suite_position_unique"),
+        ]
+
+
+class TestBench(models.Model):
+    """The machine a run was made on, as its reviewer describes it."""
+
+    name = models.CharField(max_length=200, blank=True)
+    cpu = models.CharField(max_length=200, blank=True)
+    motherboard = models.CharField(max_length=200, blank=True)
+    chipset = models.CharField(max_length=200, blank=True)
+    memory = models.CharField(max_length=200, blank=True)
+    os = models.CharField("OS", max_length=200, blank=True)
+    storage_driver = models.CharField(max_length=200, blank=True)
+    interface = models.CharField(max_length=200, blank=True)
+
+    FIELDS = ("name", "cpu", "motherboard", "chipset", "memory", "os", "storage_driver",
+              "interface")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name", "cpu", "motherboard", "chipset", "memory", "os",
+                        "storage_driver", "interface"],
+                name="test_bench_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or " / ".join(v for v in (self.cpu, self.chipset, self.os) if v) or "—"
+
+    def describe(self) -> list[tuple[str, str]]:
+        """(label, value) of every field that is filled in."""
+        return [(self._meta.get_field(f).verbose_name, getattr(self, f))
+                for f in self.FIELDS if getattr(self, f)]
+
+
+class Citation(models.Model):
+    """A published source of figures (a review article)."""
+
+    publisher = models.CharField(max_length=200)
+    title = models.CharField(max_length=500)
+    author = models.CharField(max_length=200, blank=True)
+    published_on = models.DateField()
+    url = models.URLField(blank=True, max_length=2000)
+
+    class Meta:
+        ordering = ["-published_on"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["publisher", "title", "published_on"], name="citation_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.publisher}, “{self.title}” ({self.published_on:%Y-%m-%d})"
+
+
+class RunQuerySet(models.QuerySet):
+    def published(self):
+        return self.filter(status=Run.Status.PUBLISHED)
+
+    def real(self):
+        return self.exclude(source=Run.Source.SYNTHETIC)
+
+
+class Run(models.Model):
+    """One result document: the tests of one drive on one bench, with their provenance."""
+
+    class Source(models.TextChoices):
+        MEASURED = "measured", "measured"
+        PUBLISHED = "published", "published figures"
+        SYNTHETIC = "synthetic", "synthetic (benchmark data)"
+
+    class DriveState(models.TextChoices):
+        FRESH = "fresh", "fresh (secure-erased)"
+        PRECONDITIONED = "preconditioned", "preconditioned"
+        USED = "used", "used"
+        UNKNOWN = "unknown", "unknown"
+
+    class Status(models.TextChoices):
+        PUBLISHED = "published", "published"
+        WITHDRAWN = "withdrawn", "withdrawn"
+
+    drive = models.ForeignKey("drives.Drive", on_delete=models.PROTECT, related_name="runs")
+    firmware = models.ForeignKey(
+        "drives.FirmwareVersion", on_delete=models.PROTECT, null=True, blank=True,
+        related_name="runs",
+    )
+    bench = models.ForeignKey(
+        TestBench, on_delete=models.PROTECT, null=True, blank=True, related_name="runs"
+    )
+    suite = models.ForeignKey(
+        Suite, on_delete=models.PROTECT, null=True, blank=True, related_name="runs"
+    )
+    tool_name = models.CharField(max_length=100)
+    tool_version = models.CharField(max_length=100, blank=True)
+    engine = models.CharField(max_length=50, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
+        related_name="runs", help_text="Empty for runs imported from the command line",
+    )
+    source = models.CharField(max_length=10, choices=Source.choices)
+    citation = models.ForeignKey(
+        Citation, on_delete=models.PROTECT, null=True, blank=True, related_name="runs"
+    )
+    citation_locator = models.CharField(
+        max_length=500, blank=True, help_text="Where in the source: a table or chart title"
+    )
+    drive_state = models.CharField(
+        max_length=14, choices=DriveState.choices, default=DriveState.UNKNOWN
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_reason = models.TextField(blank=True)
+    document = models.TextField(help_text="The result document exactly as it was submitted")
+    content_hash = models.CharField(
+        max_length=64, unique=True, help_text="SHA-256 of the document's canonical JSON"
+    )
+    ingested_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-ingested_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(source="published", citation__isnull=False)
+                | (~Q(source="published") & Q(citation__isnull=True)),
+                name="run_citation_iff_published",
+            ),
+            models.CheckConstraint(
+                condition=Q(started_at__isnull=True) | Q(finished_at__isnull=True)
+                | Q(finished_at__gte=F("started_at")),
+                name="run_times_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="withdrawn", withdrawn_at__isnull=False)
+                | Q(status="published", withdrawn_at__isnull=True),
+                name="run_withdrawn_has_time",
+            ),
+        ]
+        indexes = [models.Index(fields=["drive", "status"], name="run_drive_status_idx")]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of {self.drive}"
+
+
+class DataPattern(models.TextChoices):
+    COMPRESSIBLE = "compressible", "compressible"
+    INCOMPRESSIBLE = "incompressible", "incompressible"
+    UNSPECIFIED = "unspecified", "unspecified"
+
+
+class Result(models.Model):
+    """One throughput test of a run, in one data pattern."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
+    test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="results")
+    pattern = models.CharField(max_length=14, choices=DataPattern.choices)
+    block_size = models.PositiveIntegerField(null=True, blank=True)
+    queue_depth = models.PositiveSmallIntegerField(null=True, blank=True)
+    span_bytes = models.BigIntegerField(null=True, blank=True)
+    duration_ns = models.BigIntegerField(null=True, blank=True)
+    io_count = models.BigIntegerField(null=True, blank=True)
+    bytes = models.BigIntegerField(null=True, blank=True)
+    bytes_per_second = models.FloatField(null=True, blank=True)
+    iops = models.FloatField(null=True, blank=True)
+    latency_mean_ns = models.FloatField(null=True, blank=True)
+    latency_stddev_ns = models.FloatField(null=True, blank=True)
+    latency_min_ns = models.BigIntegerField(null=True, blank=True)
+    latency_max_ns = models.BigIntegerField(null=True, blank=True)
+    latency_percentiles_ns = models.JSONField(
+        null=True, blank=True, help_text='Percentile to nanoseconds, e.g. {"99.9": 812000}'
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "test", "pattern"], name="result_unique"),
+            models.CheckConstraint(
+                condition=Q(bytes_per_second__isnull=True) | Q(bytes_per_second__gt=0),
+                name="result_bps_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(iops__isnull=True) | Q(iops__gt=0), name="result_iops_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(bytes_per_second__isnull=False) | Q(iops__isnull=False)
+                | Q(latency_mean_ns__isnull=False) | Q(latency_max_ns__isnull=False)
+                | Q(latency_percentiles_ns__isnull=False),
+                name="result_has_a_metric",
+            ),
+            models.CheckConstraint(
+                condition=Q(latency_mean_ns__isnull=True) | Q(latency_mean_ns__gte=0),
+                name="result_latency_not_negative",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["test", "pattern", "-bytes_per_second"],
+                         name="result_leaderboard_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.test.identifier} ({self.pattern}) of run {self.run_id}"
+
+
+class ConsistencySeries(models.Model):
+    """IOPS in each second of a performance-consistency run, at one spare-area level."""
+
+    STEADY_STATE_START_S = 1400  # where the seeds' steady-state view starts
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="consistency_series")
+    test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="consistency_series")
+    spare_area_percent = models.PositiveSmallIntegerField(default=0)
+    pattern = models.CharField(
+        max_length=14, choices=DataPattern.choices, default=DataPattern.INCOMPRESSIBLE
+    )
+    span_bytes = models.BigIntegerField(null=True, blank=True)
+    interval_ns = models.BigIntegerField(default=1_000_000_000)
+    iops = ArrayField(models.IntegerField())
+    steady_state_start_s = models.PositiveIntegerField()
+    steady_mean_iops = models.FloatField()
+    steady_stddev_iops = models.FloatField()
+    steady_min_iops = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "test", "spare_area_percent"], name="consistency_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(spare_area_percent__lte=90), name="consistency_spare_area_range"
+            ),
+            models.CheckConstraint(condition=Q(interval_ns__gt=0), name="consistency_interval"),
+        ]
+
+    def __str__(self) -> str:
+        return f"consistency of run {self.run_id} at {self.spare_area_percent}% spare area"
+
+
+class TrimValidation(models.Model):
+    """Sequential write speed clean, after a torture phase, and after a TRIM of the span."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="trim_validations")
+    test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="trim_validations")
+    pattern = models.CharField(max_length=14, choices=DataPattern.choices)
+    span_bytes = models.BigIntegerField(null=True, blank=True)
+    torture_seconds = models.FloatField(null=True, blank=True)
+    discard_method = models.CharField(max_length=20, blank=True)
+    clean_bytes_per_second = models.FloatField()
+    after_torture_bytes_per_second = models.FloatField()
+    after_trim_bytes_per_second = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "test", "pattern"], name="trim_unique"),
+            models.CheckConstraint(
+                condition=Q(clean_bytes_per_second__gt=0)
+                & Q(after_torture_bytes_per_second__gt=0)
+                & Q(after_trim_bytes_per_second__gt=0),
+                name="trim_rates_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"TRIM validation of run {self.run_id}"

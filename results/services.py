@@ -1,0 +1,241 @@
+"""Writes of the results app: ingesting a result document, withdrawing a run."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models.functions import Lower
+from django.utils import timezone
+from django.utils.text import slugify
+
+from drives.models import Drive, FirmwareVersion, Manufacturer
+from results import documents
+from results.documents import DocumentProblem, DocumentRejected, TestSpec
+from results.models import (
+    Citation,
+    ConsistencySeries,
+    Result,
+    Run,
+    Suite,
+    Test,
+    TestBench,
+    TrimValidation,
+)
+
+AMBIGUOUS_DRIVE = (
+    "matches {count} drives in the catalog ({names}); add capacity_bytes, part_number or "
+    "hardware_revision to pick one"
+)
+UNKNOWN_SUITE = "unknown suite {name} version {version}"
+ALREADY_WITHDRAWN = "run {pk} is already withdrawn"
+DRIVE_FIELDS = ("capacity_bytes", "part_number", "hardware_revision")
+
+
+@dataclass(frozen=True)
+class IngestOutcome:
+    run: Run
+    created: bool  # False: the same document was ingested before; nothing was written
+
+
+def _test_specs(tests: dict[str, Test]) -> dict[str, TestSpec]:
+    return {
+        t.identifier: TestSpec(t.identifier, t.kind, t.block_size, t.queue_depth)
+        for t in tests.values()
+    }
+
+
+def _unique_slug(model, base: str, max_length: int) -> str:
+    base = slugify(base)[: max_length - 8] or "item"
+    slug, n = base, 1
+    while model.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def _resolve_drive(spec: dict[str, Any]) -> Drive:
+    """The catalog drive the document names, created when the catalog has none."""
+    manufacturer = Manufacturer.objects.annotate(lname=Lower("name")).filter(
+        lname=spec["manufacturer"].strip().lower()
+    ).first()
+    if manufacturer is None:
+        manufacturer = Manufacturer.objects.create(
+            name=spec["manufacturer"].strip(),
+            slug=_unique_slug(Manufacturer, spec["manufacturer"], 100),
+        )
+    candidates = Drive.objects.filter(manufacturer=manufacturer, model__iexact=spec["model"].strip())
+    for field in DRIVE_FIELDS:
+        if field in spec:
+            candidates = candidates.filter(**{field: spec[field]})
+    matches = list(candidates.select_related("manufacturer")[:6])
+    if len(matches) > 1:
+        names = ", ".join(str(d) for d in matches[:5])
+        raise DocumentRejected([DocumentProblem(
+            "/drive", AMBIGUOUS_DRIVE.format(count=candidates.count(), names=names))])
+    if matches:
+        return matches[0]
+    drive = Drive(
+        manufacturer=manufacturer,
+        model=spec["model"].strip(),
+        capacity_bytes=spec.get("capacity_bytes"),
+        part_number=spec.get("part_number", ""),
+        hardware_revision=spec.get("hardware_revision", ""),
+        kind=spec.get("kind", Drive.Kind.SSD),
+        interface=spec.get("interface", ""),
+    )
+    drive.slug = _unique_slug(Drive, f"{manufacturer.name} {drive.model} {drive.capacity_label} "
+                                      f"{drive.hardware_revision}", 255)
+    drive.full_clean()
+    drive.save()
+    return drive
+
+
+def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
+    """(start second, mean, standard deviation, minimum) of the steady-state region.
+
+    The seeds read steady state from t=1400 s of a 2000 s run; shorter runs use the
+    same fraction (the last 30%).
+    """
+    start = ConsistencySeries.STEADY_STATE_START_S
+    if len(iops) <= start:
+        start = int(len(iops) * 0.7)
+    tail = iops[start:]
+    return start, statistics.fmean(tail), statistics.pstdev(tail), min(tail)
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+def _write(
+    document: dict[str, Any], raw: str, digest: str, submitter, tests: dict[str, Test]
+) -> Run:
+    drive = _resolve_drive(document["drive"])
+    firmware = None
+    if document["drive"].get("firmware"):
+        firmware, _ = FirmwareVersion.objects.get_or_create(
+            drive=drive, version=document["drive"]["firmware"]
+        )
+    bench = None
+    if document.get("bench"):
+        fields = {f: document["bench"].get(f, "") for f in TestBench.FIELDS}
+        bench, _ = TestBench.objects.get_or_create(**fields)
+    suite = None
+    suite_spec = document.get("parameters", {}).get("suite")
+    if suite_spec:
+        suite = Suite.objects.filter(name=suite_spec["name"], version=suite_spec["version"]).first()
+        if suite is None:
+            raise DocumentRejected([DocumentProblem("/parameters/suite", UNKNOWN_SUITE.format(
+                **suite_spec))])
+    source = document["source"]
+    citation, locator = None, ""
+    if source["kind"] == Run.Source.PUBLISHED:
+        spec = source["citation"]
+        citation, _ = Citation.objects.get_or_create(
+            publisher=spec["publisher"], title=spec["title"], published_on=spec["published_on"],
+            defaults={"author": spec.get("author", ""), "url": spec.get("url", "")},
+        )
+        locator = spec.get("locator", "")
+    tool = document["tool"]
+    run = Run(
+        drive=drive, firmware=firmware, bench=bench, suite=suite,
+        tool_name=tool["name"], tool_version=tool.get("version", ""),
+        engine=tool.get("engine", ""),
+        started_at=_parse_time(document.get("started_at")),
+        finished_at=_parse_time(document.get("finished_at")),
+        submitter=submitter, source=source["kind"], citation=citation, citation_locator=locator,
+        drive_state=document.get("drive_state", Run.DriveState.UNKNOWN),
+        document=raw, content_hash=digest,
+    )
+    run.full_clean(validate_unique=False)  # uniqueness is the database's job (content_hash)
+    run.save()
+
+    results = []
+    for entry in document.get("results", []):
+        latency = entry.get("latency_ns", {})
+        results.append(Result(
+            run=run, test=tests[entry["test"]], pattern=entry["pattern"],
+            block_size=entry.get("block_size"), queue_depth=entry.get("queue_depth"),
+            span_bytes=entry.get("span_bytes"), duration_ns=entry.get("duration_ns"),
+            io_count=entry.get("io_count"), bytes=entry.get("bytes"),
+            bytes_per_second=entry.get("bytes_per_second"), iops=entry.get("iops"),
+            latency_mean_ns=latency.get("mean"), latency_stddev_ns=latency.get("stddev"),
+            latency_min_ns=latency.get("min"), latency_max_ns=latency.get("max"),
+            latency_percentiles_ns=latency.get("percentiles"),
+        ))
+    Result.objects.bulk_create(results)
+
+    series = []
+    for entry in document.get("consistency", []):
+        start, mean, stddev, minimum = _steady_state(entry["iops"])
+        series.append(ConsistencySeries(
+            run=run, test=tests[entry["test"]], spare_area_percent=entry["spare_area_percent"],
+            pattern=entry.get("pattern", "incompressible"), span_bytes=entry.get("span_bytes"),
+            interval_ns=entry.get("interval_ns", 1_000_000_000), iops=entry["iops"],
+            steady_state_start_s=start, steady_mean_iops=mean, steady_stddev_iops=stddev,
+            steady_min_iops=minimum,
+        ))
+    ConsistencySeries.objects.bulk_create(series)
+
+    TrimValidation.objects.bulk_create([
+        TrimValidation(
+            run=run, test=tests[entry["test"]], pattern=entry.get("pattern", "unspecified"),
+            span_bytes=entry.get("span_bytes"), torture_seconds=entry.get("torture_seconds"),
+            discard_method=entry.get("discard_method", ""),
+            clean_bytes_per_second=entry["clean_bytes_per_second"],
+            after_torture_bytes_per_second=entry["after_torture_bytes_per_second"],
+            after_trim_bytes_per_second=entry["after_trim_bytes_per_second"],
+        )
+        for entry in document.get("trim", [])
+    ])
+    return run
+
+
+def run_ingest(
+    *, document: bytes | str, submitter: AbstractBaseUser | None
+) -> IngestOutcome:
+    """Validate a result document and store it as one run, all or nothing.
+
+    Idempotent: a document whose canonical content was ingested before returns the
+    existing run with created=False and writes nothing. Raises DocumentRejected with
+    every problem found (JSON pointer and message) when the document is not acceptable;
+    then nothing is written.
+    """
+    parsed = documents.parse(document, max_bytes=settings.BENCH_MAX_DOCUMENT_BYTES)
+    digest = documents.content_hash(parsed)
+    existing = Run.objects.filter(content_hash=digest).first()
+    if existing is not None:
+        return IngestOutcome(existing, created=False)
+    tests = {t.identifier: t for t in Test.objects.all()}
+    documents.validate(parsed, _test_specs(tests))
+    raw = document.decode("utf-8") if isinstance(document, bytes) else document
+    try:
+        with transaction.atomic():
+            run = _write(parsed, raw, digest, submitter, tests)
+    except IntegrityError:
+        # A concurrent upload of the same document won the race: answer with its run.
+        existing = Run.objects.filter(content_hash=digest).first()
+        if existing is None:
+            raise
+        return IngestOutcome(existing, created=False)
+    return IngestOutcome(run, created=True)
+
+
+def run_withdraw(*, run: Run, reason: str) -> Run:
+    """Hide a run from every page and ranking; its rows and document are kept."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run.pk)
+        if run.status == Run.Status.WITHDRAWN:
+            raise ValueError(ALREADY_WITHDRAWN.format(pk=run.pk))
+        run.status = Run.Status.WITHDRAWN
+        run.withdrawn_at = timezone.now()
+        run.withdrawn_reason = reason
+        run.full_clean(validate_unique=False)
+        run.save(update_fields=["status", "withdrawn_at", "withdrawn_reason"])
+    return run

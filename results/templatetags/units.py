@@ -1,0 +1,65 @@
+"""Display conversions: stored values are base units, pages show MB/s (10^6 B/s), µs, GB."""
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def mbps(bytes_per_second) -> str:
+    if bytes_per_second is None:
+        return "—"
+    value = bytes_per_second / 1e6
+    return f"{value:,.2f}" if value < 10 else f"{value:,.1f}"
+
+
+@register.filter
+def iops(value) -> str:
+    return "—" if value is None else f"{value:,.0f}"
+
+
+@register.filter
+def latency(nanoseconds) -> str:
+    """Nanoseconds as the most readable unit."""
+    if nanoseconds is None:
+        return "—"
+    if nanoseconds >= 1e9:
+        return f"{nanoseconds / 1e9:.2f} s"
+    if nanoseconds >= 1e6:
+        return f"{nanoseconds / 1e6:.2f} ms"
+    if nanoseconds >= 1e3:
+        return f"{nanoseconds / 1e3:.1f} µs"
+    return f"{nanoseconds:.0f} ns"
+
+
+@register.filter
+def capacity(num_bytes) -> str:
+    if not num_bytes:
+        return "—"
+    if num_bytes >= 10**12:
+        return f"{num_bytes / 10**12:g} TB"
+    return f"{num_bytes / 10**9:g} GB"
+
+
+@register.filter
+def size(num_bytes) -> str:
+    """Block sizes and spans: binary units, as the methodology states them."""
+    if num_bytes is None:
+        return "—"
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if num_bytes >= factor and num_bytes % factor == 0:
+            return f"{num_bytes // factor} {unit}"
+    return f"{num_bytes} B"
+
+
+@register.filter
+def percentile(percentiles, key: str):
+    return (percentiles or {}).get(key)
+
+
+@register.filter
+def per_gb(amount, capacity_bytes) -> str:
+    """Price per decimal GB, to the cent."""
+    if not amount or not capacity_bytes:
+        return "—"
+    return f"${float(amount) / (capacity_bytes / 1e9):.2f}"
