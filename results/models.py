@@ -65,7 +65,7 @@ class Test(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(span="whole", span_bytes__isnull=True)
-                | Q(span="fixed", span_bytes__gt=0),
+                | Q(span="fixed", span_bytes__isnull=False, span_bytes__gt=0),
                 name="test_span_rule",
             ),
             models.CheckConstraint(condition=Q(block_size__gte=512), name="test_block_size"),

@@ -1,0 +1,320 @@
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from drives.models import Drive, FirmwareVersion, Manufacturer
+from results import documents
+from results.documents import DocumentRejected
+from results.models import (
+    Citation,
+    ConsistencySeries,
+    Result,
+    Run,
+    TestBench,
+    TrimValidation,
+)
+from results.services import AMBIGUOUS_DRIVE, run_ingest, run_withdraw
+from tests.factories import DriveFactory, ManufacturerFactory, measured_document, with_changes
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(settings.BASE_DIR)
+SAMPLES = sorted((ROOT / "results" / "schema" / "samples").glob("*.json"))
+DEMO_DOCUMENTS = sorted((ROOT / "demo" / "runs").glob("*.json"))
+WRITTEN_MODELS = [Manufacturer, Drive, FirmwareVersion, TestBench, Citation, Run, Result,
+                  ConsistencySeries, TrimValidation]
+
+
+def row_counts() -> dict[str, int]:
+    return {model.__name__: model.objects.count() for model in WRITTEN_MODELS}
+
+
+def rejected(document, submitter=None) -> list[documents.DocumentProblem]:
+    """Ingest a document that must fail; check it wrote nothing; return the problems."""
+    before = row_counts()
+    raw = document if isinstance(document, (bytes, str)) else json.dumps(document)
+    with pytest.raises(DocumentRejected) as caught:
+        run_ingest(document=raw, submitter=submitter)
+    assert row_counts() == before, "a rejected document left rows behind"
+    assert caught.value.problems, "a rejection must say why"
+    return caught.value.problems
+
+
+def only(problems) -> tuple[str, str]:
+    assert len(problems) == 1, problems
+    return problems[0].pointer, problems[0].message
+
+
+# -- documents that must go in ----------------------------------------------------------------
+@pytest.mark.parametrize("path", SAMPLES + DEMO_DOCUMENTS, ids=lambda p: p.name)
+def test_every_sample_and_demo_document_ingests(path):
+    outcome = run_ingest(document=path.read_bytes(), submitter=None)
+    assert outcome.created
+    run = outcome.run
+    parsed = json.loads(path.read_text())
+    assert run.results.count() == len(parsed.get("results", []))
+    assert run.consistency_series.count() == len(parsed.get("consistency", []))
+    assert run.trim_validations.count() == len(parsed.get("trim", []))
+    assert run.document == path.read_text()
+    assert run.source == parsed["source"]["kind"]
+
+
+def test_full_document_is_stored_in_base_units(document, raw, django_user_model):
+    reviewer = django_user_model.objects.create_user("reviewer")
+    run = run_ingest(document=raw, submitter=reviewer).run
+    assert run.submitter == reviewer
+    assert run.drive.manufacturer.name == "Maker"
+    assert run.firmware.version == "1.0"
+    assert run.bench.cpu == "Test CPU"
+    assert run.suite.name == "desktop-2011"
+    assert run.started_at.isoformat() == "2026-11-21T10:00:00+00:00"
+    assert run.results.count() == 10
+    first = document["results"][0]
+    stored = run.results.get(test__identifier=first["test"], pattern=first["pattern"])
+    assert stored.bytes_per_second == first["bytes_per_second"]
+    assert stored.latency_percentiles_ns["99.9"] == first["latency_ns"]["percentiles"]["99.9"]
+    series = run.consistency_series.get(spare_area_percent=25)
+    iops = document["consistency"][1]["iops"]
+    assert series.iops == iops
+    assert series.steady_state_start_s == 1400
+    assert series.steady_min_iops == min(iops[1400:])
+    assert series.steady_mean_iops == pytest.approx(sum(iops[1400:]) / 600)
+
+
+def test_short_consistency_series_uses_the_last_30_percent(document):
+    document["consistency"] = [{"test": "consistency-4k-qd32", "spare_area_percent": 0,
+                                "iops": [100] * 7 + [10, 20, 30]}]
+    series = run_ingest(document=json.dumps(document), submitter=None).run \
+        .consistency_series.get()
+    assert (series.steady_state_start_s, series.steady_min_iops) == (7, 10)
+    assert series.steady_mean_iops == pytest.approx(20)
+
+
+def test_same_document_twice_gives_the_same_run(raw):
+    first = run_ingest(document=raw, submitter=None)
+    counts = row_counts()
+    second = run_ingest(document=raw, submitter=None)
+    assert (first.created, second.created) == (True, False)
+    assert second.run.pk == first.run.pk
+    assert row_counts() == counts
+
+
+def test_same_content_with_other_spacing_is_the_same_document(document):
+    first = run_ingest(document=json.dumps(document), submitter=None)
+    second = run_ingest(document=json.dumps(document, indent=4, sort_keys=True), submitter=None)
+    assert not second.created and second.run.pk == first.run.pk
+
+
+def test_second_run_of_a_drive_reuses_catalog_rows(document):
+    run_ingest(document=json.dumps(document), submitter=None)
+    counts = row_counts()
+    again = with_changes(document, started_at="2026-11-22T10:00:00Z",
+                         finished_at="2026-11-22T11:00:00Z")
+    assert run_ingest(document=json.dumps(again), submitter=None).created
+    after = row_counts()
+    for model in ("Manufacturer", "Drive", "FirmwareVersion", "TestBench"):
+        assert after[model] == counts[model]
+    assert after["Run"] == counts["Run"] + 1
+
+
+def test_drive_matching_is_case_insensitive(document):
+    maker = ManufacturerFactory(name="Maker")
+    drive = DriveFactory(manufacturer=maker, model="Model X", capacity_bytes=256 * 10**9)
+    document["drive"]["manufacturer"] = "MAKER"
+    document["drive"]["model"] = "model x"
+    assert run_ingest(document=json.dumps(document), submitter=None).run.drive == drive
+
+
+# -- documents that must be refused, writing nothing -------------------------------------------
+def test_not_json():
+    assert only(rejected(b'{"schema_version": 1,')) == (
+        "", documents.NOT_JSON.format(detail="Expecting property name enclosed in double "
+                                             "quotes at line 1, column 22"))
+
+
+def test_not_utf8():
+    assert only(rejected(b'{"a": "\xff"}')) == ("", documents.NOT_UTF8)
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", '"run"', "3"])
+def test_not_an_object(text):
+    assert only(rejected(text)) == ("", documents.NOT_AN_OBJECT)
+
+
+def test_duplicate_keys(raw):
+    text = raw.decode().replace('"status": "complete"', '"status": "complete", "status": "failed"')
+    pointer, message = only(rejected(text))
+    assert "appears twice" in message and "'status'" in message
+
+
+def test_wrong_schema_version(document):
+    assert only(rejected(with_changes(document, schema_version=2))) == (
+        "/schema_version", documents.UNSUPPORTED_VERSION.format(version=2, supported=1))
+
+
+def test_missing_field(document):
+    del document["drive"]["model"]
+    assert only(rejected(document)) == (
+        "/drive", documents.MISSING_FIELD.format(field="model"))
+
+
+def test_missing_top_level_field(document):
+    del document["results"]
+    assert only(rejected(document)) == ("", documents.MISSING_FIELD.format(field="results"))
+
+
+def test_wrong_type(document):
+    document["results"][2]["iops"] = "fast"
+    assert only(rejected(document)) == (
+        "/results/2/iops", documents.WRONG_TYPE.format(expected="a number", actual="a string"))
+
+
+def test_unknown_field(document):
+    document["drive"]["colour"] = "blue"
+    assert only(rejected(document)) == (
+        "/drive/colour", documents.UNKNOWN_FIELD.format(field="colour"))
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_literals(raw, constant):
+    text = raw.decode().replace('"iops": ', f'"iops": {constant}, "x": ', 1)
+    assert only(rejected(text)) == (
+        "", documents.NOT_JSON.format(detail=documents.NON_JSON_CONSTANT.format(constant=constant)))
+
+
+def test_number_too_large_to_be_finite(document):
+    # Valid JSON, but it reads as infinity: a measurement cannot be infinite.
+    document["results"][0]["bytes_per_second"] = "HUGE"
+    text = json.dumps(document).replace('"HUGE"', "1e999")
+    assert only(rejected(text)) == ("/results/0/bytes_per_second", documents.NOT_FINITE)
+
+
+def test_negative_rate(document):
+    document["results"][1]["bytes_per_second"] = -5.0
+    assert only(rejected(document)) == (
+        "/results/1/bytes_per_second", documents.NOT_POSITIVE.format(limit=0))
+
+
+def test_negative_trim_rate(document):
+    document["trim"] = [{"test": "trim-validation", "clean_bytes_per_second": 1e8,
+                         "after_torture_bytes_per_second": 0,
+                         "after_trim_bytes_per_second": 1e8}]
+    assert only(rejected(document)) == (
+        "/trim/0/after_torture_bytes_per_second", documents.NOT_POSITIVE.format(limit=0))
+
+
+def test_unknown_test_id(document):
+    document["results"][3]["test"] = "randread-4k-qd64"
+    assert only(rejected(document)) == (
+        "/results/3/test", documents.UNKNOWN_TEST.format(test="randread-4k-qd64"))
+
+
+def test_test_in_the_wrong_section(document):
+    document["results"][0]["test"] = "consistency-4k-qd32"
+    pointer, message = only(rejected(document))
+    assert pointer == "/results/0/test" and "belongs in 'consistency'" in message
+
+
+def test_units_must_agree(document):
+    document["results"][0]["bytes_per_second"] *= 1.5
+    pointer, message = only(rejected(document))
+    assert pointer == "/results/0/bytes_per_second" and "iops x block size" in message
+
+
+def test_block_size_must_be_the_tests(document):
+    document["results"][0]["block_size"] = 8192
+    document["results"][0]["bytes_per_second"] = document["results"][0]["iops"] * 8192
+    problems = rejected(document)
+    assert ("/results/0/block_size", documents.BLOCK_SIZE_MISMATCH.format(
+        value=8192, expected=4096, test="randread-4k-qd3")) in [
+        (p.pointer, p.message) for p in problems]
+
+
+def test_latency_order(document):
+    document["results"][0]["latency_ns"]["min"] = 10**12
+    pointers = {p.pointer for p in rejected(document)}
+    assert pointers == {"/results/0/latency_ns", "/results/0/latency_ns/percentiles"}
+
+
+def test_duplicate_result(document):
+    document["results"].append(document["results"][0])
+    pointer, message = only(rejected(document))
+    assert pointer == f"/results/{len(document['results']) - 1}"
+    assert message == documents.DUPLICATE_ENTRY.format(what="randread-4k-qd3 / compressible")
+
+
+def test_incomplete_run(document):
+    assert only(rejected(with_changes(document, status="incomplete"))) == (
+        "/status", documents.NOT_COMPLETE.format(status="incomplete"))
+
+
+def test_failed_run_needs_its_failure(document):
+    assert only(rejected(with_changes(document, status="failed"))) == (
+        "", documents.MISSING_FIELD.format(field="failure"))
+
+
+def test_times_must_be_ordered(document):
+    document["finished_at"] = "2026-11-20T00:00:00Z"
+    assert only(rejected(document)) == ("/finished_at", documents.TIMES_ORDER)
+
+
+def test_measured_run_needs_its_times(document):
+    del document["started_at"]
+    assert only(rejected(document)) == ("", documents.MISSING_FIELD.format(field="started_at"))
+
+
+def test_published_run_needs_a_citation(document):
+    document["source"] = {"kind": "published"}
+    pointer, message = only(rejected(document))
+    assert pointer == "/source" and message == documents.MISSING_FIELD.format(field="citation")
+
+
+def test_empty_run(document):
+    document["results"] = []
+    del document["consistency"]
+    assert only(rejected(document)) == ("", documents.NO_RESULTS)
+
+
+def test_ambiguous_drive(document):
+    maker = ManufacturerFactory(name="Maker")
+    DriveFactory(manufacturer=maker, model="Model X", capacity_bytes=256 * 10**9,
+                 hardware_revision="rev A")
+    DriveFactory(manufacturer=maker, model="Model X", capacity_bytes=256 * 10**9,
+                 hardware_revision="rev B")
+    pointer, message = only(rejected(document))
+    assert pointer == "/drive"
+    assert message.startswith(AMBIGUOUS_DRIVE.split("(")[0].format(count=2))
+    document["drive"]["hardware_revision"] = "rev B"
+    run = run_ingest(document=json.dumps(document), submitter=None).run
+    assert run.drive.hardware_revision == "rev B"
+
+
+def test_fifty_megabyte_document(raw):
+    padding = b" " * (50 * 1024 * 1024)
+    big = raw[:-1] + padding + b"}"
+    pointer, message = only(rejected(big))
+    assert pointer == ""
+    assert message == documents.TOO_LARGE.format(size=len(big),
+                                                 limit=settings.BENCH_MAX_DOCUMENT_BYTES)
+
+
+def test_every_problem_is_reported_at_once(document):
+    document["results"][0]["iops"] = "fast"
+    document["drive"]["model"] = 7
+    del document["tool"]
+    pointers = {p.pointer for p in rejected(document)}
+    assert pointers == {"/results/0/iops", "/drive/model", ""}
+
+
+# -- withdrawal -----------------------------------------------------------------------------
+def test_withdrawn_run_is_kept_but_not_published(raw):
+    run = run_ingest(document=raw, submitter=None).run
+    run_withdraw(run=run, reason="wrong firmware")
+    run.refresh_from_db()
+    assert run.status == Run.Status.WITHDRAWN and run.withdrawn_at is not None
+    assert not Run.objects.published().filter(pk=run.pk).exists()
+    assert run.results.count() == 10
+    with pytest.raises(ValueError):
+        run_withdraw(run=run, reason="again")
