@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""A --quick run of every catalog test, on a file (`quick_run.py file`) or on a loop
+device (`quick_run.py loop`): exit 0, a complete document that validates, and a
+result for every test with the catalog's block size and queue depth."""
+
+import lgtest
+from lgtest import check
+
+SIZE = 256 << 20  # --quick caps every span at 256 MiB
+SEED = 424242
+
+
+def close(a: float, b: float, rel: float = 0.02) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-9)
+
+
+def check_document(
+    doc: dict, ids: list[str], patterns: list[str], spare: list[int], kind: str, discard_method: str
+) -> None:
+    cat = {t["id"]: t for t in lgtest.catalog()["tests"]}
+    check(doc["status"] == "complete", f"status {doc['status']}: {doc.get('failure')}")
+    check(doc["source"] == {"kind": "measured"}, f"source {doc['source']}")
+    params = doc["parameters"]
+    check(sorted(params.get("tests", [])) == sorted(ids), f"parameters.tests {params.get('tests')}")
+    check(params.get("seed") == SEED, f"seed {params.get('seed')}, expected {SEED}")
+    check(params.get("direct") is True, "O_DIRECT was not used by default")
+    check(
+        sorted(params.get("patterns", [])) == sorted(patterns), f"patterns {params.get('patterns')}"
+    )
+    check(doc["target"]["kind"] == kind, f"target kind {doc['target']['kind']}")
+    check(
+        doc["target"].get("capacity_bytes") == SIZE,
+        f"target capacity {doc['target'].get('capacity_bytes')}, expected {SIZE}",
+    )
+
+    for tid, t in cat.items():
+        if t["kind"] != "throughput":
+            continue
+        rows = [r for r in doc["results"] if r["test"] == tid]
+        got = sorted(r["pattern"] for r in rows)
+        check(
+            got == sorted(patterns),
+            f"{tid}: results for patterns {got}, expected {sorted(patterns)}",
+        )
+        for r in rows:
+            where = f"{tid}/{r['pattern']}"
+            check(
+                r.get("block_size") == t["block_size"], f"{where}: block size {r.get('block_size')}"
+            )
+            check(
+                r.get("queue_depth") == t["queue_depth"],
+                f"{where}: queue depth {r.get('queue_depth')}",
+            )
+            check(0 < r.get("span_bytes", 0) <= SIZE, f"{where}: span {r.get('span_bytes')}")
+            check(r.get("span_bytes", 0) % t["block_size"] == 0, f"{where}: span not block-aligned")
+            check(r.get("io_count", 0) > 0, f"{where}: no I/O")
+            dur = r.get("duration_ns", 0)
+            check(1.5e9 <= dur <= 10e9, f"{where}: duration {dur} ns for a 2 s quick phase")
+            if "bytes" in r:
+                check(
+                    r["bytes"] == r["io_count"] * t["block_size"],
+                    f"{where}: bytes != io_count * bs",
+                )
+            check(
+                close(r["iops"], r["io_count"] / (dur / 1e9)),
+                f"{where}: iops {r['iops']} vs io_count/duration",
+            )
+            check(
+                close(r["bytes_per_second"], r["iops"] * t["block_size"]),
+                f"{where}: bytes/s vs iops * bs",
+            )
+            lat = r.get("latency_ns", {})
+            check(
+                {"50", "99", "99.9"} <= set(lat.get("percentiles", {})),
+                f"{where}: percentiles {sorted(lat.get('percentiles', {}))}",
+            )
+            check(lat.get("mean", 0) > 0, f"{where}: latency mean {lat.get('mean')}")
+
+    if "consistency-4k-qd32" in ids:
+        series = doc.get("consistency", [])
+        levels = sorted(s["spare_area_percent"] for s in series)
+        check(levels == sorted(spare), f"consistency levels {levels}, expected {sorted(spare)}")
+        spans = {}
+        for s in series:
+            where = f"consistency/{s['spare_area_percent']}%"
+            # --quick: 10 s of random writes, one sample per second
+            check(9 <= len(s["iops"]) <= 12, f"{where}: {len(s['iops'])} samples for 10 s")
+            check(sum(s["iops"]) > 0, f"{where}: no completions")
+            check(s.get("block_size") == 4096 and s.get("queue_depth") == 32, f"{where}: {s}")
+            spans[s["spare_area_percent"]] = s.get("span_bytes")
+        if 0 in spans and 25 in spans:
+            check(
+                close(spans[25], spans[0] * 0.75, 0.01),
+                f"spans {spans}: 25% spare is not 75% of the span",
+            )
+
+    if "trim-validation" in ids:
+        trims = doc.get("trim", [])
+        check(len(trims) == 1, f"{len(trims)} trim entries")
+        tr = trims[0]
+        check(
+            tr.get("discard_method") == discard_method,
+            f"discard method {tr.get('discard_method')}, expected {discard_method}",
+        )
+        for k in (
+            "clean_bytes_per_second",
+            "after_torture_bytes_per_second",
+            "after_trim_bytes_per_second",
+        ):
+            check(tr[k] > 0, f"trim {k} = {tr[k]}")
+
+
+def test(scene, argv):
+    where = argv[0] if argv else "file"
+    ids = [t["id"] for t in lgtest.catalog()["tests"]]
+    out = scene.path("doc.json")
+    common = [
+        "--tests",
+        ",".join(ids),
+        "--quick",
+        "--seed",
+        str(SEED),
+        "--output",
+        str(out),
+        "--quiet",
+    ]
+    if where == "file":
+        target = scene.path("target.bin")
+        patterns, spare = ["compressible", "incompressible"], [0, 25]
+        args = ["run", "--target", str(target), "--size", "256M", "--pattern", "both", *common]
+        kind, method = "file", "punch-hole"
+    elif where == "loop":
+        backing = scene.backing_file("disk.img", SIZE)
+        target = scene.loop(backing)
+        # One pattern and one spare-area level keep the suite short; the file run
+        # covers both patterns and both levels.
+        patterns, spare = ["incompressible"], [0]
+        args = [
+            "run",
+            "--target",
+            target,
+            f"--destroy-data={target}",
+            "--pattern",
+            "incompressible",
+            "--spare-area",
+            "0",
+            *common,
+        ]
+        kind, method = "block", "blkdiscard"
+    else:
+        raise AssertionError(f"unknown target kind {where!r}")
+    lgtest.run(args, timeout=240, expect=0)
+    doc = lgtest.load_document(out)
+    check_document(doc, ids, patterns, spare, kind, method)
+    if where == "loop":
+        check(doc["target"].get("path") == target, f"target path {doc['target'].get('path')}")
+        check(doc["target"].get("logical_block_size") == 512, "loop logical block size")
+
+
+if __name__ == "__main__":
+    lgtest.main(test)
