@@ -1,6 +1,8 @@
 /* target: probing a file or block device, the safety checks before writing to it,
  * opening it and discarding ranges of it. See target.h for the contract. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "target.h"
 
 #include <dirent.h>
@@ -73,7 +75,9 @@ static int format_path(char *buf, size_t size, const char *fmt, ...)
 /* Copy src into dst (size bytes), truncating; dst is always terminated. */
 static void copy_string(char *dst, size_t size, const char *src)
 {
-	size_t n = strnlen(src, size - 1);
+	size_t n = strlen(src);
+	if (n > size - 1)
+		n = size - 1;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
@@ -298,10 +302,22 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 		}
 	}
 
-	if (read_attr(device, "firmware_rev", info->firmware, sizeof(info->firmware)) < 0)
-		(void)read_attr(device, "rev", info->firmware, sizeof(info->firmware));
+	if (read_attr(device, "firmware_rev", info->firmware, sizeof(info->firmware)) < 0 &&
+	    read_attr(device, "rev", info->firmware, sizeof(info->firmware)) < 0)
+		(void)read_attr(device, "fwrev", info->firmware, sizeof(info->firmware)); /* MMC */
 
-	/* A loop device has no hardware identity: describe what it is backed by. */
+	/* MMC and SD cards name their product "name". */
+	if (info->model[0] == '\0')
+		(void)read_attr(device, "name", info->model, sizeof(info->model));
+
+	/* Virtual devices have no hardware identity: say what they are. */
+	char dm_dir[PATH_MAX], dm_name[128];
+	if (info->model[0] == '\0' && format_path(dm_dir, sizeof(dm_dir), "%s/dm", disk_dir) == 0 &&
+	    read_attr(dm_dir, "name", dm_name, sizeof(dm_name)) == 0) {
+		char desc[sizeof(info->model) + sizeof(dm_name)];
+		snprintf(desc, sizeof(desc), "device-mapper %s", dm_name);
+		copy_string(info->model, sizeof(info->model), desc);
+	}
 	if (info->model[0] == '\0') {
 		char backing[PATH_MAX];
 		char loop_dir[PATH_MAX];

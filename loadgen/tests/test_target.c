@@ -4,7 +4,9 @@
  * reported as skipped (on stderr) when either is missing, and the file cases still
  * decide the result. Cases that need a tool or a kernel feature (mkfs.ext4, swap,
  * device-mapper, ramfs) skip themselves alone. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "target.h"
 
 #include <errno.h>
@@ -307,8 +309,11 @@ static void test_direct(void)
 	int fd = -1;
 	CHECK_EQ_INT(lg_target_open(&info, LG_OPEN_WRITE | LG_OPEN_DIRECT, 1 << 20, &fd), 0);
 	CHECK(fcntl(fd, F_GETFL) & O_DIRECT);
-	void *buf;
-	CHECK(posix_memalign(&buf, 4096, 4096) == 0);
+	void *buf = NULL;
+	if (posix_memalign(&buf, 4096, 4096) != 0) {
+		perror("posix_memalign");
+		exit(1);
+	}
 	memset(buf, 7, 4096);
 	CHECK(pwrite(fd, buf, 4096, 8192) == 4096);
 	free(buf);
@@ -658,8 +663,11 @@ static void test_loop_busy_open_discard(const struct loopdev *loop)
 
 	/* Discarding a written range gives the loop's backing file its blocks back. */
 	const size_t size = 8 << 20;
-	void *buf;
-	CHECK(posix_memalign(&buf, 4096, size) == 0);
+	void *buf = NULL;
+	if (posix_memalign(&buf, 4096, size) != 0) {
+		perror("posix_memalign");
+		exit(1);
+	}
 	memset(buf, 0x5C, size);
 	CHECK(pwrite(fd, buf, size, 0) == (ssize_t)size);
 	CHECK(fsync(fd) == 0);
