@@ -179,13 +179,35 @@ class Cluster:
         for stale in self.socket_dir.glob(".s.PGSQL.*"):
             stale.unlink()
 
+    def _check_reachable(self) -> None:
+        """The server user must be able to reach the cluster folder through its parents."""
+        if self.user is None:
+            return
+        for folder in [*reversed(self.data_dir.parents)]:
+            st = folder.stat()
+            if st.st_uid == self.user.pw_uid:
+                continue
+            allowed = 0o010 if st.st_gid == self.user.pw_gid else 0o001
+            if not st.st_mode & allowed:
+                raise EmbeddedPostgresError(
+                    f"PostgreSQL cannot run as root, so it runs as '{self.user.pw_name}', who "
+                    f"cannot enter {folder}; allow it (chmod o+x {folder}), choose another "
+                    "folder, or set BENCH_PG_USER"
+                )
+
     def _initdb(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.data_dir.chmod(0o700)
         self._chown(self.data_dir)
         command = [
-            str(self.bin_dir / "initdb"), "-D", str(self.data_dir), "-U", SUPERUSER,
-            "--auth=trust", "--encoding=UTF8", "--locale=C",
+            str(self.bin_dir / "initdb"),
+            "-D",
+            str(self.data_dir),
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C",
         ]
         if self.ephemeral:
             command.append("--no-sync")
@@ -197,6 +219,7 @@ class Cluster:
 
     def start(self) -> None:
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
+        self._check_reachable()
         self._take_lock()
         if not (self.data_dir / "PG_VERSION").exists():
             if self.data_dir.exists() and any(self.data_dir.iterdir()):
@@ -240,8 +263,9 @@ class Cluster:
                 return
             time.sleep(0.05)
         self.stop()
-        raise EmbeddedPostgresError(f"PostgreSQL did not start in {START_TIMEOUT_S} s:\n"
-                                    f"{self._log_tail()}")
+        raise EmbeddedPostgresError(
+            f"PostgreSQL did not start in {START_TIMEOUT_S} s:\n{self._log_tail()}"
+        )
 
     def _accepts_connections(self) -> bool:
         import psycopg
@@ -325,15 +349,20 @@ def run_command(command: list[str], *, data_dir: Path | None, database: str) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchsite.embedded_pg", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchsite.embedded_pg",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="action", required=True)
     run = sub.add_parser("run", help="run a command against the project's PostgreSQL")
     where = run.add_mutually_exclusive_group()
-    where.add_argument("--data-dir", type=Path, default=Path("var/pg"),
-                       help="cluster folder (default: var/pg)")
-    where.add_argument("--ephemeral", action="store_true",
-                       help="a throw-away cluster in a temporary folder")
+    where.add_argument(
+        "--data-dir", type=Path, default=Path("var/pg"), help="cluster folder (default: var/pg)"
+    )
+    where.add_argument(
+        "--ephemeral", action="store_true", help="a throw-away cluster in a temporary folder"
+    )
     run.add_argument("--database", default=DEFAULT_DATABASE)
     run.add_argument("command", nargs=argparse.REMAINDER)
     sub.add_parser("bin-dir", help="print the server binaries folder; exit 1 when none")
@@ -348,8 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     if not command:
         parser.error("run needs a command after --")
     try:
-        return run_command(command, data_dir=None if args.ephemeral else args.data_dir,
-                           database=args.database)
+        return run_command(
+            command, data_dir=None if args.ephemeral else args.data_dir, database=args.database
+        )
     except EmbeddedPostgresError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -40,10 +40,25 @@ class PriceInline(admin.TabularInline):
 
 @admin.register(Drive)
 class DriveAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "kind", "interface", "form_factor", "controller", "nand",
-                    "release_date", "synthetic"]
-    list_filter = ["kind", "interface", "form_factor", "synthetic", "manufacturer",
-                   "controller__vendor", "nand__cell_type"]
+    list_display = [
+        "__str__",
+        "kind",
+        "interface",
+        "form_factor",
+        "controller",
+        "nand",
+        "release_date",
+        "synthetic",
+    ]
+    list_filter = [
+        "kind",
+        "interface",
+        "form_factor",
+        "synthetic",
+        "manufacturer",
+        "controller__vendor",
+        "nand__cell_type",
+    ]
     search_fields = ["model", "manufacturer__name", "part_number", "slug"]
     list_select_related = ["manufacturer", "controller__vendor", "nand__vendor"]
     autocomplete_fields = ["manufacturer", "controller", "nand"]

@@ -62,7 +62,11 @@ class NandType(models.Model):
         UNKNOWN = "unknown", "unknown"
 
     vendor = models.ForeignKey(
-        Manufacturer, on_delete=models.PROTECT, related_name="nand_types", null=True, blank=True,
+        Manufacturer,
+        on_delete=models.PROTECT,
+        related_name="nand_types",
+        null=True,
+        blank=True,
         help_text="Fab or vendor, e.g. IMFT or Toshiba; empty when the source does not say",
     )
     process_nm = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -106,9 +110,7 @@ class NandType(models.Model):
 
 class DriveQuerySet(models.QuerySet):
     def with_specs(self):
-        return self.select_related(
-            "manufacturer", "controller__vendor", "nand__vendor"
-        )
+        return self.select_related("manufacturer", "controller__vendor", "nand__vendor")
 
     def real(self):
         """Everything but the synthetic benchmark catalog."""
@@ -170,11 +172,17 @@ class Drive(models.Model):
         ordering = ["manufacturer__name", "model", "capacity_bytes"]
         constraints = [
             models.UniqueConstraint(
-                "manufacturer", Lower("model"), "capacity_bytes", "hardware_revision",
-                nulls_distinct=False, name="drive_sku_unique",
+                "manufacturer",
+                Lower("model"),
+                "capacity_bytes",
+                "hardware_revision",
+                nulls_distinct=False,
+                name="drive_sku_unique",
             ),
             models.UniqueConstraint(
-                "manufacturer", "part_number", condition=~Q(part_number=""),
+                "manufacturer",
+                "part_number",
+                condition=~Q(part_number=""),
                 name="drive_part_number_unique",
             ),
             models.CheckConstraint(
@@ -199,6 +207,9 @@ class Drive(models.Model):
             name += f" ({self.hardware_revision})"
         return name
 
+    def get_absolute_url(self) -> str:
+        return reverse("drives:detail", args=[self.slug])
+
     @property
     def capacity_label(self) -> str:
         """Capacity as drive makers state it: decimal GB/TB."""
@@ -207,9 +218,6 @@ class Drive(models.Model):
         if self.capacity_bytes >= 10**12:
             return f"{self.capacity_bytes / 10**12:g}TB"
         return f"{self.capacity_bytes / 10**9:g}GB"
-
-    def get_absolute_url(self) -> str:
-        return reverse("drives:detail", args=[self.slug])
 
 
 class FirmwareVersion(models.Model):

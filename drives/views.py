@@ -24,11 +24,16 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
         kind = ""
     if interface not in Drive.Interface.values:
         interface = ""
-    page = Paginator(drive_list(search=search, kind=kind, interface=interface), PAGE_SIZE) \
-        .get_page(request.GET.get("page"))
+    page = Paginator(drive_list(search=search, kind=kind, interface=interface), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
     context = {
-        "page": page, "search": search, "kind": kind, "interface": interface,
-        "kinds": Drive.Kind.choices, "interfaces": Drive.Interface.choices,
+        "page": page,
+        "search": search,
+        "kind": kind,
+        "interface": interface,
+        "kinds": Drive.Kind.choices,
+        "interfaces": Drive.Interface.choices,
     }
     template = "drives/home.html#drive-table" if request.htmx else "drives/home.html"
     return render(request, template, context)
@@ -40,5 +45,6 @@ def detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         drive = drive_detail(slug=slug)
     except Drive.DoesNotExist as exc:
         raise Http404("No such drive") from exc
-    return render(request, "drives/detail.html", {"drive": drive,
-                                                  "results": drive_results(drive=drive)})
+    return render(
+        request, "drives/detail.html", {"drive": drive, "results": drive_results(drive=drive)}
+    )

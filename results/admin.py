@@ -29,8 +29,18 @@ class SuiteAdmin(admin.ModelAdmin):
 
 @admin.register(Test)
 class TestAdmin(admin.ModelAdmin):
-    list_display = ["identifier", "name", "kind", "operation", "access", "block_size",
-                    "queue_depth", "span", "duration_s", "higher_is_better"]
+    list_display = [
+        "identifier",
+        "name",
+        "kind",
+        "operation",
+        "access",
+        "block_size",
+        "queue_depth",
+        "span",
+        "duration_s",
+        "higher_is_better",
+    ]
     list_filter = ["kind", "operation", "access", "suites"]
     search_fields = ["identifier", "name"]
 
@@ -69,11 +79,19 @@ def withdraw_runs(modeladmin, request, queryset):
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ["pk", "drive", "source", "tool_name", "tool_version", "status", "started_at",
-                    "submitter", "ingested_at"]
+    list_display = [
+        "pk",
+        "drive",
+        "source",
+        "tool_name",
+        "tool_version",
+        "status",
+        "started_at",
+        "submitter",
+        "ingested_at",
+    ]
     list_filter = ["status", "source", "drive_state", "tool_name", "suite", "citation__publisher"]
-    search_fields = ["drive__model", "drive__manufacturer__name", "content_hash",
-                     "citation__title"]
+    search_fields = ["drive__model", "drive__manufacturer__name", "content_hash", "citation__title"]
     list_select_related = ["drive__manufacturer", "submitter"]
     autocomplete_fields = ["drive", "firmware", "bench", "citation", "submitter"]
     readonly_fields = ["document", "content_hash", "ingested_at", "withdrawn_at"]
@@ -105,8 +123,13 @@ class ConsistencySeriesAdmin(admin.ModelAdmin):
 
 @admin.register(TrimValidation)
 class TrimValidationAdmin(admin.ModelAdmin):
-    list_display = ["run", "pattern", "clean_bytes_per_second", "after_torture_bytes_per_second",
-                    "after_trim_bytes_per_second"]
+    list_display = [
+        "run",
+        "pattern",
+        "clean_bytes_per_second",
+        "after_torture_bytes_per_second",
+        "after_trim_bytes_per_second",
+    ]
     list_filter = ["pattern"]
     search_fields = ["run__drive__model", "run__drive__manufacturer__name"]
     list_select_related = ["run__drive__manufacturer"]

@@ -31,7 +31,9 @@ NOT_JSON = "the document is not valid JSON: {detail}"
 NON_JSON_CONSTANT = "{constant} is not a JSON number"
 DUPLICATE_KEY = "the key '{key}' appears twice in one object"
 NOT_AN_OBJECT = "a result document is a JSON object"
-UNSUPPORTED_VERSION = "schema_version {version} is not supported; this site reads version {supported}"
+UNSUPPORTED_VERSION = (
+    "schema_version {version} is not supported; this site reads version {supported}"
+)
 MISSING_FIELD = "the required field '{field}' is missing"
 UNKNOWN_FIELD = "unknown field '{field}'"
 WRONG_TYPE = "must be {expected}, not {actual}"
@@ -122,9 +124,7 @@ def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
         except UnicodeDecodeError as exc:
             raise DocumentRejected([DocumentProblem("", NOT_UTF8)]) from exc
     try:
-        document = json.loads(
-            raw, parse_constant=_reject_constant, object_pairs_hook=_unique_keys
-        )
+        document = json.loads(raw, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         detail = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
         raise DocumentRejected([DocumentProblem("", NOT_JSON.format(detail=detail))]) from exc
@@ -147,12 +147,22 @@ def _validator() -> Draft202012Validator:
 
 
 JSON_TYPE_NAMES = {
-    dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-    int: "an integer", float: "a number", type(None): "null",
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    type(None): "null",
 }
 SCHEMA_TYPE_NAMES = {
-    "object": "an object", "array": "an array", "string": "a string", "boolean": "a boolean",
-    "integer": "an integer", "number": "a number", "null": "null",
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "boolean": "a boolean",
+    "integer": "an integer",
+    "number": "a number",
+    "null": "null",
 }
 
 
@@ -167,10 +177,12 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         return pointer(*error.absolute_path, extra[0]), UNKNOWN_FIELD.format(field=extra[0])
     if v == "type":
-        expected = " or ".join(SCHEMA_TYPE_NAMES[t] for t in ([value] if isinstance(value, str)
-                                                             else value))
-        return where, WRONG_TYPE.format(expected=expected,
-                                        actual=JSON_TYPE_NAMES[type(error.instance)])
+        expected = " or ".join(
+            SCHEMA_TYPE_NAMES[t] for t in ([value] if isinstance(value, str) else value)
+        )
+        return where, WRONG_TYPE.format(
+            expected=expected, actual=JSON_TYPE_NAMES[type(error.instance)]
+        )
     if v == "enum":
         return where, NOT_ONE_OF.format(choices=", ".join(json.dumps(c) for c in value))
     if v == "const":
@@ -187,8 +199,12 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
 def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
     version = document.get("schema_version")
     if isinstance(version, int) and version != SUPPORTED_SCHEMA_VERSION:
-        return [DocumentProblem("/schema_version", UNSUPPORTED_VERSION.format(
-            version=version, supported=SUPPORTED_SCHEMA_VERSION))]
+        return [
+            DocumentProblem(
+                "/schema_version",
+                UNSUPPORTED_VERSION.format(version=version, supported=SUPPORTED_SCHEMA_VERSION),
+            )
+        ]
     found = {}
     for error in _validator().iter_errors(document):
         where, message = _plain_message(error)
@@ -240,8 +256,11 @@ def meaning_problems(
             times[field] = _parse_time(value)
             if times[field] is None:
                 problem(f"/{field}", BAD_TIMESTAMP.format(value=value))
-    if times.get("started_at") and times.get("finished_at") and \
-            times["finished_at"] < times["started_at"]:
+    if (
+        times.get("started_at")
+        and times.get("finished_at")
+        and times["finished_at"] < times["started_at"]
+    ):
         problem("/finished_at", TIMES_ORDER)
 
     sections = {name: document.get(name, []) for name in SECTION_OF_KIND.values()}
@@ -257,8 +276,12 @@ def meaning_problems(
                 problem(f"{where}/test", UNKNOWN_TEST.format(test=entry["test"]))
                 continue
             if SECTION_OF_KIND[spec.kind] != section:
-                problem(f"{where}/test", WRONG_SECTION.format(
-                    test=spec.identifier, kind=spec.kind, section=SECTION_OF_KIND[spec.kind]))
+                problem(
+                    f"{where}/test",
+                    WRONG_SECTION.format(
+                        test=spec.identifier, kind=spec.kind, section=SECTION_OF_KIND[spec.kind]
+                    ),
+                )
                 continue
             key = (entry["test"], entry.get("pattern"), entry.get("spare_area_percent"))
             if key in seen:
@@ -274,11 +297,19 @@ def meaning_problems(
 
 def _check_shape(entry: dict, spec: TestSpec, where: str, problem) -> None:
     if "block_size" in entry and entry["block_size"] != spec.block_size:
-        problem(f"{where}/block_size", BLOCK_SIZE_MISMATCH.format(
-            value=entry["block_size"], expected=spec.block_size, test=spec.identifier))
+        problem(
+            f"{where}/block_size",
+            BLOCK_SIZE_MISMATCH.format(
+                value=entry["block_size"], expected=spec.block_size, test=spec.identifier
+            ),
+        )
     if "queue_depth" in entry and entry["queue_depth"] != spec.queue_depth:
-        problem(f"{where}/queue_depth", QUEUE_DEPTH_MISMATCH.format(
-            value=entry["queue_depth"], expected=spec.queue_depth, test=spec.identifier))
+        problem(
+            f"{where}/queue_depth",
+            QUEUE_DEPTH_MISMATCH.format(
+                value=entry["queue_depth"], expected=spec.queue_depth, test=spec.identifier
+            ),
+        )
 
 
 def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
@@ -288,12 +319,19 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
     if bps is not None and iops is not None and math.isfinite(bps) and math.isfinite(iops):
         expected = iops * block_size
         if abs(bps - expected) > UNITS_TOLERANCE * expected:
-            problem(f"{where}/bytes_per_second", UNITS_MISMATCH.format(
-                bps=bps, iops=iops, block_size=block_size, expected=expected))
-    if "bytes" in entry and "io_count" in entry and \
-            entry["bytes"] != entry["io_count"] * block_size:
-        problem(f"{where}/bytes", BYTES_MISMATCH.format(
-            value=entry["bytes"], expected=entry["io_count"] * block_size))
+            problem(
+                f"{where}/bytes_per_second",
+                UNITS_MISMATCH.format(bps=bps, iops=iops, block_size=block_size, expected=expected),
+            )
+    if (
+        "bytes" in entry
+        and "io_count" in entry
+        and entry["bytes"] != entry["io_count"] * block_size
+    ):
+        problem(
+            f"{where}/bytes",
+            BYTES_MISMATCH.format(value=entry["bytes"], expected=entry["io_count"] * block_size),
+        )
     latency = entry.get("latency_ns")
     if latency:
         low, mean, high = latency.get("min"), latency.get("mean"), latency.get("max")
@@ -302,8 +340,7 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
             problem(f"{where}/latency_ns", LATENCY_ORDER)
         percentiles = latency.get("percentiles") or {}
         values = [percentiles[k] for k in sorted(percentiles, key=float)]
-        bounded = ([low] if low is not None else []) + values + \
-                  ([high] if high is not None else [])
+        bounded = ([low] if low is not None else []) + values + ([high] if high is not None else [])
         if bounded != sorted(bounded):
             problem(f"{where}/latency_ns/percentiles", PERCENTILE_ORDER)
 

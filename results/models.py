@@ -88,6 +88,9 @@ class SuiteTest(models.Model):
             models.UniqueConstraint(fields=["suite", "position"], name="suite_position_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.suite} #{self.position}: {self.test_id}"
+
 
 class TestBench(models.Model):
     """The machine a run was made on, as its reviewer describes it."""
@@ -101,14 +104,30 @@ class TestBench(models.Model):
     storage_driver = models.CharField(max_length=200, blank=True)
     interface = models.CharField(max_length=200, blank=True)
 
-    FIELDS = ("name", "cpu", "motherboard", "chipset", "memory", "os", "storage_driver",
-              "interface")
+    FIELDS = (
+        "name",
+        "cpu",
+        "motherboard",
+        "chipset",
+        "memory",
+        "os",
+        "storage_driver",
+        "interface",
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["name", "cpu", "motherboard", "chipset", "memory", "os",
-                        "storage_driver", "interface"],
+                fields=[
+                    "name",
+                    "cpu",
+                    "motherboard",
+                    "chipset",
+                    "memory",
+                    "os",
+                    "storage_driver",
+                    "interface",
+                ],
                 name="test_bench_unique",
             ),
         ]
@@ -118,8 +137,11 @@ class TestBench(models.Model):
 
     def describe(self) -> list[tuple[str, str]]:
         """(label, value) of every field that is filled in."""
-        return [(self._meta.get_field(f).verbose_name, getattr(self, f))
-                for f in self.FIELDS if getattr(self, f)]
+        return [
+            (self._meta.get_field(f).verbose_name, getattr(self, f))
+            for f in self.FIELDS
+            if getattr(self, f)
+        ]
 
 
 class Citation(models.Model):
@@ -171,7 +193,10 @@ class Run(models.Model):
 
     drive = models.ForeignKey("drives.Drive", on_delete=models.PROTECT, related_name="runs")
     firmware = models.ForeignKey(
-        "drives.FirmwareVersion", on_delete=models.PROTECT, null=True, blank=True,
+        "drives.FirmwareVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
         related_name="runs",
     )
     bench = models.ForeignKey(
@@ -186,8 +211,12 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     submitter = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True,
-        related_name="runs", help_text="Empty for runs imported from the command line",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="runs",
+        help_text="Empty for runs imported from the command line",
     )
     source = models.CharField(max_length=10, choices=Source.choices)
     citation = models.ForeignKey(
@@ -219,7 +248,8 @@ class Run(models.Model):
                 name="run_citation_iff_published",
             ),
             models.CheckConstraint(
-                condition=Q(started_at__isnull=True) | Q(finished_at__isnull=True)
+                condition=Q(started_at__isnull=True)
+                | Q(finished_at__isnull=True)
                 | Q(finished_at__gte=F("started_at")),
                 name="run_times_ordered",
             ),
@@ -274,8 +304,10 @@ class Result(models.Model):
                 condition=Q(iops__isnull=True) | Q(iops__gt=0), name="result_iops_positive"
             ),
             models.CheckConstraint(
-                condition=Q(bytes_per_second__isnull=False) | Q(iops__isnull=False)
-                | Q(latency_mean_ns__isnull=False) | Q(latency_max_ns__isnull=False)
+                condition=Q(bytes_per_second__isnull=False)
+                | Q(iops__isnull=False)
+                | Q(latency_mean_ns__isnull=False)
+                | Q(latency_max_ns__isnull=False)
                 | Q(latency_percentiles_ns__isnull=False),
                 name="result_has_a_metric",
             ),
@@ -285,8 +317,9 @@ class Result(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["test", "pattern", "-bytes_per_second"],
-                         name="result_leaderboard_idx"),
+            models.Index(
+                fields=["test", "pattern", "-bytes_per_second"], name="result_leaderboard_idx"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -25,11 +25,18 @@ def drive_results(*, drive: Drive) -> DriveResults:
         .filter(drive=drive)
         .select_related("firmware", "bench", "citation", "suite", "submitter")
         .prefetch_related(
-            Prefetch("results", queryset=Result.objects.select_related("test")
-                     .order_by("test__identifier", "pattern")),
-            Prefetch("consistency_series",
-                     queryset=ConsistencySeries.objects.select_related("test")
-                     .defer("iops").order_by("spare_area_percent")),
+            Prefetch(
+                "results",
+                queryset=Result.objects.select_related("test").order_by(
+                    "test__identifier", "pattern"
+                ),
+            ),
+            Prefetch(
+                "consistency_series",
+                queryset=ConsistencySeries.objects.select_related("test")
+                .defer("iops")
+                .order_by("spare_area_percent"),
+            ),
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),
         )
         .order_by("-started_at", "-ingested_at")

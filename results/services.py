@@ -61,23 +61,32 @@ def _unique_slug(model, base: str, max_length: int) -> str:
 
 def _resolve_drive(spec: dict[str, Any]) -> Drive:
     """The catalog drive the document names, created when the catalog has none."""
-    manufacturer = Manufacturer.objects.annotate(lname=Lower("name")).filter(
-        lname=spec["manufacturer"].strip().lower()
-    ).first()
+    manufacturer = (
+        Manufacturer.objects.annotate(lname=Lower("name"))
+        .filter(lname=spec["manufacturer"].strip().lower())
+        .first()
+    )
     if manufacturer is None:
         manufacturer = Manufacturer.objects.create(
             name=spec["manufacturer"].strip(),
             slug=_unique_slug(Manufacturer, spec["manufacturer"], 100),
         )
-    candidates = Drive.objects.filter(manufacturer=manufacturer, model__iexact=spec["model"].strip())
+    candidates = Drive.objects.filter(
+        manufacturer=manufacturer, model__iexact=spec["model"].strip()
+    )
     for field in DRIVE_FIELDS:
         if field in spec:
             candidates = candidates.filter(**{field: spec[field]})
     matches = list(candidates.select_related("manufacturer")[:6])
     if len(matches) > 1:
         names = ", ".join(str(d) for d in matches[:5])
-        raise DocumentRejected([DocumentProblem(
-            "/drive", AMBIGUOUS_DRIVE.format(count=candidates.count(), names=names))])
+        raise DocumentRejected(
+            [
+                DocumentProblem(
+                    "/drive", AMBIGUOUS_DRIVE.format(count=candidates.count(), names=names)
+                )
+            ]
+        )
     if matches:
         return matches[0]
     drive = Drive(
@@ -89,8 +98,11 @@ def _resolve_drive(spec: dict[str, Any]) -> Drive:
         kind=spec.get("kind", Drive.Kind.SSD),
         interface=spec.get("interface", ""),
     )
-    drive.slug = _unique_slug(Drive, f"{manufacturer.name} {drive.model} {drive.capacity_label} "
-                                      f"{drive.hardware_revision}", 255)
+    drive.slug = _unique_slug(
+        Drive,
+        f"{manufacturer.name} {drive.model} {drive.capacity_label} {drive.hardware_revision}",
+        255,
+    )
     drive.full_clean()
     drive.save()
     return drive
@@ -131,27 +143,38 @@ def _write(
     if suite_spec:
         suite = Suite.objects.filter(name=suite_spec["name"], version=suite_spec["version"]).first()
         if suite is None:
-            raise DocumentRejected([DocumentProblem("/parameters/suite", UNKNOWN_SUITE.format(
-                **suite_spec))])
+            raise DocumentRejected(
+                [DocumentProblem("/parameters/suite", UNKNOWN_SUITE.format(**suite_spec))]
+            )
     source = document["source"]
     citation, locator = None, ""
     if source["kind"] == Run.Source.PUBLISHED:
         spec = source["citation"]
         citation, _ = Citation.objects.get_or_create(
-            publisher=spec["publisher"], title=spec["title"], published_on=spec["published_on"],
+            publisher=spec["publisher"],
+            title=spec["title"],
+            published_on=spec["published_on"],
             defaults={"author": spec.get("author", ""), "url": spec.get("url", "")},
         )
         locator = spec.get("locator", "")
     tool = document["tool"]
     run = Run(
-        drive=drive, firmware=firmware, bench=bench, suite=suite,
-        tool_name=tool["name"], tool_version=tool.get("version", ""),
+        drive=drive,
+        firmware=firmware,
+        bench=bench,
+        suite=suite,
+        tool_name=tool["name"],
+        tool_version=tool.get("version", ""),
         engine=tool.get("engine", ""),
         started_at=_parse_time(document.get("started_at")),
         finished_at=_parse_time(document.get("finished_at")),
-        submitter=submitter, source=source["kind"], citation=citation, citation_locator=locator,
+        submitter=submitter,
+        source=source["kind"],
+        citation=citation,
+        citation_locator=locator,
         drive_state=document.get("drive_state", Run.DriveState.UNKNOWN),
-        document=raw, content_hash=digest,
+        document=raw,
+        content_hash=digest,
     )
     run.full_clean(validate_unique=False)  # uniqueness is the database's job (content_hash)
     run.save()
@@ -159,47 +182,68 @@ def _write(
     results = []
     for entry in document.get("results", []):
         latency = entry.get("latency_ns", {})
-        results.append(Result(
-            run=run, test=tests[entry["test"]], pattern=entry["pattern"],
-            block_size=entry.get("block_size"), queue_depth=entry.get("queue_depth"),
-            span_bytes=entry.get("span_bytes"), duration_ns=entry.get("duration_ns"),
-            io_count=entry.get("io_count"), bytes=entry.get("bytes"),
-            bytes_per_second=entry.get("bytes_per_second"), iops=entry.get("iops"),
-            latency_mean_ns=latency.get("mean"), latency_stddev_ns=latency.get("stddev"),
-            latency_min_ns=latency.get("min"), latency_max_ns=latency.get("max"),
-            latency_percentiles_ns=latency.get("percentiles"),
-        ))
+        results.append(
+            Result(
+                run=run,
+                test=tests[entry["test"]],
+                pattern=entry["pattern"],
+                block_size=entry.get("block_size"),
+                queue_depth=entry.get("queue_depth"),
+                span_bytes=entry.get("span_bytes"),
+                duration_ns=entry.get("duration_ns"),
+                io_count=entry.get("io_count"),
+                bytes=entry.get("bytes"),
+                bytes_per_second=entry.get("bytes_per_second"),
+                iops=entry.get("iops"),
+                latency_mean_ns=latency.get("mean"),
+                latency_stddev_ns=latency.get("stddev"),
+                latency_min_ns=latency.get("min"),
+                latency_max_ns=latency.get("max"),
+                latency_percentiles_ns=latency.get("percentiles"),
+            )
+        )
     Result.objects.bulk_create(results)
 
     series = []
     for entry in document.get("consistency", []):
         start, mean, stddev, minimum = _steady_state(entry["iops"])
-        series.append(ConsistencySeries(
-            run=run, test=tests[entry["test"]], spare_area_percent=entry["spare_area_percent"],
-            pattern=entry.get("pattern", "incompressible"), span_bytes=entry.get("span_bytes"),
-            interval_ns=entry.get("interval_ns", 1_000_000_000), iops=entry["iops"],
-            steady_state_start_s=start, steady_mean_iops=mean, steady_stddev_iops=stddev,
-            steady_min_iops=minimum,
-        ))
+        series.append(
+            ConsistencySeries(
+                run=run,
+                test=tests[entry["test"]],
+                spare_area_percent=entry["spare_area_percent"],
+                pattern=entry.get("pattern", "incompressible"),
+                span_bytes=entry.get("span_bytes"),
+                interval_ns=entry.get("interval_ns", 1_000_000_000),
+                iops=entry["iops"],
+                steady_state_start_s=start,
+                steady_mean_iops=mean,
+                steady_stddev_iops=stddev,
+                steady_min_iops=minimum,
+            )
+        )
     ConsistencySeries.objects.bulk_create(series)
 
-    TrimValidation.objects.bulk_create([
-        TrimValidation(
-            run=run, test=tests[entry["test"]], pattern=entry.get("pattern", "unspecified"),
-            span_bytes=entry.get("span_bytes"), torture_seconds=entry.get("torture_seconds"),
-            discard_method=entry.get("discard_method", ""),
-            clean_bytes_per_second=entry["clean_bytes_per_second"],
-            after_torture_bytes_per_second=entry["after_torture_bytes_per_second"],
-            after_trim_bytes_per_second=entry["after_trim_bytes_per_second"],
-        )
-        for entry in document.get("trim", [])
-    ])
+    TrimValidation.objects.bulk_create(
+        [
+            TrimValidation(
+                run=run,
+                test=tests[entry["test"]],
+                pattern=entry.get("pattern", "unspecified"),
+                span_bytes=entry.get("span_bytes"),
+                torture_seconds=entry.get("torture_seconds"),
+                discard_method=entry.get("discard_method", ""),
+                clean_bytes_per_second=entry["clean_bytes_per_second"],
+                after_torture_bytes_per_second=entry["after_torture_bytes_per_second"],
+                after_trim_bytes_per_second=entry["after_trim_bytes_per_second"],
+            )
+            for entry in document.get("trim", [])
+        ]
+    )
     return run
 
 
-def run_ingest(
-    *, document: bytes | str, submitter: AbstractBaseUser | None
-) -> IngestOutcome:
+def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> IngestOutcome:
     """Validate a result document and store it as one run, all or nothing.
 
     Idempotent: a document whose canonical content was ingested before returns the

@@ -6,167 +6,395 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Manufacturer',
+            name="Manufacturer",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('slug', models.SlugField(max_length=100, unique=True)),
-                ('website', models.URLField(blank=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("slug", models.SlugField(max_length=100, unique=True)),
+                ("website", models.URLField(blank=True)),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.UniqueConstraint(django.db.models.functions.text.Lower('name'), name='manufacturer_name_ci_unique')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        django.db.models.functions.text.Lower("name"),
+                        name="manufacturer_name_ci_unique",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Controller',
+            name="Controller",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('model', models.CharField(help_text='e.g. SF-2281', max_length=100)),
-                ('slug', models.SlugField(max_length=120, unique=True)),
-                ('channels', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('compresses_data', models.BooleanField(default=False, help_text='Compresses or deduplicates written data (e.g. SandForce).')),
-                ('vendor', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='controllers', to='drives.manufacturer')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("model", models.CharField(help_text="e.g. SF-2281", max_length=100)),
+                ("slug", models.SlugField(max_length=120, unique=True)),
+                ("channels", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "compresses_data",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Compresses or deduplicates written data (e.g. SandForce).",
+                    ),
+                ),
+                (
+                    "vendor",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="controllers",
+                        to="drives.manufacturer",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['vendor__name', 'model'],
+                "ordering": ["vendor__name", "model"],
             },
         ),
         migrations.CreateModel(
-            name='NandType',
+            name="NandType",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('process_nm', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('cell_type', models.CharField(choices=[('slc', 'SLC'), ('mlc', 'MLC'), ('tlc', 'TLC'), ('qlc', 'QLC')], max_length=3)),
-                ('interface', models.CharField(choices=[('async-onfi', 'asynchronous ONFI'), ('sync-onfi', 'synchronous ONFI'), ('toggle', 'Toggle'), ('unknown', 'unknown')], default='unknown', max_length=12)),
-                ('layers', models.PositiveSmallIntegerField(blank=True, help_text='3D NAND layer count; empty for planar NAND', null=True)),
-                ('slug', models.SlugField(max_length=120, unique=True)),
-                ('vendor', models.ForeignKey(blank=True, help_text='Fab or vendor, e.g. IMFT or Toshiba; empty when the source does not say', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='nand_types', to='drives.manufacturer')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("process_nm", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "cell_type",
+                    models.CharField(
+                        choices=[("slc", "SLC"), ("mlc", "MLC"), ("tlc", "TLC"), ("qlc", "QLC")],
+                        max_length=3,
+                    ),
+                ),
+                (
+                    "interface",
+                    models.CharField(
+                        choices=[
+                            ("async-onfi", "asynchronous ONFI"),
+                            ("sync-onfi", "synchronous ONFI"),
+                            ("toggle", "Toggle"),
+                            ("unknown", "unknown"),
+                        ],
+                        default="unknown",
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "layers",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="3D NAND layer count; empty for planar NAND",
+                        null=True,
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=120, unique=True)),
+                (
+                    "vendor",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Fab or vendor, e.g. IMFT or Toshiba; empty when the source does not say",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="nand_types",
+                        to="drives.manufacturer",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['vendor__name', 'process_nm', 'cell_type'],
+                "ordering": ["vendor__name", "process_nm", "cell_type"],
             },
         ),
         migrations.CreateModel(
-            name='Drive',
+            name="Drive",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('model', models.CharField(max_length=200)),
-                ('capacity_bytes', models.BigIntegerField(blank=True, help_text='Empty when the source does not state the capacity', null=True)),
-                ('part_number', models.CharField(blank=True, max_length=100)),
-                ('hardware_revision', models.CharField(blank=True, max_length=100)),
-                ('slug', models.SlugField(max_length=255, unique=True)),
-                ('kind', models.CharField(choices=[('ssd', 'SSD'), ('hdd', 'hard drive')], default='ssd', max_length=3)),
-                ('interface', models.CharField(blank=True, choices=[('pata', 'PATA'), ('sata-1.5g', 'SATA 1.5 Gb/s'), ('sata-3g', 'SATA 3 Gb/s'), ('sata-6g', 'SATA 6 Gb/s'), ('pcie-nvme', 'PCIe NVMe'), ('other', 'other')], max_length=10)),
-                ('form_factor', models.CharField(blank=True, choices=[('1.8in', '1.8"'), ('2.5in', '2.5"'), ('3.5in', '3.5"'), ('msata', 'mSATA'), ('m.2-2280', 'M.2 2280'), ('add-in', 'add-in card'), ('other', 'other')], max_length=10)),
-                ('dram_bytes', models.BigIntegerField(blank=True, help_text='DRAM cache; 0 = none', null=True)),
-                ('release_date', models.DateField(blank=True, null=True)),
-                ('synthetic', models.BooleanField(default=False, help_text='Generated for benchmarks (seed_scale); never a real drive')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('controller', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='drives', to='drives.controller')),
-                ('manufacturer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='drives', to='drives.manufacturer')),
-                ('nand', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='drives', to='drives.nandtype')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("model", models.CharField(max_length=200)),
+                (
+                    "capacity_bytes",
+                    models.BigIntegerField(
+                        blank=True,
+                        help_text="Empty when the source does not state the capacity",
+                        null=True,
+                    ),
+                ),
+                ("part_number", models.CharField(blank=True, max_length=100)),
+                ("hardware_revision", models.CharField(blank=True, max_length=100)),
+                ("slug", models.SlugField(max_length=255, unique=True)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("ssd", "SSD"), ("hdd", "hard drive")], default="ssd", max_length=3
+                    ),
+                ),
+                (
+                    "interface",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("pata", "PATA"),
+                            ("sata-1.5g", "SATA 1.5 Gb/s"),
+                            ("sata-3g", "SATA 3 Gb/s"),
+                            ("sata-6g", "SATA 6 Gb/s"),
+                            ("pcie-nvme", "PCIe NVMe"),
+                            ("other", "other"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "form_factor",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("1.8in", '1.8"'),
+                            ("2.5in", '2.5"'),
+                            ("3.5in", '3.5"'),
+                            ("msata", "mSATA"),
+                            ("m.2-2280", "M.2 2280"),
+                            ("add-in", "add-in card"),
+                            ("other", "other"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "dram_bytes",
+                    models.BigIntegerField(blank=True, help_text="DRAM cache; 0 = none", null=True),
+                ),
+                ("release_date", models.DateField(blank=True, null=True)),
+                (
+                    "synthetic",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Generated for benchmarks (seed_scale); never a real drive",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "controller",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="drives",
+                        to="drives.controller",
+                    ),
+                ),
+                (
+                    "manufacturer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="drives",
+                        to="drives.manufacturer",
+                    ),
+                ),
+                (
+                    "nand",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="drives",
+                        to="drives.nandtype",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['manufacturer__name', 'model', 'capacity_bytes'],
+                "ordering": ["manufacturer__name", "model", "capacity_bytes"],
             },
         ),
         migrations.CreateModel(
-            name='Price',
+            name="Price",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('amount', models.DecimalField(decimal_places=2, max_digits=12)),
-                ('currency', models.CharField(default='USD', max_length=3)),
-                ('observed_on', models.DateField()),
-                ('source', models.CharField(help_text='Retailer, or the article quoting it', max_length=300)),
-                ('source_url', models.URLField(blank=True, max_length=2000)),
-                ('drive', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='prices', to='drives.drive')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("amount", models.DecimalField(decimal_places=2, max_digits=12)),
+                ("currency", models.CharField(default="USD", max_length=3)),
+                ("observed_on", models.DateField()),
+                (
+                    "source",
+                    models.CharField(
+                        help_text="Retailer, or the article quoting it", max_length=300
+                    ),
+                ),
+                ("source_url", models.URLField(blank=True, max_length=2000)),
+                (
+                    "drive",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="prices",
+                        to="drives.drive",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['drive', '-observed_on'],
+                "ordering": ["drive", "-observed_on"],
             },
         ),
         migrations.CreateModel(
-            name='FirmwareVersion',
+            name="FirmwareVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.CharField(max_length=100)),
-                ('release_date', models.DateField(blank=True, null=True)),
-                ('notes', models.TextField(blank=True)),
-                ('drive', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='firmware_versions', to='drives.drive')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("version", models.CharField(max_length=100)),
+                ("release_date", models.DateField(blank=True, null=True)),
+                ("notes", models.TextField(blank=True)),
+                (
+                    "drive",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="firmware_versions",
+                        to="drives.drive",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['drive', 'version'],
-                'constraints': [models.UniqueConstraint(fields=('drive', 'version'), name='firmware_unique')],
+                "ordering": ["drive", "version"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("drive", "version"), name="firmware_unique")
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='controller',
-            constraint=models.UniqueConstraint(models.F('vendor'), django.db.models.functions.text.Lower('model'), name='controller_vendor_model_unique'),
+            model_name="controller",
+            constraint=models.UniqueConstraint(
+                models.F("vendor"),
+                django.db.models.functions.text.Lower("model"),
+                name="controller_vendor_model_unique",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='controller',
-            constraint=models.CheckConstraint(condition=models.Q(('channels__isnull', True), ('channels__gte', 1), _connector='OR'), name='controller_channels_positive'),
+            model_name="controller",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("channels__isnull", True), ("channels__gte", 1), _connector="OR"
+                ),
+                name="controller_channels_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='nandtype',
-            constraint=models.UniqueConstraint(fields=('vendor', 'process_nm', 'cell_type', 'interface', 'layers'), name='nand_type_unique', nulls_distinct=False),
+            model_name="nandtype",
+            constraint=models.UniqueConstraint(
+                fields=("vendor", "process_nm", "cell_type", "interface", "layers"),
+                name="nand_type_unique",
+                nulls_distinct=False,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='nandtype',
-            constraint=models.CheckConstraint(condition=models.Q(('process_nm__isnull', True), ('process_nm__gte', 1), _connector='OR'), name='nand_process_positive'),
+            model_name="nandtype",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("process_nm__isnull", True), ("process_nm__gte", 1), _connector="OR"
+                ),
+                name="nand_process_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='nandtype',
-            constraint=models.CheckConstraint(condition=models.Q(('layers__isnull', True), ('layers__gte', 1), _connector='OR'), name='nand_layers_positive'),
+            model_name="nandtype",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("layers__isnull", True), ("layers__gte", 1), _connector="OR"),
+                name="nand_layers_positive",
+            ),
         ),
         migrations.AddIndex(
-            model_name='drive',
-            index=models.Index(django.db.models.functions.text.Lower('model'), name='drive_model_lower_idx'),
+            model_name="drive",
+            index=models.Index(
+                django.db.models.functions.text.Lower("model"), name="drive_model_lower_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='drive',
-            index=models.Index(fields=['kind', 'interface'], name='drive_kind_interface_idx'),
+            model_name="drive",
+            index=models.Index(fields=["kind", "interface"], name="drive_kind_interface_idx"),
         ),
         migrations.AddConstraint(
-            model_name='drive',
-            constraint=models.UniqueConstraint(models.F('manufacturer'), django.db.models.functions.text.Lower('model'), models.F('capacity_bytes'), models.F('hardware_revision'), name='drive_sku_unique', nulls_distinct=False),
+            model_name="drive",
+            constraint=models.UniqueConstraint(
+                models.F("manufacturer"),
+                django.db.models.functions.text.Lower("model"),
+                models.F("capacity_bytes"),
+                models.F("hardware_revision"),
+                name="drive_sku_unique",
+                nulls_distinct=False,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='drive',
-            constraint=models.UniqueConstraint(models.F('manufacturer'), models.F('part_number'), condition=models.Q(('part_number', ''), _negated=True), name='drive_part_number_unique'),
+            model_name="drive",
+            constraint=models.UniqueConstraint(
+                models.F("manufacturer"),
+                models.F("part_number"),
+                condition=models.Q(("part_number", ""), _negated=True),
+                name="drive_part_number_unique",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='drive',
-            constraint=models.CheckConstraint(condition=models.Q(('capacity_bytes__isnull', True), ('capacity_bytes__gt', 0), _connector='OR'), name='drive_capacity_positive'),
+            model_name="drive",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("capacity_bytes__isnull", True), ("capacity_bytes__gt", 0), _connector="OR"
+                ),
+                name="drive_capacity_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='drive',
-            constraint=models.CheckConstraint(condition=models.Q(('dram_bytes__isnull', True), ('dram_bytes__gte', 0), _connector='OR'), name='drive_dram_not_negative'),
+            model_name="drive",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("dram_bytes__isnull", True), ("dram_bytes__gte", 0), _connector="OR"
+                ),
+                name="drive_dram_not_negative",
+            ),
         ),
         migrations.AddIndex(
-            model_name='price',
-            index=models.Index(fields=['drive', '-observed_on'], name='price_latest_idx'),
+            model_name="price",
+            index=models.Index(fields=["drive", "-observed_on"], name="price_latest_idx"),
         ),
         migrations.AddConstraint(
-            model_name='price',
-            constraint=models.UniqueConstraint(fields=('drive', 'currency', 'observed_on', 'source'), name='price_unique'),
+            model_name="price",
+            constraint=models.UniqueConstraint(
+                fields=("drive", "currency", "observed_on", "source"), name="price_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='price',
-            constraint=models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='price_amount_positive'),
+            model_name="price",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("amount__gt", 0)), name="price_amount_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='price',
-            constraint=models.CheckConstraint(condition=models.Q(('currency__regex', '^[A-Z]{3}$')), name='price_currency_iso'),
+            model_name="price",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("currency__regex", "^[A-Z]{3}$")), name="price_currency_iso"
+            ),
         ),
     ]

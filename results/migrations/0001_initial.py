@@ -7,256 +7,630 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('drives', '0001_initial'),
+        ("drives", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Suite',
+            name="Suite",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=64)),
-                ('version', models.PositiveSmallIntegerField()),
-                ('title', models.CharField(max_length=300)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=64)),
+                ("version", models.PositiveSmallIntegerField()),
+                ("title", models.CharField(max_length=300)),
             ],
             options={
-                'ordering': ['name', 'version'],
+                "ordering": ["name", "version"],
             },
         ),
         migrations.CreateModel(
-            name='Citation',
+            name="Citation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('publisher', models.CharField(max_length=200)),
-                ('title', models.CharField(max_length=500)),
-                ('author', models.CharField(blank=True, max_length=200)),
-                ('published_on', models.DateField()),
-                ('url', models.URLField(blank=True, max_length=2000)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("publisher", models.CharField(max_length=200)),
+                ("title", models.CharField(max_length=500)),
+                ("author", models.CharField(blank=True, max_length=200)),
+                ("published_on", models.DateField()),
+                ("url", models.URLField(blank=True, max_length=2000)),
             ],
             options={
-                'ordering': ['-published_on'],
-                'constraints': [models.UniqueConstraint(fields=('publisher', 'title', 'published_on'), name='citation_unique')],
+                "ordering": ["-published_on"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("publisher", "title", "published_on"), name="citation_unique"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tool_name', models.CharField(max_length=100)),
-                ('tool_version', models.CharField(blank=True, max_length=100)),
-                ('engine', models.CharField(blank=True, max_length=50)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('source', models.CharField(choices=[('measured', 'measured'), ('published', 'published figures'), ('synthetic', 'synthetic (benchmark data)')], max_length=10)),
-                ('citation_locator', models.CharField(blank=True, help_text='Where in the source: a table or chart title', max_length=500)),
-                ('drive_state', models.CharField(choices=[('fresh', 'fresh (secure-erased)'), ('preconditioned', 'preconditioned'), ('used', 'used'), ('unknown', 'unknown')], default='unknown', max_length=14)),
-                ('status', models.CharField(choices=[('published', 'published'), ('withdrawn', 'withdrawn')], default='published', max_length=10)),
-                ('withdrawn_at', models.DateTimeField(blank=True, null=True)),
-                ('withdrawn_reason', models.TextField(blank=True)),
-                ('document', models.TextField(help_text='The result document exactly as it was submitted')),
-                ('content_hash', models.CharField(help_text="SHA-256 of the document's canonical JSON", max_length=64, unique=True)),
-                ('ingested_at', models.DateTimeField(auto_now_add=True)),
-                ('citation', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='results.citation')),
-                ('drive', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='drives.drive')),
-                ('firmware', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='drives.firmwareversion')),
-                ('submitter', models.ForeignKey(blank=True, help_text='Empty for runs imported from the command line', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to=settings.AUTH_USER_MODEL)),
-                ('suite', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='results.suite')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("tool_name", models.CharField(max_length=100)),
+                ("tool_version", models.CharField(blank=True, max_length=100)),
+                ("engine", models.CharField(blank=True, max_length=50)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("measured", "measured"),
+                            ("published", "published figures"),
+                            ("synthetic", "synthetic (benchmark data)"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "citation_locator",
+                    models.CharField(
+                        blank=True,
+                        help_text="Where in the source: a table or chart title",
+                        max_length=500,
+                    ),
+                ),
+                (
+                    "drive_state",
+                    models.CharField(
+                        choices=[
+                            ("fresh", "fresh (secure-erased)"),
+                            ("preconditioned", "preconditioned"),
+                            ("used", "used"),
+                            ("unknown", "unknown"),
+                        ],
+                        default="unknown",
+                        max_length=14,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("published", "published"), ("withdrawn", "withdrawn")],
+                        default="published",
+                        max_length=10,
+                    ),
+                ),
+                ("withdrawn_at", models.DateTimeField(blank=True, null=True)),
+                ("withdrawn_reason", models.TextField(blank=True)),
+                (
+                    "document",
+                    models.TextField(help_text="The result document exactly as it was submitted"),
+                ),
+                (
+                    "content_hash",
+                    models.CharField(
+                        help_text="SHA-256 of the document's canonical JSON",
+                        max_length=64,
+                        unique=True,
+                    ),
+                ),
+                ("ingested_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "citation",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="results.citation",
+                    ),
+                ),
+                (
+                    "drive",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="drives.drive",
+                    ),
+                ),
+                (
+                    "firmware",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="drives.firmwareversion",
+                    ),
+                ),
+                (
+                    "submitter",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Empty for runs imported from the command line",
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "suite",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="runs",
+                        to="results.suite",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-ingested_at'],
+                "ordering": ["-ingested_at"],
             },
         ),
         migrations.CreateModel(
-            name='Test',
+            name="Test",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('identifier', models.SlugField(max_length=64, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('throughput', 'throughput'), ('consistency', 'performance consistency'), ('trim', 'TRIM validation')], max_length=12)),
-                ('operation', models.CharField(choices=[('read', 'read'), ('write', 'write')], max_length=5)),
-                ('access', models.CharField(choices=[('random', 'random'), ('sequential', 'sequential')], max_length=10)),
-                ('block_size', models.PositiveIntegerField()),
-                ('queue_depth', models.PositiveSmallIntegerField()),
-                ('span', models.CharField(choices=[('whole', 'whole drive'), ('fixed', 'fixed LBA span')], max_length=5)),
-                ('span_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('duration_s', models.PositiveIntegerField()),
-                ('metrics', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=64), size=None)),
-                ('unit', models.CharField(max_length=20)),
-                ('higher_is_better', models.BooleanField(default=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("identifier", models.SlugField(max_length=64, unique=True)),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("throughput", "throughput"),
+                            ("consistency", "performance consistency"),
+                            ("trim", "TRIM validation"),
+                        ],
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "operation",
+                    models.CharField(choices=[("read", "read"), ("write", "write")], max_length=5),
+                ),
+                (
+                    "access",
+                    models.CharField(
+                        choices=[("random", "random"), ("sequential", "sequential")], max_length=10
+                    ),
+                ),
+                ("block_size", models.PositiveIntegerField()),
+                ("queue_depth", models.PositiveSmallIntegerField()),
+                (
+                    "span",
+                    models.CharField(
+                        choices=[("whole", "whole drive"), ("fixed", "fixed LBA span")],
+                        max_length=5,
+                    ),
+                ),
+                ("span_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("duration_s", models.PositiveIntegerField()),
+                (
+                    "metrics",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.CharField(max_length=64), size=None
+                    ),
+                ),
+                ("unit", models.CharField(max_length=20)),
+                ("higher_is_better", models.BooleanField(default=True)),
             ],
             options={
-                'ordering': ['identifier'],
-                'constraints': [models.CheckConstraint(condition=models.Q(models.Q(('span', 'whole'), ('span_bytes__isnull', True)), models.Q(('span', 'fixed'), ('span_bytes__gt', 0), ('span_bytes__isnull', False)), _connector='OR'), name='test_span_rule'), models.CheckConstraint(condition=models.Q(('block_size__gte', 512)), name='test_block_size'), models.CheckConstraint(condition=models.Q(('queue_depth__gte', 1)), name='test_queue_depth')],
+                "ordering": ["identifier"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("span", "whole"), ("span_bytes__isnull", True)),
+                            models.Q(
+                                ("span", "fixed"),
+                                ("span_bytes__gt", 0),
+                                ("span_bytes__isnull", False),
+                            ),
+                            _connector="OR",
+                        ),
+                        name="test_span_rule",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("block_size__gte", 512)), name="test_block_size"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("queue_depth__gte", 1)), name="test_queue_depth"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='SuiteTest',
+            name="SuiteTest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('suite', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='results.suite')),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to='results.test')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                (
+                    "suite",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, to="results.suite"
+                    ),
+                ),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, to="results.test"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['suite', 'position'],
+                "ordering": ["suite", "position"],
             },
         ),
         migrations.AddField(
-            model_name='suite',
-            name='tests',
-            field=models.ManyToManyField(related_name='suites', through='results.SuiteTest', to='results.test'),
+            model_name="suite",
+            name="tests",
+            field=models.ManyToManyField(
+                related_name="suites", through="results.SuiteTest", to="results.test"
+            ),
         ),
         migrations.CreateModel(
-            name='Result',
+            name="Result",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('pattern', models.CharField(choices=[('compressible', 'compressible'), ('incompressible', 'incompressible'), ('unspecified', 'unspecified')], max_length=14)),
-                ('block_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('queue_depth', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('span_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('duration_ns', models.BigIntegerField(blank=True, null=True)),
-                ('io_count', models.BigIntegerField(blank=True, null=True)),
-                ('bytes', models.BigIntegerField(blank=True, null=True)),
-                ('bytes_per_second', models.FloatField(blank=True, null=True)),
-                ('iops', models.FloatField(blank=True, null=True)),
-                ('latency_mean_ns', models.FloatField(blank=True, null=True)),
-                ('latency_stddev_ns', models.FloatField(blank=True, null=True)),
-                ('latency_min_ns', models.BigIntegerField(blank=True, null=True)),
-                ('latency_max_ns', models.BigIntegerField(blank=True, null=True)),
-                ('latency_percentiles_ns', models.JSONField(blank=True, help_text='Percentile to nanoseconds, e.g. {"99.9": 812000}', null=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='results', to='results.run')),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='results', to='results.test')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "pattern",
+                    models.CharField(
+                        choices=[
+                            ("compressible", "compressible"),
+                            ("incompressible", "incompressible"),
+                            ("unspecified", "unspecified"),
+                        ],
+                        max_length=14,
+                    ),
+                ),
+                ("block_size", models.PositiveIntegerField(blank=True, null=True)),
+                ("queue_depth", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("span_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("duration_ns", models.BigIntegerField(blank=True, null=True)),
+                ("io_count", models.BigIntegerField(blank=True, null=True)),
+                ("bytes", models.BigIntegerField(blank=True, null=True)),
+                ("bytes_per_second", models.FloatField(blank=True, null=True)),
+                ("iops", models.FloatField(blank=True, null=True)),
+                ("latency_mean_ns", models.FloatField(blank=True, null=True)),
+                ("latency_stddev_ns", models.FloatField(blank=True, null=True)),
+                ("latency_min_ns", models.BigIntegerField(blank=True, null=True)),
+                ("latency_max_ns", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "latency_percentiles_ns",
+                    models.JSONField(
+                        blank=True,
+                        help_text='Percentile to nanoseconds, e.g. {"99.9": 812000}',
+                        null=True,
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="results",
+                        to="results.run",
+                    ),
+                ),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="results",
+                        to="results.test",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ConsistencySeries',
+            name="ConsistencySeries",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('spare_area_percent', models.PositiveSmallIntegerField(default=0)),
-                ('pattern', models.CharField(choices=[('compressible', 'compressible'), ('incompressible', 'incompressible'), ('unspecified', 'unspecified')], default='incompressible', max_length=14)),
-                ('span_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('interval_ns', models.BigIntegerField(default=1000000000)),
-                ('iops', django.contrib.postgres.fields.ArrayField(base_field=models.IntegerField(), size=None)),
-                ('steady_state_start_s', models.PositiveIntegerField()),
-                ('steady_mean_iops', models.FloatField()),
-                ('steady_stddev_iops', models.FloatField()),
-                ('steady_min_iops', models.IntegerField()),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='consistency_series', to='results.run')),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='consistency_series', to='results.test')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("spare_area_percent", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "pattern",
+                    models.CharField(
+                        choices=[
+                            ("compressible", "compressible"),
+                            ("incompressible", "incompressible"),
+                            ("unspecified", "unspecified"),
+                        ],
+                        default="incompressible",
+                        max_length=14,
+                    ),
+                ),
+                ("span_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("interval_ns", models.BigIntegerField(default=1000000000)),
+                (
+                    "iops",
+                    django.contrib.postgres.fields.ArrayField(
+                        base_field=models.IntegerField(), size=None
+                    ),
+                ),
+                ("steady_state_start_s", models.PositiveIntegerField()),
+                ("steady_mean_iops", models.FloatField()),
+                ("steady_stddev_iops", models.FloatField()),
+                ("steady_min_iops", models.IntegerField()),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="consistency_series",
+                        to="results.run",
+                    ),
+                ),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="consistency_series",
+                        to="results.test",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='TestBench',
+            name="TestBench",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(blank=True, max_length=200)),
-                ('cpu', models.CharField(blank=True, max_length=200)),
-                ('motherboard', models.CharField(blank=True, max_length=200)),
-                ('chipset', models.CharField(blank=True, max_length=200)),
-                ('memory', models.CharField(blank=True, max_length=200)),
-                ('os', models.CharField(blank=True, max_length=200, verbose_name='OS')),
-                ('storage_driver', models.CharField(blank=True, max_length=200)),
-                ('interface', models.CharField(blank=True, max_length=200)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(blank=True, max_length=200)),
+                ("cpu", models.CharField(blank=True, max_length=200)),
+                ("motherboard", models.CharField(blank=True, max_length=200)),
+                ("chipset", models.CharField(blank=True, max_length=200)),
+                ("memory", models.CharField(blank=True, max_length=200)),
+                ("os", models.CharField(blank=True, max_length=200, verbose_name="OS")),
+                ("storage_driver", models.CharField(blank=True, max_length=200)),
+                ("interface", models.CharField(blank=True, max_length=200)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('name', 'cpu', 'motherboard', 'chipset', 'memory', 'os', 'storage_driver', 'interface'), name='test_bench_unique')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=(
+                            "name",
+                            "cpu",
+                            "motherboard",
+                            "chipset",
+                            "memory",
+                            "os",
+                            "storage_driver",
+                            "interface",
+                        ),
+                        name="test_bench_unique",
+                    )
+                ],
             },
         ),
         migrations.AddField(
-            model_name='run',
-            name='bench',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='results.testbench'),
+            model_name="run",
+            name="bench",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="runs",
+                to="results.testbench",
+            ),
         ),
         migrations.CreateModel(
-            name='TrimValidation',
+            name="TrimValidation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('pattern', models.CharField(choices=[('compressible', 'compressible'), ('incompressible', 'incompressible'), ('unspecified', 'unspecified')], max_length=14)),
-                ('span_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('torture_seconds', models.FloatField(blank=True, null=True)),
-                ('discard_method', models.CharField(blank=True, max_length=20)),
-                ('clean_bytes_per_second', models.FloatField()),
-                ('after_torture_bytes_per_second', models.FloatField()),
-                ('after_trim_bytes_per_second', models.FloatField()),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='trim_validations', to='results.run')),
-                ('test', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='trim_validations', to='results.test')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "pattern",
+                    models.CharField(
+                        choices=[
+                            ("compressible", "compressible"),
+                            ("incompressible", "incompressible"),
+                            ("unspecified", "unspecified"),
+                        ],
+                        max_length=14,
+                    ),
+                ),
+                ("span_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("torture_seconds", models.FloatField(blank=True, null=True)),
+                ("discard_method", models.CharField(blank=True, max_length=20)),
+                ("clean_bytes_per_second", models.FloatField()),
+                ("after_torture_bytes_per_second", models.FloatField()),
+                ("after_trim_bytes_per_second", models.FloatField()),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="trim_validations",
+                        to="results.run",
+                    ),
+                ),
+                (
+                    "test",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="trim_validations",
+                        to="results.test",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='suitetest',
-            constraint=models.UniqueConstraint(fields=('suite', 'test'), name='suite_test_unique'),
+            model_name="suitetest",
+            constraint=models.UniqueConstraint(fields=("suite", "test"), name="suite_test_unique"),
         ),
         migrations.AddConstraint(
-            model_name='suitetest',
-            constraint=models.UniqueConstraint(fields=('suite', 'position'), name='suite_position_unique'),
+            model_name="suitetest",
+            constraint=models.UniqueConstraint(
+                fields=("suite", "position"), name="suite_position_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='suite',
-            constraint=models.UniqueConstraint(fields=('name', 'version'), name='suite_version_unique'),
+            model_name="suite",
+            constraint=models.UniqueConstraint(
+                fields=("name", "version"), name="suite_version_unique"
+            ),
         ),
         migrations.AddIndex(
-            model_name='result',
-            index=models.Index(fields=['test', 'pattern', '-bytes_per_second'], name='result_leaderboard_idx'),
+            model_name="result",
+            index=models.Index(
+                fields=["test", "pattern", "-bytes_per_second"], name="result_leaderboard_idx"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='result',
-            constraint=models.UniqueConstraint(fields=('run', 'test', 'pattern'), name='result_unique'),
+            model_name="result",
+            constraint=models.UniqueConstraint(
+                fields=("run", "test", "pattern"), name="result_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='result',
-            constraint=models.CheckConstraint(condition=models.Q(('bytes_per_second__isnull', True), ('bytes_per_second__gt', 0), _connector='OR'), name='result_bps_positive'),
+            model_name="result",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("bytes_per_second__isnull", True), ("bytes_per_second__gt", 0), _connector="OR"
+                ),
+                name="result_bps_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='result',
-            constraint=models.CheckConstraint(condition=models.Q(('iops__isnull', True), ('iops__gt', 0), _connector='OR'), name='result_iops_positive'),
+            model_name="result",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("iops__isnull", True), ("iops__gt", 0), _connector="OR"),
+                name="result_iops_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='result',
-            constraint=models.CheckConstraint(condition=models.Q(('bytes_per_second__isnull', False), ('iops__isnull', False), ('latency_mean_ns__isnull', False), ('latency_max_ns__isnull', False), ('latency_percentiles_ns__isnull', False), _connector='OR'), name='result_has_a_metric'),
+            model_name="result",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("bytes_per_second__isnull", False),
+                    ("iops__isnull", False),
+                    ("latency_mean_ns__isnull", False),
+                    ("latency_max_ns__isnull", False),
+                    ("latency_percentiles_ns__isnull", False),
+                    _connector="OR",
+                ),
+                name="result_has_a_metric",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='result',
-            constraint=models.CheckConstraint(condition=models.Q(('latency_mean_ns__isnull', True), ('latency_mean_ns__gte', 0), _connector='OR'), name='result_latency_not_negative'),
+            model_name="result",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("latency_mean_ns__isnull", True), ("latency_mean_ns__gte", 0), _connector="OR"
+                ),
+                name="result_latency_not_negative",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='consistencyseries',
-            constraint=models.UniqueConstraint(fields=('run', 'test', 'spare_area_percent'), name='consistency_unique'),
+            model_name="consistencyseries",
+            constraint=models.UniqueConstraint(
+                fields=("run", "test", "spare_area_percent"), name="consistency_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='consistencyseries',
-            constraint=models.CheckConstraint(condition=models.Q(('spare_area_percent__lte', 90)), name='consistency_spare_area_range'),
+            model_name="consistencyseries",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("spare_area_percent__lte", 90)),
+                name="consistency_spare_area_range",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='consistencyseries',
-            constraint=models.CheckConstraint(condition=models.Q(('interval_ns__gt', 0)), name='consistency_interval'),
+            model_name="consistencyseries",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("interval_ns__gt", 0)), name="consistency_interval"
+            ),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['drive', 'status'], name='run_drive_status_idx'),
+            model_name="run",
+            index=models.Index(fields=["drive", "status"], name="run_drive_status_idx"),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('citation__isnull', False), ('source', 'published')), models.Q(models.Q(('source', 'published'), _negated=True), ('citation__isnull', True)), _connector='OR'), name='run_citation_iff_published'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("citation__isnull", False), ("source", "published")),
+                    models.Q(
+                        models.Q(("source", "published"), _negated=True), ("citation__isnull", True)
+                    ),
+                    _connector="OR",
+                ),
+                name="run_citation_iff_published",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(('started_at__isnull', True), ('finished_at__isnull', True), ('finished_at__gte', models.F('started_at')), _connector='OR'), name='run_times_ordered'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("started_at__isnull", True),
+                    ("finished_at__isnull", True),
+                    ("finished_at__gte", models.F("started_at")),
+                    _connector="OR",
+                ),
+                name="run_times_ordered",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='run',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'withdrawn'), ('withdrawn_at__isnull', False)), models.Q(('status', 'published'), ('withdrawn_at__isnull', True)), _connector='OR'), name='run_withdrawn_has_time'),
+            model_name="run",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "withdrawn"), ("withdrawn_at__isnull", False)),
+                    models.Q(("status", "published"), ("withdrawn_at__isnull", True)),
+                    _connector="OR",
+                ),
+                name="run_withdrawn_has_time",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='trimvalidation',
-            constraint=models.UniqueConstraint(fields=('run', 'test', 'pattern'), name='trim_unique'),
+            model_name="trimvalidation",
+            constraint=models.UniqueConstraint(
+                fields=("run", "test", "pattern"), name="trim_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='trimvalidation',
-            constraint=models.CheckConstraint(condition=models.Q(('clean_bytes_per_second__gt', 0), ('after_torture_bytes_per_second__gt', 0), ('after_trim_bytes_per_second__gt', 0)), name='trim_rates_positive'),
+            model_name="trimvalidation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("clean_bytes_per_second__gt", 0),
+                    ("after_torture_bytes_per_second__gt", 0),
+                    ("after_trim_bytes_per_second__gt", 0),
+                ),
+                name="trim_rates_positive",
+            ),
         ),
     ]

@@ -34,15 +34,18 @@ def test_one_row_per_capacity_sku_and_revision():
 
 def test_unknown_capacities_still_collide():
     drive = DriveFactory(model="X25-M", capacity_bytes=None)
-    violates("drive_sku_unique",
-             lambda: DriveFactory(model="X25-M", manufacturer=drive.manufacturer,
-                                  capacity_bytes=None))
+    violates(
+        "drive_sku_unique",
+        lambda: DriveFactory(model="X25-M", manufacturer=drive.manufacturer, capacity_bytes=None),
+    )
 
 
 def test_part_numbers_unique_per_manufacturer_when_given():
     drive = DriveFactory(part_number="SSDSC2BW240A4")
-    violates("drive_part_number_unique",
-             lambda: DriveFactory(manufacturer=drive.manufacturer, part_number="SSDSC2BW240A4"))
+    violates(
+        "drive_part_number_unique",
+        lambda: DriveFactory(manufacturer=drive.manufacturer, part_number="SSDSC2BW240A4"),
+    )
     DriveFactory(manufacturer=drive.manufacturer, part_number="")
     DriveFactory(manufacturer=drive.manufacturer, part_number="")
 
@@ -54,23 +57,34 @@ def test_capacity_must_be_positive(capacity):
 
 def test_controller_per_vendor_model_unique():
     controller = ControllerFactory(model="SF-2281")
-    violates("controller_vendor_model_unique",
-             lambda: ControllerFactory(vendor=controller.vendor, model="sf-2281"))
+    violates(
+        "controller_vendor_model_unique",
+        lambda: ControllerFactory(vendor=controller.vendor, model="sf-2281"),
+    )
 
 
 def test_nand_type_unique_even_with_unknown_fields():
     nand = NandTypeFactory(process_nm=None, layers=None)
-    violates("nand_type_unique", lambda: NandTypeFactory(
-        vendor=nand.vendor, process_nm=None, layers=None, cell_type=nand.cell_type,
-        interface=nand.interface))
+    violates(
+        "nand_type_unique",
+        lambda: NandTypeFactory(
+            vendor=nand.vendor,
+            process_nm=None,
+            layers=None,
+            cell_type=nand.cell_type,
+            interface=nand.interface,
+        ),
+    )
 
 
 def test_price_rules():
     price = PriceFactory()
     violates("price_amount_positive", lambda: PriceFactory(amount="0"))
     violates("price_currency_iso", lambda: PriceFactory(currency="usd"))
-    violates("price_unique", lambda: PriceFactory(
-        drive=price.drive, observed_on=price.observed_on, source=price.source))
+    violates(
+        "price_unique",
+        lambda: PriceFactory(drive=price.drive, observed_on=price.observed_on, source=price.source),
+    )
 
 
 def test_protected_references():
@@ -83,8 +97,15 @@ def test_names_read_like_a_catalog():
     intel = ManufacturerFactory(name="Intel")
     drive = DriveFactory(manufacturer=intel, model="SSD 530", capacity_bytes=240 * 10**9)
     assert str(drive) == "Intel SSD 530 240GB"
-    assert str(NandTypeFactory(vendor=ManufacturerFactory(name="IMFT"), process_nm=20,
-                               cell_type=NandType.CellType.MLC,
-                               interface=NandType.Interface.SYNC_ONFI)) == \
-        "IMFT 20nm MLC (synchronous ONFI)"
+    assert (
+        str(
+            NandTypeFactory(
+                vendor=ManufacturerFactory(name="IMFT"),
+                process_nm=20,
+                cell_type=NandType.CellType.MLC,
+                interface=NandType.Interface.SYNC_ONFI,
+            )
+        )
+        == "IMFT 20nm MLC (synchronous ONFI)"
+    )
     assert Drive.objects.real().count() == 1

@@ -46,12 +46,27 @@ def test_methodology_table_values():
     }
     for identifier, (block, depth, span, seconds) in expect.items():
         test = Test.objects.get(identifier=identifier)
-        assert (test.block_size, test.queue_depth, test.span_bytes, test.duration_s) == \
-            (block, depth, span, seconds)
+        assert (test.block_size, test.queue_depth, test.span_bytes, test.duration_s) == (
+            block,
+            depth,
+            span,
+            seconds,
+        )
 
 
 def test_span_rule_is_enforced():
     with pytest.raises(IntegrityError, match="test_span_rule"), transaction.atomic():
-        Test.objects.create(identifier="bad", name="bad", kind="throughput", operation="read",
-                            access="random", block_size=4096, queue_depth=1, span="fixed",
-                            span_bytes=None, duration_s=1, metrics=[], unit="bytes/s")
+        Test.objects.create(
+            identifier="bad",
+            name="bad",
+            kind="throughput",
+            operation="read",
+            access="random",
+            block_size=4096,
+            queue_depth=1,
+            span="fixed",
+            span_bytes=None,
+            duration_s=1,
+            metrics=[],
+            unit="bytes/s",
+        )

@@ -16,15 +16,24 @@ from results.models import (
     TrimValidation,
 )
 from results.services import AMBIGUOUS_DRIVE, run_ingest, run_withdraw
-from tests.factories import DriveFactory, ManufacturerFactory, measured_document, with_changes
+from tests.factories import DriveFactory, ManufacturerFactory, with_changes
 
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(settings.BASE_DIR)
 SAMPLES = sorted((ROOT / "results" / "schema" / "samples").glob("*.json"))
 DEMO_DOCUMENTS = sorted((ROOT / "demo" / "runs").glob("*.json"))
-WRITTEN_MODELS = [Manufacturer, Drive, FirmwareVersion, TestBench, Citation, Run, Result,
-                  ConsistencySeries, TrimValidation]
+WRITTEN_MODELS = [
+    Manufacturer,
+    Drive,
+    FirmwareVersion,
+    TestBench,
+    Citation,
+    Run,
+    Result,
+    ConsistencySeries,
+    TrimValidation,
+]
 
 
 def row_counts() -> dict[str, int]:
@@ -84,10 +93,10 @@ def test_full_document_is_stored_in_base_units(document, raw, django_user_model)
 
 
 def test_short_consistency_series_uses_the_last_30_percent(document):
-    document["consistency"] = [{"test": "consistency-4k-qd32", "spare_area_percent": 0,
-                                "iops": [100] * 7 + [10, 20, 30]}]
-    series = run_ingest(document=json.dumps(document), submitter=None).run \
-        .consistency_series.get()
+    document["consistency"] = [
+        {"test": "consistency-4k-qd32", "spare_area_percent": 0, "iops": [100] * 7 + [10, 20, 30]}
+    ]
+    series = run_ingest(document=json.dumps(document), submitter=None).run.consistency_series.get()
     assert (series.steady_state_start_s, series.steady_min_iops) == (7, 10)
     assert series.steady_mean_iops == pytest.approx(20)
 
@@ -110,8 +119,9 @@ def test_same_content_with_other_spacing_is_the_same_document(document):
 def test_second_run_of_a_drive_reuses_catalog_rows(document):
     run_ingest(document=json.dumps(document), submitter=None)
     counts = row_counts()
-    again = with_changes(document, started_at="2026-11-22T10:00:00Z",
-                         finished_at="2026-11-22T11:00:00Z")
+    again = with_changes(
+        document, started_at="2026-11-22T10:00:00Z", finished_at="2026-11-22T11:00:00Z"
+    )
     assert run_ingest(document=json.dumps(again), submitter=None).created
     after = row_counts()
     for model in ("Manufacturer", "Drive", "FirmwareVersion", "TestBench"):
@@ -130,8 +140,11 @@ def test_drive_matching_is_case_insensitive(document):
 # -- documents that must be refused, writing nothing -------------------------------------------
 def test_not_json():
     assert only(rejected(b'{"schema_version": 1,')) == (
-        "", documents.NOT_JSON.format(detail="Expecting property name enclosed in double "
-                                             "quotes at line 1, column 22"))
+        "",
+        documents.NOT_JSON.format(
+            detail="Expecting property name enclosed in double quotes at line 1, column 22"
+        ),
+    )
 
 
 def test_not_utf8():
@@ -151,13 +164,14 @@ def test_duplicate_keys(raw):
 
 def test_wrong_schema_version(document):
     assert only(rejected(with_changes(document, schema_version=2))) == (
-        "/schema_version", documents.UNSUPPORTED_VERSION.format(version=2, supported=1))
+        "/schema_version",
+        documents.UNSUPPORTED_VERSION.format(version=2, supported=1),
+    )
 
 
 def test_missing_field(document):
     del document["drive"]["model"]
-    assert only(rejected(document)) == (
-        "/drive", documents.MISSING_FIELD.format(field="model"))
+    assert only(rejected(document)) == ("/drive", documents.MISSING_FIELD.format(field="model"))
 
 
 def test_missing_top_level_field(document):
@@ -168,20 +182,26 @@ def test_missing_top_level_field(document):
 def test_wrong_type(document):
     document["results"][2]["iops"] = "fast"
     assert only(rejected(document)) == (
-        "/results/2/iops", documents.WRONG_TYPE.format(expected="a number", actual="a string"))
+        "/results/2/iops",
+        documents.WRONG_TYPE.format(expected="a number", actual="a string"),
+    )
 
 
 def test_unknown_field(document):
     document["drive"]["colour"] = "blue"
     assert only(rejected(document)) == (
-        "/drive/colour", documents.UNKNOWN_FIELD.format(field="colour"))
+        "/drive/colour",
+        documents.UNKNOWN_FIELD.format(field="colour"),
+    )
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_nan_and_infinity_literals(raw, constant):
     text = raw.decode().replace('"iops": ', f'"iops": {constant}, "x": ', 1)
     assert only(rejected(text)) == (
-        "", documents.NOT_JSON.format(detail=documents.NON_JSON_CONSTANT.format(constant=constant)))
+        "",
+        documents.NOT_JSON.format(detail=documents.NON_JSON_CONSTANT.format(constant=constant)),
+    )
 
 
 def test_number_too_large_to_be_finite(document):
@@ -194,21 +214,32 @@ def test_number_too_large_to_be_finite(document):
 def test_negative_rate(document):
     document["results"][1]["bytes_per_second"] = -5.0
     assert only(rejected(document)) == (
-        "/results/1/bytes_per_second", documents.NOT_POSITIVE.format(limit=0))
+        "/results/1/bytes_per_second",
+        documents.NOT_POSITIVE.format(limit=0),
+    )
 
 
 def test_negative_trim_rate(document):
-    document["trim"] = [{"test": "trim-validation", "clean_bytes_per_second": 1e8,
-                         "after_torture_bytes_per_second": 0,
-                         "after_trim_bytes_per_second": 1e8}]
+    document["trim"] = [
+        {
+            "test": "trim-validation",
+            "clean_bytes_per_second": 1e8,
+            "after_torture_bytes_per_second": 0,
+            "after_trim_bytes_per_second": 1e8,
+        }
+    ]
     assert only(rejected(document)) == (
-        "/trim/0/after_torture_bytes_per_second", documents.NOT_POSITIVE.format(limit=0))
+        "/trim/0/after_torture_bytes_per_second",
+        documents.NOT_POSITIVE.format(limit=0),
+    )
 
 
 def test_unknown_test_id(document):
     document["results"][3]["test"] = "randread-4k-qd64"
     assert only(rejected(document)) == (
-        "/results/3/test", documents.UNKNOWN_TEST.format(test="randread-4k-qd64"))
+        "/results/3/test",
+        documents.UNKNOWN_TEST.format(test="randread-4k-qd64"),
+    )
 
 
 def test_test_in_the_wrong_section(document):
@@ -227,9 +258,10 @@ def test_block_size_must_be_the_tests(document):
     document["results"][0]["block_size"] = 8192
     document["results"][0]["bytes_per_second"] = document["results"][0]["iops"] * 8192
     problems = rejected(document)
-    assert ("/results/0/block_size", documents.BLOCK_SIZE_MISMATCH.format(
-        value=8192, expected=4096, test="randread-4k-qd3")) in [
-        (p.pointer, p.message) for p in problems]
+    assert (
+        "/results/0/block_size",
+        documents.BLOCK_SIZE_MISMATCH.format(value=8192, expected=4096, test="randread-4k-qd3"),
+    ) in [(p.pointer, p.message) for p in problems]
 
 
 def test_latency_order(document):
@@ -247,12 +279,16 @@ def test_duplicate_result(document):
 
 def test_incomplete_run(document):
     assert only(rejected(with_changes(document, status="incomplete"))) == (
-        "/status", documents.NOT_COMPLETE.format(status="incomplete"))
+        "/status",
+        documents.NOT_COMPLETE.format(status="incomplete"),
+    )
 
 
 def test_failed_run_needs_its_failure(document):
     assert only(rejected(with_changes(document, status="failed"))) == (
-        "", documents.MISSING_FIELD.format(field="failure"))
+        "",
+        documents.MISSING_FIELD.format(field="failure"),
+    )
 
 
 def test_times_must_be_ordered(document):
@@ -279,10 +315,12 @@ def test_empty_run(document):
 
 def test_ambiguous_drive(document):
     maker = ManufacturerFactory(name="Maker")
-    DriveFactory(manufacturer=maker, model="Model X", capacity_bytes=256 * 10**9,
-                 hardware_revision="rev A")
-    DriveFactory(manufacturer=maker, model="Model X", capacity_bytes=256 * 10**9,
-                 hardware_revision="rev B")
+    DriveFactory(
+        manufacturer=maker, model="Model X", capacity_bytes=256 * 10**9, hardware_revision="rev A"
+    )
+    DriveFactory(
+        manufacturer=maker, model="Model X", capacity_bytes=256 * 10**9, hardware_revision="rev B"
+    )
     pointer, message = only(rejected(document))
     assert pointer == "/drive"
     assert message.startswith(AMBIGUOUS_DRIVE.split("(")[0].format(count=2))
@@ -296,8 +334,9 @@ def test_fifty_megabyte_document(raw):
     big = raw[:-1] + padding + b"}"
     pointer, message = only(rejected(big))
     assert pointer == ""
-    assert message == documents.TOO_LARGE.format(size=len(big),
-                                                 limit=settings.BENCH_MAX_DOCUMENT_BYTES)
+    assert message == documents.TOO_LARGE.format(
+        size=len(big), limit=settings.BENCH_MAX_DOCUMENT_BYTES
+    )
 
 
 def test_every_problem_is_reported_at_once(document):

@@ -54,8 +54,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-        parser.add_argument("--submitter", metavar="USERNAME",
-                            help="the reviewer the runs are credited to")
+        parser.add_argument(
+            "--submitter", metavar="USERNAME", help="the reviewer the runs are credited to"
+        )
 
     def handle(self, *args, **options):
         submitter = None

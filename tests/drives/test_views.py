@@ -1,0 +1,76 @@
+import pytest
+from django.urls import reverse
+
+from tests.factories import DriveFactory, PriceFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo(django_db_setup, db):
+    from django.core.management import call_command
+
+    call_command("load_demo", verbosity=0)
+
+
+def test_home_lists_drives_with_key_specs(client, demo):
+    response = client.get(reverse("drives:home"))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Intel SSD 530" in html
+    assert "SandForce SF-2281" in html
+    assert "240 GB" in html
+    assert "<html" in html
+
+
+def test_home_search_by_htmx_returns_only_the_table(client, demo):
+    response = client.get(reverse("drives:home"), {"q": "corsair force"}, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" not in html and "<table" in html
+    assert "Force F115" in html and "X25-E" not in html
+
+
+def test_home_filters_and_bad_parameters(client, demo):
+    html = client.get(reverse("drives:home"), {"kind": "hdd"}).content.decode()
+    assert "VelociRaptor" in html and "X25-E" not in html
+    response = client.get(reverse("drives:home"), {"kind": "floppy", "page": "x"})
+    assert response.status_code == 200
+
+
+def test_price_per_gb(client):
+    drive = DriveFactory(model="Priced", capacity_bytes=240 * 10**9)
+    PriceFactory(drive=drive, amount="150.00")
+    html = client.get(reverse("drives:home")).content.decode()
+    assert "$0.62" in html
+
+
+def test_drive_page_shows_specs_results_provenance_and_prices(client, demo):
+    html = client.get(reverse("drives:detail", args=["corsair-force-100gb"])).content.decode()
+    assert "SandForce SF-1200" in html
+    assert "251.7" in html and "144.4" in html  # MB/s, 10^6 bytes
+    assert "OCZ&#x27;s Vertex 2, Special Sauce SF-1200 Reviewed" in html
+    assert "Intel DX58SO" in html
+    html = client.get(reverse("drives:detail", args=["intel-ssd-530-240gb"])).content.decode()
+    assert "315.1" in html and "183.3" in html and "193.3" in html
+    html = client.get(reverse("drives:detail", args=["samsung-ssd-840-pro-512gb"])) \
+        .content.decode()
+    assert "480.00 USD" in html and "$0.76" in html
+
+
+def test_drive_page_query_count_does_not_grow(client, demo, django_assert_max_num_queries):
+    with django_assert_max_num_queries(8):
+        client.get(reverse("drives:detail", args=["corsair-force-100gb"]))
+
+
+def test_unknown_drive_is_404(client):
+    assert client.get(reverse("drives:detail", args=["nope"])).status_code == 404
+
+
+def test_admin_lists_every_model(admin_client):
+    from django.contrib import admin
+
+    for model in admin.site._registry:
+        url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+        response = admin_client.get(url, {"q": "x"})
+        assert response.status_code == 200, url

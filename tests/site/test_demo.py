@@ -1,0 +1,71 @@
+"""`make run` demo data: the seed articles' figures, loaded idempotently, never invented."""
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from drives.models import Drive, Price
+from results.models import Result, Run, TrimValidation
+
+pytestmark = pytest.mark.django_db
+DEMO = Path(settings.BASE_DIR) / "demo"
+
+
+def load_demo():
+    call_command("load_demo", stdout=StringIO())
+
+
+def test_demo_loads_twice_without_duplicates():
+    load_demo()
+    counts = (Drive.objects.count(), Price.objects.count(), Run.objects.count(),
+              Result.objects.count())
+    load_demo()
+    assert (Drive.objects.count(), Price.objects.count(), Run.objects.count(),
+            Result.objects.count()) == counts
+
+
+def test_seed_tables_are_present_as_published_runs():
+    load_demo()
+    # The ten-drive 4KB random write table of the 2009 article.
+    anthology = Result.objects.filter(
+        test__identifier="randwrite-4k-qd3-8g",
+        run__citation__published_on="2009-03-18",
+    )
+    assert anthology.count() == 10
+    x25e = anthology.get(run__drive__model="X25-E")
+    assert x25e.bytes_per_second == 31.7e6
+    assert anthology.get(run__drive__model="VelociRaptor").run.drive.kind == Drive.Kind.HDD
+    # Corsair Force 100GB: normal (compressible) against random (incompressible) data.
+    force = Result.objects.filter(run__drive__slug="corsair-force-100gb")
+    assert force.get(test__identifier="seqwrite-2m-qd1", pattern="compressible") \
+        .bytes_per_second == 251.7e6
+    assert force.get(test__identifier="seqwrite-2m-qd1", pattern="incompressible") \
+        .bytes_per_second == 144.4e6
+    # Intel SSD 530 TRIM validation.
+    trim = TrimValidation.objects.get(run__drive__slug="intel-ssd-530-240gb")
+    assert (trim.clean_bytes_per_second, trim.after_torture_bytes_per_second,
+            trim.after_trim_bytes_per_second) == (315.1e6, 183.3e6, 193.3e6)
+    # Prices quoted in the articles.
+    assert Price.objects.filter(drive__slug="samsung-ssd-840-pro-512gb").count() == 2
+
+
+def test_every_published_demo_run_cites_its_source():
+    load_demo()
+    published = Run.objects.filter(source=Run.Source.PUBLISHED)
+    assert published.count() == len(list((DEMO / "runs").glob("*.json")))
+    for run in published.select_related("citation"):
+        assert run.citation.publisher and run.citation.title and run.citation_locator
+    assert not Run.objects.filter(source=Run.Source.SYNTHETIC).exists()
+    assert not Drive.objects.filter(synthetic=True).exists()
+
+
+def test_measured_demo_runs_are_real_loadgen_output():
+    load_demo()
+    for run in Run.objects.filter(source=Run.Source.MEASURED):
+        document = json.loads(run.document)
+        assert document["tool"]["name"] == "loadgen"
+        assert document["host"] and document["target"]
