@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "lg_config.h"
 #include "engine.h"
 

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* The portable engine: depth worker threads doing pread()/pwrite(), fed through
  * a shared submission ring and answering through a completion ring. Every
  * thread blocks SIGINT and SIGTERM so that signals reach the main thread. */

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* The io_uring engine through raw syscalls: no liburing needed.
  *
  * Lean on purpose: SQEs are written straight into the shared ring, the whole

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "histogram.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "host.h"
 
 #include <ctype.h>
@@ -61,8 +62,8 @@ int lg_host_probe(struct lg_host *ret_host)
 	memset(&h, 0, sizeof(h));
 	if (uname(&u) < 0)
 		return -errno;
-	snprintf(h.kernel, sizeof(h.kernel), "%s %s", u.sysname, u.release);
-	snprintf(h.machine, sizeof(h.machine), "%s", u.machine);
+	snprintf(h.kernel, sizeof(h.kernel), "%.40s %.150s", u.sysname, u.release);
+	snprintf(h.machine, sizeof(h.machine), "%.63s", u.machine);
 	if (gethostname(h.hostname, sizeof(h.hostname) - 1) < 0)
 		h.hostname[0] = '\0';
 	read_key("/etc/os-release", "PRETTY_NAME", '=', h.os, sizeof(h.os));

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "job.h"
 
 #include <errno.h>
@@ -109,7 +110,7 @@ static inline bool next_io(struct job_state *st, uint64_t *ret_offset, uint32_t 
 	const struct lg_job_spec *s = st->spec;
 
 	if (s->random) {
-		*ret_offset = s->span_offset + lg_rng_below(&st->off_rng, st->nblocks) * s->block_size;
+		*ret_offset = lg_rng_offset(&st->off_rng, s->span_offset, st->nblocks, s->block_size);
 		*ret_length = s->block_size;
 		return true;
 	}

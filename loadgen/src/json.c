@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "json.h"
 
 #include <errno.h>

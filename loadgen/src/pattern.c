@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "pattern.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "report_json.h"
 
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void lg_report_init(struct lg_report *report)

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "rng.h"
 
 #include <string.h>

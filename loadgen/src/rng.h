@@ -58,6 +58,14 @@ static inline uint64_t lg_rng_below(struct lg_rng *rng, uint64_t bound)
 	return (uint64_t)(m >> 64);
 }
 
+/* A block-aligned offset uniform over nblocks blocks of block_size bytes from
+ * base: base + k * block_size with k uniform in [0, nblocks). */
+static inline uint64_t lg_rng_offset(struct lg_rng *rng, uint64_t base, uint64_t nblocks,
+				     uint32_t block_size)
+{
+	return base + lg_rng_below(rng, nblocks) * block_size;
+}
+
 /* Fill len bytes at buf with random bytes. buf must be 8-byte aligned and len a
  * multiple of 8. Uses four interleaved xoshiro256+ lanes derived from rng, which
  * is advanced, so that successive calls never repeat data. */

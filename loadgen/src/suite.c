@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "suite.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "timeline.h"
 
 #include <errno.h>

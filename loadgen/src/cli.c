@@ -1,0 +1,616 @@
+#define _GNU_SOURCE
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "util.h"
+
+static const char usage_text[] =
+	"Usage:\n"
+	"  loadgen list [--json]\n"
+	"  loadgen info TARGET [--json]\n"
+	"  loadgen run --target PATH (--suite NAME[:VERSION] | --tests ID[,ID...] | ad-hoc options) [options]\n"
+	"  loadgen --help | --version\n"
+	"\n"
+	"Runs the standard SSD tests (4KB random read/write, 128KB and 2MB sequential\n"
+	"read/write, performance consistency, TRIM validation) against a file or a block\n"
+	"device and writes one result document (JSON, results/schema/result-document.schema.json).\n"
+	"\n"
+	"list                        suites and tests built in; --json prints {\"tests\", \"suites\"}\n"
+	"                            with the fields of results/schema/catalog.json\n"
+	"info TARGET                 kind, model, serial, firmware, capacity, rotational, logical and\n"
+	"                            physical block size, discard support, mounted/holders/swap\n"
+	"\n"
+	"run: test selection\n"
+	"  --target PATH             file (created when missing, with --size) or block device\n"
+	"  --suite NAME[:VERSION]    desktop-2010, desktop-2011, steady-state-2013 (latest version if omitted)\n"
+	"  --tests ID[,ID...]        a subset of catalog tests, by id (see `loadgen list`)\n"
+	"  --rw randread|randwrite|read|write --bs SIZE --qd N [--span SIZE] --time SECONDS\n"
+	"                            one ad-hoc test, id \"adhoc-<rw>-<bs>-qd<N>\" (parameters.ad_hoc=true);\n"
+	"                            --bs defaults to 4k, --qd to 1, --span to the whole target\n"
+	"run: data and timing\n"
+	"  --pattern compressible|incompressible|both\n"
+	"                            data of write tests (default both). compressible: each 4 KiB is 2 KiB\n"
+	"                            of fresh random bytes then 2 KiB of zeros (ratio 2.0); incompressible:\n"
+	"                            fresh random bytes for every write. Read tests read data written in\n"
+	"                            that pattern, so each pattern has its own read results. Consistency\n"
+	"                            and TRIM validation always write incompressible data.\n"
+	"  --duration-scale F        multiply every test's duration (and the TRIM torture) by F\n"
+	"  --quick                   short smoke run: every timed phase 2 s (consistency 10 s, torture 5 s),\n"
+	"                            every span capped at 256 MiB; the real spans and times are recorded\n"
+	"  --spare-area P[,P...]     consistency spare-area levels in percent, 0-90 (default 0,25: the test\n"
+	"                            is repeated on 100% and 75% of the target)\n"
+	"  --seed N                  random seed (default: from the clock; always recorded)\n"
+	"run: I/O\n"
+	"  --engine io_uring|psync   (default io_uring when the kernel offers it, else psync)\n"
+	"  --buffered                allow buffered I/O (default O_DIRECT; a target that cannot do it is an error)\n"
+	"  --size SIZE               size of a file target (needed when the file does not exist yet)\n"
+	"run: safety\n"
+	"  --destroy-data=DEVICE     required to write to a block device; must name the target device.\n"
+	"                            Even then a device that is mounted, has a mounted or in-use partition,\n"
+	"                            has holders (LVM, RAID, dm), is swap or cannot be opened exclusively is\n"
+	"                            refused. Read-only runs (read tests only) need no confirmation.\n"
+	"  --force                   allow overwriting an existing file that loadgen did not create\n"
+	"run: provenance (copied into the document)\n"
+	"  --drive KEY=VALUE[,KEY=VALUE...]\n"
+	"                            manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
+	"                            kind (ssd|hdd), interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)\n"
+	"  --firmware REV            drive firmware (default: the target's reported revision)\n"
+	"  --bench KEY=VALUE[,...]   name, cpu, motherboard, chipset, memory, os, storage_driver, interface\n"
+	"  --drive-state fresh|preconditioned|used|unknown\n"
+	"run: output\n"
+	"  --output FILE             result document path (default: loadgen-YYYYMMDD-HHMMSS.json), written\n"
+	"                            atomically (temporary file, fsync, rename)\n"
+	"  --quiet                   no table on stdout, no progress line\n"
+	"\n"
+	"SIZE is a byte count or a number with a binary suffix: 4k = 4K = 4KiB = 4096, M/MiB, G/GiB, T/TiB.\n"
+	"Rates: MB/s = 10^6 bytes per second. Latencies from submission to completion, monotonic clock.\n"
+	"\n"
+	"Exit status: 0 complete; 1 the run failed (document written with status \"failed\");\n"
+	"2 usage error; 3 refused for safety (nothing written); 130 interrupted by SIGINT/SIGTERM\n"
+	"(document written with status \"incomplete\").\n";
+
+const char *lg_cli_usage(void)
+{
+	return usage_text;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Copy value into dst (capacity cap, NUL included); too long is an error. */
+static int copy_field(char *dst, size_t cap, const char *what, const char *value, char *err,
+		      size_t err_len)
+{
+	if (strlen(value) >= cap)
+		return fail(err, err_len, "%s is too long (at most %zu bytes)", what, cap - 1);
+	memcpy(dst, value, strlen(value) + 1);
+	return 0;
+}
+
+static bool in_list(const char *value, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(value, *list) == 0)
+			return true;
+	return false;
+}
+
+static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t err_len)
+{
+	static const char *const kinds[] = {"ssd", "hdd", NULL};
+	static const char *const interfaces[] = {
+		"sata-1.5g", "sata-3g", "sata-6g", "pcie-nvme", "pata", "other", NULL,
+	};
+	char *copy = strdup(arg), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return fail(err, err_len, "out of memory");
+	for (char *item = strtok_r(copy, ",", &save); item && r == 0;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+
+		if (!eq || eq == item) {
+			r = fail(err, err_len, "--drive: expected KEY=VALUE, got \"%s\"", item);
+			break;
+		}
+		*eq = '\0';
+		const char *key = item, *value = eq + 1;
+
+		if (!value[0] && strcmp(key, "capacity") != 0) {
+			r = fail(err, err_len, "--drive: %s is empty", key);
+		} else if (strcmp(key, "manufacturer") == 0) {
+			r = copy_field(d->manufacturer, sizeof(d->manufacturer), "--drive manufacturer", value, err, err_len);
+		} else if (strcmp(key, "model") == 0) {
+			r = copy_field(d->model, sizeof(d->model), "--drive model", value, err, err_len);
+		} else if (strcmp(key, "part_number") == 0) {
+			r = copy_field(d->part_number, sizeof(d->part_number), "--drive part_number", value, err, err_len);
+		} else if (strcmp(key, "hardware_revision") == 0) {
+			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), "--drive hardware_revision", value, err, err_len);
+		} else if (strcmp(key, "capacity") == 0) {
+			if (lg_parse_size(value, &d->capacity_bytes) < 0 || d->capacity_bytes == 0)
+				r = fail(err, err_len, "--drive capacity: not a size: \"%s\"", value);
+		} else if (strcmp(key, "kind") == 0) {
+			if (!in_list(value, kinds))
+				r = fail(err, err_len, "--drive kind must be ssd or hdd, not \"%s\"", value);
+			else
+				snprintf(d->kind, sizeof(d->kind), "%s", value);
+		} else if (strcmp(key, "interface") == 0) {
+			if (!in_list(value, interfaces))
+				r = fail(err, err_len, "--drive interface must be one of sata-1.5g, sata-3g, sata-6g, pcie-nvme, pata, other; not \"%s\"", value);
+			else
+				snprintf(d->interface, sizeof(d->interface), "%s", value);
+		} else {
+			r = fail(err, err_len, "--drive: unknown key \"%s\"", key);
+		}
+	}
+	free(copy);
+	return r;
+}
+
+static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t err_len)
+{
+	struct {
+		const char *key;
+		char *dst;
+	} fields[] = {
+		{"name", b->name}, {"cpu", b->cpu}, {"motherboard", b->motherboard},
+		{"chipset", b->chipset}, {"memory", b->memory}, {"os", b->os},
+		{"storage_driver", b->storage_driver}, {"interface", b->interface},
+	};
+	char *copy = strdup(arg), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return fail(err, err_len, "out of memory");
+	for (char *item = strtok_r(copy, ",", &save); item && r == 0;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		bool found = false;
+
+		if (!eq || eq == item) {
+			r = fail(err, err_len, "--bench: expected KEY=VALUE, got \"%s\"", item);
+			break;
+		}
+		*eq = '\0';
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+			if (strcmp(item, fields[i].key) == 0) {
+				r = copy_field(fields[i].dst, sizeof(b->name), "--bench value", eq + 1, err, err_len);
+				found = true;
+			}
+		}
+		if (!found)
+			r = fail(err, err_len, "--bench: unknown key \"%s\"", item);
+	}
+	free(copy);
+	return r;
+}
+
+static int add_test(struct lg_run_options *o, const struct lg_test_def *t, char *err, size_t err_len)
+{
+	for (size_t i = 0; i < o->ntests; i++)
+		if (o->tests[i] == t)
+			return 0;
+	if (o->ntests >= LG_MAX_TESTS)
+		return fail(err, err_len, "too many tests");
+	o->tests[o->ntests++] = t;
+	return 0;
+}
+
+static int parse_tests(const char *arg, struct lg_run_options *o, char *err, size_t err_len)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return fail(err, err_len, "out of memory");
+	for (char *id = strtok_r(copy, ",", &save); id && r == 0; id = strtok_r(NULL, ",", &save)) {
+		const struct lg_test_def *t;
+
+		if (lg_suite_find_test(id, &t) < 0)
+			r = fail(err, err_len, "unknown test \"%s\" (see `loadgen list`)", id);
+		else
+			r = add_test(o, t, err, err_len);
+	}
+	if (r == 0 && o->ntests == 0)
+		r = fail(err, err_len, "--tests: no test given");
+	free(copy);
+	return r;
+}
+
+static int parse_spare(const char *arg, struct lg_run_options *o, char *err, size_t err_len)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return fail(err, err_len, "out of memory");
+	o->nspare = 0;
+	for (char *p = strtok_r(copy, ",", &save); p && r == 0; p = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (lg_parse_u64(p, &v) < 0 || v > 90)
+			r = fail(err, err_len, "--spare-area: \"%s\" is not a percentage from 0 to 90", p);
+		else if (o->nspare >= LG_MAX_SPARE)
+			r = fail(err, err_len, "--spare-area: at most %d levels", LG_MAX_SPARE);
+		else
+			o->spare[o->nspare++] = (uint32_t)v;
+	}
+	if (r == 0 && o->nspare == 0)
+		r = fail(err, err_len, "--spare-area: no level given");
+	free(copy);
+	return r;
+}
+
+static void join_command_line(int argc, char **argv, char *out, size_t cap)
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = a[0] != '\0';
+		char piece[1024];
+
+		for (const char *p = a; *p; p++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *p))
+				plain = false;
+		if (plain) {
+			snprintf(piece, sizeof(piece), "%s", a);
+		} else {
+			/* single quotes, each ' written as '\'' */
+			size_t n = 0;
+
+			piece[n++] = '\'';
+			for (const char *p = a; *p && n + 6 < sizeof(piece); p++) {
+				if (*p == '\'') {
+					memcpy(piece + n, "'\\''", 4);
+					n += 4;
+				} else {
+					piece[n++] = *p;
+				}
+			}
+			piece[n++] = '\'';
+			piece[n] = '\0';
+		}
+		size_t pl = strlen(piece);
+
+		if (len + pl + 2 > cap)
+			break;
+		if (i > 0)
+			out[len++] = ' ';
+		memcpy(out + len, piece, pl + 1);
+		len += pl;
+	}
+}
+
+enum {
+	OPT_TARGET = 256, OPT_SUITE, OPT_TESTS, OPT_RW, OPT_BS, OPT_QD, OPT_SPAN, OPT_TIME,
+	OPT_PATTERN, OPT_SCALE, OPT_QUICK, OPT_SPARE, OPT_SEED, OPT_ENGINE, OPT_BUFFERED,
+	OPT_SIZE, OPT_DESTROY, OPT_FORCE, OPT_DRIVE, OPT_FIRMWARE, OPT_BENCH, OPT_STATE,
+	OPT_OUTPUT, OPT_QUIET, OPT_JSON, OPT_HELP,
+};
+
+static const struct option run_options[] = {
+	{"target", required_argument, NULL, OPT_TARGET},
+	{"suite", required_argument, NULL, OPT_SUITE},
+	{"tests", required_argument, NULL, OPT_TESTS},
+	{"rw", required_argument, NULL, OPT_RW},
+	{"bs", required_argument, NULL, OPT_BS},
+	{"qd", required_argument, NULL, OPT_QD},
+	{"span", required_argument, NULL, OPT_SPAN},
+	{"time", required_argument, NULL, OPT_TIME},
+	{"pattern", required_argument, NULL, OPT_PATTERN},
+	{"duration-scale", required_argument, NULL, OPT_SCALE},
+	{"quick", no_argument, NULL, OPT_QUICK},
+	{"spare-area", required_argument, NULL, OPT_SPARE},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"engine", required_argument, NULL, OPT_ENGINE},
+	{"buffered", no_argument, NULL, OPT_BUFFERED},
+	{"size", required_argument, NULL, OPT_SIZE},
+	{"destroy-data", required_argument, NULL, OPT_DESTROY},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"drive", required_argument, NULL, OPT_DRIVE},
+	{"firmware", required_argument, NULL, OPT_FIRMWARE},
+	{"bench", required_argument, NULL, OPT_BENCH},
+	{"drive-state", required_argument, NULL, OPT_STATE},
+	{"output", required_argument, NULL, OPT_OUTPUT},
+	{"quiet", no_argument, NULL, OPT_QUIET},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static const struct option simple_options[] = {
+	{"json", no_argument, NULL, OPT_JSON},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_rw(const char *v, struct lg_test_def *t)
+{
+	if (strcmp(v, "randread") == 0) {
+		t->write = false;
+		t->random = true;
+	} else if (strcmp(v, "randwrite") == 0) {
+		t->write = true;
+		t->random = true;
+	} else if (strcmp(v, "read") == 0) {
+		t->write = false;
+		t->random = false;
+	} else if (strcmp(v, "write") == 0) {
+		t->write = true;
+		t->random = false;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_t err_len)
+{
+	struct lg_run_options *o = &cli->run;
+	const char *rw = NULL, *tests = NULL, *suite = NULL;
+	uint64_t bs = 4096, qd = 1, span = 0;
+	bool have_bs = false, have_qd = false, have_span = false, have_time = false;
+	const char *firmware = NULL;
+	int c, r;
+
+	o->duration_scale = 1.0;
+	o->want_compressible = o->want_incompressible = true;
+	o->spare[0] = 0;
+	o->spare[1] = 25;
+	o->nspare = 2;
+	while ((c = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_TARGET:
+			o->target = optarg;
+			break;
+		case OPT_SUITE:
+			suite = optarg;
+			break;
+		case OPT_TESTS:
+			tests = optarg;
+			break;
+		case OPT_RW:
+			rw = optarg;
+			break;
+		case OPT_BS:
+			if (lg_parse_size(optarg, &bs) < 0 || bs < 512 || bs % 512 || bs > 64u * 1024 * 1024)
+				return fail(err, err_len, "--bs: \"%s\" is not a multiple of 512 from 512 to 64M", optarg);
+			have_bs = true;
+			break;
+		case OPT_QD:
+			if (lg_parse_u64(optarg, &qd) < 0 || qd < 1 || qd > 1024)
+				return fail(err, err_len, "--qd: \"%s\" is not a queue depth from 1 to 1024", optarg);
+			have_qd = true;
+			break;
+		case OPT_SPAN:
+			if (lg_parse_size(optarg, &span) < 0 || span == 0)
+				return fail(err, err_len, "--span: \"%s\" is not a size", optarg);
+			have_span = true;
+			break;
+		case OPT_TIME:
+			if (lg_parse_positive_double(optarg, &o->adhoc_time_s) < 0 || o->adhoc_time_s > 1e6)
+				return fail(err, err_len, "--time: \"%s\" is not a positive number of seconds", optarg);
+			have_time = true;
+			break;
+		case OPT_PATTERN:
+			if (strcmp(optarg, "both") == 0) {
+				o->want_compressible = o->want_incompressible = true;
+			} else if (strcmp(optarg, "compressible") == 0) {
+				o->want_compressible = true;
+				o->want_incompressible = false;
+			} else if (strcmp(optarg, "incompressible") == 0) {
+				o->want_compressible = false;
+				o->want_incompressible = true;
+			} else {
+				return fail(err, err_len, "--pattern must be compressible, incompressible or both");
+			}
+			break;
+		case OPT_SCALE:
+			if (lg_parse_positive_double(optarg, &o->duration_scale) < 0 || o->duration_scale > 1000)
+				return fail(err, err_len, "--duration-scale: \"%s\" is not a positive number up to 1000", optarg);
+			break;
+		case OPT_QUICK:
+			o->quick = true;
+			break;
+		case OPT_SPARE:
+			r = parse_spare(optarg, o, err, err_len);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_SEED:
+			if (lg_parse_u64(optarg, &o->seed) < 0 || o->seed > (UINT64_C(1) << 53) - 1)
+				return fail(err, err_len, "--seed: \"%s\" is not an integer from 0 to 2^53-1", optarg);
+			o->seed_given = true;
+			break;
+		case OPT_ENGINE: {
+			const struct lg_engine_ops *ops;
+
+			if (lg_engine_find(optarg, &ops) < 0)
+				return fail(err, err_len, "--engine: \"%s\" is not built in (io_uring, psync)", optarg);
+			o->engine = optarg;
+			break;
+		}
+		case OPT_BUFFERED:
+			o->buffered = true;
+			break;
+		case OPT_SIZE:
+			if (lg_parse_size(optarg, &o->size) < 0 || o->size == 0)
+				return fail(err, err_len, "--size: \"%s\" is not a size", optarg);
+			o->size_given = true;
+			break;
+		case OPT_DESTROY:
+			o->destroy_data = optarg;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_DRIVE:
+			r = parse_drive(optarg, &o->drive, err, err_len);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_FIRMWARE:
+			firmware = optarg;
+			break;
+		case OPT_BENCH:
+			r = parse_bench(optarg, &o->bench, err, err_len);
+			if (r < 0)
+				return r;
+			break;
+		case OPT_STATE: {
+			static const char *const states[] = {"fresh", "preconditioned", "used", "unknown", NULL};
+
+			if (!in_list(optarg, states))
+				return fail(err, err_len, "--drive-state must be fresh, preconditioned, used or unknown");
+			snprintf(o->drive_state, sizeof(o->drive_state), "%s", optarg);
+			break;
+		}
+		case OPT_OUTPUT:
+			o->output = optarg;
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case OPT_HELP:
+			cli->command = LG_CMD_HELP;
+			return 0;
+		default:
+			return fail(err, err_len, "unknown or incomplete option (see loadgen --help)");
+		}
+	}
+	if (optind < argc)
+		return fail(err, err_len, "unexpected argument \"%s\"", argv[optind]);
+	if (!o->target || !o->target[0])
+		return fail(err, err_len, "run needs --target PATH");
+	if (firmware) {
+		r = copy_field(o->drive.firmware, sizeof(o->drive.firmware), "--firmware", firmware, err, err_len);
+		if (r < 0)
+			return r;
+	}
+
+	int selections = (suite != NULL) + (tests != NULL) + (rw != NULL);
+
+	if (selections == 0)
+		return fail(err, err_len, "run needs --suite, --tests or --rw (see loadgen --help)");
+	if (selections > 1)
+		return fail(err, err_len, "--suite, --tests and --rw exclude each other");
+	if (!rw && (have_bs || have_qd || have_span || have_time))
+		return fail(err, err_len, "--bs, --qd, --span and --time go with --rw");
+	if (suite) {
+		r = lg_suite_find(suite, &o->suite);
+		if (r == -EINVAL)
+			return fail(err, err_len, "--suite: malformed version in \"%s\"", suite);
+		if (r < 0)
+			return fail(err, err_len, "unknown suite \"%s\" (see `loadgen list`)", suite);
+		for (const char *const *id = o->suite->tests; *id; id++) {
+			const struct lg_test_def *t;
+
+			if (lg_suite_find_test(*id, &t) == 0) {
+				r = add_test(o, t, err, err_len);
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+	if (tests) {
+		r = parse_tests(tests, o, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	if (rw) {
+		struct lg_test_def *t = &o->adhoc;
+		char bs_id[32];
+
+		if (parse_rw(rw, t) < 0)
+			return fail(err, err_len, "--rw must be randread, randwrite, read or write");
+		if (!have_time)
+			return fail(err, err_len, "--rw needs --time SECONDS");
+		if (have_span && span < bs)
+			return fail(err, err_len, "--span is smaller than --bs");
+		lg_format_size_id(bs, bs_id, sizeof(bs_id));
+		snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s-%s-qd%u", rw, bs_id, (unsigned)qd);
+		t->id = o->adhoc_id;
+		t->name = o->adhoc_id;
+		t->kind = LG_KIND_THROUGHPUT;
+		t->block_size = (uint32_t)bs;
+		t->queue_depth = (uint32_t)qd;
+		t->span_bytes = span;
+		t->duration_s = 0; /* adhoc_time_s holds the time */
+		t->unit = "bytes/s";
+		t->higher_is_better = true;
+		o->ad_hoc = true;
+		o->tests[0] = t;
+		o->ntests = 1;
+	}
+	return 0;
+}
+
+int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_t err_len)
+{
+	struct lg_cli *cli = ret_cli;
+	const char *cmd;
+	int c, r;
+
+	memset(cli, 0, sizeof(*cli));
+	err[0] = '\0';
+	join_command_line(argc, argv, cli->command_line, sizeof(cli->command_line));
+	if (argc < 2)
+		return fail(err, err_len, "no command given (list, info, run; see loadgen --help)");
+	cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		cli->command = LG_CMD_HELP;
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		cli->command = LG_CMD_VERSION;
+		return 0;
+	}
+	/* getopt_long parses argv[1..] as if argv[1] were the program name. */
+	optind = 1;
+	opterr = 0;
+	if (strcmp(cmd, "run") == 0) {
+		cli->command = LG_CMD_RUN;
+		return parse_run(argc - 1, argv + 1, cli, err, err_len);
+	}
+	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0) {
+		cli->command = strcmp(cmd, "list") == 0 ? LG_CMD_LIST : LG_CMD_INFO;
+		while ((c = getopt_long(argc - 1, argv + 1, "", simple_options, NULL)) != -1) {
+			if (c == OPT_JSON) {
+				cli->json = true;
+			} else if (c == OPT_HELP) {
+				cli->command = LG_CMD_HELP;
+				return 0;
+			} else {
+				return fail(err, err_len, "unknown option for %s (see loadgen --help)", cmd);
+			}
+		}
+		int rest = argc - 1 - optind;
+
+		if (cli->command == LG_CMD_LIST) {
+			r = rest == 0 ? 0 : fail(err, err_len, "list takes no argument");
+			return r;
+		}
+		if (rest != 1)
+			return fail(err, err_len, "info needs exactly one TARGET");
+		cli->info_target = argv[1 + optind];
+		return 0;
+	}
+	return fail(err, err_len, "unknown command \"%s\" (list, info, run; see loadgen --help)", cmd);
+}

@@ -1,0 +1,481 @@
+#define _GNU_SOURCE
+/* loadgen's entry point: parses the command line, runs the command and is the
+ * only module that prints (the table on stdout; progress, phases, warnings and
+ * errors on stderr). */
+#include "lg_config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "engine.h"
+#include "json.h"
+#include "report_json.h"
+#include "runner.h"
+#include "suite.h"
+#include "target.h"
+#include "util.h"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1,
+	EXIT_USAGE = 2,
+	EXIT_REFUSED = 3,
+	EXIT_INTERRUPTED = 130,
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (stop_requested)
+		_exit(EXIT_INTERRUPTED); /* a second Ctrl-C: leave now; the document is written atomically or not at all */
+	stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART: a blocking wait returns EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+struct ui {
+	bool quiet;
+	bool live;          /* progress line on stderr */
+	bool line_shown;    /* a progress line is on screen */
+	bool header_done;
+};
+
+static void clear_progress(struct ui *ui)
+{
+	if (ui->line_shown) {
+		fputs("\r\033[K", stderr);
+		ui->line_shown = false;
+	}
+}
+
+static void ui_warning(void *ctx, const char *message)
+{
+	struct ui *ui = ctx;
+
+	clear_progress(ui);
+	fprintf(stderr, "loadgen: warning: %s\n", message);
+}
+
+static void ui_phase(void *ctx, const char *test, const char *what)
+{
+	struct ui *ui = ctx;
+
+	if (ui->quiet)
+		return;
+	clear_progress(ui);
+	fprintf(stderr, "==> %s%s%s\n", test && test[0] ? test : "", test && test[0] ? ": " : "", what);
+}
+
+static void format_duration(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = ns / LG_NSEC_PER_SEC;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64, s / 60, s % 60);
+}
+
+static void ui_progress(void *ctx, const struct lg_job_progress *p)
+{
+	struct ui *ui = ctx;
+	char elapsed[32], remaining[32];
+
+	if (!ui->live)
+		return;
+	format_duration(p->elapsed_ns, elapsed, sizeof(elapsed));
+	format_duration(p->remaining_ns, remaining, sizeof(remaining));
+	fprintf(stderr, "\r\033[K%s  %s elapsed, %s left  %.0f IOPS  %.1f MB/s", p->name, elapsed,
+		remaining, p->iops_now, p->bytes_per_second_now / 1e6);
+	fflush(stderr);
+	ui->line_shown = true;
+}
+
+static void table_header(struct ui *ui)
+{
+	if (ui->header_done)
+		return;
+	ui->header_done = true;
+	printf("%-24s %-14s %10s %10s %10s %10s %10s %10s\n", "test", "pattern", "MB/s", "IOPS",
+	       "mean us", "p50 us", "p99 us", "max us");
+}
+
+static void ui_result(void *ctx, const struct lg_result *r)
+{
+	struct ui *ui = ctx;
+
+	clear_progress(ui);
+	if (ui->quiet)
+		return;
+	table_header(ui);
+	printf("%-24s %-14s %10.1f %10.0f %10.1f %10.1f %10.1f %10.1f\n", r->test,
+	       lg_pattern_name(r->pattern), r->bytes_per_second / 1e6, r->iops,
+	       r->latency.mean / 1e3, (double)r->latency.percentiles[4] / 1e3,
+	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3);
+	fflush(stdout);
+}
+
+static void ui_consistency(void *ctx, const struct lg_consistency *c)
+{
+	struct ui *ui = ctx;
+	uint64_t sum = 0, min = UINT64_MAX, max = 0, tail_sum = 0;
+	size_t tail_from = c->len - c->len / 4, tail_n = 0;
+
+	clear_progress(ui);
+	if (ui->quiet || c->len == 0)
+		return;
+	for (size_t i = 0; i < c->len; i++) {
+		sum += c->iops[i];
+		if (c->iops[i] < min)
+			min = c->iops[i];
+		if (c->iops[i] > max)
+			max = c->iops[i];
+		if (i >= tail_from) {
+			tail_sum += c->iops[i];
+			tail_n++;
+		}
+	}
+	table_header(ui);
+	printf("%-24s spare %2u%%: %zu s, IOPS per second mean %.0f, min %" PRIu64 ", max %" PRIu64
+	       ", last quarter mean %.0f\n", c->test, c->spare_area_percent, c->len,
+	       (double)sum / (double)c->len, min, max, tail_n ? (double)tail_sum / (double)tail_n : 0.0);
+	fflush(stdout);
+}
+
+static void ui_trim(void *ctx, const struct lg_trim *t)
+{
+	struct ui *ui = ctx;
+
+	clear_progress(ui);
+	if (ui->quiet)
+		return;
+	table_header(ui);
+	printf("%-24s 128KB sequential write MB/s: clean %.1f, after torture %.1f, after TRIM %.1f (%s)\n",
+	       t->test, t->clean_bytes_per_second / 1e6, t->after_torture_bytes_per_second / 1e6,
+	       t->after_trim_bytes_per_second / 1e6, t->discard_method);
+	fflush(stdout);
+}
+
+static int print_json(void (*build)(struct lg_json *w, const void *arg), const void *arg)
+{
+	struct lg_json w;
+	int r;
+
+	lg_json_init(&w, true);
+	build(&w, arg);
+	r = lg_json_error(&w);
+	if (r == 0)
+		printf("%s\n", lg_json_text(&w, NULL));
+	lg_json_fini(&w);
+	return r;
+}
+
+static void build_catalog(struct lg_json *w, const void *arg)
+{
+	(void)arg;
+	lg_suite_catalog_json(w);
+}
+
+static int cmd_list(bool json)
+{
+	size_t ntests, nsuites;
+	const struct lg_test_def *tests = lg_suite_tests(&ntests);
+	const struct lg_suite_def *suites = lg_suite_suites(&nsuites);
+
+	if (json) {
+		if (print_json(build_catalog, NULL) < 0) {
+			fprintf(stderr, "loadgen: cannot write the catalog\n");
+			return EXIT_FAILED;
+		}
+		return EXIT_OK;
+	}
+	printf("Suites:\n");
+	for (size_t i = 0; i < nsuites; i++) {
+		printf("  %s:%d  %s\n   ", suites[i].name, suites[i].version, suites[i].title);
+		for (const char *const *id = suites[i].tests; *id; id++)
+			printf(" %s", *id);
+		printf("\n");
+	}
+	printf("\nTests:\n");
+	printf("  %-22s %-6s %-10s %8s %4s %8s %7s  %s\n", "id", "op", "access", "block", "QD",
+	       "span", "time", "name");
+	for (size_t i = 0; i < ntests; i++) {
+		const struct lg_test_def *t = &tests[i];
+		char bs[32], span[32];
+
+		lg_format_size_id(t->block_size, bs, sizeof(bs));
+		if (t->span_bytes)
+			lg_format_size_id(t->span_bytes, span, sizeof(span));
+		else
+			snprintf(span, sizeof(span), "whole");
+		printf("  %-22s %-6s %-10s %8s %4u %8s %6us  %s\n", t->id, t->write ? "write" : "read",
+		       t->random ? "random" : "sequential", bs, t->queue_depth, span, t->duration_s, t->name);
+	}
+	printf("\nEngines:");
+	for (const char *const *n = lg_engine_names(); *n; n++)
+		printf(" %s", *n);
+	printf(" (default %s)\n", lg_engine_default()->name);
+	return EXIT_OK;
+}
+
+struct info_view {
+	const struct lg_target_info *info;
+	const struct lg_target_check *check;
+	int check_result;
+};
+
+static void build_info(struct lg_json *w, const void *arg)
+{
+	const struct info_view *v = arg;
+	const struct lg_target_info *t = v->info;
+
+	lg_json_begin_object(w);
+	lg_json_key(w, "path");
+	lg_json_string(w, t->path);
+	lg_json_key(w, "real_path");
+	lg_json_string(w, t->real_path);
+	lg_json_key(w, "kind");
+	lg_json_string(w, t->kind == LG_TARGET_BLOCK ? "block" : "file");
+	lg_json_key(w, "exists");
+	lg_json_bool(w, t->exists);
+	if (t->kind == LG_TARGET_BLOCK) {
+		lg_json_key(w, "devname");
+		lg_json_string(w, t->devname);
+		lg_json_key(w, "dev");
+		char dev[32];
+
+		snprintf(dev, sizeof(dev), "%u:%u", t->dev_major, t->dev_minor);
+		lg_json_string(w, dev);
+	} else {
+		lg_json_key(w, "created_by_loadgen");
+		lg_json_bool(w, t->created_by_loadgen);
+	}
+	lg_json_key(w, "model");
+	lg_json_string(w, t->model);
+	lg_json_key(w, "serial");
+	lg_json_string(w, t->serial);
+	lg_json_key(w, "firmware");
+	lg_json_string(w, t->firmware);
+	lg_json_key(w, "capacity_bytes");
+	lg_json_uint(w, t->capacity_bytes);
+	lg_json_key(w, "rotational");
+	if (t->rotational < 0)
+		lg_json_null(w);
+	else
+		lg_json_bool(w, t->rotational == 1);
+	lg_json_key(w, "logical_block_size");
+	lg_json_uint(w, t->logical_block_size);
+	lg_json_key(w, "physical_block_size");
+	lg_json_uint(w, t->physical_block_size);
+	lg_json_key(w, "supports_discard");
+	lg_json_bool(w, t->supports_discard);
+	if (t->kind == LG_TARGET_BLOCK) {
+		lg_json_key(w, "writable");
+		if (v->check_result == 0 || v->check_result == -EPERM)
+			lg_json_bool(w, v->check_result == 0);
+		else
+			lg_json_null(w);
+		if (v->check_result == -EPERM) {
+			lg_json_key(w, "refusal");
+			lg_json_string(w, lg_target_refusal_name(v->check->refusal));
+			lg_json_key(w, "refusal_detail");
+			lg_json_string(w, v->check->detail);
+		}
+		lg_json_key(w, "signature");
+		lg_json_string(w, v->check->signature);
+	}
+	lg_json_end_object(w);
+}
+
+static int cmd_info(const char *path, bool json)
+{
+	struct lg_target_info info;
+	struct lg_target_check check;
+	struct info_view view = {.info = &info, .check = &check, .check_result = 0};
+	char cap[32];
+	int r;
+
+	r = lg_target_probe(path, &info);
+	if (r < 0) {
+		fprintf(stderr, "loadgen: %s: %s\n", path,
+			r == -ENOTSUP ? "neither a regular file nor a block device" : strerror(-r));
+		return r == -ENOTSUP ? EXIT_USAGE : EXIT_FAILED;
+	}
+	memset(&check, 0, sizeof(check));
+	if (info.kind == LG_TARGET_BLOCK) {
+		/* As if --destroy-data named this device: what else would refuse it. */
+		view.check_result = lg_target_check_writable(&info, info.real_path[0] ? info.real_path : path,
+							     false, &check);
+	}
+	if (json)
+		return print_json(build_info, &view) < 0 ? EXIT_FAILED : EXIT_OK;
+
+	lg_format_size_human(info.capacity_bytes, cap, sizeof(cap));
+	printf("path:                %s\n", info.path);
+	if (strcmp(info.real_path, info.path) != 0)
+		printf("real path:           %s\n", info.real_path);
+	printf("kind:                %s%s\n", info.kind == LG_TARGET_BLOCK ? "block device" : "file",
+	       info.exists ? "" : " (does not exist yet)");
+	if (info.kind == LG_TARGET_BLOCK)
+		printf("device:              %s (%u:%u)\n", info.devname, info.dev_major, info.dev_minor);
+	else if (info.exists)
+		printf("created by loadgen:  %s\n", info.created_by_loadgen ? "yes" : "no");
+	printf("model:               %s\n", info.model[0] ? info.model : "(unknown)");
+	printf("serial:              %s\n", info.serial[0] ? info.serial : "(unknown)");
+	printf("firmware revision:   %s\n", info.firmware[0] ? info.firmware : "(unknown)");
+	printf("capacity:            %" PRIu64 " bytes (%s)\n", info.capacity_bytes, cap);
+	printf("rotational:          %s%s\n",
+	       info.rotational < 0 ? "unknown" : info.rotational ? "yes" : "no",
+	       info.kind == LG_TARGET_FILE ? " (backing device)" : "");
+	printf("logical block size:  %u\n", info.logical_block_size);
+	printf("physical block size: %u\n", info.physical_block_size);
+	printf("discard:             %s\n", info.supports_discard ? "supported" : "not supported");
+	if (info.kind == LG_TARGET_BLOCK) {
+		if (view.check_result == 0)
+			printf("in use:              no (mounted, holders, swap: none)\n");
+		else if (view.check_result == -EPERM)
+			printf("in use:              yes: %s: %s\n", lg_target_refusal_name(check.refusal),
+			       check.detail);
+		else
+			printf("in use:              cannot tell: %s\n", strerror(-view.check_result));
+		if (check.signature[0])
+			printf("signature:           %s\n", check.signature);
+	}
+	return EXIT_OK;
+}
+
+static int cmd_run(const struct lg_cli *cli)
+{
+	const struct lg_run_options *o = &cli->run;
+	struct lg_report *report = malloc(sizeof(*report));
+	struct ui ui = {
+		.quiet = o->quiet,
+		.live = !o->quiet && isatty(STDERR_FILENO),
+	};
+	struct lg_run_observer obs = {
+		.ctx = &ui,
+		.warning = ui_warning,
+		.phase = ui_phase,
+		.progress = ui_progress,
+		.result = ui_result,
+		.consistency = ui_consistency,
+		.trim = ui_trim,
+	};
+	char message[1024];
+	char default_output[64];
+	const char *output = o->output;
+	enum lg_run_outcome outcome;
+	int code, r;
+
+	if (!report) {
+		fprintf(stderr, "loadgen: out of memory\n");
+		return EXIT_FAILED;
+	}
+	if (!output) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(default_output, sizeof(default_output), "loadgen-%Y%m%d-%H%M%S.json", &tm);
+		output = default_output;
+	}
+	lg_report_init(report);
+	install_signals();
+	outcome = lg_run(cli, &obs, &stop_requested, report, message, sizeof(message));
+	clear_progress(&ui);
+
+	switch (outcome) {
+	case LG_RUN_USAGE:
+		fprintf(stderr, "loadgen: %s\n", message);
+		code = EXIT_USAGE;
+		goto out;
+	case LG_RUN_REFUSED:
+		fprintf(stderr, "loadgen: %s\nloadgen: nothing was written.\n", message);
+		code = EXIT_REFUSED;
+		goto out;
+	case LG_RUN_FAILED:
+		fprintf(stderr, "loadgen: error: %s\n", message);
+		code = EXIT_FAILED;
+		break;
+	case LG_RUN_INTERRUPTED:
+		fprintf(stderr, "loadgen: %s\n", message);
+		code = EXIT_INTERRUPTED;
+		break;
+	case LG_RUN_COMPLETE:
+	default:
+		code = EXIT_OK;
+		break;
+	}
+	r = lg_report_write_file(report, output);
+	if (r < 0) {
+		fprintf(stderr, "loadgen: cannot write the result document %s: %s\n", output, strerror(-r));
+		code = code == EXIT_OK ? EXIT_FAILED : code;
+		goto out;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "loadgen: result document (%s): %s\n", lg_status_name(report->status),
+			output);
+out:
+	lg_report_fini(report);
+	free(report);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	struct lg_cli *cli = malloc(sizeof(*cli));
+	char err[512];
+	int code;
+
+	if (!cli) {
+		fprintf(stderr, "loadgen: out of memory\n");
+		return EXIT_FAILED;
+	}
+	if (lg_cli_parse(argc, argv, cli, err, sizeof(err)) < 0) {
+		fprintf(stderr, "loadgen: %s\n", err);
+		free(cli);
+		return EXIT_USAGE;
+	}
+	switch (cli->command) {
+	case LG_CMD_HELP:
+		fputs(lg_cli_usage(), stdout);
+		code = EXIT_OK;
+		break;
+	case LG_CMD_VERSION:
+		printf("loadgen %s\n", LG_VERSION);
+		code = EXIT_OK;
+		break;
+	case LG_CMD_LIST:
+		code = cmd_list(cli->json);
+		break;
+	case LG_CMD_INFO:
+		code = cmd_info(cli->info_target, cli->json);
+		break;
+	case LG_CMD_RUN:
+	default:
+		code = cmd_run(cli);
+		break;
+	}
+	free(cli);
+	return code;
+}

@@ -1,0 +1,761 @@
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "histogram.h"
+#include "rng.h"
+#include "target.h"
+#include "timeline.h"
+#include "util.h"
+
+#define MIB (UINT64_C(1) << 20)
+#define QUICK_SPAN_CAP (256 * MIB)
+#define QUICK_PHASE_S 2.0
+#define QUICK_CONSISTENCY_S 10.0
+#define QUICK_TORTURE_S 5.0
+#define FILL_BLOCK (1 * MIB)
+#define FILL_DEPTH 4
+#define SEQWRITE_128K_ID "seqwrite-128k-qd1"
+#define MAX_INTERVALS 100000
+
+/* What a step of the run ended with. */
+enum step {
+	STEP_OK = 0,
+	STEP_FAILED,
+	STEP_INTERRUPTED,
+};
+
+struct run {
+	const struct lg_run_options *o;
+	const struct lg_run_observer *obs;
+	const volatile sig_atomic_t *stop;
+	struct lg_report *rep;
+	const struct lg_engine_ops *engine;
+	struct lg_target_info info;
+	bool writable;
+	bool created;          /* this run created the file target */
+	bool direct;
+	int wfd;               /* read-write descriptor, -1 for a read-only run */
+	uint64_t whole;        /* usable bytes of the target */
+	uint64_t seed_state;
+	struct lg_histogram *hist;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void warn(struct run *run, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!run->obs->warning)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	run->obs->warning(run->obs->ctx, msg);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void phase(struct run *run, const char *test, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!run->obs->phase)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	run->obs->phase(run->obs->ctx, test, msg);
+}
+
+/* Mark the report failed with a message (and errno when > 0) for test. */
+__attribute__((format(printf, 4, 5)))
+static enum step failed(struct run *run, const char *test, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	run->rep->status = LG_STATUS_FAILED;
+	va_start(ap, fmt);
+	vsnprintf(run->rep->failure_message, sizeof(run->rep->failure_message), fmt, ap);
+	va_end(ap);
+	run->rep->failure_errno = err > 0 ? err : 0;
+	snprintf(run->rep->failure_test, sizeof(run->rep->failure_test), "%s", test ? test : "");
+	return STEP_FAILED;
+}
+
+static uint64_t seconds_ns(double s)
+{
+	double ns = s * 1e9;
+
+	return ns < 1e6 ? UINT64_C(1000000) : (uint64_t)ns;
+}
+
+/* A timed phase of nominal_s seconds under --duration-scale or --quick. */
+static uint64_t phase_ns(const struct run *run, double nominal_s, double quick_s)
+{
+	if (run->o->quick)
+		return seconds_ns(quick_s);
+	return seconds_ns(nominal_s * run->o->duration_scale);
+}
+
+static uint64_t align_down(uint64_t v, uint64_t a)
+{
+	return v - v % a;
+}
+
+/* The span a test uses: requested (0 = whole target) clamped to the target
+ * (with a warning) and to 256 MiB under --quick, aligned to the block size. */
+static uint64_t test_span(struct run *run, const char *id, uint64_t requested, uint32_t bs)
+{
+	uint64_t span = requested ? requested : run->whole;
+
+	if (span > run->whole) {
+		char want[32], have[32];
+
+		lg_format_size_human(span, want, sizeof(want));
+		lg_format_size_human(run->whole, have, sizeof(have));
+		warn(run, "%s: span %s is larger than the target (%s); clamped to the target, "
+		     "the real span is recorded", id, want, have);
+		span = run->whole;
+	}
+	if (run->o->quick && span > QUICK_SPAN_CAP)
+		span = QUICK_SPAN_CAP;
+	return align_down(span, bs);
+}
+
+static enum step job_step(struct run *run, const char *test, struct lg_job_spec *spec, int fd,
+			  struct lg_job_result *ret_result)
+{
+	struct lg_job_hooks hooks = {
+		.progress = run->obs->progress,
+		.ctx = run->obs->ctx,
+		.stop = run->stop,
+	};
+	struct lg_job_result res;
+	int r;
+
+	spec->seed = lg_splitmix64(&run->seed_state);
+	if (spec->hist)
+		lg_histogram_reset(spec->hist);
+	r = lg_job_run(spec, run->engine, fd, &hooks, &res);
+	if (r < 0)
+		return failed(run, test, -r, "%s: could not start I/O (%s engine): %s", test,
+			      run->engine->name, strerror(-r));
+	if (res.error) {
+		const char *op = res.write_failed ? "write" : "read";
+
+		if (res.short_io)
+			return failed(run, test, EIO,
+				      "%s: short %s at offset %" PRIu64 ": %d of %u bytes transferred",
+				      test, op, res.error_offset, res.error_transferred, res.error_length);
+		return failed(run, test, -res.error, "%s: %s of %u bytes at offset %" PRIu64 " failed: %s",
+			      test, op, res.error_length, res.error_offset, strerror(-res.error));
+	}
+	if (res.interrupted)
+		return STEP_INTERRUPTED;
+	if (res.ios == 0)
+		return failed(run, test, 0, "%s: no I/O completed", test);
+	*ret_result = res;
+	return STEP_OK;
+}
+
+/* Write [0, span) once, sequentially, with the pattern. */
+static enum step fill(struct run *run, const char *test, uint64_t span, enum lg_pattern pattern)
+{
+	char size[32];
+	struct lg_job_result res;
+	struct lg_job_spec spec = {
+		.name = "fill",
+		.write = true,
+		.random = false,
+		.block_size = FILL_BLOCK,
+		.queue_depth = FILL_DEPTH,
+		.span_offset = 0,
+		.span_bytes = span,
+		.total_bytes = span,
+		.pattern = pattern,
+	};
+
+	lg_format_size_human(span, size, sizeof(size));
+	phase(run, test, "sequential fill of %s, %s data", size, lg_pattern_name(pattern));
+	return job_step(run, test, &spec, run->wfd, &res);
+}
+
+static enum step open_read_fd(struct run *run, const char *test, int *ret_fd)
+{
+	int flags = run->direct ? LG_OPEN_DIRECT : 0;
+	int r = lg_target_open(&run->info, flags, 0, ret_fd);
+
+	if (r < 0)
+		return failed(run, test, -r, "%s: cannot open %s for reading: %s", test,
+			      run->info.path, strerror(-r));
+	return STEP_OK;
+}
+
+static void to_result(const char *test, const struct lg_job_spec *spec,
+		      const struct lg_job_result *res, const struct lg_histogram *hist,
+		      struct lg_result *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->test, sizeof(ret->test), "%s", test);
+	ret->pattern = spec->pattern;
+	ret->block_size = spec->block_size;
+	ret->queue_depth = spec->queue_depth;
+	ret->span_bytes = spec->span_bytes;
+	ret->duration_ns = res->elapsed_ns;
+	ret->io_count = res->ios;
+	ret->bytes = res->bytes;
+	ret->bytes_per_second = (double)res->bytes * 1e9 / (double)res->elapsed_ns;
+	ret->iops = (double)res->ios * 1e9 / (double)res->elapsed_ns;
+	ret->has_latency = hist && lg_histogram_summarize(hist, &ret->latency) == 0;
+}
+
+static enum step throughput_test(struct run *run, const struct lg_test_def *t,
+				 enum lg_pattern pattern)
+{
+	struct lg_job_result res;
+	struct lg_result result;
+	double nominal = run->o->ad_hoc ? run->o->adhoc_time_s : (double)t->duration_s;
+	struct lg_job_spec spec = {
+		.name = t->id,
+		.write = t->write,
+		.random = t->random,
+		.block_size = t->block_size,
+		.queue_depth = t->queue_depth,
+		.span_bytes = test_span(run, t->id, t->span_bytes, t->block_size),
+		.duration_ns = phase_ns(run, nominal, QUICK_PHASE_S),
+		.pattern = pattern,
+		.hist = run->hist,
+	};
+	char span[32];
+	int fd = run->wfd;
+	enum step s;
+
+	if (spec.span_bytes < t->block_size)
+		return failed(run, t->id, 0, "%s: the target is smaller than one %u-byte block",
+			      t->id, t->block_size);
+	lg_format_size_human(spec.span_bytes, span, sizeof(span));
+	phase(run, t->id, "%s, %s span, %.0f s%s%s", t->name, span,
+	      (double)spec.duration_ns / 1e9, t->write || pattern != LG_PATTERN_UNSPECIFIED ? ", " : "",
+	      t->write ? lg_pattern_name(pattern) :
+	      pattern != LG_PATTERN_UNSPECIFIED ? "reading data written" : "");
+	if (!t->write) {
+		/* Read tests open the target read-only. */
+		s = open_read_fd(run, t->id, &fd);
+		if (s != STEP_OK)
+			return s;
+	}
+	s = job_step(run, t->id, &spec, fd, &res);
+	if (!t->write)
+		close(fd);
+	if (s != STEP_OK)
+		return s;
+	to_result(t->id, &spec, &res, run->hist, &result);
+	if (lg_report_add_result(run->rep, &result) < 0)
+		return failed(run, t->id, ENOMEM, "out of memory");
+	if (run->obs->result)
+		run->obs->result(run->obs->ctx, &result);
+	return STEP_OK;
+}
+
+static enum step consistency_test(struct run *run, const struct lg_test_def *t)
+{
+	uint64_t duration = phase_ns(run, t->duration_s, QUICK_CONSISTENCY_S);
+	uint64_t intervals = (duration + LG_NSEC_PER_SEC - 1) / LG_NSEC_PER_SEC;
+
+	if (intervals > MAX_INTERVALS)
+		return failed(run, t->id, 0, "%s: %" PRIu64 " s is longer than the %d seconds a series holds",
+			      t->id, intervals, MAX_INTERVALS);
+	for (size_t i = 0; i < run->o->nspare; i++) {
+		uint32_t spare = run->o->spare[i];
+		uint64_t whole = test_span(run, t->id, 0, t->block_size);
+		uint64_t span = align_down(whole / 100 * (100 - spare) + whole % 100 * (100 - spare) / 100,
+					   t->block_size);
+		struct lg_timeline *tl = NULL;
+		struct lg_job_result res;
+		struct lg_consistency series;
+		char size[32];
+		enum step s;
+		int r;
+
+		if (span < t->block_size)
+			return failed(run, t->id, 0, "%s: the target is too small", t->id);
+		s = fill(run, t->id, span, LG_PATTERN_INCOMPRESSIBLE);
+		if (s != STEP_OK)
+			return s;
+		r = lg_timeline_new(LG_NSEC_PER_SEC, (size_t)intervals, &tl);
+		if (r < 0)
+			return failed(run, t->id, -r, "out of memory");
+
+		struct lg_job_spec spec = {
+			.name = t->id,
+			.write = true,
+			.random = true,
+			.block_size = t->block_size,
+			.queue_depth = t->queue_depth,
+			.span_bytes = span,
+			.duration_ns = duration,
+			.pattern = LG_PATTERN_INCOMPRESSIBLE,
+			.timeline = tl,
+		};
+
+		lg_format_size_human(span, size, sizeof(size));
+		phase(run, t->id, "4KB random write QD%u over %s (%u%% spare area), %.0f s, incompressible",
+		      t->queue_depth, size, spare, (double)duration / 1e9);
+		s = job_step(run, t->id, &spec, run->wfd, &res);
+		if (s != STEP_OK) {
+			lg_timeline_free(tl);
+			return s;
+		}
+		size_t len;
+		const uint64_t *counts = lg_timeline_counts(tl, &len);
+
+		memset(&series, 0, sizeof(series));
+		snprintf(series.test, sizeof(series.test), "%s", t->id);
+		series.pattern = LG_PATTERN_INCOMPRESSIBLE;
+		series.spare_area_percent = spare;
+		series.span_bytes = span;
+		series.block_size = t->block_size;
+		series.queue_depth = t->queue_depth;
+		series.interval_ns = LG_NSEC_PER_SEC;
+		series.len = len;
+		series.iops = malloc((len ? len : 1) * sizeof(uint64_t));
+		if (!series.iops) {
+			lg_timeline_free(tl);
+			return failed(run, t->id, ENOMEM, "out of memory");
+		}
+		memcpy(series.iops, counts, len * sizeof(uint64_t));
+		lg_timeline_free(tl);
+		if (run->obs->consistency)
+			run->obs->consistency(run->obs->ctx, &series);
+		if (lg_report_add_consistency(run->rep, &series) < 0) {
+			free(series.iops);
+			return failed(run, t->id, ENOMEM, "out of memory");
+		}
+	}
+	return STEP_OK;
+}
+
+/* One sequential-write measurement of the TRIM validation. */
+static enum step trim_seqwrite(struct run *run, const struct lg_test_def *t, uint64_t span,
+			       const char *when, double *ret_bps)
+{
+	const struct lg_test_def *seq;
+	struct lg_job_result res;
+	uint32_t seconds = lg_suite_find_test(SEQWRITE_128K_ID, &seq) == 0 ? seq->duration_s : 60;
+	struct lg_job_spec spec = {
+		.name = t->id,
+		.write = true,
+		.random = false,
+		.block_size = t->block_size,
+		.queue_depth = t->queue_depth,
+		.span_bytes = span,
+		.duration_ns = phase_ns(run, seconds, QUICK_PHASE_S),
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+	};
+	enum step s;
+
+	phase(run, t->id, "128KB sequential write, %s, %.0f s", when, (double)spec.duration_ns / 1e9);
+	s = job_step(run, t->id, &spec, run->wfd, &res);
+	if (s == STEP_OK)
+		*ret_bps = (double)res.bytes * 1e9 / (double)res.elapsed_ns;
+	return s;
+}
+
+static enum step discard(struct run *run, const struct lg_test_def *t, uint64_t span,
+			 char *method, size_t method_len)
+{
+	const char *m = NULL;
+	int r;
+
+	phase(run, t->id, "discarding the whole span");
+	r = lg_target_discard(run->wfd, &run->info, 0, span, &m);
+	if (r == -EOPNOTSUPP)
+		return failed(run, t->id, EOPNOTSUPP, "%s: %s cannot discard (no TRIM support)",
+			      t->id, run->info.path);
+	if (r < 0)
+		return failed(run, t->id, -r, "%s: discard failed: %s", t->id, strerror(-r));
+	snprintf(method, method_len, "%s", m ? m : "");
+	return STEP_OK;
+}
+
+static enum step trim_test(struct run *run, const struct lg_test_def *t)
+{
+	struct lg_trim trim;
+	uint64_t span = test_span(run, t->id, 0, t->block_size);
+	uint64_t torture = phase_ns(run, t->duration_s, QUICK_TORTURE_S);
+	struct lg_job_result res;
+	char size[32];
+	enum step s;
+
+	if (span < t->block_size)
+		return failed(run, t->id, 0, "%s: the target is too small", t->id);
+	memset(&trim, 0, sizeof(trim));
+	snprintf(trim.test, sizeof(trim.test), "%s", t->id);
+	trim.pattern = LG_PATTERN_INCOMPRESSIBLE;
+	trim.span_bytes = span;
+	trim.torture_seconds = (double)torture / 1e9;
+
+	/* Clean: as clean as a discard of the span can make it. */
+	s = discard(run, t, span, trim.discard_method, sizeof(trim.discard_method));
+	if (s == STEP_OK)
+		s = trim_seqwrite(run, t, span, "clean", &trim.clean_bytes_per_second);
+	if (s == STEP_OK)
+		s = fill(run, t->id, span, LG_PATTERN_INCOMPRESSIBLE);
+	if (s == STEP_OK) {
+		struct lg_job_spec spec = {
+			.name = t->id,
+			.write = true,
+			.random = true,
+			.block_size = 4096,
+			.queue_depth = 32,
+			.span_bytes = align_down(span, 4096),
+			.duration_ns = torture,
+			.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		};
+
+		lg_format_size_human(span, size, sizeof(size));
+		phase(run, t->id, "torture: 4KB random write QD32 over %s, %.0f s, incompressible",
+		      size, (double)torture / 1e9);
+		s = job_step(run, t->id, &spec, run->wfd, &res);
+	}
+	if (s == STEP_OK)
+		s = trim_seqwrite(run, t, span, "after torture", &trim.after_torture_bytes_per_second);
+	if (s == STEP_OK)
+		s = discard(run, t, span, trim.discard_method, sizeof(trim.discard_method));
+	if (s == STEP_OK)
+		s = trim_seqwrite(run, t, span, "after TRIM", &trim.after_trim_bytes_per_second);
+	if (s != STEP_OK)
+		return s;
+	if (lg_report_add_trim(run->rep, &trim) < 0)
+		return failed(run, t->id, ENOMEM, "out of memory");
+	if (run->obs->trim)
+		run->obs->trim(run->obs->ctx, &trim);
+	return STEP_OK;
+}
+
+static void now_rfc3339(char *buf, size_t len)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	lg_format_rfc3339(&ts, buf, len);
+}
+
+static uint64_t default_seed(void)
+{
+	struct timespec ts;
+	uint64_t s;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s = (uint64_t)ts.tv_sec * LG_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	s ^= (uint64_t)getpid() << 32;
+	return lg_splitmix64(&s) & ((UINT64_C(1) << 53) - 1);
+}
+
+static void fill_drive(struct run *run)
+{
+	struct lg_drive *d = &run->rep->drive;
+	const struct lg_target_info *ti = &run->info;
+
+	*d = run->o->drive;
+	if (!d->model[0] && ti->model[0])
+		snprintf(d->model, sizeof(d->model), "%s", ti->model);
+	if (!d->firmware[0] && ti->firmware[0])
+		snprintf(d->firmware, sizeof(d->firmware), "%s", ti->firmware);
+	if (ti->kind == LG_TARGET_BLOCK) {
+		if (!d->capacity_bytes)
+			d->capacity_bytes = ti->capacity_bytes;
+		if (!d->kind[0] && ti->rotational >= 0)
+			snprintf(d->kind, sizeof(d->kind), "%s", ti->rotational ? "hdd" : "ssd");
+	}
+	if (!d->manufacturer[0] || !d->model[0])
+		warn(run, "no --drive manufacturer=...,model=...: the document names the drive "
+		     "\"%s\" by \"%s\"", d->model[0] ? d->model : "unknown",
+		     d->manufacturer[0] ? d->manufacturer : "unknown");
+}
+
+static void fill_parameters(struct run *run)
+{
+	const struct lg_run_options *o = run->o;
+	struct lg_parameters *p = &run->rep->parameters;
+
+	run->rep->has_parameters = true;
+	if (o->suite) {
+		snprintf(p->suite_name, sizeof(p->suite_name), "%s", o->suite->name);
+		p->suite_version = o->suite->version;
+	}
+	for (size_t i = 0; i < o->ntests; i++)
+		snprintf(p->tests[p->ntests++], LG_ID_MAX, "%s", o->tests[i]->id);
+	p->seed = o->seed_given ? o->seed : default_seed();
+	snprintf(p->engine, sizeof(p->engine), "%s", run->engine->name);
+	p->direct = !o->buffered;
+	p->duration_scale = o->duration_scale;
+	p->quick = o->quick;
+	if (o->want_compressible)
+		p->patterns[p->npatterns++] = LG_PATTERN_COMPRESSIBLE;
+	if (o->want_incompressible)
+		p->patterns[p->npatterns++] = LG_PATTERN_INCOMPRESSIBLE;
+	p->compressible_ratio = LG_COMPRESSIBLE_RATIO;
+	for (size_t i = 0; i < o->nspare; i++)
+		p->spare_area_percent[p->nspare++] = o->spare[i];
+	p->ad_hoc = o->ad_hoc;
+}
+
+/* Decide whether the run may write, and open the target. */
+static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char *message,
+					  size_t message_len)
+{
+	const struct lg_run_options *o = run->o;
+	struct lg_target_check check;
+	uint64_t size = 0;
+	int r;
+
+	if (run->info.kind == LG_TARGET_FILE && !run->info.exists && !o->size_given) {
+		snprintf(message, message_len, "%s does not exist: give --size to create it", o->target);
+		return LG_RUN_USAGE;
+	}
+	memset(&check, 0, sizeof(check));
+	r = lg_target_check_writable(&run->info, o->destroy_data, o->force, &check);
+	if (r == -EPERM) {
+		if (any_write) {
+			snprintf(message, message_len, "refusing to write to %s (%s): %s", o->target,
+				 lg_target_refusal_name(check.refusal), check.detail);
+			return LG_RUN_REFUSED;
+		}
+		warn(run, "%s may not be written (%s: %s): read tests run read-only on the data "
+		     "already there, without preconditioning (pattern \"unspecified\")", o->target,
+		     lg_target_refusal_name(check.refusal), check.detail);
+		run->writable = false;
+	} else if (r < 0) {
+		failed(run, NULL, -r, "cannot check whether %s may be written: %s", o->target, strerror(-r));
+		return LG_RUN_FAILED;
+	} else {
+		run->writable = true;
+	}
+	if (check.signature[0])
+		warn(run, "%s holds a %s; its data will be %s", o->target, check.signature,
+		     run->writable ? "destroyed" : "read");
+
+	if (run->writable) {
+		int flags = LG_OPEN_WRITE | (run->direct ? LG_OPEN_DIRECT : 0) |
+			    (run->info.kind == LG_TARGET_BLOCK ? LG_OPEN_EXCL : 0);
+
+		run->created = run->info.kind == LG_TARGET_FILE && !run->info.exists;
+		r = lg_target_open(&run->info, flags, o->size_given ? o->size : 0, &run->wfd);
+	} else {
+		int fd = -1;
+
+		r = lg_target_open(&run->info, run->direct ? LG_OPEN_DIRECT : 0, 0, &fd);
+		if (r == 0)
+			close(fd);
+	}
+	if (r == -EINVAL && run->direct) {
+		failed(run, NULL, EINVAL, "%s cannot do direct I/O (O_DIRECT); run again with "
+		       "--buffered to measure through the page cache (recorded as direct=false)", o->target);
+		return LG_RUN_FAILED;
+	}
+	if (r < 0) {
+		failed(run, NULL, -r, "cannot open %s: %s", o->target, strerror(-r));
+		return LG_RUN_FAILED;
+	}
+	if (run->info.kind == LG_TARGET_FILE && run->wfd >= 0) {
+		struct stat st;
+
+		if (fstat(run->wfd, &st) == 0)
+			size = (uint64_t)st.st_size;
+	} else {
+		size = run->info.capacity_bytes;
+	}
+	if (run->info.kind == LG_TARGET_FILE && size > run->info.capacity_bytes)
+		run->info.capacity_bytes = size;
+	size = run->info.capacity_bytes;
+	uint64_t align = run->info.logical_block_size > 4096 ? run->info.logical_block_size : 4096;
+
+	run->whole = align_down(size, align);
+	if (run->whole == 0) {
+		failed(run, NULL, 0, "%s is empty", o->target);
+		return LG_RUN_FAILED;
+	}
+	return LG_RUN_COMPLETE;
+}
+
+static enum lg_run_outcome finish(struct run *run, enum step s, char *message, size_t message_len)
+{
+	struct lg_report *rep = run->rep;
+
+	rep->target = run->info;
+	rep->has_target = true;
+	rep->parameters.target_size_bytes = run->info.capacity_bytes;
+	now_rfc3339(rep->finished_at, sizeof(rep->finished_at));
+	if (s == STEP_FAILED) {
+		rep->status = LG_STATUS_FAILED;
+		snprintf(message, message_len, "%s", rep->failure_message);
+		return LG_RUN_FAILED;
+	}
+	if (s == STEP_INTERRUPTED) {
+		rep->status = LG_STATUS_INCOMPLETE;
+		snprintf(message, message_len, "interrupted: the document holds the tests completed before");
+		return LG_RUN_INTERRUPTED;
+	}
+	rep->status = LG_STATUS_COMPLETE;
+	return LG_RUN_COMPLETE;
+}
+
+enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observer *observer,
+			   const volatile sig_atomic_t *stop, struct lg_report *report,
+			   char *message, size_t message_len)
+{
+	const struct lg_run_options *o = &cli->run;
+	struct run run = {
+		.o = o,
+		.obs = observer,
+		.stop = stop,
+		.rep = report,
+		.wfd = -1,
+		.direct = !o->buffered,
+	};
+	enum lg_run_outcome outcome;
+	enum step s = STEP_OK;
+	bool any_write = false, any_read = false;
+	int r;
+
+	message[0] = '\0';
+	now_rfc3339(report->started_at, sizeof(report->started_at));
+	snprintf(report->tool_version, sizeof(report->tool_version), "%s", LG_VERSION);
+	snprintf(report->command_line, sizeof(report->command_line), "%s", cli->command_line);
+	snprintf(report->drive_state, sizeof(report->drive_state), "%s",
+		 o->drive_state[0] ? o->drive_state : "unknown");
+	report->bench = o->bench;
+	report->has_host = lg_host_probe(&report->host) == 0;
+
+	if (o->engine) {
+		lg_engine_find(o->engine, &run.engine);
+	} else {
+		run.engine = lg_engine_default();
+	}
+	snprintf(report->engine, sizeof(report->engine), "%s", run.engine->name);
+	fill_parameters(&run);
+	run.seed_state = report->parameters.seed;
+
+	for (size_t i = 0; i < o->ntests; i++) {
+		if (o->tests[i]->write)
+			any_write = true;
+		else
+			any_read = true;
+	}
+
+	r = lg_target_probe(o->target, &run.info);
+	if (r < 0) {
+		snprintf(run.info.path, sizeof(run.info.path), "%s", o->target);
+		if (r == -ENOTSUP) {
+			snprintf(message, message_len, "%s is neither a regular file nor a block device", o->target);
+			return LG_RUN_USAGE;
+		}
+		failed(&run, NULL, -r, "cannot examine %s: %s", o->target, strerror(-r));
+		now_rfc3339(report->finished_at, sizeof(report->finished_at));
+		snprintf(message, message_len, "%s", report->failure_message);
+		return LG_RUN_FAILED;
+	}
+	fill_drive(&run);
+	if (o->engine && run.engine->probe() < 0) {
+		r = run.engine->probe();
+		failed(&run, NULL, -r, "the %s engine is not available on this kernel: %s (try --engine psync)",
+		       run.engine->name, strerror(-r));
+		return finish(&run, STEP_FAILED, message, message_len);
+	}
+
+	outcome = prepare_target(&run, any_write, message, message_len);
+	if (outcome == LG_RUN_USAGE || outcome == LG_RUN_REFUSED)
+		return outcome;
+	if (outcome == LG_RUN_FAILED)
+		return finish(&run, STEP_FAILED, message, message_len);
+
+	if (!run.writable)
+		report->parameters.npatterns = 0;
+	if (lg_histogram_new(&run.hist) < 0) {
+		s = failed(&run, NULL, ENOMEM, "out of memory");
+		goto done;
+	}
+
+	/* Throughput tests, pattern by pattern. */
+	enum lg_pattern patterns[2];
+	size_t npatterns = 0;
+
+	if (!run.writable) {
+		patterns[npatterns++] = LG_PATTERN_UNSPECIFIED;
+	} else {
+		if (o->want_compressible)
+			patterns[npatterns++] = LG_PATTERN_COMPRESSIBLE;
+		if (o->want_incompressible)
+			patterns[npatterns++] = LG_PATTERN_INCOMPRESSIBLE;
+	}
+	bool any_throughput = false;
+
+	for (size_t i = 0; i < o->ntests; i++)
+		if (o->tests[i]->kind == LG_KIND_THROUGHPUT)
+			any_throughput = true;
+
+	for (size_t p = 0; p < npatterns && s == STEP_OK && any_throughput; p++) {
+		if (run.writable && (any_read || run.created)) {
+			/* Read tests read data written in this pattern; a file this
+			 * run created is written whole before anything is measured. */
+			uint64_t span = 0;
+			const char *first = NULL;
+
+			for (size_t i = 0; i < o->ntests; i++) {
+				const struct lg_test_def *t = o->tests[i];
+				uint64_t ts;
+
+				if (t->kind != LG_KIND_THROUGHPUT)
+					continue;
+				if (t->write && !run.created)
+					continue;
+				ts = t->span_bytes && t->span_bytes < run.whole ? t->span_bytes : run.whole;
+				if (o->quick && ts > QUICK_SPAN_CAP)
+					ts = QUICK_SPAN_CAP;
+				if (ts > span)
+					span = ts;
+				if (!first)
+					first = t->id;
+			}
+			if (span > 0)
+				s = fill(&run, first, align_down(span, 4096), patterns[p]);
+			run.created = false;
+		}
+		for (size_t i = 0; i < o->ntests && s == STEP_OK; i++) {
+			const struct lg_test_def *t = o->tests[i];
+
+			if (t->kind == LG_KIND_THROUGHPUT)
+				s = throughput_test(&run, t, patterns[p]);
+		}
+	}
+	for (size_t i = 0; i < o->ntests && s == STEP_OK; i++) {
+		const struct lg_test_def *t = o->tests[i];
+
+		if (t->kind == LG_KIND_CONSISTENCY)
+			s = consistency_test(&run, t);
+		else if (t->kind == LG_KIND_TRIM)
+			s = trim_test(&run, t);
+	}
+done:
+	if (run.wfd >= 0) {
+		if (fsync(run.wfd) < 0 && s == STEP_OK && errno != EINVAL)
+			s = failed(&run, NULL, errno, "fsync of %s failed: %s", o->target, strerror(errno));
+		close(run.wfd);
+	}
+	lg_histogram_free(run.hist);
+	return finish(&run, s, message, message_len);
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""`loadgen list --json` must describe exactly the tests and suites of catalog.json.
+
+usage: compare_catalog.py LOADGEN CATALOG_JSON
+"""
+import json
+import subprocess
+import sys
+
+
+def main() -> int:
+    loadgen, catalog_path = sys.argv[1], sys.argv[2]
+    out = subprocess.run([loadgen, "list", "--json"], check=True, capture_output=True, text=True)
+    built_in = json.loads(out.stdout)
+    with open(catalog_path, encoding="utf-8") as f:
+        catalog = json.load(f)
+    ok = True
+    for key in ("tests", "suites"):
+        if built_in.get(key) != catalog.get(key):
+            ok = False
+            want = {item.get("id", item.get("name")): item for item in catalog.get(key, [])}
+            have = {item.get("id", item.get("name")): item for item in built_in.get(key, [])}
+            for name in sorted(set(want) | set(have)):
+                if want.get(name) != have.get(name):
+                    print(f"{key}/{name}: catalog.json {want.get(name)!r} != loadgen {have.get(name)!r}",
+                          file=sys.stderr)
+            if list(want) != list(have):
+                print(f"{key}: order differs: {list(want)} != {list(have)}", file=sys.stderr)
+    extra = set(built_in) - {"tests", "suites"}
+    if extra:
+        ok = False
+        print(f"unexpected members in loadgen list --json: {sorted(extra)}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+#include "test_common.h"
+
+static int parse(struct lg_cli *cli, char *err, size_t len, int argc, ...)
+{
+	char *argv[64];
+	va_list ap;
+
+	va_start(ap, argc);
+	for (int i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	argv[argc] = NULL;
+	return lg_cli_parse(argc, argv, cli, err, len);
+}
+
+#define P(...) parse(&cli, err, sizeof(err), (int)(sizeof((char *[]){__VA_ARGS__}) / sizeof(char *)), __VA_ARGS__)
+
+int main(void)
+{
+	static struct lg_cli cli;
+	char err[512];
+
+	CHECK(P("loadgen", "--help") == 0 && cli.command == LG_CMD_HELP);
+	CHECK(P("loadgen", "--version") == 0 && cli.command == LG_CMD_VERSION);
+	CHECK(P("loadgen", "list") == 0 && cli.command == LG_CMD_LIST && !cli.json);
+	CHECK(P("loadgen", "list", "--json") == 0 && cli.json);
+	CHECK(P("loadgen", "list", "extra") < 0);
+	CHECK(P("loadgen", "info", "/dev/null") == 0 && cli.command == LG_CMD_INFO &&
+	      strcmp(cli.info_target, "/dev/null") == 0);
+	CHECK(P("loadgen", "info") < 0);
+	CHECK(P("loadgen") < 0);
+	CHECK(P("loadgen", "frobnicate") < 0);
+
+	/* a suite */
+	CHECK(P("loadgen", "run", "--suite", "desktop-2011", "--target", "f") == 0);
+	CHECK(cli.command == LG_CMD_RUN && cli.run.suite && cli.run.ntests == 5);
+	CHECK(strcmp(cli.run.tests[0]->id, "randread-4k-qd3") == 0);
+	CHECK(cli.run.want_compressible && cli.run.want_incompressible);
+	CHECK(cli.run.duration_scale == 1.0 && !cli.run.quick);
+	CHECK(cli.run.nspare == 2 && cli.run.spare[0] == 0 && cli.run.spare[1] == 25);
+	CHECK(!cli.run.buffered && !cli.run.seed_given);
+	CHECK(strcmp(cli.command_line, "loadgen run --suite desktop-2011 --target f") == 0);
+
+	CHECK(P("loadgen", "run", "--suite", "desktop-2010:1", "--target", "f") == 0 && cli.run.ntests == 4);
+	CHECK(P("loadgen", "run", "--suite", "nope", "--target", "f") < 0);
+	CHECK(strstr(err, "unknown suite") != NULL);
+	CHECK(P("loadgen", "run", "--suite", "desktop-2011") < 0); /* no target */
+	CHECK(P("loadgen", "run", "--target", "f") < 0);           /* no selection */
+	CHECK(P("loadgen", "run", "--suite", "desktop-2011", "--tests", "randread-4k-qd3", "--target", "f") < 0);
+
+	/* tests */
+	CHECK(P("loadgen", "run", "--tests", "trim-validation,randread-4k-qd3", "--target", "f",
+		"--pattern", "incompressible", "--quick", "--spare-area", "0,10,25", "--seed", "99",
+		"--buffered", "--size", "1G", "--force", "--output", "o.json", "--quiet") == 0);
+	CHECK(cli.run.ntests == 2 && strcmp(cli.run.tests[0]->id, "trim-validation") == 0);
+	CHECK(!cli.run.want_compressible && cli.run.want_incompressible);
+	CHECK(cli.run.quick && cli.run.nspare == 3 && cli.run.spare[1] == 10);
+	CHECK(cli.run.seed_given && cli.run.seed == 99);
+	CHECK(cli.run.buffered && cli.run.size_given && cli.run.size == (UINT64_C(1) << 30));
+	CHECK(cli.run.force && cli.run.quiet && strcmp(cli.run.output, "o.json") == 0);
+	CHECK(P("loadgen", "run", "--tests", "bogus", "--target", "f") < 0);
+	CHECK(P("loadgen", "run", "--tests", "randread-4k-qd3", "--target", "f", "--spare-area", "95") < 0);
+	CHECK(P("loadgen", "run", "--tests", "randread-4k-qd3", "--target", "f", "--pattern", "zeros") < 0);
+	CHECK(P("loadgen", "run", "--tests", "randread-4k-qd3", "--target", "f", "--duration-scale", "0") < 0);
+	CHECK(P("loadgen", "run", "--tests", "randread-4k-qd3", "--target", "f", "--duration-scale", "0.01") == 0);
+	CHECK(cli.run.duration_scale == 0.01);
+	CHECK(P("loadgen", "run", "--tests", "randread-4k-qd3", "--target", "f", "--engine", "psync") == 0);
+	CHECK(strcmp(cli.run.engine, "psync") == 0);
+	CHECK(P("loadgen", "run", "--tests", "randread-4k-qd3", "--target", "f", "--engine", "aio") < 0);
+
+	/* ad hoc */
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randwrite", "--bs", "4k", "--qd", "32",
+		"--span", "8G", "--time", "180") == 0);
+	CHECK(cli.run.ad_hoc && cli.run.ntests == 1);
+	CHECKF(strcmp(cli.run.tests[0]->id, "adhoc-randwrite-4k-qd32") == 0, "%s", cli.run.tests[0]->id);
+	CHECK(cli.run.adhoc.block_size == 4096 && cli.run.adhoc.queue_depth == 32);
+	CHECK(cli.run.adhoc.span_bytes == UINT64_C(8589934592) && cli.run.adhoc_time_s == 180);
+	CHECK(cli.run.adhoc.write && cli.run.adhoc.random);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "read", "--bs", "128k", "--time", "1.5") == 0);
+	CHECK(strcmp(cli.run.tests[0]->id, "adhoc-read-128k-qd1") == 0);
+	CHECK(!cli.run.adhoc.write && !cli.run.adhoc.random);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread") < 0); /* no --time */
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randrw", "--time", "1") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "read", "--bs", "1000", "--time", "1") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "read", "--qd", "0", "--time", "1") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--bs", "4k") < 0);
+
+	/* safety options */
+	CHECK(P("loadgen", "run", "--target", "/dev/loop0", "--suite", "desktop-2011",
+		"--destroy-data=/dev/loop0") == 0);
+	CHECK(strcmp(cli.run.destroy_data, "/dev/loop0") == 0);
+
+	/* provenance */
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
+		"manufacturer=Intel,model=SSD 530,capacity=240G,kind=ssd,interface=sata-6g,part_number=SSDSC2BW240A4",
+		"--firmware", "DC12", "--bench", "cpu=Core i7,os=Linux", "--drive-state", "fresh") == 0);
+	CHECK(strcmp(cli.run.drive.manufacturer, "Intel") == 0 && strcmp(cli.run.drive.model, "SSD 530") == 0);
+	CHECK(cli.run.drive.capacity_bytes == UINT64_C(240) << 30);
+	CHECK(strcmp(cli.run.drive.kind, "ssd") == 0 && strcmp(cli.run.drive.interface, "sata-6g") == 0);
+	CHECK(strcmp(cli.run.drive.part_number, "SSDSC2BW240A4") == 0);
+	CHECK(strcmp(cli.run.drive.firmware, "DC12") == 0);
+	CHECK(strcmp(cli.run.bench.cpu, "Core i7") == 0 && strcmp(cli.run.bench.os, "Linux") == 0);
+	CHECK(strcmp(cli.run.drive_state, "fresh") == 0);
+	CHECK(strstr(cli.command_line, "'manufacturer=Intel,model=SSD 530,") != NULL);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "colour=red") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "kind=tape") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "interface=usb") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--bench", "gpu=x") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive-state", "new") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--unknown") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "stray") < 0);
+	CHECK(strlen(lg_cli_usage()) > 1000);
+	return test_result("cli");
+}

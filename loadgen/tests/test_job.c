@@ -1,0 +1,293 @@
+#define _GNU_SOURCE
+/* The job runner on a small file: timed and sized jobs, the queue depth, the
+ * histogram and timeline it feeds, interruption, and I/O errors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "job.h"
+#include "test_common.h"
+#include "util.h"
+
+#define MIB (1u << 20)
+
+static int temp_file(uint64_t size)
+{
+	char path[] = "job-test-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (ftruncate(fd, (off_t)size) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int progress_calls;
+
+static void on_progress(void *ctx, const struct lg_job_progress *p)
+{
+	(void)ctx;
+	if (p->elapsed_ns > 0 && p->name)
+		progress_calls++;
+}
+
+static void test_timed(const struct lg_engine_ops *ops)
+{
+	int fd = temp_file(16 * MIB);
+	struct lg_histogram *h = NULL;
+	struct lg_timeline *tl = NULL;
+	struct lg_job_result res;
+	struct lg_job_hooks hooks = {.progress = on_progress};
+
+	if (fd < 0 || lg_histogram_new(&h) < 0 || lg_timeline_new(LG_NSEC_PER_SEC / 10, 100, &tl) < 0) {
+		CHECK(!"setup");
+		goto out;
+	}
+	struct lg_job_spec spec = {
+		.name = "timed",
+		.write = true,
+		.random = true,
+		.block_size = 4096,
+		.queue_depth = 8,
+		.span_bytes = 16 * MIB,
+		.duration_ns = LG_NSEC_PER_SEC * 3 / 4,
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.seed = 1,
+		.hist = h,
+		.timeline = tl,
+	};
+
+	progress_calls = 0;
+	CHECK(lg_job_run(&spec, ops, fd, &hooks, &res) == 0);
+	CHECK(!res.interrupted && res.error == 0);
+	CHECK(res.ios > 0 && res.bytes == res.ios * 4096);
+	CHECKF(res.elapsed_ns >= spec.duration_ns && res.elapsed_ns < spec.duration_ns + LG_NSEC_PER_SEC,
+	       "%s elapsed %lu", ops->name, (unsigned long)res.elapsed_ns);
+	CHECK(h->count == res.ios);
+	CHECK(h->min > 0 && h->max >= h->min);
+	CHECK(progress_calls >= 1);
+
+	size_t len;
+	const uint64_t *c = lg_timeline_counts(tl, &len);
+	uint64_t in_series = 0;
+
+	for (size_t i = 0; i < len; i++)
+		in_series += c[i];
+	/* 0.75 s in 0.1 s intervals: 8 intervals begun; all but the drained I/Os counted */
+	CHECKF(len == 8, "%s timeline length %zu", ops->name, len);
+	CHECK(in_series <= res.ios && in_series + 8 >= res.ios);
+
+	/* the same seed writes the same offsets: data stays within the span */
+	struct stat st;
+
+	CHECK(fstat(fd, &st) == 0 && st.st_size == 16 * MIB);
+out:
+	lg_histogram_free(h);
+	lg_timeline_free(tl);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_sized_fill(const struct lg_engine_ops *ops)
+{
+	const uint64_t total = 5 * MIB + 8192; /* the last I/O is short */
+	int fd = temp_file(0);
+	struct lg_job_result res;
+	unsigned char *buf = malloc(total);
+
+	if (fd < 0 || !buf) {
+		CHECK(!"setup");
+		goto out;
+	}
+	struct lg_job_spec spec = {
+		.name = "fill",
+		.write = true,
+		.random = false,
+		.block_size = MIB,
+		.queue_depth = 4,
+		.span_bytes = total,
+		.total_bytes = total,
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.seed = 2,
+	};
+
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0);
+	CHECK(res.error == 0 && res.bytes == total && res.ios == 6);
+
+	struct stat st;
+
+	CHECK(fstat(fd, &st) == 0 && (uint64_t)st.st_size == total);
+	CHECK(pread(fd, buf, total, 0) == (ssize_t)total);
+	/* every 4 KiB of incompressible data was written: no zero block */
+	bool all_written = true;
+
+	for (uint64_t off = 0; off < total; off += 4096) {
+		static const unsigned char zero[4096];
+
+		if (memcmp(buf + off, zero, 4096) == 0)
+			all_written = false;
+	}
+	CHECK(all_written);
+
+	/* compressible: each 4 KiB ends with 2 KiB of zeros, begins with data */
+	spec.pattern = LG_PATTERN_COMPRESSIBLE;
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0 && res.bytes == total);
+	CHECK(pread(fd, buf, total, 0) == (ssize_t)total);
+	bool shaped = true;
+
+	for (uint64_t off = 0; off < total; off += 4096) {
+		static const unsigned char zero[2048];
+
+		if (memcmp(buf + off + 2048, zero, 2048) != 0 || memcmp(buf + off, zero, 2048) == 0)
+			shaped = false;
+	}
+	CHECK(shaped);
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_sequential_wraps(const struct lg_engine_ops *ops)
+{
+	int fd = temp_file(MIB);
+	struct lg_job_result res;
+	struct lg_job_spec spec = {
+		.name = "seq",
+		.write = false,
+		.random = false,
+		.block_size = 128 * 1024,
+		.queue_depth = 1,
+		.span_bytes = MIB,
+		.duration_ns = LG_NSEC_PER_SEC / 5,
+		.seed = 3,
+	};
+
+	if (fd < 0) {
+		CHECK(!"setup");
+		return;
+	}
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0);
+	CHECK(res.error == 0 && res.ios > 8); /* more than one pass over 1 MiB */
+	close(fd);
+}
+
+static void test_short_io(const struct lg_engine_ops *ops)
+{
+	int fd = temp_file(MIB);
+	struct lg_job_result res;
+	/* the span goes past the end of the file: a read there is short */
+	struct lg_job_spec spec = {
+		.name = "short",
+		.write = false,
+		.random = false,
+		.block_size = 64 * 1024,
+		.queue_depth = 2,
+		.span_bytes = 2 * MIB,
+		.duration_ns = 5 * LG_NSEC_PER_SEC,
+		.seed = 4,
+	};
+
+	if (fd < 0) {
+		CHECK(!"setup");
+		return;
+	}
+	uint64_t t0 = lg_now_ns();
+
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0);
+	CHECK(res.error == -EIO && res.short_io && !res.write_failed);
+	CHECK(res.error_offset == MIB && res.error_transferred == 0);
+	CHECK(res.bytes == MIB);
+	CHECK(lg_now_ns() - t0 < LG_NSEC_PER_SEC); /* stopped at once */
+
+	/* a write on a read-only descriptor fails with EBADF */
+	char fdpath[64];
+
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	int rofd = open(fdpath, O_RDONLY);
+
+	spec.write = true;
+	spec.span_bytes = MIB;
+	spec.pattern = LG_PATTERN_INCOMPRESSIBLE;
+	CHECK(rofd >= 0 && lg_job_run(&spec, ops, rofd, NULL, &res) == 0);
+	CHECK(res.error == -EBADF && !res.short_io && res.write_failed);
+	if (rofd >= 0)
+		close(rofd);
+	close(fd);
+}
+
+static void test_interrupted(const struct lg_engine_ops *ops)
+{
+	int fd = temp_file(MIB);
+	static volatile sig_atomic_t stop = 1;
+	struct lg_job_hooks hooks = {.stop = &stop};
+	struct lg_job_result res;
+	struct lg_job_spec spec = {
+		.name = "stop",
+		.write = false,
+		.random = true,
+		.block_size = 4096,
+		.queue_depth = 4,
+		.span_bytes = MIB,
+		.duration_ns = 10 * LG_NSEC_PER_SEC,
+		.seed = 5,
+	};
+
+	if (fd < 0) {
+		CHECK(!"setup");
+		return;
+	}
+	CHECK(lg_job_run(&spec, ops, fd, &hooks, &res) == 0);
+	CHECK(res.interrupted && res.ios == 0);
+	close(fd);
+}
+
+static void test_bad_specs(const struct lg_engine_ops *ops)
+{
+	struct lg_job_result res;
+	struct lg_job_spec spec = {
+		.block_size = 4096, .queue_depth = 1, .span_bytes = MIB, .duration_ns = 1,
+	};
+	struct lg_job_spec bad;
+
+	bad = spec;
+	bad.block_size = 1000;
+	CHECK(lg_job_run(&bad, ops, -1, NULL, &res) == -EINVAL);
+	bad = spec;
+	bad.queue_depth = 0;
+	CHECK(lg_job_run(&bad, ops, -1, NULL, &res) == -EINVAL);
+	bad = spec;
+	bad.total_bytes = MIB; /* both timed and sized */
+	CHECK(lg_job_run(&bad, ops, -1, NULL, &res) == -EINVAL);
+	bad = spec;
+	bad.span_bytes = 512;
+	CHECK(lg_job_run(&bad, ops, -1, NULL, &res) == -EINVAL);
+}
+
+int main(void)
+{
+	const char *const *names = lg_engine_names();
+
+	for (; *names; names++) {
+		const struct lg_engine_ops *ops;
+
+		if (lg_engine_find(*names, &ops) < 0 || ops->probe() < 0)
+			continue;
+		test_timed(ops);
+		test_sized_fill(ops);
+		test_sequential_wraps(ops);
+		test_short_io(ops);
+		test_interrupted(ops);
+		test_bad_specs(ops);
+		printf("job: %s engine checked\n", ops->name);
+	}
+	return test_result("job");
+}

@@ -1,0 +1,294 @@
+#define _GNU_SOURCE
+/* The result document: a fixed report compared byte for byte with golden files
+ * (mode "golden"), and generated documents checked against the JSON Schema by
+ * the Python validator (mode "schema"), which also exercises the atomic write.
+ *
+ * usage: test_report_json golden GOLDEN_DIR
+ *        test_report_json schema PYTHON VALIDATOR SCHEMA
+ * LG_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing. */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report_json.h"
+#include "test_common.h"
+
+extern char **environ;
+
+static void base_report(struct lg_report *r)
+{
+	lg_report_init(r);
+	snprintf(r->tool_version, sizeof(r->tool_version), "0.1.0");
+	snprintf(r->engine, sizeof(r->engine), "io_uring");
+	snprintf(r->command_line, sizeof(r->command_line),
+		 "loadgen run --suite desktop-2011 --target /tmp/x --drive 'model=a \"b\"'");
+	snprintf(r->started_at, sizeof(r->started_at), "2025-01-31T12:00:00Z");
+	snprintf(r->finished_at, sizeof(r->finished_at), "2025-01-31T12:30:00Z");
+	snprintf(r->drive.manufacturer, sizeof(r->drive.manufacturer), "Intel");
+	/* quotes, a backslash, a tab, a control character, UTF-8 and invalid UTF-8 */
+	snprintf(r->drive.model, sizeof(r->drive.model), "SSD \"530\" \\ \t\x01 caf\xc3\xa9 \xff");
+	r->drive.capacity_bytes = UINT64_C(240057409536);
+	snprintf(r->drive.firmware, sizeof(r->drive.firmware), "DC12");
+	snprintf(r->drive.kind, sizeof(r->drive.kind), "ssd");
+	snprintf(r->drive.interface, sizeof(r->drive.interface), "sata-6g");
+	snprintf(r->drive_state, sizeof(r->drive_state), "preconditioned");
+	snprintf(r->bench.cpu, sizeof(r->bench.cpu), "Intel Core i7 965");
+	snprintf(r->bench.os, sizeof(r->bench.os), "Debian 12");
+	r->has_host = true;
+	snprintf(r->host.hostname, sizeof(r->host.hostname), "bench1");
+	snprintf(r->host.os, sizeof(r->host.os), "Debian GNU/Linux 12 (bookworm)");
+	snprintf(r->host.kernel, sizeof(r->host.kernel), "Linux 6.1.0-18-amd64");
+	snprintf(r->host.cpu, sizeof(r->host.cpu), "Intel(R) Xeon(R) Processor");
+	r->host.cpu_count = 2;
+	r->host.memory_bytes = UINT64_C(25325199360);
+	r->has_target = true;
+	snprintf(r->target.path, sizeof(r->target.path), "/dev/sdb");
+	r->target.kind = LG_TARGET_BLOCK;
+	snprintf(r->target.model, sizeof(r->target.model), "INTEL SSDSC2BW240A4");
+	snprintf(r->target.serial, sizeof(r->target.serial), "CVDA1234");
+	snprintf(r->target.firmware, sizeof(r->target.firmware), "DC12");
+	r->target.capacity_bytes = UINT64_C(240057409536);
+	r->target.rotational = 0;
+	r->target.logical_block_size = 512;
+	r->target.physical_block_size = 4096;
+	r->has_parameters = true;
+	struct lg_parameters *p = &r->parameters;
+
+	snprintf(p->suite_name, sizeof(p->suite_name), "desktop-2011");
+	p->suite_version = 1;
+	snprintf(p->tests[0], LG_ID_MAX, "randread-4k-qd3");
+	snprintf(p->tests[1], LG_ID_MAX, "consistency-4k-qd32");
+	snprintf(p->tests[2], LG_ID_MAX, "trim-validation");
+	p->ntests = 3;
+	p->seed = 123456789;
+	snprintf(p->engine, sizeof(p->engine), "io_uring");
+	p->direct = true;
+	p->duration_scale = 1;
+	p->patterns[0] = LG_PATTERN_COMPRESSIBLE;
+	p->patterns[1] = LG_PATTERN_INCOMPRESSIBLE;
+	p->npatterns = 2;
+	p->compressible_ratio = 2.0;
+	p->spare_area_percent[0] = 0;
+	p->spare_area_percent[1] = 25;
+	p->nspare = 2;
+	p->target_size_bytes = UINT64_C(240057409536);
+}
+
+static void complete_report(struct lg_report *r)
+{
+	struct lg_result res = {
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.block_size = 4096,
+		.queue_depth = 3,
+		.span_bytes = UINT64_C(240057409536),
+		.duration_ns = UINT64_C(180000123456),
+		.io_count = 5400000,
+		.bytes = UINT64_C(22118400000),
+		.bytes_per_second = 122879998.4,
+		.iops = 29999.99961,
+		.has_latency = true,
+		.latency = {
+			.count = 5400000, .min = 25000, .max = 9000000, .mean = 99876.54, .stddev = 1234.5,
+			.percentiles = {60000, 70000, 75000, 85000, 95000, 105000, 120000, 140000, 250000,
+					900000, 4000000},
+		},
+	};
+	struct lg_consistency c = {
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.spare_area_percent = 25,
+		.span_bytes = UINT64_C(180043057152),
+		.block_size = 4096,
+		.queue_depth = 32,
+		.interval_ns = 1000000000,
+		.len = 6,
+	};
+	struct lg_trim t = {
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.span_bytes = UINT64_C(240057409536),
+		.torture_seconds = 3600,
+		.discard_method = "blkdiscard",
+		.clean_bytes_per_second = 315100000,
+		.after_torture_bytes_per_second = 183300000,
+		.after_trim_bytes_per_second = 193300000,
+	};
+	static const uint64_t series[6] = {90000, 85000, 0, 0, 5000, 4800};
+
+	base_report(r);
+	snprintf(res.test, sizeof(res.test), "randread-4k-qd3");
+	CHECK(lg_report_add_result(r, &res) == 0);
+	c.iops = malloc(sizeof(series));
+	if (c.iops)
+		memcpy(c.iops, series, sizeof(series));
+	snprintf(c.test, sizeof(c.test), "consistency-4k-qd32");
+	CHECK(c.iops && lg_report_add_consistency(r, &c) == 0);
+	CHECK(c.iops == NULL); /* the report took it */
+	snprintf(t.test, sizeof(t.test), "trim-validation");
+	CHECK(lg_report_add_trim(r, &t) == 0);
+}
+
+static void failed_report(struct lg_report *r)
+{
+	base_report(r);
+	r->status = LG_STATUS_FAILED;
+	snprintf(r->failure_message, sizeof(r->failure_message),
+		 "randwrite-4k-qd3-8g: write of 4096 bytes at offset 8192 failed: No space left on device");
+	r->failure_errno = ENOSPC;
+	snprintf(r->failure_test, sizeof(r->failure_test), "randwrite-4k-qd3-8g");
+}
+
+static void incomplete_report(struct lg_report *r)
+{
+	base_report(r);
+	r->status = LG_STATUS_INCOMPLETE;
+	r->has_target = false;
+	r->parameters.suite_name[0] = '\0';
+	r->parameters.ad_hoc = true;
+	r->parameters.quick = true;
+	r->parameters.direct = false;
+	r->parameters.duration_scale = 0.25;
+	memset(&r->bench, 0, sizeof(r->bench));
+	r->drive.manufacturer[0] = '\0'; /* falls back to "unknown" */
+}
+
+static char *render(struct lg_report *r)
+{
+	struct lg_json w;
+	char *text;
+
+	lg_json_init(&w, true);
+	lg_report_json(r, &w);
+	CHECK(lg_json_error(&w) == 0);
+	text = strdup(lg_json_text(&w, NULL));
+	lg_json_fini(&w);
+	return text;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			buf[n] = '\0';
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static void golden(const char *dir, const char *name, void (*build)(struct lg_report *))
+{
+	struct lg_report r;
+	char path[4096];
+	char *text, *want;
+
+	build(&r);
+	text = render(&r);
+	lg_report_fini(&r);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (getenv("LG_UPDATE_GOLDEN")) {
+		size_t n = strlen(text);
+		char *with_nl = malloc(n + 2);
+
+		memcpy(with_nl, text, n);
+		with_nl[n] = '\n';
+		CHECK(lg_write_file_atomic(path, with_nl, n + 1) == 0);
+		free(with_nl);
+		free(text);
+		return;
+	}
+	want = slurp(path);
+	CHECKF(want != NULL, "cannot read %s", path);
+	if (want) {
+		size_t n = strlen(want);
+
+		if (n && want[n - 1] == '\n')
+			want[n - 1] = '\0';
+		CHECKF(strcmp(text, want) == 0, "%s differs from the output:\n%s", path, text);
+	}
+	free(want);
+	free(text);
+}
+
+static int run_validator(char **argv)
+{
+	pid_t pid;
+	int status;
+
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return -1;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int schema(const char *python, const char *validator, const char *schema_path)
+{
+	void (*builders[])(struct lg_report *) = {complete_report, failed_report, incomplete_report};
+	char dir[] = "report-test-XXXXXX";
+	char paths[3][4200];
+	char *argv[8];
+	int argc = 0, code;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	argv[argc++] = (char *)python;
+	argv[argc++] = (char *)validator;
+	argv[argc++] = (char *)schema_path;
+	for (int i = 0; i < 3; i++) {
+		struct lg_report r;
+
+		builders[i](&r);
+		snprintf(paths[i], sizeof(paths[i]), "%s/doc%d.json", dir, i);
+		CHECK(lg_report_write_file(&r, paths[i]) == 0);
+		lg_report_fini(&r);
+		argv[argc++] = paths[i];
+	}
+	argv[argc] = NULL;
+
+	/* the atomic write leaves no temporary file behind */
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -c tmp >/dev/null", dir);
+	CHECK(system(cmd) != 0);
+	/* a failed write leaves the destination untouched */
+	CHECK(lg_write_file_atomic("/nonexistent-dir/x.json", "{}", 2) == -ENOENT);
+
+	code = run_validator(argv);
+	for (int i = 0; i < 3; i++)
+		unlink(paths[i]);
+	rmdir(dir);
+	if (code == 77)
+		return 77;
+	CHECKF(code == 0, "validator exit %d", code);
+	return test_result("report_json schema");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "golden") == 0) {
+		golden(argv[2], "report-complete.json", complete_report);
+		golden(argv[2], "report-failed.json", failed_report);
+		golden(argv[2], "report-incomplete.json", incomplete_report);
+		return test_result("report_json golden");
+	}
+	if (argc == 5 && strcmp(argv[1], "schema") == 0)
+		return schema(argv[2], argv[3], argv[4]);
+	fprintf(stderr, "usage: %s golden DIR | schema PYTHON VALIDATOR SCHEMA\n", argv[0]);
+	return 2;
+}

@@ -1,0 +1,52 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "suite.h"
+#include "test_common.h"
+
+int main(void)
+{
+	size_t ntests, nsuites;
+	const struct lg_test_def *tests = lg_suite_tests(&ntests);
+	const struct lg_suite_def *suites = lg_suite_suites(&nsuites);
+	const struct lg_test_def *t;
+	const struct lg_suite_def *s;
+
+	CHECK(ntests == 9);
+	CHECK(nsuites == 3);
+	CHECK(lg_suite_find_test("randwrite-4k-qd32-8g", &t) == 0);
+	CHECK(t->block_size == 4096 && t->queue_depth == 32 && t->write && t->random);
+	CHECK(t->span_bytes == UINT64_C(8589934592) && t->duration_s == 180);
+	CHECK(lg_suite_find_test("seqread-128k-qd1", &t) == 0);
+	CHECK(t->block_size == 131072 && t->queue_depth == 1 && !t->write && !t->random);
+	CHECK(t->span_bytes == 0 && t->duration_s == 60);
+	CHECK(lg_suite_find_test("consistency-4k-qd32", &t) == 0 && t->kind == LG_KIND_CONSISTENCY);
+	CHECK(t->duration_s == 2000);
+	CHECK(lg_suite_find_test("nope", &t) == -ENOENT);
+
+	CHECK(lg_suite_find("desktop-2011", &s) == 0 && s->version == 1);
+	CHECK(lg_suite_find("desktop-2011:1", &s) == 0);
+	CHECK(lg_suite_find("desktop-2011:2", &s) == -ENOENT);
+	CHECK(lg_suite_find("desktop-2011:", &s) == -EINVAL);
+	CHECK(lg_suite_find("desktop-2011:x", &s) == -EINVAL);
+	CHECK(lg_suite_find("desktop", &s) == -ENOENT);
+	CHECK(lg_suite_find("steady-state-2013", &s) == 0);
+
+	/* every test a suite names exists; every id is unique */
+	for (size_t i = 0; i < nsuites; i++)
+		for (const char *const *id = suites[i].tests; *id; id++)
+			CHECKF(lg_suite_find_test(*id, &t) == 0, "%s", *id);
+	for (size_t i = 0; i < ntests; i++)
+		for (size_t j = i + 1; j < ntests; j++)
+			CHECK(strcmp(tests[i].id, tests[j].id) != 0);
+
+	struct lg_json w;
+
+	lg_json_init(&w, true);
+	lg_suite_catalog_json(&w);
+	CHECK(lg_json_error(&w) == 0);
+	CHECK(strstr(lg_json_text(&w, NULL), "\"span_bytes\": null") != NULL);
+	lg_json_fini(&w);
+	return test_result("suite");
+}
