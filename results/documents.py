@@ -17,8 +17,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 import jsonschema
-from jsonschema import Draft202012Validator
+from jsonschema import Draft7Validator
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
 SUPPORTED_SCHEMA_VERSION = 1
@@ -142,8 +143,15 @@ def schema() -> dict[str, Any]:
 
 
 @cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+def _explaining_validator() -> Draft7Validator:
+    """Finds every error and where it is: used to explain a document the fast check refused."""
+    return Draft7Validator(schema(), format_checker=Draft7Validator.FORMAT_CHECKER)
+
+
+@cache
+def _fast_check():
+    """The same schema compiled to Python: several times faster, but stops at the first error."""
+    return fastjsonschema.compile(schema())
 
 
 JSON_TYPE_NAMES = {
@@ -205,8 +213,13 @@ def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
                 UNSUPPORTED_VERSION.format(version=version, supported=SUPPORTED_SCHEMA_VERSION),
             )
         ]
+    try:
+        _fast_check()(document)
+        return []
+    except fastjsonschema.JsonSchemaException:
+        pass
     found = {}
-    for error in _validator().iter_errors(document):
+    for error in _explaining_validator().iter_errors(document):
         where, message = _plain_message(error)
         found.setdefault((where, message), DocumentProblem(where, message))
     return sorted(found.values(), key=lambda p: p.pointer)

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from tests.factories import measured_document
+from results.synthetic import measured_document
 
 
 @pytest.fixture

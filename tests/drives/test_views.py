@@ -53,8 +53,7 @@ def test_drive_page_shows_specs_results_provenance_and_prices(client, demo):
     assert "Intel DX58SO" in html
     html = client.get(reverse("drives:detail", args=["intel-ssd-530-240gb"])).content.decode()
     assert "315.1" in html and "183.3" in html and "193.3" in html
-    html = client.get(reverse("drives:detail", args=["samsung-ssd-840-pro-512gb"])) \
-        .content.decode()
+    html = client.get(reverse("drives:detail", args=["samsung-ssd-840-pro-512gb"])).content.decode()
     assert "480.00 USD" in html and "$0.76" in html
 
 

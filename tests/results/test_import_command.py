@@ -7,7 +7,7 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from results.models import Run
-from tests.factories import measured_document
+from results.synthetic import measured_document
 
 pytestmark = pytest.mark.django_db
 

@@ -21,11 +21,19 @@ def load_demo():
 
 def test_demo_loads_twice_without_duplicates():
     load_demo()
-    counts = (Drive.objects.count(), Price.objects.count(), Run.objects.count(),
-              Result.objects.count())
+    counts = (
+        Drive.objects.count(),
+        Price.objects.count(),
+        Run.objects.count(),
+        Result.objects.count(),
+    )
     load_demo()
-    assert (Drive.objects.count(), Price.objects.count(), Run.objects.count(),
-            Result.objects.count()) == counts
+    assert (
+        Drive.objects.count(),
+        Price.objects.count(),
+        Run.objects.count(),
+        Result.objects.count(),
+    ) == counts
 
 
 def test_seed_tables_are_present_as_published_runs():
@@ -41,14 +49,21 @@ def test_seed_tables_are_present_as_published_runs():
     assert anthology.get(run__drive__model="VelociRaptor").run.drive.kind == Drive.Kind.HDD
     # Corsair Force 100GB: normal (compressible) against random (incompressible) data.
     force = Result.objects.filter(run__drive__slug="corsair-force-100gb")
-    assert force.get(test__identifier="seqwrite-2m-qd1", pattern="compressible") \
-        .bytes_per_second == 251.7e6
-    assert force.get(test__identifier="seqwrite-2m-qd1", pattern="incompressible") \
-        .bytes_per_second == 144.4e6
+    assert (
+        force.get(test__identifier="seqwrite-2m-qd1", pattern="compressible").bytes_per_second
+        == 251.7e6
+    )
+    assert (
+        force.get(test__identifier="seqwrite-2m-qd1", pattern="incompressible").bytes_per_second
+        == 144.4e6
+    )
     # Intel SSD 530 TRIM validation.
     trim = TrimValidation.objects.get(run__drive__slug="intel-ssd-530-240gb")
-    assert (trim.clean_bytes_per_second, trim.after_torture_bytes_per_second,
-            trim.after_trim_bytes_per_second) == (315.1e6, 183.3e6, 193.3e6)
+    assert (
+        trim.clean_bytes_per_second,
+        trim.after_torture_bytes_per_second,
+        trim.after_trim_bytes_per_second,
+    ) == (315.1e6, 183.3e6, 193.3e6)
     # Prices quoted in the articles.
     assert Price.objects.filter(drive__slug="samsung-ssd-840-pro-512gb").count() == 2
 

@@ -25,8 +25,10 @@ def postgres_pids(data_dir: Path) -> list[int]:
         if not proc.name.isdigit():
             continue
         try:
-            if Path(os.readlink(proc / "cwd")) == data_dir.resolve() and \
-                    b"postgres" in (proc / "cmdline").read_bytes():
+            if (
+                Path(os.readlink(proc / "cwd")) == data_dir.resolve()
+                and b"postgres" in (proc / "cmdline").read_bytes()
+            ):
                 found.append(int(proc.name))
         except OSError:
             continue
@@ -44,13 +46,22 @@ def wait_for(condition, timeout=30.0):
 
 def launch(data_dir: Path, marker: Path, *command: str) -> subprocess.Popen:
     """A launcher whose command writes DATABASE_URL to marker, then sleeps."""
-    script = f"import os,time; open({str(marker)!r},'w').write(os.environ['DATABASE_URL']); " \
-             "time.sleep(120)"
+    script = (
+        f"import os,time; open({str(marker)!r},'w').write(os.environ['DATABASE_URL']); "
+        "time.sleep(120)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     return subprocess.Popen(
-        [*LAUNCHER, "--data-dir", str(data_dir), "--", *(command or (sys.executable, "-c",
-                                                                     script))],
-        cwd=ROOT, env=env, start_new_session=True,
+        [
+            *LAUNCHER,
+            "--data-dir",
+            str(data_dir),
+            "--",
+            *(command or (sys.executable, "-c", script)),
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
     )
 
 
@@ -135,9 +146,13 @@ def test_second_launcher_on_the_same_folder_is_refused(workdir):
     first = launch(data_dir, marker)
     try:
         assert wait_for(marker.exists)
-        second = subprocess.run([*LAUNCHER, "--data-dir", str(data_dir), "--", "true"],
-                                cwd=ROOT, capture_output=True, text=True,
-                                env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"})
+        second = subprocess.run(
+            [*LAUNCHER, "--data-dir", str(data_dir), "--", "true"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+        )
         assert second.returncode == 1
         assert "already running the database" in second.stderr
         assert "Traceback" not in second.stderr
@@ -148,29 +163,50 @@ def test_second_launcher_on_the_same_folder_is_refused(workdir):
 
 def test_database_url_from_the_environment_is_used_as_is(workdir):
     env = {**os.environ, "DATABASE_URL": "postgresql://someone@db.example:5433/other"}
-    out = subprocess.run([*LAUNCHER, "--data-dir", str(workdir / "pg"), "--", "sh", "-c",
-                          "echo $DATABASE_URL"], cwd=ROOT, env=env, capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [*LAUNCHER, "--data-dir", str(workdir / "pg"), "--", "sh", "-c", "echo $DATABASE_URL"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == "postgresql://someone@db.example:5433/other"
     assert not (workdir / "pg").exists()
 
 
 def test_command_exit_status_is_passed_on(workdir):
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    result = subprocess.run([*LAUNCHER, "--ephemeral", "--", "sh", "-c", "exit 7"], cwd=ROOT,
-                            env=env)
+    result = subprocess.run(
+        [*LAUNCHER, "--ephemeral", "--", "sh", "-c", "exit 7"], cwd=ROOT, env=env
+    )
     assert result.returncode == 7
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("postgresql://u:p%40ss@db:5433/bench?sslmode=require",
-     {"USER": "u", "PASSWORD": "p@ss", "HOST": "db", "PORT": "5433", "NAME": "bench",
-      "OPTIONS": {"sslmode": "require"}}),
-    ("postgresql://bench@/bench?host=/tmp/sock",
-     {"USER": "bench", "HOST": "/tmp/sock", "PORT": "", "NAME": "bench", "OPTIONS": {}}),
-    ("postgres://%2Fvar%2Frun%2Fpostgresql/site",
-     {"HOST": "/var/run/postgresql", "NAME": "site"}),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "postgresql://u:p%40ss@db:5433/bench?sslmode=require",
+            {
+                "USER": "u",
+                "PASSWORD": "p@ss",
+                "HOST": "db",
+                "PORT": "5433",
+                "NAME": "bench",
+                "OPTIONS": {"sslmode": "require"},
+            },
+        ),
+        (
+            "postgresql://bench@/bench?host=/tmp/sock",
+            {"USER": "bench", "HOST": "/tmp/sock", "PORT": "", "NAME": "bench", "OPTIONS": {}},
+        ),
+        (
+            "postgres://%2Fvar%2Frun%2Fpostgresql/site",
+            {"HOST": "/var/run/postgresql", "NAME": "site"},
+        ),
+    ],
+)
 def test_database_url_forms(url, expected):
     parsed = database_url.parse(url)
     for key, value in expected.items():

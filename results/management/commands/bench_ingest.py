@@ -1,0 +1,128 @@
+"""Benchmark: the cost of run_ingest against the floor of writing the same rows with psycopg.
+
+One full document (the four corners in both data patterns plus two 2,000-point consistency
+series) is ingested through run_ingest, and the same rows are inserted with plain psycopg
+in one transaction; the two alternate, round after round, so that both see the same
+machine. Medians are printed side by side with their ratio (target: at most 3x).
+"""
+
+import json
+import statistics
+import time
+import uuid
+
+import psycopg
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+from django.db import connection
+
+from results import documents
+from results.models import Run, Test
+from results.services import run_ingest
+from results.synthetic import measured_document
+
+TARGET_RATIO = 3.0
+
+RESULT_COLUMNS = (
+    "run_id", "test_id", "pattern", "block_size", "queue_depth", "span_bytes", "duration_ns",
+    "io_count", "bytes", "bytes_per_second", "iops", "latency_mean_ns", "latency_stddev_ns",
+    "latency_min_ns", "latency_max_ns", "latency_percentiles_ns",
+)
+SERIES_COLUMNS = (
+    "run_id", "test_id", "spare_area_percent", "pattern", "span_bytes", "interval_ns", "iops",
+    "steady_state_start_s", "steady_mean_iops", "steady_stddev_iops", "steady_min_iops",
+)
+
+
+def unique_document(base: dict, n: int) -> str:
+    """The same document with a new identity, so every round really ingests."""
+    document = dict(base, tool=dict(base["tool"], command_line=f"round {n} {uuid.uuid4()}"))
+    return json.dumps(document)
+
+
+class Floor:
+    """Insert a document's rows with plain psycopg: no validation, no ORM."""
+
+    def __init__(self, conn: psycopg.Connection, drive_id: int, tests: dict[str, int]):
+        self.conn, self.drive_id, self.tests = conn, drive_id, tests
+
+    def insert(self, raw: str) -> None:
+        document = json.loads(raw)
+        digest = documents.content_hash(document)
+        with self.conn.transaction(), self.conn.cursor() as cur:
+            cur.execute(
+                "INSERT INTO results_run (drive_id, tool_name, tool_version, engine, started_at,"
+                " finished_at, source, citation_locator, drive_state, status, withdrawn_reason,"
+                " document, content_hash, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, %s, '',"
+                " %s, 'published', '', %s, %s, now()) RETURNING id",
+                (self.drive_id, document["tool"]["name"], document["tool"]["version"],
+                 document["tool"]["engine"], document["started_at"], document["finished_at"],
+                 "measured", document["drive_state"], raw, digest),
+            )
+            run_id = cur.fetchone()[0]
+            rows = []
+            for r in document["results"]:
+                lat = r["latency_ns"]
+                rows.append((run_id, self.tests[r["test"]], r["pattern"], r["block_size"],
+                             r["queue_depth"], r["span_bytes"], r["duration_ns"], r["io_count"],
+                             r["bytes"], r["bytes_per_second"], r["iops"], lat["mean"],
+                             lat["stddev"], lat["min"], lat["max"],
+                             json.dumps(lat["percentiles"])))
+            cur.executemany(
+                f"INSERT INTO results_result ({', '.join(RESULT_COLUMNS)}) VALUES "
+                f"({', '.join(['%s'] * len(RESULT_COLUMNS))})", rows)
+            series = []
+            for s in document["consistency"]:
+                tail = s["iops"][1400:]
+                series.append((run_id, self.tests[s["test"]], s["spare_area_percent"],
+                               s["pattern"], None, 1_000_000_000, s["iops"], 1400,
+                               statistics.fmean(tail), statistics.pstdev(tail), min(tail)))
+            cur.executemany(
+                f"INSERT INTO results_consistencyseries ({', '.join(SERIES_COLUMNS)}) VALUES "
+                f"({', '.join(['%s'] * len(SERIES_COLUMNS))})", series)
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        parser.add_argument("--rounds", type=int, default=40)
+
+    def handle(self, *args, **options):
+        call_command("migrate", verbosity=0)
+        base = measured_document(seed=7, manufacturer="Bench", model="Ingest benchmark")
+        size = len(json.dumps(base))
+        # Warm up both paths (and create the catalog rows the floor refers to).
+        run = run_ingest(document=unique_document(base, -1), submitter=None).run
+        tests = dict(Test.objects.values_list("identifier", "id"))
+        conn = psycopg.connect(**connection.get_connection_params())
+        floor = Floor(conn, run.drive_id, tests)
+        floor.insert(unique_document(base, -2))
+
+        ingest_s, floor_s = [], []
+        for n in range(options["rounds"]):
+            raw_a, raw_b = unique_document(base, 2 * n), unique_document(base, 2 * n + 1)
+            start = time.perf_counter()
+            assert run_ingest(document=raw_a, submitter=None).created
+            ingest_s.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            floor.insert(raw_b)
+            floor_s.append(time.perf_counter() - start)
+        conn.close()
+        assert Run.objects.count() == 2 * options["rounds"] + 2
+
+        ingest_ms, floor_ms = statistics.median(ingest_s) * 1e3, statistics.median(floor_s) * 1e3
+        ratio = ingest_ms / floor_ms
+        rows = len(base["results"]) + len(base["consistency"]) + 1
+        self.stdout.write(
+            f"\nIngestion of one full document ({size / 1024:.0f} KiB, {rows} rows: "
+            f"{len(base['results'])} results, {len(base['consistency'])} x 2,000-point series)\n"
+            f"{options['rounds']} alternating rounds, medians:\n\n"
+            f"  {'path':<34}{'median ms':>10}{'p90 ms':>10}\n"
+            f"  {'run_ingest (validate + ORM)':<34}{ingest_ms:>10.2f}"
+            f"{statistics.quantiles(ingest_s, n=10)[-1] * 1e3:>10.2f}\n"
+            f"  {'floor: plain psycopg inserts':<34}{floor_ms:>10.2f}"
+            f"{statistics.quantiles(floor_s, n=10)[-1] * 1e3:>10.2f}\n\n"
+            f"  ratio {ratio:.2f}x (target <= {TARGET_RATIO:.0f}x): "
+            f"{'PASS' if ratio <= TARGET_RATIO else 'MISS'}\n"
+        )
