@@ -27,12 +27,14 @@ static double ratio(const void *buf, size_t len)
 static void check_pattern(enum lg_pattern pattern, size_t block, double lo, double hi)
 {
 	struct lg_rng rng;
-	unsigned char *buf = aligned_alloc(4096, block);
+	unsigned char *buf = NULL;
 	unsigned char *prev = malloc(block);
 	/* A stream of many writes, as a drive would see it. */
 	size_t stream_len = 4u << 20;
 	unsigned char *stream = malloc(stream_len);
 
+	if (posix_memalign((void **)&buf, 4096, block) != 0)
+		buf = NULL;
 	if (!buf || !prev || !stream) {
 		CHECK(!"allocation");
 		goto out;
