@@ -24,13 +24,35 @@ from results.synthetic import measured_document
 TARGET_RATIO = 3.0
 
 RESULT_COLUMNS = (
-    "run_id", "test_id", "pattern", "block_size", "queue_depth", "span_bytes", "duration_ns",
-    "io_count", "bytes", "bytes_per_second", "iops", "latency_mean_ns", "latency_stddev_ns",
-    "latency_min_ns", "latency_max_ns", "latency_percentiles_ns",
+    "run_id",
+    "test_id",
+    "pattern",
+    "block_size",
+    "queue_depth",
+    "span_bytes",
+    "duration_ns",
+    "io_count",
+    "bytes",
+    "bytes_per_second",
+    "iops",
+    "latency_mean_ns",
+    "latency_stddev_ns",
+    "latency_min_ns",
+    "latency_max_ns",
+    "latency_percentiles_ns",
 )
 SERIES_COLUMNS = (
-    "run_id", "test_id", "spare_area_percent", "pattern", "span_bytes", "interval_ns", "iops",
-    "steady_state_start_s", "steady_mean_iops", "steady_stddev_iops", "steady_min_iops",
+    "run_id",
+    "test_id",
+    "spare_area_percent",
+    "pattern",
+    "span_bytes",
+    "interval_ns",
+    "iops",
+    "steady_state_start_s",
+    "steady_mean_iops",
+    "steady_stddev_iops",
+    "steady_min_iops",
 )
 
 
@@ -55,31 +77,71 @@ class Floor:
                 " finished_at, source, citation_locator, drive_state, status, withdrawn_reason,"
                 " document, content_hash, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, %s, '',"
                 " %s, 'published', '', %s, %s, now()) RETURNING id",
-                (self.drive_id, document["tool"]["name"], document["tool"]["version"],
-                 document["tool"]["engine"], document["started_at"], document["finished_at"],
-                 "measured", document["drive_state"], raw, digest),
+                (
+                    self.drive_id,
+                    document["tool"]["name"],
+                    document["tool"]["version"],
+                    document["tool"]["engine"],
+                    document["started_at"],
+                    document["finished_at"],
+                    "measured",
+                    document["drive_state"],
+                    raw,
+                    digest,
+                ),
             )
             run_id = cur.fetchone()[0]
             rows = []
             for r in document["results"]:
                 lat = r["latency_ns"]
-                rows.append((run_id, self.tests[r["test"]], r["pattern"], r["block_size"],
-                             r["queue_depth"], r["span_bytes"], r["duration_ns"], r["io_count"],
-                             r["bytes"], r["bytes_per_second"], r["iops"], lat["mean"],
-                             lat["stddev"], lat["min"], lat["max"],
-                             json.dumps(lat["percentiles"])))
+                rows.append(
+                    (
+                        run_id,
+                        self.tests[r["test"]],
+                        r["pattern"],
+                        r["block_size"],
+                        r["queue_depth"],
+                        r["span_bytes"],
+                        r["duration_ns"],
+                        r["io_count"],
+                        r["bytes"],
+                        r["bytes_per_second"],
+                        r["iops"],
+                        lat["mean"],
+                        lat["stddev"],
+                        lat["min"],
+                        lat["max"],
+                        json.dumps(lat["percentiles"]),
+                    )
+                )
             cur.executemany(
                 f"INSERT INTO results_result ({', '.join(RESULT_COLUMNS)}) VALUES "
-                f"({', '.join(['%s'] * len(RESULT_COLUMNS))})", rows)
+                f"({', '.join(['%s'] * len(RESULT_COLUMNS))})",
+                rows,
+            )
             series = []
             for s in document["consistency"]:
                 tail = s["iops"][1400:]
-                series.append((run_id, self.tests[s["test"]], s["spare_area_percent"],
-                               s["pattern"], None, 1_000_000_000, s["iops"], 1400,
-                               statistics.fmean(tail), statistics.pstdev(tail), min(tail)))
+                series.append(
+                    (
+                        run_id,
+                        self.tests[s["test"]],
+                        s["spare_area_percent"],
+                        s["pattern"],
+                        None,
+                        1_000_000_000,
+                        s["iops"],
+                        1400,
+                        statistics.fmean(tail),
+                        statistics.pstdev(tail),
+                        min(tail),
+                    )
+                )
             cur.executemany(
                 f"INSERT INTO results_consistencyseries ({', '.join(SERIES_COLUMNS)}) VALUES "
-                f"({', '.join(['%s'] * len(SERIES_COLUMNS))})", series)
+                f"({', '.join(['%s'] * len(SERIES_COLUMNS))})",
+                series,
+            )
 
 
 class Command(BaseCommand):

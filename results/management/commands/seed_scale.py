@@ -1,0 +1,306 @@
+"""Build the synthetic catalog that benchmarks and query budgets are measured against.
+
+Every drive is marked synthetic and every run has source "synthetic": the pages and
+rankings leave them out, and `make run` never loads them. Rows go in through COPY, in one
+transaction; an earlier synthetic catalog is removed first, so the command can be re-run.
+"""
+
+import hashlib
+import random
+import statistics
+import time
+from itertools import product
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+
+from drives.models import Controller, Manufacturer, NandType
+from results.models import ConsistencySeries, Test
+
+PATTERNS = ("compressible", "incompressible", "unspecified")
+DISTINCT_SERIES = 500  # shapes to draw consistency series from; points are generated once
+MAKERS, CONTROLLERS, NAND_TYPES = 60, 40, 30
+SYNTHETIC_DOCUMENT = '{"synthetic": true}'
+
+
+def _copy(cursor, table: str, columns: tuple[str, ...], rows) -> int:
+    count = 0
+    with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+            count += 1
+    return count
+
+
+def _next_id(cursor, table: str) -> int:
+    cursor.execute(f"SELECT COALESCE(MAX(id), 0) + 1 FROM {table}")
+    return cursor.fetchone()[0]
+
+
+def _sync_sequence(cursor, table: str) -> None:
+    cursor.execute(
+        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+        f"(SELECT COALESCE(MAX(id), 1) FROM {table}))"
+    )
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        parser.add_argument("--drives", type=int, default=10_000)
+        parser.add_argument("--results", type=int, default=2_000_000)
+        parser.add_argument("--series", type=int, default=20_000)
+        parser.add_argument("--points", type=int, default=2_000)
+        parser.add_argument("--seed", type=int, default=2026)
+
+    def log(self, started: float, message: str) -> None:
+        self.stdout.write(f"[{time.monotonic() - started:6.1f} s] {message}")
+
+    def handle(self, *args, **opts):
+        drives, total_results, total_series = opts["drives"], opts["results"], opts["series"]
+        if drives < 1 or total_results < 0 or total_series < 0 or opts["points"] < 1:
+            raise CommandError("counts must be positive")
+        tests = list(Test.objects.filter(kind=Test.Kind.THROUGHPUT).order_by("identifier"))
+        consistency = Test.objects.get(identifier="consistency-4k-qd32")
+        combos = list(product(tests, PATTERNS))
+        per_run = min(20, len(combos))
+        # Enough runs for the results, and one run for each pair of consistency series.
+        run_count = max(-(-total_results // per_run), -(-total_series // 2), 1)
+        rng = random.Random(opts["seed"])
+        started = time.monotonic()
+
+        with transaction.atomic(), connection.cursor() as wrapper:
+            cursor = wrapper.cursor
+            self.log(started, "removing an earlier synthetic catalog")
+            self._remove_synthetic(cursor)
+
+            makers = Manufacturer.objects.bulk_create(
+                Manufacturer(name=f"Synthetic Maker {i}", slug=f"synthetic-maker-{i}")
+                for i in range(MAKERS)
+            )
+            controllers = Controller.objects.bulk_create(
+                Controller(
+                    vendor=makers[i % MAKERS],
+                    model=f"SYN-{i}",
+                    slug=f"synthetic-ctl-{i}",
+                    channels=rng.choice((4, 8, 10)),
+                    compresses_data=i % 5 == 0,
+                )
+                for i in range(CONTROLLERS)
+            )
+            nand_types = NandType.objects.bulk_create(
+                NandType(
+                    vendor=makers[i % MAKERS],
+                    process_nm=10 + i,
+                    layers=None,
+                    cell_type=NandType.CellType.values[i % 4],
+                    interface=NandType.Interface.values[i % 4],
+                    slug=f"synthetic-nand-{i}",
+                )
+                for i in range(NAND_TYPES)
+            )
+
+            first_drive = _next_id(cursor, "drives_drive")
+            capacities = [120, 128, 240, 256, 480, 500, 512, 960, 1000, 2000]
+            interfaces = ("sata-3g", "sata-6g", "pcie-nvme")
+            count = _copy(
+                cursor,
+                "drives_drive",
+                (
+                    "id",
+                    "manufacturer_id",
+                    "model",
+                    "capacity_bytes",
+                    "part_number",
+                    "hardware_revision",
+                    "slug",
+                    "kind",
+                    "interface",
+                    "form_factor",
+                    "controller_id",
+                    "nand_id",
+                    "synthetic",
+                    "created_at",
+                    "updated_at",
+                ),
+                (
+                    (
+                        first_drive + i,
+                        makers[i % MAKERS].pk,
+                        f"Synthetic {i // len(capacities)}",
+                        capacities[i % len(capacities)] * 10**9,
+                        "",
+                        "",
+                        f"synthetic-drive-{i}",
+                        "hdd" if i % 17 == 0 else "ssd",
+                        interfaces[i % len(interfaces)],
+                        "2.5in",
+                        controllers[i % CONTROLLERS].pk,
+                        nand_types[i % NAND_TYPES].pk,
+                        True,
+                        "now",
+                        "now",
+                    )
+                    for i in range(drives)
+                ),
+            )
+            _sync_sequence(cursor, "drives_drive")
+            self.log(started, f"{count:,} drives")
+
+            first_run = _next_id(cursor, "results_run")
+            count = _copy(
+                cursor,
+                "results_run",
+                (
+                    "id",
+                    "drive_id",
+                    "tool_name",
+                    "tool_version",
+                    "engine",
+                    "source",
+                    "citation_locator",
+                    "drive_state",
+                    "status",
+                    "withdrawn_reason",
+                    "document",
+                    "content_hash",
+                    "ingested_at",
+                    "started_at",
+                    "finished_at",
+                ),
+                (
+                    (
+                        first_run + n,
+                        first_drive + n % drives,
+                        "synthetic",
+                        "",
+                        "",
+                        "synthetic",
+                        "",
+                        "unknown",
+                        "published",
+                        "",
+                        SYNTHETIC_DOCUMENT,
+                        hashlib.sha256(f"synthetic-run-{opts['seed']}-{n}".encode()).hexdigest(),
+                        "now",
+                        None,
+                        None,
+                    )
+                    for n in range(run_count)
+                ),
+            )
+            _sync_sequence(cursor, "results_run")
+            self.log(started, f"{count:,} runs")
+
+            def result_rows():
+                for n in range(total_results):
+                    run, slot = divmod(n, per_run)
+                    test, pattern = combos[slot]
+                    scale = rng.lognormvariate(0, 0.6)
+                    iops = max(1.0, 20000 * scale / (test.block_size / 4096) ** 0.7)
+                    mean = test.queue_depth / iops * 1e9
+                    yield (
+                        first_run + run,
+                        test.pk,
+                        pattern,
+                        test.block_size,
+                        test.queue_depth,
+                        iops * test.block_size,
+                        iops,
+                        mean,
+                        int(mean * 30),
+                    )
+
+            count = _copy(
+                cursor,
+                "results_result",
+                (
+                    "run_id",
+                    "test_id",
+                    "pattern",
+                    "block_size",
+                    "queue_depth",
+                    "bytes_per_second",
+                    "iops",
+                    "latency_mean_ns",
+                    "latency_max_ns",
+                ),
+                result_rows(),
+            )
+            self.log(started, f"{count:,} results")
+
+            shapes = []
+            for _ in range(min(DISTINCT_SERIES, total_series) or 1):
+                fresh, steady = rng.randint(30000, 90000), rng.randint(2000, 15000)
+                cliff = rng.randint(opts["points"] // 20, opts["points"] // 2)
+                points = [
+                    rng.randint(int(fresh * 0.8), fresh)
+                    if t < cliff
+                    else max(0, int(rng.gauss(steady, steady * 0.3)))
+                    for t in range(opts["points"])
+                ]
+                start = ConsistencySeries.STEADY_STATE_START_S
+                start = start if len(points) > start else int(len(points) * 0.7)
+                tail = points[start:]
+                shapes.append(
+                    (points, start, statistics.fmean(tail), statistics.pstdev(tail), min(tail))
+                )
+
+            def series_rows():
+                for n in range(total_series):
+                    drive, level = divmod(n, 2)
+                    points, start, mean, stddev, minimum = shapes[n % len(shapes)]
+                    yield (
+                        first_run + drive % run_count,
+                        consistency.pk,
+                        25 * level,
+                        "incompressible",
+                        1_000_000_000,
+                        points,
+                        start,
+                        mean,
+                        stddev,
+                        minimum,
+                    )
+
+            count = _copy(
+                cursor,
+                "results_consistencyseries",
+                (
+                    "run_id",
+                    "test_id",
+                    "spare_area_percent",
+                    "pattern",
+                    "interval_ns",
+                    "iops",
+                    "steady_state_start_s",
+                    "steady_mean_iops",
+                    "steady_stddev_iops",
+                    "steady_min_iops",
+                ),
+                series_rows(),
+            )
+            self.log(started, f"{count:,} consistency series of {opts['points']:,} points")
+        with connection.cursor() as cursor:
+            for table in (
+                "drives_drive",
+                "results_run",
+                "results_result",
+                "results_consistencyseries",
+            ):
+                cursor.execute(f"ANALYZE {table}")
+        self.log(started, "done")
+
+    def _remove_synthetic(self, cursor) -> None:
+        synthetic_runs = "SELECT id FROM results_run WHERE source = 'synthetic'"
+        for table in ("results_result", "results_consistencyseries", "results_trimvalidation"):
+            cursor.execute(f"DELETE FROM {table} WHERE run_id IN ({synthetic_runs})")
+        cursor.execute("DELETE FROM results_run WHERE source = 'synthetic'")
+        cursor.execute("DELETE FROM drives_drive WHERE synthetic")
+        for model, prefix in (
+            (Controller, "synthetic-ctl-"),
+            (NandType, "synthetic-nand-"),
+            (Manufacturer, "synthetic-maker-"),
+        ):
+            model.objects.filter(slug__startswith=prefix).delete()

@@ -1,0 +1,41 @@
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from drives.models import Drive
+from results.models import ConsistencySeries, Result, Run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def seed(**counts):
+    args = [f"--{name}={value}" for name, value in counts.items()]
+    call_command("seed_scale", *args, stdout=StringIO())
+
+
+def test_small_synthetic_catalog_is_complete_marked_and_replaceable(client):
+    call_command("load_demo", stdout=StringIO())
+    real_runs = Run.objects.count()
+    seed(drives=30, results=1000, series=40, points=60)
+    assert Drive.objects.filter(synthetic=True).count() == 30
+    assert Result.objects.filter(run__source="synthetic").count() == 1000
+    series = ConsistencySeries.objects.filter(run__source="synthetic")
+    assert series.count() == 40
+    one = series.first()
+    assert len(one.iops) == 60 and one.steady_state_start_s == 42
+    assert one.steady_min_iops == min(one.iops[42:])
+    # Synthetic rows never pass for real ones.
+    assert Run.objects.real().count() == real_runs
+    html = client.get(reverse("drives:home"), {"q": "Synthetic"}).content.decode()
+    assert "No drive matches" in html
+    # Running again replaces, never doubles.
+    seed(drives=30, results=1000, series=40, points=60)
+    assert Drive.objects.filter(synthetic=True).count() == 30
+    assert Result.objects.filter(run__source="synthetic").count() == 1000
+    assert Run.objects.real().count() == real_runs
+    # New rows after a COPY with explicit ids still get fresh ids.
+    Drive.objects.create(
+        manufacturer=Drive.objects.first().manufacturer, model="After", slug="after-seed"
+    )
