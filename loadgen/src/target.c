@@ -947,9 +947,7 @@ static int open_file(const struct lg_target_info *info, int flags, uint64_t size
 
 	/* O_DIRECT is set after opening: a filesystem that cannot do it refuses then,
 	 * before anything is written, and a file created for the run is removed. */
-	if (!info->exists) {
-		if (!write)
-			return -ENOENT;
+	if (!info->exists && write) {
 		fd = open(info->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return -errno;
@@ -960,7 +958,10 @@ static int open_file(const struct lg_target_info *info, int flags, uint64_t size
 			goto fail;
 		}
 	} else {
-		fd = open(info->real_path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		/* A read-only open never creates; it finds a file created since the
+		 * probe (by an earlier write open of the same run), or -ENOENT. */
+		const char *path = info->exists ? info->real_path : info->path;
+		fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 		if (fd < 0)
 			return -errno;
 		struct stat st;

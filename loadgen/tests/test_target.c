@@ -192,6 +192,13 @@ static void test_create_and_reuse(void)
 	struct stat st;
 	CHECK(fstat(fd, &st) == 0 && st.st_size == 1 << 20);
 	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	/* The same (now stale) info opens the created file read-only, as a run's
+	 * read tests do after its first write open. */
+	int rfd = -1;
+	CHECK_EQ_INT(lg_target_open(&info, 0, 0, &rfd), 0);
+	struct stat rst;
+	CHECK(fstat(rfd, &rst) == 0 && rst.st_ino == st.st_ino);
+	close(rfd);
 	close(fd);
 
 	bool marked = getxattr(path, "user.loadgen.created", NULL, 0) >= 0;

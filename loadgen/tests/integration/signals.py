@@ -38,10 +38,10 @@ def test(scene, argv):
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(3)
-        check(
-            proc.poll() is None,
-            f"loadgen ended before the signal: exit {proc.returncode}, {proc.stderr.read()}",
-        )
+        if proc.poll() is not None:
+            raise AssertionError(
+                f"loadgen ended before the signal: exit {proc.returncode}\n{proc.stderr.read()}"
+            )
         sent = time.monotonic()
         proc.send_signal(sig)
         try:
