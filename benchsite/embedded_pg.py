@@ -38,6 +38,7 @@ SUPERUSER = "bench"
 START_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 30
 REQUIRED_PROGRAMS = ("initdb", "postgres")
+DEBIAN_PG_ROOT = Path("/usr/lib/postgresql")
 PR_SET_PDEATHSIG = 1
 
 # Settings for a throw-away cluster: durability buys nothing there.
@@ -64,7 +65,7 @@ def find_bin_dir() -> Path | None:
     def version_key(path: Path) -> tuple[int, ...]:
         return tuple(int(n) for n in re.findall(r"\d+", path.parent.name)) or (0,)
 
-    candidates += sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=version_key, reverse=True)
+    candidates += sorted(DEBIAN_PG_ROOT.glob("*/bin"), key=version_key, reverse=True)
     spec = importlib.util.find_spec("pgserver")
     if spec and spec.origin:
         candidates.append(Path(spec.origin).parent / "pginstall" / "bin")

@@ -1,5 +1,6 @@
 """The private PostgreSQL of `make run` and `make test`: start, stop, crash recovery."""
 
+import importlib
 import os
 import shutil
 import signal
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchsite import database_url
+from benchsite import database_url, embedded_pg
 from benchsite.embedded_pg import Cluster, EmbeddedPostgresError, find_bin_dir
 
 LAUNCHER = [sys.executable, "-m", "benchsite.embedded_pg", "run"]
@@ -85,6 +86,34 @@ def test_unreachable_folder_is_a_clear_error(tmp_path):
 
 def test_binaries_are_found():
     assert (find_bin_dir() / "postgres").is_file()
+
+
+def fake_bin(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    for program in ("initdb", "postgres"):
+        (folder / program).write_text("")
+    return folder
+
+
+def test_binary_search_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.delenv("BENCH_PG_BIN", raising=False)
+    monkeypatch.setattr(embedded_pg, "DEBIAN_PG_ROOT", tmp_path / "debian")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site"), *sys.path])
+    assert find_bin_dir() is None or "pgserver" in str(find_bin_dir())
+    # The pgserver wheel, for machines without PostgreSQL of their own.
+    wheel = fake_bin(tmp_path / "site" / "pgserver" / "pginstall" / "bin")
+    (wheel.parent.parent / "__init__.py").write_text("")
+    importlib.invalidate_caches()
+    assert find_bin_dir() == wheel
+    # Debian's packages, newest version first, beat the wheel.
+    fake_bin(tmp_path / "debian" / "9.6" / "bin")
+    newest = fake_bin(tmp_path / "debian" / "15" / "bin")
+    assert find_bin_dir() == newest
+    # An explicit choice beats everything.
+    chosen = fake_bin(tmp_path / "chosen")
+    monkeypatch.setenv("BENCH_PG_BIN", str(chosen))
+    assert find_bin_dir() == chosen
 
 
 def test_ctrl_c_stops_command_and_server_leaving_no_process(workdir):
