@@ -200,7 +200,14 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
     if v == "minimum":
         return where, TOO_SMALL.format(limit=value)
     if v in ("oneOf", "anyOf") and error.context:
-        return _plain_message(jsonschema.exceptions.best_match(error.context))
+        # Explain the branch the document meant: the one whose `const` discriminator
+        # (such as source.kind) matched.
+        branches: dict[int, list] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        meant = [errs for errs in branches.values() if all(e.validator != "const" for e in errs)]
+        chosen = meant[0] if len(meant) == 1 else error.context
+        return _plain_message(jsonschema.exceptions.best_match(chosen))
     return where, error.message
 
 
@@ -216,12 +223,16 @@ def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
     try:
         _fast_check()(document)
         return []
-    except fastjsonschema.JsonSchemaException:
-        pass
+    except fastjsonschema.JsonSchemaValueException as exc:
+        refusal = exc
     found = {}
     for error in _explaining_validator().iter_errors(document):
         where, message = _plain_message(error)
         found.setdefault((where, message), DocumentProblem(where, message))
+    if not found:
+        # The two validators differ on a detail (a format, say): the stricter one decides.
+        where = pointer(*refusal.path[1:])
+        return [DocumentProblem(where, refusal.message.removeprefix(refusal.name + " "))]
     return sorted(found.values(), key=lambda p: p.pointer)
 
 

@@ -357,3 +357,16 @@ def test_withdrawn_run_is_kept_but_not_published(raw):
     assert run.results.count() == 10
     with pytest.raises(ValueError):
         run_withdraw(run=run, reason="again")
+
+
+def test_citation_url_must_be_a_uri():
+    path = Path(settings.BASE_DIR) / "demo/runs/2013-intel-ssd-530-240gb.json"
+    document = json.loads(path.read_text())
+    document["source"]["citation"]["url"] = "not a uri"
+    pointer, message = only(rejected(document))
+    assert pointer == "/source/citation/url" and "uri" in message
+
+
+def test_impossible_dates_are_refused(document):
+    document["started_at"] = "2026-02-30T10:00:00Z"
+    assert only(rejected(document))[0] == "/started_at"
