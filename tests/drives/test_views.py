@@ -73,3 +73,11 @@ def test_admin_lists_every_model(admin_client):
         url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
         response = admin_client.get(url, {"q": "x"})
         assert response.status_code == 200, url
+
+
+def test_home_query_count_does_not_grow_with_the_catalog(client, django_assert_max_num_queries):
+    for drive in DriveFactory.create_batch(120, controller=None):
+        PriceFactory(drive=drive)
+    with django_assert_max_num_queries(3):
+        html = client.get(reverse("drives:home"), {"page": 2}).content.decode()
+    assert "page 2 of 3" in html
