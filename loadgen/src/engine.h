@@ -44,7 +44,8 @@ struct lg_engine_ops {
 	 * depth in flight. Returns 0 or -errno. */
 	int (*submit)(struct lg_engine *e, struct lg_io *const *ios, uint32_t n);
 	/* Start what submit() queued and wait until at least min I/Os completed
-	 * (min 0: do not wait); store up to max completed I/Os in done[]. A signal
+	 * (min 0: do not wait); store up to max completed I/Os in done[] (max 0:
+	 * only start the queued I/Os; done may be NULL). A signal
 	 * may end the wait early with *ret_n possibly 0 (returns 0).
 	 * Returns 0 and *ret_n, or -errno. */
 	int (*reap)(struct lg_engine *e, uint32_t min, struct lg_io **done, uint32_t max,

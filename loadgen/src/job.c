@@ -208,13 +208,20 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 			st.batch[n++] = io;
 		}
 		if (n > 0) {
+			uint32_t none;
+
+			r = engine->ops->submit(engine, st.batch, n);
+			if (r == 0) /* hand them to the kernel, harvest nothing yet */
+				r = engine->ops->reap(engine, 0, NULL, 0, &none);
+			if (r < 0)
+				goto out;
+			/* Latency runs from the moment the kernel has the I/O (the
+			 * submitting call returned) to the moment its completion is
+			 * reaped: fio's "completion latency" (clat). */
 			uint64_t ts = lg_now_ns();
 
 			for (uint32_t i = 0; i < n; i++)
 				st.batch[i]->start_ns = ts;
-			r = engine->ops->submit(engine, st.batch, n);
-			if (r < 0)
-				goto out;
 			inflight += n;
 		}
 		if (inflight == 0)
@@ -222,18 +229,12 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 
 		uint32_t ndone = 0;
 
-		if (overlap && st.nstale > 0) {
-			/* Start the I/Os, then prepare the next data while they run. */
-			r = engine->ops->reap(engine, 0, st.done, qd, &ndone);
-			if (r < 0)
-				goto out;
+		/* Prepare the next write data while the device works. */
+		if (overlap && st.nstale > 0)
 			refresh_stale(&st);
-		}
-		if (ndone == 0) {
-			r = engine->ops->reap(engine, 1, st.done, qd, &ndone);
-			if (r < 0)
-				goto out;
-		}
+		r = engine->ops->reap(engine, 1, st.done, qd, &ndone);
+		if (r < 0)
+			goto out;
 		now = lg_now_ns();
 
 		uint64_t ok = 0;
