@@ -888,7 +888,8 @@ int lg_target_check_writable(const struct lg_target_info *info, const char *dest
 		}
 	} else if (info->kind == LG_TARGET_BLOCK) {
 		r = check_block(info, destroy_data, &check);
-		if (r == 0)
+		/* Also on a refusal: `loadgen info` and read-only runs report it. */
+		if (r >= 0)
 			check_signature(info, &check);
 	} else {
 		refuse(&check, LG_REFUSE_NOT_SUPPORTED, "%s is neither a regular file nor a block device",

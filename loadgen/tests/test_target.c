@@ -761,6 +761,7 @@ static void test_loop_mounted(const struct loopdev *loop)
 		CHECK_EQ_INT(refusal_of(loop->path, loop->path, &r, &check), LG_REFUSE_MOUNTED);
 		CHECK_EQ_INT(r, -EPERM);
 		CHECK(strstr(check.detail, mnt) != NULL);
+		CHECK(strcmp(check.signature, "ext4 superblock") == 0); /* reported on refusals too */
 		CHECK(umount2(mnt, 0) == 0);
 		CHECK_EQ_INT(refusal_of(loop->path, loop->path, &r, &check), LG_REFUSE_NONE);
 	}

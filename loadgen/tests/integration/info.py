@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""`loadgen info` on a loop device and on files (`info.py loop|file`): what the
+target module probes reaches the command, in text and in JSON."""
+
+import json
+
+import lgtest
+from lgtest import check
+
+SIZE = 64 << 20
+
+
+def info(target: str, as_json: bool = True):
+    p = lgtest.run(["info", target, *(["--json"] if as_json else [])], timeout=30, expect=0)
+    return json.loads(p.stdout) if as_json else p.stdout
+
+
+def loop(scene):
+    backing = scene.backing_file("disk.img", SIZE)
+    dev = scene.loop(backing)
+    got = info(dev)
+    check(got["kind"] == "block", f"kind {got['kind']}")
+    check(got["capacity_bytes"] == SIZE, f"capacity {got['capacity_bytes']}")
+    check(got["logical_block_size"] == 512, f"logical block size {got['logical_block_size']}")
+    check(got["physical_block_size"] >= 512, f"physical block size {got['physical_block_size']}")
+    check(str(backing) in got["model"], f"model {got['model']!r} does not name the backing file")
+    check(got["supports_discard"] is True, "a loop device on a local file can discard")
+    check(got.get("writable") is True, f"an unused loop device is not writable: {got}")
+    check(not got.get("signature"), f"signature on a blank device: {got.get('signature')}")
+
+    scene.mkfs_ext4(dev)
+    mnt, _ = scene.mount(dev, "mnt")
+    got = info(dev)
+    check(got.get("writable") is False, f"a mounted device is writable: {got}")
+    check(got.get("refusal") == "mounted", f"refusal {got.get('refusal')}, expected mounted")
+    check(str(mnt) in got.get("refusal_detail", ""), f"detail {got.get('refusal_detail')!r}")
+    check(got.get("signature") == "ext4 superblock", f"signature {got.get('signature')!r}")
+    text = info(dev, as_json=False)
+    check(str(mnt) in text and "ext4" in text, f"text output lacks the mount or signature:\n{text}")
+
+
+def files(scene):
+    missing = scene.path("new.bin")
+    got = info(str(missing))
+    check(got["kind"] == "file" and got["exists"] is False, f"missing file: {got}")
+    check(got["capacity_bytes"] == 0, f"missing file capacity {got['capacity_bytes']}")
+
+    mine = scene.path("mine.bin")
+    out = scene.path("doc.json")
+    lgtest.run(
+        [
+            "run",
+            "--target",
+            str(mine),
+            "--size",
+            "16M",
+            "--rw",
+            "write",
+            "--bs",
+            "128k",
+            "--qd",
+            "1",
+            "--time",
+            "1",
+            "--output",
+            str(out),
+            "--quiet",
+        ],
+        expect=0,
+    )
+    got = info(str(mine))
+    check(got["exists"] is True and got["capacity_bytes"] == 16 << 20, f"created file: {got}")
+    check(got["created_by_loadgen"] is True, "a file loadgen created does not carry its mark")
+
+    foreign = scene.backing_file("foreign.bin", 1 << 20)
+    got = info(str(foreign))
+    check(got["created_by_loadgen"] is False, "a file loadgen did not create carries its mark")
+
+    p = lgtest.run(["info", str(scene.dir)], timeout=30)
+    check(p.returncode == 2, f"info on a directory: exit {p.returncode}, expected 2 (usage)")
+
+
+def test(scene, argv):
+    {"loop": loop, "file": files}[argv[0] if argv else "file"](scene)
+
+
+if __name__ == "__main__":
+    lgtest.main(test)
