@@ -338,6 +338,21 @@ class Result(models.Model):
     def __str__(self) -> str:
         return f"{self.test.identifier} ({self.pattern}) of run {self.run_id}"
 
+    @property
+    def deviations(self) -> list[str]:
+        """How this result's recorded conditions differ from its test's method, if they do
+        (a quick smoke run, a span clamped to a small target)."""
+        notes = []
+        seconds = self.duration_ns / 1e9 if self.duration_ns else None
+        if seconds is not None and seconds < 0.9 * self.test.duration_s:
+            notes.append(f"ran {seconds:.0f} s, not {self.test.duration_s} s")
+        if self.span_bytes and self.test.span_bytes and self.span_bytes < self.test.span_bytes:
+            notes.append(
+                f"span {self.span_bytes / 2**20:.0f} MiB, not "
+                f"{self.test.span_bytes / 2**30:.0f} GiB"
+            )
+        return notes
+
 
 class ConsistencySeries(models.Model):
     """IOPS in each second of a performance-consistency run, at one spare-area level."""

@@ -81,3 +81,12 @@ def test_home_query_count_does_not_grow_with_the_catalog(client, django_assert_m
     with django_assert_max_num_queries(3):
         html = client.get(reverse("drives:home"), {"page": 2}).content.decode()
     assert "page 2 of 3" in html
+
+
+def test_drive_page_flags_results_measured_off_method(client, demo):
+    from results.models import Run
+
+    run = Run.objects.filter(source=Run.Source.MEASURED).select_related("drive").first()
+    html = client.get(reverse("drives:detail", args=[run.drive.slug])).content.decode()
+    assert "ran 2 s, not 180 s" in html
+    assert "span 256 MiB, not 8 GiB" in html
