@@ -247,10 +247,13 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 		return failed(run, t->id, 0, "%s: the target is smaller than one %u-byte block",
 			      t->id, t->block_size);
 	lg_format_size_human(spec.span_bytes, span, sizeof(span));
-	phase(run, t->id, "%s, %s span, %.0f s%s%s", t->name, span,
-	      (double)spec.duration_ns / 1e9, t->write || pattern != LG_PATTERN_UNSPECIFIED ? ", " : "",
-	      t->write ? lg_pattern_name(pattern) :
-	      pattern != LG_PATTERN_UNSPECIFIED ? "reading data written" : "");
+	if (pattern == LG_PATTERN_UNSPECIFIED)
+		phase(run, t->id, "%s, %s span, %.0f s, reading the data already there", t->name,
+		      span, (double)spec.duration_ns / 1e9);
+	else
+		phase(run, t->id, "%s, %s span, %.0f s, %s %s data", t->name, span,
+		      (double)spec.duration_ns / 1e9, t->write ? "writing" : "reading",
+		      lg_pattern_name(pattern));
 	if (!t->write) {
 		/* Read tests open the target read-only. */
 		s = open_read_fd(run, t->id, &fd);
