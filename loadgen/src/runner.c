@@ -248,10 +248,10 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 			      t->id, t->block_size);
 	lg_format_size_human(spec.span_bytes, span, sizeof(span));
 	if (pattern == LG_PATTERN_UNSPECIFIED)
-		phase(run, t->id, "%s, %s span, %.0f s, reading the data already there", t->name,
+		phase(run, t->id, "%s, %s span, %.3g s, reading the data already there", t->name,
 		      span, (double)spec.duration_ns / 1e9);
 	else
-		phase(run, t->id, "%s, %s span, %.0f s, %s %s data", t->name, span,
+		phase(run, t->id, "%s, %s span, %.3g s, %s %s data", t->name, span,
 		      (double)spec.duration_ns / 1e9, t->write ? "writing" : "reading",
 		      lg_pattern_name(pattern));
 	if (!t->write) {
@@ -315,7 +315,7 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 		};
 
 		lg_format_size_human(span, size, sizeof(size));
-		phase(run, t->id, "4KB random write QD%u over %s (%u%% spare area), %.0f s, incompressible",
+		phase(run, t->id, "4KB random write QD%u over %s (%u%% spare area), %.3g s, incompressible",
 		      t->queue_depth, size, spare, (double)duration / 1e9);
 		s = job_step(run, t->id, &spec, run->wfd, &res);
 		if (s != STEP_OK) {
@@ -370,7 +370,7 @@ static enum step trim_seqwrite(struct run *run, const struct lg_test_def *t, uin
 	};
 	enum step s;
 
-	phase(run, t->id, "128KB sequential write, %s, %.0f s", when, (double)spec.duration_ns / 1e9);
+	phase(run, t->id, "128KB sequential write, %s, %.3g s", when, (double)spec.duration_ns / 1e9);
 	s = job_step(run, t->id, &spec, run->wfd, &res);
 	if (s == STEP_OK)
 		*ret_bps = (double)res.bytes * 1e9 / (double)res.elapsed_ns;
@@ -430,7 +430,7 @@ static enum step trim_test(struct run *run, const struct lg_test_def *t)
 		};
 
 		lg_format_size_human(span, size, sizeof(size));
-		phase(run, t->id, "torture: 4KB random write QD32 over %s, %.0f s, incompressible",
+		phase(run, t->id, "torture: 4KB random write QD32 over %s, %.3g s, incompressible",
 		      size, (double)torture / 1e9);
 		s = job_step(run, t->id, &spec, run->wfd, &res);
 	}
