@@ -822,9 +822,12 @@ static int check_block(const struct lg_target_info *info, const char *destroy_da
 		return 1;
 	}
 	if (stat(resolved, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != target) {
+		char kernel_name[80];
+		snprintf(kernel_name, sizeof(kernel_name), "/dev/%s", info->devname);
+		bool same = strcmp(kernel_name, info->path) == 0;
 		refuse(check, LG_REFUSE_CONFIRM_MISMATCH,
-		       "--destroy-data=%s does not name the target device %s (/dev/%s)", destroy_data,
-		       info->path, info->devname);
+		       "--destroy-data=%s does not name the target device %s%s%s%s", destroy_data,
+		       info->path, same ? "" : " (", same ? "" : kernel_name, same ? "" : ")");
 		return 1;
 	}
 	/* The target node itself must still be that device. */
