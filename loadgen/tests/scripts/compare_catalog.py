@@ -3,6 +3,7 @@
 
 usage: compare_catalog.py LOADGEN CATALOG_JSON
 """
+
 import json
 import subprocess
 import sys
@@ -22,8 +23,11 @@ def main() -> int:
             have = {item.get("id", item.get("name")): item for item in built_in.get(key, [])}
             for name in sorted(set(want) | set(have)):
                 if want.get(name) != have.get(name):
-                    print(f"{key}/{name}: catalog.json {want.get(name)!r} != loadgen {have.get(name)!r}",
-                          file=sys.stderr)
+                    print(
+                        f"{key}/{name}: catalog.json {want.get(name)!r}"
+                        f" != loadgen {have.get(name)!r}",
+                        file=sys.stderr,
+                    )
             if list(want) != list(have):
                 print(f"{key}: order differs: {list(want)} != {list(have)}", file=sys.stderr)
     extra = set(built_in) - {"tests", "suites"}

@@ -5,6 +5,7 @@ usage: validate_document.py SCHEMA DOCUMENT...
 Exit 0 when every document is valid, 1 when one is not, 77 (skip) when the
 jsonschema package is not installed.
 """
+
 import json
 import sys
 
