@@ -175,6 +175,7 @@ static void write_consistency(struct lg_json *w, const struct lg_consistency *c)
 	opt_uint(w, "block_size", c->block_size);
 	opt_uint(w, "queue_depth", c->queue_depth);
 	opt_uint(w, "interval_ns", c->interval_ns);
+	opt_string(w, "discard_method", c->discard_method);
 	lg_json_key(w, "iops");
 	/* One line for the whole series keeps 2,000 points readable. */
 	bool pretty = w->pretty;

@@ -51,6 +51,8 @@ struct lg_consistency {
 	uint32_t block_size;
 	uint32_t queue_depth;
 	uint64_t interval_ns;
+	char discard_method[16]; /* how the target was discarded before the fill:
+	                          * "blkdiscard", "punch-hole", "none"; empty: absent */
 	uint64_t *iops;      /* owned; len entries */
 	size_t len;
 };

@@ -50,6 +50,7 @@ struct run {
 	uint64_t whole;        /* usable bytes of the target */
 	uint64_t seed_state;
 	struct lg_histogram *hist;
+	bool said_no_discard;  /* the warning that the target cannot discard was given */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -273,6 +274,38 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 	return STEP_OK;
 }
 
+/* Discard the whole target before a spare-area level's fill, so that what the
+ * level leaves unwritten is really free, as on a secure-erased drive of which a
+ * part is left unused: the levels before have written every LBA of it. The
+ * method ("none" when the target cannot discard) goes into *method. */
+static enum step discard_target(struct run *run, const struct lg_test_def *t, uint32_t spare,
+				char *method, size_t method_len)
+{
+	const char *m = NULL;
+	char size[32];
+	int r;
+
+	lg_format_size_human(run->info.capacity_bytes, size, sizeof(size));
+	phase(run, t->id, "discarding the whole target (%s) so that the %u%% spare area is unused",
+	      size, spare);
+	r = lg_target_discard(run->wfd, &run->info, 0, run->info.capacity_bytes, &m);
+	if (r == -EOPNOTSUPP) {
+		if (!run->said_no_discard)
+			warn(run, "%s: %s cannot discard: the spare area of each level is only left "
+			     "unwritten by that level, not freed, and still holds the data written "
+			     "there before (recorded as discard_method \"none\")", t->id,
+			     run->info.path);
+		run->said_no_discard = true;
+		snprintf(method, method_len, "none");
+		return STEP_OK;
+	}
+	if (r < 0)
+		return failed(run, t->id, -r, "%s: discard of the whole target failed: %s", t->id,
+			      strerror(-r));
+	snprintf(method, method_len, "%s", m ? m : "");
+	return STEP_OK;
+}
+
 static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 {
 	uint64_t duration = phase_ns(run, t->duration_s, QUICK_CONSISTENCY_S);
@@ -289,12 +322,15 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 		struct lg_timeline *tl = NULL;
 		struct lg_job_result res;
 		struct lg_consistency series;
-		char size[32];
+		char size[32], discard_method[16];
 		enum step s;
 		int r;
 
 		if (span < t->block_size)
 			return failed(run, t->id, 0, "%s: the target is too small", t->id);
+		s = discard_target(run, t, spare, discard_method, sizeof(discard_method));
+		if (s != STEP_OK)
+			return s;
 		s = fill(run, t->id, span, LG_PATTERN_INCOMPRESSIBLE);
 		if (s != STEP_OK)
 			return s;
@@ -333,6 +369,7 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 		series.block_size = t->block_size;
 		series.queue_depth = t->queue_depth;
 		series.interval_ns = LG_NSEC_PER_SEC;
+		snprintf(series.discard_method, sizeof(series.discard_method), "%s", discard_method);
 		series.len = len;
 		series.iops = malloc((len ? len : 1) * sizeof(uint64_t));
 		if (!series.iops) {

@@ -6,7 +6,9 @@
  * Order of a run: for each data pattern, a sequential fill of the span the read
  * tests use (so that they read data really written in that pattern), then the
  * throughput tests in catalog order; then consistency and TRIM validation,
- * which write incompressible data. Spans larger than the target are clamped
+ * which write incompressible data. Each spare-area level of the consistency
+ * test starts with a discard of the whole target, so that its spare area is
+ * really unused. Spans larger than the target are clamped
  * (with a warning) and the real span is recorded.
  *
  * Ownership: the caller owns the cli, the observer and the report; the runner

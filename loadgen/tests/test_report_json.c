@@ -105,6 +105,7 @@ static void complete_report(struct lg_report *r)
 		.block_size = 4096,
 		.queue_depth = 32,
 		.interval_ns = 1000000000,
+		.discard_method = "blkdiscard",
 		.len = 6,
 	};
 	struct lg_trim t = {
