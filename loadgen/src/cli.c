@@ -75,7 +75,8 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 complete; 1 the run failed (document written with status \"failed\");\n"
 	"2 usage error; 3 refused for safety (nothing written); 130 interrupted by SIGINT/SIGTERM\n"
-	"(document written with status \"incomplete\").\n";
+	"(document written with status \"incomplete\"; more signals within 2 s of the first are\n"
+	"ignored, a later one leaves at once without the document).\n";
 
 const char *lg_cli_usage(void)
 {

@@ -31,14 +31,37 @@ enum {
 	EXIT_INTERRUPTED = 130,
 };
 
+/* After the first SIGINT or SIGTERM the run stops and writes its document.
+ * Signals within this grace period repeat the first (a terminal's Ctrl-C and
+ * `timeout -s INT` deliver two at once) and are ignored; a later one means the
+ * user wants out now, document or not. */
+#define SIGNAL_GRACE_NS (2 * LG_NSEC_PER_SEC)
+
 static volatile sig_atomic_t stop_requested;
+static struct timespec first_signal_at; /* only the handler touches it */
 
 static void on_signal(int sig)
 {
+	static const char forced[] =
+		"\nloadgen: signal received again: leaving at once, without the result document\n";
+	struct timespec now;
+	int saved_errno = errno;
+
 	(void)sig;
-	if (stop_requested)
-		_exit(EXIT_INTERRUPTED); /* a second Ctrl-C: leave now; the document is written atomically or not at all */
-	stop_requested = 1;
+	clock_gettime(CLOCK_MONOTONIC, &now); /* async-signal-safe */
+	if (!stop_requested) {
+		first_signal_at = now;
+		stop_requested = 1;
+	} else {
+		int64_t since = (int64_t)(now.tv_sec - first_signal_at.tv_sec) * (int64_t)LG_NSEC_PER_SEC +
+				(now.tv_nsec - first_signal_at.tv_nsec);
+
+		if (since >= (int64_t)SIGNAL_GRACE_NS) {
+			(void)!write(STDERR_FILENO, forced, sizeof(forced) - 1);
+			_exit(EXIT_INTERRUPTED);
+		}
+	}
+	errno = saved_errno;
 }
 
 static void install_signals(void)
@@ -48,6 +71,8 @@ static void install_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time */
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sa.sa_flags = 0; /* no SA_RESTART: a blocking wait returns EINTR */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -190,6 +190,13 @@ def allocated_bytes(path: str | Path) -> int:
     return os.stat(path).st_blocks * 512
 
 
+def _read_words(path: Path) -> list[str]:
+    try:
+        return path.read_text().split()
+    except OSError:
+        return []
+
+
 def _once(fn, *args):
     """fn(*args) as an idempotent undo: called by the test early, and again (to no
     effect) by the Scene's teardown."""
@@ -386,6 +393,43 @@ class Scene(contextlib.ExitStack):
         undo = _once(os.close, fd)
         self.callback(undo)
         return undo
+
+    def write_throttle(self, dev: str, bytes_per_second: int):
+        """A cgroup whose writes to dev are throttled to bytes_per_second (cgroup v1
+        blkio or v2 io.max); return a preexec_fn that moves a child process into it."""
+        require_root()
+        rdev = os.stat(dev).st_rdev
+        device = f"{os.major(rdev)}:{os.minor(rdev)}"
+        name = f"loadgen-it-{os.getpid()}"
+        v1 = Path("/sys/fs/cgroup/blkio")
+        v2 = Path("/sys/fs/cgroup")
+        if (v1 / "blkio.throttle.write_bps_device").exists():
+            cgroup, knob, value = v1 / name, "blkio.throttle.write_bps_device", ""
+        elif "io" in _read_words(v2 / "cgroup.subtree_control"):
+            cgroup, knob, value = v2 / name, "io.max", "wbps="
+        else:
+            raise Skip("no block I/O throttling (cgroup blkio or io controller)")
+        try:
+            cgroup.mkdir()
+        except OSError as e:
+            raise Skip(f"cannot create the cgroup {cgroup}: {e}") from e
+        self.callback(self._remove_cgroup, cgroup)
+        (cgroup / knob).write_text(f"{device} {value}{bytes_per_second}\n")
+        procs = cgroup / "cgroup.procs"
+
+        def enter() -> None:  # runs in the child between fork and exec
+            procs.write_text(f"{os.getpid()}\n")
+
+        return enter
+
+    @staticmethod
+    def _remove_cgroup(cgroup: Path) -> None:
+        for _ in range(50):  # empty only once its processes have been reaped
+            try:
+                cgroup.rmdir()
+                return
+            except OSError:
+                time.sleep(0.1)
 
     def tmpfs(self, name: str, size: str) -> Path:
         require_root()

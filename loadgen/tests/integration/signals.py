@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""SIGINT or SIGTERM during a run (`signals.py INT|TERM`): loadgen stops promptly,
-exits 130 and leaves a valid document marked incomplete."""
+"""SIGINT or SIGTERM during a run (`signals.py INT|TERM|INT-twice`): loadgen stops
+promptly, exits 130 and leaves a valid document marked incomplete.
+
+INT-twice sends two SIGINTs 50 ms apart, as a terminal's Ctrl-C and `timeout -s INT`
+together can. So that the second one arrives before the document is written, the
+run writes 1 MiB blocks to a loop device throttled to 2 MiB/s: after the first
+signal, loadgen must wait about half a second for the I/O in flight. The second signal,
+within the grace period after the first, must not lose the document."""
 
 import signal
 import subprocess
@@ -9,33 +15,31 @@ import time
 import lgtest
 from lgtest import check
 
+THROTTLE = 2 << 20  # bytes per second
+
 
 def test(scene, argv):
-    name = argv[0] if argv else "INT"
+    mode = argv[0] if argv else "INT"
+    name, _, repeat = mode.partition("-")
+    check(name in ("INT", "TERM") and repeat in ("", "twice"), f"unknown mode {mode!r}")
     sig = {"INT": signal.SIGINT, "TERM": signal.SIGTERM}[name]
     out = scene.path("doc.json")
-    target = scene.path("target.bin")
-    cmd = [
-        lgtest.loadgen(),
-        "run",
-        "--target",
-        str(target),
-        "--size",
-        "64M",
-        "--rw",
-        "randwrite",
-        "--bs",
-        "4k",
-        "--qd",
-        "8",
-        "--time",
-        "60",
-        "--output",
-        str(out),
-        "--quiet",
-    ]
+    common = ["--time", "60", "--output", str(out), "--quiet"]
+    preexec = None
+    if repeat:
+        dev = scene.loop(scene.backing_file("disk.img", 64 << 20))
+        preexec = scene.write_throttle(dev, THROTTLE)
+        args = ["--target", dev, f"--destroy-data={dev}", "--rw", "write", "--bs", "1m"]
+        args += ["--qd", "1", *common]
+    else:
+        target = scene.path("target.bin")
+        args = ["--target", str(target), "--size", "64M", "--rw", "randwrite", "--bs", "4k"]
+        args += ["--qd", "8", *common]
+    cmd = [lgtest.loadgen(), "run", *args]
     lgtest.log("$ " + " ".join(cmd))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec
+    )
     try:
         time.sleep(3)
         if proc.poll() is not None:
@@ -44,6 +48,13 @@ def test(scene, argv):
             )
         sent = time.monotonic()
         proc.send_signal(sig)
+        if repeat:
+            time.sleep(0.05)
+            check(
+                proc.poll() is None,
+                "loadgen ended within 50 ms of the first signal: the throttle did not slow it",
+            )
+            proc.send_signal(sig)
         try:
             stdout, stderr = proc.communicate(timeout=15)
         except subprocess.TimeoutExpired:
