@@ -39,6 +39,8 @@ enum {
 
 static volatile sig_atomic_t stop_requested;
 static struct timespec first_signal_at; /* only the handler touches it */
+/* The result document's temporary file while it exists: a forced exit removes it. */
+static const char *volatile output_temp;
 
 static void on_signal(int sig)
 {
@@ -57,6 +59,10 @@ static void on_signal(int sig)
 				(now.tv_nsec - first_signal_at.tv_nsec);
 
 		if (since >= (int64_t)SIGNAL_GRACE_NS) {
+			const char *temp = output_temp;
+
+			if (temp)
+				unlink(temp);
 			(void)!write(STDERR_FILENO, forced, sizeof(forced) - 1);
 			_exit(EXIT_INTERRUPTED);
 		}
@@ -389,6 +395,34 @@ static int cmd_info(const char *path, bool json)
 	return EXIT_OK;
 }
 
+/* Why the result document cannot be written where asked (a usage error). */
+static void print_output_error(const char *output, bool given, int err)
+{
+	const char *opt = given ? "--output " : "the result document ";
+	const char *slash = strrchr(output, '/');
+	int dir_len = slash ? (slash == output ? 1 : (int)(slash - output)) : 1;
+	const char *dir = slash ? output : ".";
+
+	switch (err) {
+	case -EISDIR:
+		fprintf(stderr, "loadgen: %s%s is a directory; name a file\n", opt, output);
+		break;
+	case -EEXIST:
+		fprintf(stderr, "loadgen: %s%s exists and is not a regular file; the document is "
+			"written beside it and renamed over it, so name a file\n", opt, output);
+		break;
+	case -ENOENT:
+		fprintf(stderr, "loadgen: %s%s: the directory %.*s does not exist\n", opt, output,
+			dir_len, dir);
+		break;
+	default:
+		fprintf(stderr, "loadgen: %s%s: cannot create a file in %.*s: %s\n", opt, output,
+			dir_len, dir, strerror(-err));
+		break;
+	}
+	fprintf(stderr, "loadgen: nothing was run%s.\n", given ? "" : " (give --output FILE)");
+}
+
 static int cmd_run(const struct lg_cli *cli)
 {
 	const struct lg_run_options *o = &cli->run;
@@ -409,6 +443,7 @@ static int cmd_run(const struct lg_cli *cli)
 	char message[1024];
 	char default_output[64];
 	const char *output = o->output;
+	struct lg_output *out = NULL;
 	enum lg_run_outcome outcome;
 	int code, r;
 
@@ -416,6 +451,7 @@ static int cmd_run(const struct lg_cli *cli)
 		fprintf(stderr, "loadgen: out of memory\n");
 		return EXIT_FAILED;
 	}
+	lg_report_init(report);
 	if (!output) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -424,7 +460,14 @@ static int cmd_run(const struct lg_cli *cli)
 		strftime(default_output, sizeof(default_output), "loadgen-%Y%m%d-%H%M%S.json", &tm);
 		output = default_output;
 	}
-	lg_report_init(report);
+	/* Before any I/O: a run whose document cannot be written is not started. */
+	r = lg_output_open(output, &out);
+	if (r < 0) {
+		print_output_error(output, o->output != NULL, r);
+		code = EXIT_USAGE;
+		goto out;
+	}
+	output_temp = lg_output_temp_path(out);
 	install_signals();
 	outcome = lg_run(cli, &obs, &stop_requested, report, message, sizeof(message));
 	clear_progress(&ui);
@@ -451,7 +494,8 @@ static int cmd_run(const struct lg_cli *cli)
 		code = EXIT_OK;
 		break;
 	}
-	r = lg_report_write_file(report, output);
+	r = lg_report_write(report, out);
+	output_temp = NULL;
 	if (r < 0) {
 		fprintf(stderr, "loadgen: cannot write the result document %s: %s\n", output, strerror(-r));
 		code = code == EXIT_OK ? EXIT_FAILED : code;
@@ -461,6 +505,8 @@ static int cmd_run(const struct lg_cli *cli)
 		fprintf(stderr, "loadgen: result document (%s): %s\n", lg_status_name(report->status),
 			output);
 out:
+	output_temp = NULL;
+	lg_output_free(out);
 	lg_report_fini(report);
 	free(report);
 	return code;

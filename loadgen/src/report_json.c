@@ -407,45 +407,99 @@ static int write_all(int fd, const char *text, size_t len)
 	return 0;
 }
 
-int lg_write_file_atomic(const char *path, const char *text, size_t len)
+struct lg_output {
+	char *path;
+	char *tmp;   /* NULL once renamed over path */
+	int fd;
+};
+
+void lg_output_free(struct lg_output *output)
 {
-	char *tmp = NULL, *dir_copy = NULL;
-	int fd = -1, dir_fd = -1;
+	if (!output)
+		return;
+	if (output->fd >= 0)
+		close(output->fd);
+	if (output->tmp)
+		unlink(output->tmp);
+	free(output->tmp);
+	free(output->path);
+	free(output);
+}
+
+int lg_output_open(const char *path, struct lg_output **ret_output)
+{
+	struct lg_output *out = NULL;
+	struct stat st;
 	int r;
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		tmp = NULL;
+	if (!path || !path[0] || !ret_output)
+		return -EINVAL;
+	/* The rename at the end replaces whatever path names: only a regular
+	 * file (or nothing) may be there. */
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (!S_ISREG(st.st_mode))
+			return -EEXIST;
+	} else if (errno != ENOENT) {
+		return -errno;
+	}
+	out = calloc(1, sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	out->fd = -1;
+	out->path = strdup(path);
+	if (!out->path || asprintf(&out->tmp, "%s.tmp.XXXXXX", path) < 0) {
+		out->tmp = NULL;
 		r = -ENOMEM;
-		goto out;
+		goto fail;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
+	out->fd = mkostemp(out->tmp, O_CLOEXEC);
+	if (out->fd < 0) {
 		r = -errno;
-		free(tmp);
-		tmp = NULL;
-		goto out;
+		free(out->tmp);
+		out->tmp = NULL;
+		goto fail;
 	}
-	r = write_all(fd, text, len);
+	*ret_output = out;
+	return 0;
+fail:
+	lg_output_free(out);
+	return r;
+}
+
+const char *lg_output_temp_path(const struct lg_output *output)
+{
+	return output ? output->tmp : NULL;
+}
+
+int lg_output_commit(struct lg_output *output, const char *text, size_t len)
+{
+	char *dir_copy = NULL;
+	int dir_fd = -1;
+	int r;
+
+	if (!output || output->fd < 0 || !output->tmp)
+		return -EINVAL;
+	r = write_all(output->fd, text, len);
 	if (r < 0)
 		goto out;
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0) {
+	if (fchmod(output->fd, 0644) < 0 || fsync(output->fd) < 0) {
 		r = -errno;
 		goto out;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
+	r = close(output->fd) < 0 ? -errno : 0;
+	output->fd = -1;
+	if (r < 0)
+		goto out;
+	if (rename(output->tmp, output->path) < 0) {
 		r = -errno;
 		goto out;
 	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
+	free(output->tmp);
+	output->tmp = NULL;
 	/* Make the rename itself durable. */
-	dir_copy = strdup(path);
+	dir_copy = strdup(output->path);
 	if (dir_copy) {
 		dir_fd = open(dirname(dir_copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dir_fd >= 0)
@@ -453,11 +507,14 @@ int lg_write_file_atomic(const char *path, const char *text, size_t len)
 	}
 	r = 0;
 out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
+	if (r < 0 && output->tmp) {
+		/* Nothing half-written stays: the temporary file goes now. */
+		if (output->fd >= 0)
+			close(output->fd);
+		output->fd = -1;
+		unlink(output->tmp);
+		free(output->tmp);
+		output->tmp = NULL;
 	}
 	if (dir_fd >= 0)
 		close(dir_fd);
@@ -465,7 +522,18 @@ out:
 	return r;
 }
 
-int lg_report_write_file(const struct lg_report *report, const char *path)
+int lg_write_file_atomic(const char *path, const char *text, size_t len)
+{
+	struct lg_output *out = NULL;
+	int r = lg_output_open(path, &out);
+
+	if (r == 0)
+		r = lg_output_commit(out, text, len);
+	lg_output_free(out);
+	return r;
+}
+
+int lg_report_write(const struct lg_report *report, struct lg_output *output)
 {
 	struct lg_json w;
 	size_t len;
@@ -483,10 +551,21 @@ int lg_report_write_file(const struct lg_report *report, const char *path)
 		} else {
 			memcpy(with_newline, text, len);
 			with_newline[len] = '\n';
-			r = lg_write_file_atomic(path, with_newline, len + 1);
+			r = lg_output_commit(output, with_newline, len + 1);
 			free(with_newline);
 		}
 	}
 	lg_json_fini(&w);
+	return r;
+}
+
+int lg_report_write_file(const struct lg_report *report, const char *path)
+{
+	struct lg_output *out = NULL;
+	int r = lg_output_open(path, &out);
+
+	if (r == 0)
+		r = lg_report_write(report, out);
+	lg_output_free(out);
 	return r;
 }

@@ -153,8 +153,33 @@ const char *lg_status_name(enum lg_status status);
 /* Write the document into w (pretty-printed). */
 void lg_report_json(const struct lg_report *report, struct lg_json *w);
 
-/* Write the document to path atomically: a temporary file in the same
- * directory, fsync, rename over path, fsync of the directory. Returns 0 or
+/* The file a document goes to, written atomically: a temporary file in the
+ * same directory, created by lg_output_open() before the run so that an output
+ * that cannot be written is found before any I/O; lg_output_commit() fills it,
+ * fsyncs it, renames it over the path and fsyncs the directory. */
+struct lg_output;
+
+/* Create the temporary file beside path. Returns 0 and *ret_output, or -errno:
+ * -ENOENT (no such directory), -EACCES, -EROFS, ..., -EISDIR (path is a
+ * directory), -EEXIST (path exists and is not a regular file, which the rename
+ * would replace). */
+int lg_output_open(const char *path, struct lg_output **ret_output);
+
+/* The temporary file's path, or NULL once committed: what an exit that cannot
+ * call lg_output_free() (a signal handler) must unlink. */
+const char *lg_output_temp_path(const struct lg_output *output);
+
+/* Write text to the temporary file and put it in place as above. Once only.
+ * Returns 0 or -errno; on failure the path is untouched. */
+int lg_output_commit(struct lg_output *output, const char *text, size_t len);
+
+/* Write the document (pretty-printed, newline-terminated) through output. */
+int lg_report_write(const struct lg_report *report, struct lg_output *output);
+
+/* Remove the temporary file unless committed, and free. NULL is fine. */
+void lg_output_free(struct lg_output *output);
+
+/* Write the document to path atomically (open, write, free). Returns 0 or
  * -errno; on failure path is untouched and no temporary file is left. */
 int lg_report_write_file(const struct lg_report *report, const char *path);
 

@@ -280,6 +280,78 @@ static int schema(const char *python, const char *validator, const char *schema_
 	return test_result("report_json schema");
 }
 
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static bool file_is(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return f && strcmp(buf, text) == 0;
+}
+
+/* The output is opened before the run: what cannot be written is found then;
+ * meanwhile a temporary file waits beside the path, gone after free. */
+static int output(void)
+{
+	char dir[] = "report-output-XXXXXX";
+	char path[128], link[128], tmp[256] = "";
+	struct lg_output *out = NULL;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/doc.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+
+	CHECK(lg_output_open("/nonexistent-dir/x.json", &out) == -ENOENT && out == NULL);
+	CHECK(lg_output_open(dir, &out) == -EISDIR && out == NULL);
+	CHECK(lg_output_open("/dev/null", &out) == -EEXIST && out == NULL);
+	CHECK(symlink("doc.json", link) == 0);
+	CHECK(lg_output_open(link, &out) == -EEXIST && out == NULL);
+	CHECK(lg_output_open("", &out) == -EINVAL && out == NULL);
+
+	/* opened, then abandoned (a refused run): nothing stays */
+	CHECK(lg_output_open(path, &out) == 0 && out != NULL);
+	if (lg_output_temp_path(out))
+		snprintf(tmp, sizeof(tmp), "%s", lg_output_temp_path(out));
+	CHECKF(strncmp(tmp, path, strlen(path)) == 0 && exists(tmp), "temporary file \"%s\"", tmp);
+	CHECK(!exists(path));
+	lg_output_free(out);
+	out = NULL;
+	CHECK(!exists(tmp) && !exists(path));
+
+	/* opened, then committed: the text is at path, the temporary file gone */
+	CHECK(lg_output_open(path, &out) == 0);
+	if (lg_output_temp_path(out))
+		snprintf(tmp, sizeof(tmp), "%s", lg_output_temp_path(out));
+	CHECK(lg_output_commit(out, "{}\n", 3) == 0);
+	CHECK(lg_output_temp_path(out) == NULL && !exists(tmp));
+	CHECK(file_is(path, "{}\n"));
+	CHECK(lg_output_commit(out, "{}\n", 3) == -EINVAL); /* once only */
+	lg_output_free(out);
+	CHECK(file_is(path, "{}\n"));
+
+	/* an existing document is replaced */
+	CHECK(lg_write_file_atomic(path, "[]\n", 3) == 0 && file_is(path, "[]\n"));
+	lg_output_free(NULL);
+
+	unlink(link);
+	unlink(path);
+	CHECK(rmdir(dir) == 0); /* nothing else was left in it */
+	return test_result("report_json output");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "golden") == 0) {
@@ -290,6 +362,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && strcmp(argv[1], "schema") == 0)
 		return schema(argv[2], argv[3], argv[4]);
-	fprintf(stderr, "usage: %s golden DIR | schema PYTHON VALIDATOR SCHEMA\n", argv[0]);
+	if (argc == 2 && strcmp(argv[1], "output") == 0)
+		return output();
+	fprintf(stderr, "usage: %s golden DIR | schema PYTHON VALIDATOR SCHEMA | output\n", argv[0]);
 	return 2;
 }
