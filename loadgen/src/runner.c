@@ -709,6 +709,13 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 		snprintf(message, message_len, "%s", report->failure_message);
 		return LG_RUN_FAILED;
 	}
+	if (run.info.kind == LG_TARGET_FILE && run.info.memory_fs[0] && run.direct) {
+		snprintf(message, message_len, "%s is on %s, which keeps its data in memory: the run "
+			 "would measure RAM, not a drive. Put the target on a disk (or use a block "
+			 "device); --buffered runs it anyway (recorded as direct=false)", o->target,
+			 run.info.memory_fs);
+		return LG_RUN_USAGE;
+	}
 	fill_drive(&run);
 	if (o->engine && run.engine->probe() < 0) {
 		r = run.engine->probe();

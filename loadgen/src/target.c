@@ -10,12 +10,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -424,6 +426,15 @@ static void probe_file_backing(dev_t backing, const char *path, struct lg_target
 	uint32_t align = dio_alignment(path);
 	if (align > 0)
 		info->logical_block_size = align;
+
+	/* tmpfs and ramfs keep a file's data in RAM, O_DIRECT or not. */
+	struct statfs sfs;
+	if (statfs(path, &sfs) == 0) {
+		if (sfs.f_type == TMPFS_MAGIC)
+			copy_string(info->memory_fs, sizeof(info->memory_fs), "tmpfs");
+		else if (sfs.f_type == RAMFS_MAGIC)
+			copy_string(info->memory_fs, sizeof(info->memory_fs), "ramfs");
+	}
 }
 
 int lg_target_probe(const char *path, struct lg_target_info *ret_info)

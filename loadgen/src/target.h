@@ -33,6 +33,8 @@ struct lg_target_info {
 	uint32_t logical_block_size;  /* bytes; 512 when unknown */
 	uint32_t physical_block_size; /* bytes; logical_block_size when unknown */
 	bool supports_discard;     /* block: discard_max_bytes > 0; file: hole punching assumed */
+	char memory_fs[8];         /* "tmpfs" or "ramfs" for a file whose data lives in RAM;
+	                            * empty otherwise */
 };
 
 /* Why a write was refused; LG_REFUSE_NONE when it is allowed. */
