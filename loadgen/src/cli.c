@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "json.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -65,6 +66,9 @@ static const char usage_text[] =
 	"                            kind (ssd|hdd), interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)\n"
 	"  --firmware REV            drive firmware (default: the target's reported revision)\n"
 	"  --bench KEY=VALUE[,...]   name, cpu, motherboard, chipset, memory, os, storage_driver, interface\n"
+	"                            (--drive, --bench and --firmware values are trimmed of spaces; a blank,\n"
+	"                            too long (200 bytes; 100 for part_number, hardware_revision, firmware),\n"
+	"                            non-UTF-8 or control-character value is refused)\n"
 	"  --drive-state fresh|preconditioned|used|unknown\n"
 	"run: output\n"
 	"  --output FILE             result document path (default: loadgen-YYYYMMDD-HHMMSS.json), written\n"
@@ -97,14 +101,89 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Copy value into dst (capacity cap, NUL included); too long is an error. */
+/* Byte length of the whitespace character at s, 0 when there is none: ASCII
+ * whitespace and the Unicode spaces that a JSON Schema "\\S" (ECMA-262) does
+ * not match either, so that a value of spaces alone is blank here too. */
+static size_t space_length(const unsigned char *s)
+{
+	if (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+		return 1;
+	if (s[0] == 0xc2 && s[1] == 0xa0)
+		return 2; /* U+00A0 no-break space */
+	if (s[0] == 0xe1 && s[1] == 0x9a && s[2] == 0x80)
+		return 3; /* U+1680 */
+	if (s[0] == 0xe2 && s[1] == 0x80 &&
+	    ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf))
+		return 3; /* U+2000-U+200A, U+2028, U+2029, U+202F */
+	if (s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0x9f)
+		return 3; /* U+205F */
+	if (s[0] == 0xe3 && s[1] == 0x80 && s[2] == 0x80)
+		return 3; /* U+3000 */
+	if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
+		return 3; /* U+FEFF */
+	return 0;
+}
+
+/* Strip leading and trailing whitespace from s in place; returns the start. */
+static char *trim(char *s)
+{
+	unsigned char *p = (unsigned char *)s, *q, *end;
+	size_t n;
+
+	while ((n = space_length(p)) > 0)
+		p += n;
+	for (q = end = p; *q;) {
+		n = space_length(q);
+		if (n > 0) {
+			q += n;
+			continue;
+		}
+		n = lg_utf8_sequence_length((const char *)q);
+		q += n ? n : 1;
+		end = q;
+	}
+	*end = '\0';
+	return (char *)p;
+}
+
+/* A value that goes into the document as text, already trimmed: not blank (the
+ * schema wants a non-space in names), at most max bytes, valid UTF-8 without
+ * control characters (the document would not say what was given). */
+static int check_text(const char *what, const char *value, size_t max, char *err, size_t err_len)
+{
+	if (!value[0])
+		return fail(err, err_len, "%s is blank: give a value or leave it out", what);
+	if (strlen(value) > max)
+		return fail(err, err_len, "%s is too long (at most %zu bytes)", what, max);
+	for (const char *p = value; *p;) {
+		unsigned char c = (unsigned char)p[0];
+		size_t n = lg_utf8_sequence_length(p);
+
+		if (n == 0)
+			return fail(err, err_len, "%s is not valid UTF-8", what);
+		if (c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char)p[1] < 0xa0))
+			return fail(err, err_len, "%s contains a control character", what);
+		p += n;
+	}
+	return 0;
+}
+
+/* Copy value, trimmed and checked, into dst (capacity cap, NUL included). */
 static int copy_field(char *dst, size_t cap, const char *what, const char *value, char *err,
 		      size_t err_len)
 {
-	if (strlen(value) >= cap)
-		return fail(err, err_len, "%s is too long (at most %zu bytes)", what, cap - 1);
-	memcpy(dst, value, strlen(value) + 1);
-	return 0;
+	char *copy = strdup(value);
+	const char *v;
+	int r;
+
+	if (!copy)
+		return fail(err, err_len, "out of memory");
+	v = trim(copy);
+	r = check_text(what, v, cap - 1, err, err_len);
+	if (r == 0)
+		memcpy(dst, v, strlen(v) + 1);
+	free(copy);
+	return r;
 }
 
 static bool in_list(const char *value, const char *const *list)
@@ -113,6 +192,26 @@ static bool in_list(const char *value, const char *const *list)
 		if (strcmp(value, *list) == 0)
 			return true;
 	return false;
+}
+
+/* Split item ("KEY=VALUE", modified in place) into its trimmed key and value. */
+static int split_item(const char *opt, char *item, const char **ret_key, const char **ret_value,
+		      char *err, size_t err_len)
+{
+	char *eq = strchr(item, '=');
+	const char *key;
+
+	if (eq)
+		*eq = '\0';
+	key = trim(item);
+	if (!eq || !key[0]) {
+		if (eq)
+			*eq = '=';
+		return fail(err, err_len, "%s: expected KEY=VALUE, got \"%s\"", opt, item);
+	}
+	*ret_key = key;
+	*ret_value = trim(eq + 1);
+	return 0;
 }
 
 static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t err_len)
@@ -128,27 +227,25 @@ static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t er
 		return fail(err, err_len, "out of memory");
 	for (char *item = strtok_r(copy, ",", &save); item && r == 0;
 	     item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
+		const char *key = NULL, *value = NULL;
+		char what[96];
 
-		if (!eq || eq == item) {
-			r = fail(err, err_len, "--drive: expected KEY=VALUE, got \"%s\"", item);
+		r = split_item("--drive", item, &key, &value, err, err_len);
+		if (r < 0)
 			break;
-		}
-		*eq = '\0';
-		const char *key = item, *value = eq + 1;
-
-		if (!value[0] && strcmp(key, "capacity") != 0) {
-			r = fail(err, err_len, "--drive: %s is empty", key);
-		} else if (strcmp(key, "manufacturer") == 0) {
-			r = copy_field(d->manufacturer, sizeof(d->manufacturer), "--drive manufacturer", value, err, err_len);
+		snprintf(what, sizeof(what), "--drive %.40s", key);
+		if (strcmp(key, "manufacturer") == 0) {
+			r = copy_field(d->manufacturer, sizeof(d->manufacturer), what, value, err, err_len);
 		} else if (strcmp(key, "model") == 0) {
-			r = copy_field(d->model, sizeof(d->model), "--drive model", value, err, err_len);
+			r = copy_field(d->model, sizeof(d->model), what, value, err, err_len);
 		} else if (strcmp(key, "part_number") == 0) {
-			r = copy_field(d->part_number, sizeof(d->part_number), "--drive part_number", value, err, err_len);
+			r = copy_field(d->part_number, sizeof(d->part_number), what, value, err, err_len);
 		} else if (strcmp(key, "hardware_revision") == 0) {
-			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), "--drive hardware_revision", value, err, err_len);
+			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), what, value, err, err_len);
 		} else if (strcmp(key, "capacity") == 0) {
-			if (lg_parse_size(value, &d->capacity_bytes) < 0 || d->capacity_bytes == 0)
+			if (!value[0])
+				r = fail(err, err_len, "%s is blank: give a size or leave it out", what);
+			else if (lg_parse_size(value, &d->capacity_bytes) < 0 || d->capacity_bytes == 0)
 				r = fail(err, err_len, "--drive capacity: not a size: \"%s\"", value);
 		} else if (strcmp(key, "kind") == 0) {
 			if (!in_list(value, kinds))
@@ -185,22 +282,23 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 		return fail(err, err_len, "out of memory");
 	for (char *item = strtok_r(copy, ",", &save); item && r == 0;
 	     item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
+		const char *key = NULL, *value = NULL;
 		bool found = false;
 
-		if (!eq || eq == item) {
-			r = fail(err, err_len, "--bench: expected KEY=VALUE, got \"%s\"", item);
+		r = split_item("--bench", item, &key, &value, err, err_len);
+		if (r < 0)
 			break;
-		}
-		*eq = '\0';
 		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-			if (strcmp(item, fields[i].key) == 0) {
-				r = copy_field(fields[i].dst, sizeof(b->name), "--bench value", eq + 1, err, err_len);
+			if (strcmp(key, fields[i].key) == 0) {
+				char what[64];
+
+				snprintf(what, sizeof(what), "--bench %s", key);
+				r = copy_field(fields[i].dst, sizeof(b->name), what, value, err, err_len);
 				found = true;
 			}
 		}
 		if (!found)
-			r = fail(err, err_len, "--bench: unknown key \"%s\"", item);
+			r = fail(err, err_len, "--bench: unknown key \"%s\"", key);
 	}
 	free(copy);
 	return r;

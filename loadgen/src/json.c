@@ -166,10 +166,9 @@ void lg_json_key(struct lg_json *w, const char *key)
 	w->after_key = true;
 }
 
-/* Length of the valid UTF-8 sequence starting at s (1-4), or 0 when invalid
- * (bad lead byte, truncated, overlong, surrogate or above U+10FFFF). */
-static size_t utf8_valid_length(const unsigned char *s)
+size_t lg_utf8_sequence_length(const char *str)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	unsigned char c = s[0];
 
 	if (c < 0x80)
@@ -251,7 +250,7 @@ void lg_json_escape(struct lg_json *w, const char *str)
 			s++;
 			continue;
 		}
-		size_t n = utf8_valid_length(s);
+		size_t n = lg_utf8_sequence_length((const char *)s);
 
 		if (n == 0) {
 			puts_(w, "\xef\xbf\xbd"); /* U+FFFD REPLACEMENT CHARACTER */

@@ -107,6 +107,51 @@ int main(void)
 	CHECK(strcmp(cli.run.bench.cpu, "Core i7") == 0 && strcmp(cli.run.bench.os, "Linux") == 0);
 	CHECK(strcmp(cli.run.drive_state, "fresh") == 0);
 	CHECK(strstr(cli.command_line, "'manufacturer=Intel,model=SSD 530,") != NULL);
+	/* provenance values are trimmed; blank ones are refused, as the schema would */
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "manufacturer= ") < 0);
+	CHECKF(strstr(err, "--drive manufacturer") && strstr(err, "blank"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model=\t \xc2\xa0\xe3\x80\x80") < 0);
+	CHECKF(strstr(err, "--drive model") && strstr(err, "blank"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "manufacturer=") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "capacity= ") < 0);
+	CHECKF(strstr(err, "capacity") && strstr(err, "blank"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", " = Intel") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
+		" manufacturer = Intel , model =\xc2\xa0SSD 530 , kind= ssd,interface =sata-6g ,capacity= 240G") == 0);
+	CHECKF(strcmp(cli.run.drive.manufacturer, "Intel") == 0, "\"%s\"", cli.run.drive.manufacturer);
+	CHECKF(strcmp(cli.run.drive.model, "SSD 530") == 0, "\"%s\"", cli.run.drive.model);
+	CHECK(strcmp(cli.run.drive.kind, "ssd") == 0 && strcmp(cli.run.drive.interface, "sata-6g") == 0);
+	CHECK(cli.run.drive.capacity_bytes == UINT64_C(240) << 30);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--bench", "cpu=  ") < 0);
+	CHECKF(strstr(err, "--bench cpu") && strstr(err, "blank"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--bench", " os = Linux 6.1 ,name=rig") == 0);
+	CHECK(strcmp(cli.run.bench.os, "Linux 6.1") == 0 && strcmp(cli.run.bench.name, "rig") == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--firmware", " ") < 0);
+	CHECKF(strstr(err, "--firmware") && strstr(err, "blank"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--firmware", " DC12 ") == 0);
+	CHECK(strcmp(cli.run.drive.firmware, "DC12") == 0);
+	/* and within the schema's other limits: length, UTF-8, no control characters */
+	{
+		static char v200[300], v201[300], b201[300];
+
+		snprintf(v200, sizeof(v200), "model=%0200d", 0);
+		snprintf(v201, sizeof(v201), "model=%0201d", 0);
+		snprintf(b201, sizeof(b201), "cpu=%0201d", 0);
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", v200) == 0);
+		CHECK(strlen(cli.run.drive.model) == 200);
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", v201) < 0);
+		CHECKF(strstr(err, "too long"), "%s", err);
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--bench", b201) < 0);
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "part_number=x",
+			"--firmware", "0123456789012345678901234567890123456789012345678901234567890123456789"
+			"0123456789012345678901234567890") < 0);
+	}
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model=\xff\xfe") < 0);
+	CHECKF(strstr(err, "UTF-8"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model=a\tb") < 0);
+	CHECKF(strstr(err, "control"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model=a\xc2\x85") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model=Crucial\xc2\xaeMX") == 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "colour=red") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "kind=tape") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "interface=usb") < 0);

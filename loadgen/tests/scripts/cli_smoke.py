@@ -64,6 +64,20 @@ def main():
         )
         check(r.returncode == 2 and "--size" in r.stderr, "a missing file needs --size")
 
+        # a blank provenance value, which the schema would reject, is refused up front
+        blank = os.path.join(tmp, "blank.json")
+        r = subprocess.run(
+            [loadgen, "run", "--target", target, "--size", "16M", "--rw", "randwrite"]
+            + ["--time", "0.3", "--output", blank, "--drive", "manufacturer= ,model=X"],
+            capture_output=True,
+            text=True,
+        )
+        check(
+            r.returncode == 2 and "manufacturer" in r.stderr and "blank" in r.stderr,
+            f"a blank --drive manufacturer is a usage error (got {r.returncode}: {r.stderr})",
+        )
+        check(not os.path.exists(blank) and not os.path.exists(target), "nothing written")
+
         # ad-hoc random write, both patterns
         r = subprocess.run(
             [
@@ -86,7 +100,9 @@ def main():
                 "--output",
                 doc,
                 "--drive",
-                "manufacturer=Test,model=Smoke",
+                " manufacturer = Test , model = Smoke ",
+                "--bench",
+                "cpu= Some CPU ",
             ],
             capture_output=True,
             text=True,
@@ -95,6 +111,11 @@ def main():
         check("adhoc-randwrite-4k-qd8" in r.stdout, "the table shows the test")
         d = load_json(doc)
         check(d["status"] == "complete", "status complete")
+        check(
+            (d["drive"]["manufacturer"], d["drive"]["model"], d["bench"]["cpu"])
+            == ("Test", "Smoke", "Some CPU"),
+            f"provenance values trimmed (got {d['drive']}, {d['bench']})",
+        )
         check(
             d["parameters"]["ad_hoc"] is True and d["parameters"]["seed"] == 42,
             "ad hoc and seed recorded",
