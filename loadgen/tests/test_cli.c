@@ -161,5 +161,9 @@ int main(void)
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--unknown") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "stray") < 0);
 	CHECK(strlen(lg_cli_usage()) > 1000);
+	/* the help says what the latency is: fio's clat, not submission to completion */
+	CHECK(strstr(lg_cli_usage(), "from submission to completion") == NULL);
+	CHECK(strstr(lg_cli_usage(), "clat") && strstr(lg_cli_usage(), "io_uring_enter") &&
+	      strstr(lg_cli_usage(), "reaps its completion"));
 	return test_result("cli");
 }
