@@ -716,6 +716,31 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 			 run.info.memory_fs);
 		return LG_RUN_USAGE;
 	}
+	if (run.direct) {
+		/* O_DIRECT I/O must be a multiple of the logical block size; the
+		 * kernel says so only with EINVAL in the middle of a run. */
+		uint32_t lbs = run.info.logical_block_size;
+
+		for (size_t i = 0; i < o->ntests; i++) {
+			const struct lg_test_def *t = o->tests[i];
+			char bs[32], need[32];
+
+			if (lbs == 0 || t->block_size % lbs == 0)
+				continue;
+			lg_format_size_id(t->block_size, bs, sizeof(bs));
+			lg_format_size_id(lbs, need, sizeof(need));
+			if (o->ad_hoc)
+				snprintf(message, message_len, "--bs %s is not a multiple of the logical "
+					 "block size of %s (%u bytes), which direct I/O (O_DIRECT) needs: "
+					 "use a multiple of %s, or --buffered", bs, o->target, lbs, need);
+			else
+				snprintf(message, message_len, "%s: its %s blocks are not a multiple of "
+					 "the logical block size of %s (%u bytes), which direct I/O "
+					 "(O_DIRECT) needs: leave the test out, or give --buffered", t->id,
+					 bs, o->target, lbs);
+			return LG_RUN_USAGE;
+		}
+	}
 	fill_drive(&run);
 	if (o->engine && run.engine->probe() < 0) {
 		r = run.engine->probe();

@@ -245,8 +245,9 @@ class Scene(contextlib.ExitStack):
                 f.truncate(size)
         return path
 
-    def loop(self, backing: Path, partscan: bool = False) -> str:
-        """Attach backing to a free loop device; return its path."""
+    def loop(self, backing: Path, partscan: bool = False, block_size: int = 0) -> str:
+        """Attach backing to a free loop device (with a logical block size of
+        block_size bytes when given, as `losetup --sector-size`); return its path."""
         require_root()
         if not os.path.exists("/dev/loop-control"):
             raise Skip("no loop devices (/dev/loop-control is missing)")
@@ -266,7 +267,7 @@ class Scene(contextlib.ExitStack):
                 info = struct.pack(
                     "<QQQQQIIII64s64s32s2Q", 0, 0, 0, 0, 0, 0, 0, 0, flags, name, b"", b"", 0, 0
                 )
-                config = struct.pack("<II", bfd, 0) + info + bytes(64)
+                config = struct.pack("<II", bfd, block_size) + info + bytes(64)
                 try:
                     fcntl.ioctl(fd, LOOP_CONFIGURE, config)
                 except OSError as e:
@@ -276,6 +277,11 @@ class Scene(contextlib.ExitStack):
                     raise Skip(f"cannot configure {dev}: {e}") from e
                 self.callback(self._detach, fd)
                 self._wait_sysfs(f"/sys/class/block/loop{n}/loop/backing_file")
+                if block_size:
+                    lbs = Path(f"/sys/class/block/loop{n}/queue/logical_block_size")
+                    got = int(lbs.read_text())
+                    if got != block_size:
+                        raise Skip(f"{dev} has {got}-byte logical blocks, not {block_size}")
                 return dev
             raise AssertionError("no free loop device after 20 attempts")
         finally:
