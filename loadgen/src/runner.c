@@ -51,6 +51,8 @@ struct run {
 	uint64_t seed_state;
 	struct lg_histogram *hist;
 	bool said_no_discard;  /* the warning that the target cannot discard was given */
+	const char *clamp_said[LG_MAX_TESTS]; /* tests whose span clamp was said */
+	size_t nclamp_said;
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -116,8 +118,20 @@ static uint64_t align_down(uint64_t v, uint64_t a)
 	return v - v % a;
 }
 
+/* Whether the span clamp of test id was said already; notes it when not. */
+static bool clamp_said(struct run *run, const char *id)
+{
+	for (size_t i = 0; i < run->nclamp_said; i++)
+		if (strcmp(run->clamp_said[i], id) == 0)
+			return true;
+	if (run->nclamp_said < LG_MAX_TESTS)
+		run->clamp_said[run->nclamp_said++] = id;
+	return false;
+}
+
 /* The span a test uses: requested (0 = whole target) clamped to the target
- * (with a warning) and to 256 MiB under --quick, aligned to the block size. */
+ * (with a warning, once per test however many patterns run it) and to 256 MiB
+ * under --quick, aligned to the block size. */
 static uint64_t test_span(struct run *run, const char *id, uint64_t requested, uint32_t bs)
 {
 	uint64_t span = requested ? requested : run->whole;
@@ -127,8 +141,9 @@ static uint64_t test_span(struct run *run, const char *id, uint64_t requested, u
 
 		lg_format_size_human(span, want, sizeof(want));
 		lg_format_size_human(run->whole, have, sizeof(have));
-		warn(run, "%s: span %s is larger than the target (%s); clamped to the target, "
-		     "the real span is recorded", id, want, have);
+		if (!clamp_said(run, id))
+			warn(run, "%s: span %s is larger than the target (%s); clamped to the target, "
+			     "the real span is recorded", id, want, have);
 		span = run->whole;
 	}
 	if (run->o->quick && span > QUICK_SPAN_CAP)
