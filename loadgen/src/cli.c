@@ -448,6 +448,37 @@ static const struct option simple_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* Why getopt_long() returned '?' for argv, as an error naming the option. */
+static int bad_option(const char *cmd, int argc, char **argv, const struct option *options,
+		      char *err, size_t err_len)
+{
+	const char *arg = optind >= 1 && optind <= argc ? argv[optind - 1] : "";
+	size_t name_len, matches = 0;
+
+	/* A known option: optopt is its value, given to an option that takes none
+	 * (--quick=1) or missing from one that needs it (--target at the end). */
+	for (const struct option *o = options; o->name && optopt != 0; o++) {
+		if (o->val != optopt)
+			continue;
+		if (o->has_arg == no_argument)
+			return fail(err, err_len, "--%s takes no value", o->name);
+		return fail(err, err_len, "--%s needs a value", o->name);
+	}
+	if (optopt != 0)
+		return fail(err, err_len, "unknown option -%c for %s (see loadgen --help)", optopt, cmd);
+	if (strncmp(arg, "--", 2) != 0)
+		return fail(err, err_len, "unknown option \"%s\" for %s (see loadgen --help)", arg, cmd);
+	name_len = strcspn(arg + 2, "=");
+	for (const struct option *o = options; o->name; o++)
+		if (strncmp(o->name, arg + 2, name_len) == 0)
+			matches++;
+	if (matches > 1)
+		return fail(err, err_len, "option --%.*s is ambiguous: %zu options of %s begin with it "
+			    "(see loadgen --help)", (int)name_len, arg + 2, matches, cmd);
+	return fail(err, err_len, "unknown option --%.*s for %s (see loadgen --help)", (int)name_len,
+		    arg + 2, cmd);
+}
+
 static int parse_rw(const char *v, struct lg_test_def *t)
 {
 	if (strcmp(v, "randread") == 0) {
@@ -599,7 +630,7 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			cli->command = LG_CMD_HELP;
 			return 0;
 		default:
-			return fail(err, err_len, "unknown or incomplete option (see loadgen --help)");
+			return bad_option("run", argc, argv, run_options, err, err_len);
 		}
 	}
 	if (optind < argc)
@@ -705,7 +736,7 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 				cli->command = LG_CMD_HELP;
 				return 0;
 			} else {
-				return fail(err, err_len, "unknown option for %s (see loadgen --help)", cmd);
+				return bad_option(cmd, argc - 1, argv + 1, simple_options, err, err_len);
 			}
 		}
 		int rest = argc - 1 - optind;

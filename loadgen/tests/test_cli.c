@@ -159,6 +159,23 @@ int main(void)
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--bench", "gpu=x") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive-state", "new") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--unknown") < 0);
+	/* a bad option is named in the error */
+	CHECKF(strstr(err, "--unknown"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--frobnicate=3", "--suite", "desktop-2011") < 0);
+	CHECKF(strstr(err, "--frobnicate"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "-x") < 0);
+	CHECKF(strstr(err, "-x"), "%s", err);
+	CHECK(P("loadgen", "run", "--suite", "desktop-2011", "--target") < 0);
+	CHECKF(strstr(err, "--target") && strstr(err, "value"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--quick=yes") < 0);
+	CHECKF(strstr(err, "--quick") && strstr(err, "no value"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--s", "1") < 0);
+	CHECKF(strstr(err, "--s") && strstr(err, "ambiguous"), "%s", err);
+	CHECK(P("loadgen", "list", "--verbose") < 0);
+	CHECKF(strstr(err, "--verbose"), "%s", err);
+	CHECK(P("loadgen", "info", "/dev/null", "--jsn") < 0);
+	CHECKF(strstr(err, "--jsn"), "%s", err);
+	CHECK(P("loadgen", "run", "--targ", "f", "--suite", "desktop-2011") == 0); /* abbreviations work */
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "stray") < 0);
 	CHECK(strlen(lg_cli_usage()) > 1000);
 	/* the help says what the latency is: fio's clat, not submission to completion */
