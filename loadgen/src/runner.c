@@ -569,6 +569,26 @@ static void fill_parameters(struct run *run)
 	p->ad_hoc = o->ad_hoc;
 }
 
+/* "a" or "an" before a signature's name, by its sound: "an ext4 superblock",
+ * "an MBR partition table", "a GPT partition table". An initialism is read
+ * letter by letter, except those said as words. */
+static const char *article(const char *noun)
+{
+	static const char *const said_as_words[] = {"LUKS", "FAT", NULL};
+	char c = noun[0];
+	bool initialism = c >= 'A' && c <= 'Z' && noun[1] >= 'A' && noun[1] <= 'Z';
+
+	for (const char *const *w = said_as_words; *w && initialism; w++) {
+		size_t n = strlen(*w);
+
+		if (strncmp(noun, *w, n) == 0 && (noun[n] == ' ' || noun[n] == '\0'))
+			initialism = false;
+	}
+	if (initialism)
+		return strchr("AEFHILMNORSX", c) ? "an" : "a";
+	return strchr("aeiouAEIOU", c) && c != '\0' ? "an" : "a";
+}
+
 /* Decide whether the run may write, and open the target. */
 static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char *message,
 					  size_t message_len)
@@ -601,8 +621,8 @@ static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char 
 		run->writable = true;
 	}
 	if (check.signature[0])
-		warn(run, "%s holds a %s; its data will be %s", o->target, check.signature,
-		     run->writable ? "destroyed" : "read");
+		warn(run, "%s holds %s %s; its data will be %s", o->target, article(check.signature),
+		     check.signature, run->writable ? "destroyed" : "read");
 
 	if (run->writable) {
 		int flags = LG_OPEN_WRITE | (run->direct ? LG_OPEN_DIRECT : 0) |

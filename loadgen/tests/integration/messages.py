@@ -2,7 +2,8 @@
 """What loadgen says on stderr (`messages.py SCENARIO`).
 
 span-clamp: a span larger than the target is clamped with one warning per test,
-not one per data pattern."""
+not one per data pattern.
+signature (root): the signature found on a device is named with the right article."""
 
 import lgtest
 from lgtest import check
@@ -28,8 +29,29 @@ def span_clamp(scene):
         check(said == 1, f"{t}: the span clamp was said {said} times, not once:\n{p.stderr}")
 
 
+def signature(scene):
+    """The warning about what a device holds reads as English: "an ext4 superblock",
+    "an MBR partition table"."""
+    for name, article in (("ext4", "an ext4 superblock"), ("mbr", "an MBR partition table")):
+        backing = scene.backing_file(f"{name}.img", 64 << 20)
+        if name == "ext4":
+            dev = scene.loop(backing)
+            scene.mkfs_ext4(dev)
+        else:
+            dev, _ = scene.partitioned_loop(backing)
+        out = scene.path(f"{name}.json")
+        p = lgtest.run(
+            ["run", "--target", dev, f"--destroy-data={dev}", "--rw", "write", "--bs", "128k"]
+            + ["--time", "0.2", "--output", str(out), "--quiet"],
+            timeout=60,
+            expect=0,
+        )
+        check(f"holds {article}" in p.stderr, f'no "holds {article}" in:\n{p.stderr}')
+
+
 SCENARIOS = {
     "span-clamp": span_clamp,
+    "signature": signature,
 }
 
 
