@@ -525,8 +525,11 @@ static void fill_drive(struct run *run)
 	struct lg_drive *d = &run->rep->drive;
 	const struct lg_target_info *ti = &run->info;
 
+	bool model_reported;
+
 	*d = run->o->drive;
-	if (!d->model[0] && ti->model[0])
+	model_reported = !d->model[0] && ti->model[0];
+	if (model_reported)
 		snprintf(d->model, sizeof(d->model), "%s", ti->model);
 	if (!d->firmware[0] && ti->firmware[0])
 		snprintf(d->firmware, sizeof(d->firmware), "%s", ti->firmware);
@@ -536,10 +539,16 @@ static void fill_drive(struct run *run)
 		if (!d->kind[0] && ti->rotational >= 0)
 			snprintf(d->kind, sizeof(d->kind), "%s", ti->rotational ? "hdd" : "ssd");
 	}
-	if (!d->manufacturer[0] || !d->model[0])
-		warn(run, "no --drive manufacturer=...,model=...: the document names the drive "
-		     "\"%s\" by \"%s\"", d->model[0] ? d->model : "unknown",
-		     d->manufacturer[0] ? d->manufacturer : "unknown");
+	if (!d->manufacturer[0] && !d->model[0])
+		warn(run, "the drive is not named: its manufacturer and model are recorded as "
+		     "\"unknown\" (name it with --drive manufacturer=...,model=...)");
+	else if (!d->manufacturer[0])
+		warn(run, "the drive's manufacturer is not given: its manufacturer is recorded as "
+		     "\"unknown\", its model as \"%s\"%s (give --drive manufacturer=...)", d->model,
+		     model_reported ? ", as the target reports it" : "");
+	else if (!d->model[0])
+		warn(run, "the drive's model is not given and the target reports none: its model is "
+		     "recorded as \"unknown\" (give --drive model=...)");
 }
 
 static void fill_parameters(struct run *run)

@@ -3,7 +3,8 @@
 
 span-clamp: a span larger than the target is clamped with one warning per test,
 not one per data pattern.
-signature (root): the signature found on a device is named with the right article."""
+signature (root): the signature found on a device is named with the right article.
+drive: the warning about an unnamed drive says what the document records."""
 
 import lgtest
 from lgtest import check
@@ -49,9 +50,41 @@ def signature(scene):
         check(f"holds {article}" in p.stderr, f'no "holds {article}" in:\n{p.stderr}')
 
 
+def drive(scene):
+    """Without --drive the warning says plainly what the document records."""
+    target = scene.path("target.bin")
+    out = scene.path("doc.json")
+    base = ["run", "--target", str(target), "--size", "16M", "--rw", "randwrite", "--time", "0.1"]
+    base += ["--pattern", "incompressible", "--output", str(out), "--quiet"]
+    cases = (
+        ([], ("unknown", "unknown"), 'its manufacturer and model are recorded as "unknown"'),
+        (
+            ["--drive", "manufacturer=Acme"],
+            ("Acme", "unknown"),
+            'its model is recorded as "unknown"',
+        ),
+        (["--drive", "model=X1"], ("unknown", "X1"), 'its manufacturer is recorded as "unknown"'),
+        (["--drive", "manufacturer=Acme,model=X1"], ("Acme", "X1"), None),
+    )
+    for extra, recorded, said in cases:
+        p = lgtest.run([*base, *extra], timeout=60, expect=0)
+        doc = lgtest.load_document(out)
+        got = (doc["drive"]["manufacturer"], doc["drive"]["model"])
+        check(got == recorded, f"{extra}: the document records {got}, expected {recorded}")
+        lines = [line for line in p.stderr.splitlines() if "drive" in line]
+        check(not any(" by " in line for line in lines), f"{extra}: {lines}")
+        if said:
+            check(any(said in line for line in lines), f"{extra}: no {said!r} in {lines}")
+            check(any("--drive" in line for line in lines), f"{extra}: --drive not named: {lines}")
+        else:
+            check(not lines, f"{extra}: a warning about a named drive: {lines}")
+        out.unlink()
+
+
 SCENARIOS = {
     "span-clamp": span_clamp,
     "signature": signature,
+    "drive": drive,
 }
 
 
