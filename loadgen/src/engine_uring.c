@@ -121,6 +121,11 @@ static void uring_destroy(struct lg_engine *base)
 
 	if (!e)
 		return;
+	/* The kernel tears a closed ring down asynchronously, holding its registered
+	 * files meanwhile: unregister the target now, so that closing it releases it
+	 * (and the exclusive claim on a block device) at once. */
+	if (e->fixed_file)
+		(void)sys_register(e->ring_fd, IORING_UNREGISTER_FILES, NULL, 0);
 	if (e->sqes && e->sqes != MAP_FAILED)
 		munmap(e->sqes, e->sqes_len);
 	if (e->cq_map && e->cq_map != MAP_FAILED && e->cq_map != e->sq_map)

@@ -159,6 +159,20 @@ def busy(scene):
     expect_success(write_args(dev, out, f"--destroy-data={dev}"), backing, out)
 
 
+def rerun(scene):
+    """Runs one right after another on the same device: the first must release its
+    exclusive claim when it exits, or the next is refused as busy. (io_uring tears
+    a closed ring down asynchronously, holding its registered files meanwhile.)"""
+    dev, _ = device(scene)
+    out = scene.path("doc.json")
+    for engine in ("io_uring", "io_uring", "io_uring", "psync", "io_uring"):
+        args = write_args(dev, out, f"--destroy-data={dev}", "--engine", engine)
+        args[args.index("--time") + 1] = "0.2"
+        lgtest.run(args, timeout=60, expect=0)  # at once: no pause between runs
+    doc = lgtest.load_document(out)
+    check(doc["status"] == "complete", f"status {doc['status']}")
+
+
 def existing_file(scene):
     # Runs without root: files need no privileges.
     target = scene.backing_file("precious.bin", 16 << 20, random_content=True)
@@ -182,6 +196,7 @@ SCENARIOS = {
     "swap": swap,
     "busy": busy,
     "existing-file": existing_file,
+    "rerun": rerun,
 }
 
 
