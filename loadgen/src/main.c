@@ -39,8 +39,11 @@ enum {
 
 static volatile sig_atomic_t stop_requested;
 static struct timespec first_signal_at; /* only the handler touches it */
-/* The result document's temporary file while it exists: a forced exit removes it. */
-static const char *volatile output_temp;
+/* The result document's temporary file, which a forced exit removes (a copy:
+ * the handler must not read memory the main program may free meanwhile; once
+ * the document is in place, the name is gone and unlinking it does nothing). */
+static char output_temp[4200];
+static volatile sig_atomic_t output_temp_set;
 
 static void on_signal(int sig)
 {
@@ -59,10 +62,8 @@ static void on_signal(int sig)
 				(now.tv_nsec - first_signal_at.tv_nsec);
 
 		if (since >= (int64_t)SIGNAL_GRACE_NS) {
-			const char *temp = output_temp;
-
-			if (temp)
-				unlink(temp);
+			if (output_temp_set)
+				unlink(output_temp);
 			(void)!write(STDERR_FILENO, forced, sizeof(forced) - 1);
 			_exit(EXIT_INTERRUPTED);
 		}
@@ -467,7 +468,8 @@ static int cmd_run(const struct lg_cli *cli)
 		code = EXIT_USAGE;
 		goto out;
 	}
-	output_temp = lg_output_temp_path(out);
+	snprintf(output_temp, sizeof(output_temp), "%s", lg_output_temp_path(out));
+	output_temp_set = 1;
 	install_signals();
 	outcome = lg_run(cli, &obs, &stop_requested, report, message, sizeof(message));
 	clear_progress(&ui);
@@ -495,7 +497,6 @@ static int cmd_run(const struct lg_cli *cli)
 		break;
 	}
 	r = lg_report_write(report, out);
-	output_temp = NULL;
 	if (r < 0) {
 		fprintf(stderr, "loadgen: cannot write the result document %s: %s\n", output, strerror(-r));
 		code = code == EXIT_OK ? EXIT_FAILED : code;
@@ -505,8 +506,8 @@ static int cmd_run(const struct lg_cli *cli)
 		fprintf(stderr, "loadgen: result document (%s): %s\n", lg_status_name(report->status),
 			output);
 out:
-	output_temp = NULL;
 	lg_output_free(out);
+	output_temp_set = 0;
 	lg_report_fini(report);
 	free(report);
 	return code;

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""SIGINT or SIGTERM during a run (`signals.py INT|TERM|INT-twice`): loadgen stops
-promptly, exits 130 and leaves a valid document marked incomplete.
+"""SIGINT or SIGTERM during a run (`signals.py INT|TERM|INT-twice|INT-late`): loadgen
+stops promptly, exits 130 and leaves a valid document marked incomplete.
 
 INT-twice sends two SIGINTs 50 ms apart, as a terminal's Ctrl-C and `timeout -s INT`
 together can. So that the second one arrives before the document is written, the
 run writes 1 MiB blocks to a loop device throttled to 2 MiB/s: after the first
 signal, loadgen must wait about half a second for the I/O in flight. The second signal,
-within the grace period after the first, must not lose the document."""
+within the grace period after the first, must not lose the document.
+
+INT-late sends the second SIGINT 2.5 s after the first, past the grace period,
+while a slower throttle (128 KiB/s) keeps loadgen draining its I/O: it leaves at
+once, says so, and leaves neither a document nor its temporary file."""
 
 import signal
 import subprocess
@@ -15,20 +19,20 @@ import time
 import lgtest
 from lgtest import check
 
-THROTTLE = 2 << 20  # bytes per second
+THROTTLE = {"twice": 2 << 20, "late": 128 << 10}  # bytes per second
 
 
 def test(scene, argv):
     mode = argv[0] if argv else "INT"
     name, _, repeat = mode.partition("-")
-    check(name in ("INT", "TERM") and repeat in ("", "twice"), f"unknown mode {mode!r}")
+    check(name in ("INT", "TERM") and repeat in ("", "twice", "late"), f"unknown mode {mode!r}")
     sig = {"INT": signal.SIGINT, "TERM": signal.SIGTERM}[name]
     out = scene.path("doc.json")
     common = ["--time", "60", "--output", str(out), "--quiet"]
     preexec = None
     if repeat:
         dev = scene.loop(scene.backing_file("disk.img", 64 << 20))
-        preexec = scene.write_throttle(dev, THROTTLE)
+        preexec = scene.write_throttle(dev, THROTTLE[repeat])
         args = ["--target", dev, f"--destroy-data={dev}", "--rw", "write", "--bs", "1m"]
         args += ["--qd", "1", *common]
     else:
@@ -49,10 +53,11 @@ def test(scene, argv):
         sent = time.monotonic()
         proc.send_signal(sig)
         if repeat:
-            time.sleep(0.05)
+            pause = 0.05 if repeat == "twice" else 2.5
+            time.sleep(pause)
             check(
                 proc.poll() is None,
-                "loadgen ended within 50 ms of the first signal: the throttle did not slow it",
+                f"loadgen ended within {pause} s of the first signal: the throttle did not slow it",
             )
             proc.send_signal(sig)
         try:
@@ -66,6 +71,11 @@ def test(scene, argv):
             proc.wait()
     lgtest.log(f"  exit {proc.returncode}, {took:.2f} s after SIG{name}")
     check(proc.returncode == 130, f"exit {proc.returncode} after SIG{name}, expected 130\n{stderr}")
+    if repeat == "late":
+        check("leaving at once" in stderr, f"the forced exit is not said:\n{stderr}")
+        left = sorted(p.name for p in out.parent.iterdir() if p.name.startswith(out.name))
+        check(not left, f"a forced exit left {left}")
+        return
     check(took < 5, f"{took:.1f} s to stop after SIG{name}")
     doc = lgtest.load_document(out)
     check(doc["status"] == "incomplete", f"status {doc['status']}, expected incomplete")
