@@ -10,10 +10,10 @@
 
 #define BUF_ALIGN 4096u
 #define PROGRESS_INTERVAL_NS (LG_NSEC_PER_SEC / 2)
-/* Below this depth, write data is refreshed between submission and waiting,
- * so that generating it overlaps the device's work even at QD1. Deeper queues
- * have other I/Os in flight while it is generated anyway. */
-#define OVERLAP_MAX_DEPTH 4
+/* Writes keep a second set of buffers: while the device works on one set, the
+ * data of the other is refreshed, so that a completed slot is refilled at once
+ * with fresh bytes instead of waiting for them to be generated. */
+#define WRITE_BUFFER_SETS 2
 
 struct job_state {
 	const struct lg_job_spec *spec;
@@ -70,7 +70,7 @@ static int state_init(struct job_state *st, const struct lg_job_spec *spec)
 	lg_rng_seed(&st->off_rng, lg_splitmix64(&seed_state));
 	lg_rng_seed(&st->data_rng, lg_splitmix64(&seed_state));
 	st->nblocks = spec->span_bytes / spec->block_size;
-	st->nbufs = qd + (spec->write ? 1 : 0);
+	st->nbufs = spec->write ? qd * WRITE_BUFFER_SETS : qd;
 	st->buf_area_len = (size_t)st->nbufs * spec->block_size;
 	if (posix_memalign((void **)&st->buf_area, BUF_ALIGN, st->buf_area_len) != 0) {
 		st->buf_area = NULL;
@@ -158,7 +158,6 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 	uint32_t qd = spec->queue_depth;
 	uint32_t inflight = 0;
 	bool submitting = true;
-	bool overlap = spec->write && qd <= OVERLAP_MAX_DEPTH;
 	uint64_t t0, now, deadline, next_progress;
 	uint64_t last_ios = 0, last_bytes = 0, last_t;
 	int r;
@@ -223,7 +222,7 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 		uint32_t ndone = 0;
 
 		/* Prepare the next write data while the device works. */
-		if (overlap && st.nstale > 0)
+		if (st.nstale > 0)
 			refresh_stale(&st);
 		r = engine->ops->reap(engine, 1, st.done, qd, &ndone);
 		if (r < 0)
