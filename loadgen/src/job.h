@@ -1,13 +1,15 @@
 /* job: one timed (or sized) stream of I/Os against an open target, keeping the
  * queue full at the stated depth, timed with the monotonic clock. It is the
- * hot loop of loadgen: no allocation per I/O, one clock read per batch of
- * submissions and one per batch of completions, a histogram insert per
- * completion, and write data refreshed while the device works.
+ * hot loop of loadgen: no allocation per I/O; each freed slot refilled at once
+ * (one submission call and one clock read per I/O); one clock read per batch of
+ * completions and a histogram insert per completion; write data refreshed while
+ * the device works, in a second set of buffers.
  *
  * Latency: from the moment the kernel has the I/O (the call that handed it
  * over has returned) to the moment its completion is reaped, the same
  * definition as fio's completion latency (clat). An I/O that completes during
- * the handing-over call itself (a page-cache hit) therefore shows almost none.
+ * the handing-over call itself (a page-cache hit) therefore shows only the time
+ * it waits while the rest of the queue is submitted.
  *
  * Offsets: random jobs pick block-aligned offsets uniformly over the span from a
  * generator seeded with spec.seed; sequential jobs walk the span and wrap.
