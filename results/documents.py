@@ -31,6 +31,7 @@ NOT_UTF8 = "the document is not UTF-8 text"
 NOT_JSON = "the document is not valid JSON: {detail}"
 NON_JSON_CONSTANT = "{constant} is not a JSON number"
 DUPLICATE_KEY = "the key '{key}' appears twice in one object"
+TOO_DEEP = "values are nested too deeply"
 NOT_AN_OBJECT = "a result document is a JSON object"
 UNSUPPORTED_VERSION = (
     "schema_version {version} is not supported; this site reads version {supported}"
@@ -131,6 +132,8 @@ def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
         raise DocumentRejected([DocumentProblem("", NOT_JSON.format(detail=detail))]) from exc
     except ValueError as exc:
         raise DocumentRejected([DocumentProblem("", NOT_JSON.format(detail=exc))]) from exc
+    except RecursionError as exc:
+        raise DocumentRejected([DocumentProblem("", NOT_JSON.format(detail=TOO_DEEP))]) from exc
     if not isinstance(document, dict):
         raise DocumentRejected([DocumentProblem("", NOT_AN_OBJECT)])
     return document

@@ -370,3 +370,11 @@ def test_citation_url_must_be_a_uri():
 def test_impossible_dates_are_refused(document):
     document["started_at"] = "2026-02-30T10:00:00Z"
     assert only(rejected(document))[0] == "/started_at"
+
+
+def test_absurdly_nested_document():
+    text = '{"results": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert only(rejected(text)) == (
+        "",
+        documents.NOT_JSON.format(detail=documents.TOO_DEEP),
+    )
