@@ -251,7 +251,10 @@ def _walk_numbers(value: Any, path: tuple) -> Iterator[tuple[tuple, float]]:
             yield from _walk_numbers(item, (*path, index))
 
 
-def _parse_time(value: str) -> datetime | None:
+def parse_time(value: str | None) -> datetime | None:
+    """An RFC 3339 date-time with its time zone, or None when absent or not one."""
+    if value is None:
+        return None
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -280,7 +283,7 @@ def meaning_problems(
     times = {}
     for field, value in (("started_at", started), ("finished_at", finished)):
         if value is not None:
-            times[field] = _parse_time(value)
+            times[field] = parse_time(value)
             if times[field] is None:
                 problem(f"/{field}", BAD_TIMESTAMP.format(value=value))
     if (

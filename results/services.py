@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -122,10 +121,6 @@ def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
     return start, statistics.fmean(tail), statistics.pstdev(tail), min(tail)
 
 
-def _parse_time(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
-
-
 def _write(
     document: dict[str, Any], raw: str, digest: str, submitter, tests: dict[str, Test]
 ) -> Run:
@@ -167,8 +162,8 @@ def _write(
         tool_name=tool["name"],
         tool_version=tool.get("version", ""),
         engine=tool.get("engine", ""),
-        started_at=_parse_time(document.get("started_at")),
-        finished_at=_parse_time(document.get("finished_at")),
+        started_at=documents.parse_time(document.get("started_at")),
+        finished_at=documents.parse_time(document.get("finished_at")),
         submitter=submitter,
         source=source["kind"],
         citation=citation,
