@@ -224,7 +224,13 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 		/* Prepare the next write data while the device works. */
 		if (st.nstale > 0)
 			refresh_stale(&st);
-		r = engine->ops->reap(engine, 1, st.done, qd, &ndone);
+		/* Take one completion at a time and refill its slot at once, as fio
+		 * does by default. Taking a whole burst first (virtio disks complete
+		 * in bursts of ~16 at QD32) would leave the burst's slots idle while
+		 * the others are resubmitted one by one: the queue would not be full,
+		 * and the idle time would fall outside every I/O's measured latency
+		 * (4KB random writes at QD32: p50 ~8% below fio's at the same IOPS). */
+		r = engine->ops->reap(engine, 1, st.done, 1, &ndone);
 		if (r < 0)
 			goto out;
 		now = lg_now_ns();
