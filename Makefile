@@ -66,7 +66,7 @@ $(LOADGEN_SAN)/build.ninja: | $(INSTALLED)
 loadgen-san-test: $(LOADGEN_SAN)/build.ninja
 	meson compile -C $(LOADGEN_SAN)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C $(LOADGEN_SAN) --print-errorlogs --no-suite vm
+	  meson test -C $(LOADGEN_SAN) --print-errorlogs
 
 bench: bench-ingest bench-loadgen
 
