@@ -65,6 +65,16 @@ def main(test) -> None:
     sys.exit(status)
 
 
+def scenarios(table: dict, script: str):
+    """A test for main() that plays the scenario its one argument names in table."""
+
+    def test(scene, argv):
+        check(len(argv) == 1 and argv[0] in table, f"usage: {script} {'|'.join(table)}")
+        table[argv[0]](scene)
+
+    return test
+
+
 def check(cond: bool, msg: str) -> None:
     if not cond:
         raise AssertionError(msg)

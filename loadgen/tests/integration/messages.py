@@ -88,10 +88,5 @@ SCENARIOS = {
 }
 
 
-def test(scene, argv):
-    check(len(argv) == 1 and argv[0] in SCENARIOS, f"usage: messages.py {'|'.join(SCENARIOS)}")
-    SCENARIOS[argv[0]](scene)
-
-
 if __name__ == "__main__":
-    lgtest.main(test)
+    lgtest.main(lgtest.scenarios(SCENARIOS, "messages.py"))
