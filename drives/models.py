@@ -1,5 +1,6 @@
 """The drive catalog: who makes what, with which controller and NAND, at which price."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
@@ -113,7 +114,10 @@ class DriveQuerySet(models.QuerySet):
         return self.select_related("manufacturer", "controller__vendor", "nand__vendor")
 
     def real(self):
-        """Everything but the synthetic benchmark catalog."""
+        """Everything but the synthetic benchmark catalog, which only the web benchmark
+        (settings.BENCH_SHOW_SYNTHETIC) shows as if it were real."""
+        if settings.BENCH_SHOW_SYNTHETIC:
+            return self.all()
         return self.filter(synthetic=False)
 
 
@@ -208,7 +212,7 @@ class Drive(models.Model):
         return name
 
     def get_absolute_url(self) -> str:
-        return reverse("drives:detail", args=[self.slug])
+        return reverse("bench:drive", args=[self.slug])
 
     @property
     def capacity_label(self) -> str:
@@ -261,6 +265,12 @@ class Price(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount} {self.currency} on {self.observed_on}"
+
+    @property
+    def safe_source_url(self) -> str:
+        """The URL when it is http or https, else "": only these are ever put in a link."""
+        url = self.source_url
+        return url if url.lower().startswith(("http://", "https://")) else ""
 
     @property
     def per_gb(self):

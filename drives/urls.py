@@ -5,5 +5,4 @@ from drives import views
 app_name = "drives"
 urlpatterns = [
     path("", views.home, name="home"),
-    path("drives/<slug:slug>/", views.detail, name="detail"),
 ]

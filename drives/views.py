@@ -1,12 +1,15 @@
+"""Catalog-only pages: the drive list with its filters. Pages that show results live in
+results/views/."""
+
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django_htmx.middleware import HtmxDetails
 
-from drives.models import Drive
-from drives.selectors import drive_detail, drive_list
-from results.selectors import drive_results
+from drives.filters import DriveFilter
+from drives.models import Drive, NandType
+from drives.selectors import drive_list
 
 PAGE_SIZE = 50
 
@@ -17,34 +20,21 @@ class HtmxHttpRequest(HttpRequest):
 
 @require_GET
 def home(request: HtmxHttpRequest) -> HttpResponse:
-    search = request.GET.get("q", "").strip()[:100]
-    kind = request.GET.get("kind", "")
-    interface = request.GET.get("interface", "")
-    if kind not in Drive.Kind.values:
-        kind = ""
-    if interface not in Drive.Interface.values:
-        interface = ""
-    page = Paginator(drive_list(search=search, kind=kind, interface=interface), PAGE_SIZE).get_page(
-        request.GET.get("page")
-    )
+    filters = DriveFilter(request.GET, queryset=Drive.objects.all())
+    if not filters.is_valid():
+        return render(request, "bench/bad_request.html", {"errors": filters.errors}, status=400)
+    page = Paginator(drive_list(drives=filters.qs), PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
     context = {
         "page": page,
-        "search": search,
-        "kind": kind,
-        "interface": interface,
+        "form": filters.form.cleaned_data,
+        "query": query.urlencode(),
         "kinds": Drive.Kind.choices,
         "interfaces": Drive.Interface.choices,
+        "cell_types": NandType.CellType.choices,
     }
-    template = "drives/home.html#drive-table" if request.htmx else "drives/home.html"
-    return render(request, template, context)
-
-
-@require_GET
-def detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
-    try:
-        drive = drive_detail(slug=slug)
-    except Drive.DoesNotExist as exc:
-        raise Http404("No such drive") from exc
+    htmx_partial = request.htmx and not request.htmx.history_restore_request
     return render(
-        request, "drives/detail.html", {"drive": drive, "results": drive_results(drive=drive)}
+        request, "drives/home.html#drive-table" if htmx_partial else "drives/home.html", context
     )

@@ -164,12 +164,20 @@ class Citation(models.Model):
     def __str__(self) -> str:
         return f"{self.publisher}, “{self.title}” ({self.published_on:%Y-%m-%d})"
 
+    @property
+    def safe_url(self) -> str:
+        """The URL when it is http or https, else "": only these are ever put in a link."""
+        return self.url if self.url.lower().startswith(("http://", "https://")) else ""
+
 
 class RunQuerySet(models.QuerySet):
     def published(self):
         return self.filter(status=Run.Status.PUBLISHED)
 
     def real(self):
+        """Everything but synthetic runs; the web benchmark alone counts them as real."""
+        if settings.BENCH_SHOW_SYNTHETIC:
+            return self.all()
         return self.exclude(source=Run.Source.SYNTHETIC)
 
 
@@ -414,3 +422,62 @@ class TrimValidation(models.Model):
 
     def __str__(self) -> str:
         return f"TRIM validation of run {self.run_id}"
+
+
+class LeaderboardEntry(models.Model):
+    """The latest published result of each drive in each test and data pattern, with the
+    figure that was not published derived from the one that was (IOPS = bytes/s ÷ block
+    size). Rankings and value views read this table instead of ranking millions of result
+    rows; `results.services.leaderboard_refresh` rebuilds a drive's rows whenever one of its
+    runs is ingested or withdrawn."""
+
+    class Derived(models.TextChoices):
+        NONE = "", "as published"
+        IOPS = "iops", "IOPS derived from MB/s"
+        BYTES = "bytes_per_second", "MB/s derived from IOPS"
+
+    drive = models.ForeignKey(
+        "drives.Drive", on_delete=models.CASCADE, related_name="leaderboard_entries"
+    )
+    test = models.ForeignKey(Test, on_delete=models.CASCADE, related_name="leaderboard_entries")
+    pattern = models.CharField(max_length=14, choices=DataPattern.choices)
+    result = models.OneToOneField(Result, on_delete=models.CASCADE, related_name="+")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=10, choices=Run.Source.choices)
+    synthetic = models.BooleanField(default=False)
+    bytes_per_second = models.FloatField(null=True)
+    iops = models.FloatField(null=True)
+    derived = models.CharField(max_length=16, choices=Derived.choices, blank=True)
+    latency_mean_ns = models.FloatField(null=True)
+    quick = models.BooleanField(
+        default=False, help_text="Measured for less than 90% of the test's duration"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["drive", "test", "pattern"], name="leaderboard_entry_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                "test",
+                F("bytes_per_second").desc(nulls_last=True),
+                name="leaderboard_test_bps_idx",
+            ),
+            models.Index(
+                "test",
+                F("bytes_per_second").desc(nulls_last=True),
+                condition=Q(synthetic=False),
+                name="leaderboard_real_bps_idx",
+            ),
+            models.Index(
+                "test",
+                F("latency_mean_ns").asc(nulls_last=True),
+                condition=Q(synthetic=False),
+                name="leaderboard_real_latency_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.test_id} ({self.pattern}) of drive {self.drive_id}"

@@ -1,50 +1,670 @@
-"""Reads of results that span models, for pages and the API."""
+"""Reads of results that span models, for pages and the API.
 
+Every selector takes plain values or querysets (never a request) and costs a fixed number of
+queries whatever the size of the catalog.
+"""
+
+from __future__ import annotations
+
+import datetime
 from dataclasses import dataclass, field
+from decimal import Decimal
 
-from django.db.models import Prefetch
+from django.conf import settings
+from django.db import connection
+from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
 
-from drives.models import Drive
-from results.models import ConsistencySeries, Result, Run, TrimValidation
+from drives.models import Controller, Drive, NandType, Price
+from results.models import (
+    ConsistencySeries,
+    DataPattern,
+    LeaderboardEntry,
+    Result,
+    Run,
+    Suite,
+    Test,
+    TrimValidation,
+)
+
+PATTERN_ORDER = {DataPattern.COMPRESSIBLE: 0, DataPattern.INCOMPRESSIBLE: 1, "unspecified": 2}
+VALUE_DEFAULT_TEST = "randwrite-4k-qd3-8g"
+TIE_PERCENT = 0.5
+
+
+def test_order_key(test: Test) -> tuple:
+    """Four corners first (random before sequential, read before write), then by size."""
+    kinds = {Test.Kind.THROUGHPUT: 0, Test.Kind.CONSISTENCY: 1, Test.Kind.TRIM: 2}
+    return (
+        kinds.get(test.kind, 9),
+        test.access != Test.Access.RANDOM,
+        test.block_size,
+        test.operation != Test.Operation.READ,
+        test.queue_depth,
+        test.identifier,
+    )
+
+
+def run_recency(run: Run) -> tuple:
+    """Sort key, newest first: when the run started, else when its source was published,
+    else when it was ingested (the same rule as results.services.leaderboard_refresh)."""
+    when = run.started_at
+    if when is None and run.citation_id:
+        when = datetime.datetime.combine(
+            run.citation.published_on, datetime.time(), tzinfo=datetime.UTC
+        )
+    when = when or run.ingested_at
+    return (-when.timestamp(), -run.pk)
+
+
+def entries() -> QuerySet[LeaderboardEntry]:
+    """Leaderboard entries the pages may show (synthetic ones only in the web benchmark)."""
+    qs = LeaderboardEntry.objects.all()
+    return qs if settings.BENCH_SHOW_SYNTHETIC else qs.filter(synthetic=False)
+
+
+# -- figures -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    """A throughput result's numbers, the missing one of MB/s and IOPS derived from the other
+    through the test's fixed block size (and said so)."""
+
+    result: Result
+    bytes_per_second: float | None
+    iops: float | None
+    derived: str  # "", "iops" or "bytes_per_second"
+
+    @classmethod
+    def of(cls, result: Result) -> Figures:
+        block = result.block_size or result.test.block_size
+        bps, iops, derived = result.bytes_per_second, result.iops, ""
+        if iops is None and bps is not None:
+            iops, derived = bps / block, "iops"
+        elif bps is None and iops is not None:
+            bps, derived = iops * block, "bytes_per_second"
+        return cls(result, bps, iops, derived)
+
+    @property
+    def block_size(self) -> int:
+        return self.result.block_size or self.result.test.block_size
+
+
+# -- head to head --------------------------------------------------------------------------
 
 
 @dataclass
-class DriveResults:
-    """Every published result of a drive, grouped for display."""
+class Side:
+    """One drive of a comparison, with the runs it could be shown from and what is shown."""
 
+    drive: Drive
     runs: list[Run]
-    results: list[Result] = field(default_factory=list)
+    chosen_run: Run | None  # None: the latest result of every test
+    results: dict[tuple[int, str], Figures] = field(default_factory=dict)
+    consistency: dict[int, ConsistencySeries] = field(default_factory=dict)
+    trim: dict[str, TrimValidation] = field(default_factory=dict)
+    price: Price | None = None
+
+    @property
+    def shown_runs(self) -> list[Run]:
+        ids = {f.result.run_id for f in self.results.values()}
+        ids |= {s.run_id for s in self.consistency.values()}
+        ids |= {t.run_id for t in self.trim.values()}
+        return [r for r in self.runs if r.pk in ids]
+
+    @property
+    def firmware(self) -> list[str]:
+        return sorted({r.firmware.version for r in self.shown_runs if r.firmware})
+
+    @property
+    def price_per_gb(self) -> Decimal | None:
+        if self.price is None or not self.drive.capacity_bytes:
+            return None
+        return self.price.amount / Decimal(self.drive.capacity_bytes / 10**9)
+
+    def price_per_kiops(self, test_id: str) -> float | None:
+        if self.price is None:
+            return None
+        best = [
+            f.iops
+            for (identifier, _), f in self.results.items()
+            if identifier == test_id and f.iops
+        ]
+        # A compressing drive is priced by its worst case.
+        return float(self.price.amount) / (min(best) / 1000) if best else None
+
+
+@dataclass
+class PatternPair:
+    pattern: str
+    a: Figures | None
+    b: Figures | None
+
+    @property
+    def sides(self) -> tuple[Figures | None, Figures | None]:
+        return self.a, self.b
+
+    @property
+    def winner(self) -> str:
+        """ "a", "b", "tie" or "" (one side not tested)."""
+        if not (self.a and self.b and self.a.bytes_per_second and self.b.bytes_per_second):
+            return ""
+        pct = self.difference_percent
+        if pct is not None and pct < TIE_PERCENT:
+            return "tie"
+        return "a" if self.a.bytes_per_second > self.b.bytes_per_second else "b"
+
+    @property
+    def difference_percent(self) -> float | None:
+        """How much faster the winner is than the other, in %."""
+        if not (self.a and self.b and self.a.bytes_per_second and self.b.bytes_per_second):
+            return None
+        high = max(self.a.bytes_per_second, self.b.bytes_per_second)
+        low = min(self.a.bytes_per_second, self.b.bytes_per_second)
+        return (high / low - 1) * 100
+
+
+@dataclass
+class TestPair:
+    test: Test
+    pairs: list[PatternPair]
+
+    @property
+    def has_latency(self) -> bool:
+        return any(
+            f is not None
+            and (f.result.latency_mean_ns is not None or f.result.latency_max_ns is not None)
+            for p in self.pairs
+            for f in (p.a, p.b)
+        )
+
+
+@dataclass
+class Comparison:
+    a: Side
+    b: Side
+    tests: list[TestPair]
+    consistency_levels: list[int]
+    trim_patterns: list[str]
+    value_test: str = VALUE_DEFAULT_TEST
+
+    @property
+    def price_per_kiops(self) -> tuple[float | None, float | None]:
+        return self.a.price_per_kiops(self.value_test), self.b.price_per_kiops(self.value_test)
+
+
+def series_is_quick(series: ConsistencySeries, points: int) -> bool:
+    """Recorded for less than 90% of its test's duration (a quick smoke run)."""
+    return points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
+
+
+def _latest_prices(drive_ids, *, as_of: datetime.date | None = None) -> dict[int, Price]:
+    prices = Price.objects.filter(drive_id__in=drive_ids, currency="USD")
+    if as_of:
+        prices = prices.filter(observed_on__lte=as_of)
+    prices = prices.order_by("drive_id", "-observed_on", "amount").distinct("drive_id")
+    return {p.drive_id: p for p in prices}
+
+
+def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = None) -> Comparison:
+    """Two drives head to head: every throughput test either has (both data patterns),
+    consistency series per spare-area level, TRIM validations, specs and latest prices.
+
+    By default each test shows the drive's latest result; run_a / run_b restrict a side to
+    one of its runs (an unknown run falls back to the latest). Six queries.
+    Raises Drive.DoesNotExist when either slug is unknown.
+    """
+    drives = {d.slug: d for d in Drive.objects.real().with_specs().filter(slug__in=[a, b])}
+    if a not in drives or b not in drives:
+        raise Drive.DoesNotExist(f"no drive {a if a not in drives else b}")
+    ids = {drives[a].pk, drives[b].pk}
+    runs = sorted(
+        Run.objects.published()
+        .real()
+        .filter(drive_id__in=ids)
+        .select_related("firmware", "citation", "bench", "suite", "submitter"),
+        key=run_recency,
+    )
+    sides = []
+    for slug, wanted in ((a, run_a), (b, run_b)):
+        drive = drives[slug]
+        own = [r for r in runs if r.drive_id == drive.pk]
+        chosen = next((r for r in own if r.pk == wanted), None)
+        sides.append(Side(drive=drive, runs=own, chosen_run=chosen))
+    side_a, side_b = sides
+
+    def where(side: Side) -> Q:
+        if side.chosen_run:
+            return Q(run_id=side.chosen_run.pk)
+        return Q(pk__in=LeaderboardEntry.objects.filter(drive_id=side.drive.pk).values("result_id"))
+
+    results = list(Result.objects.filter(where(side_a) | where(side_b)).select_related("test"))
+    run_drive = {r.pk: r.drive_id for r in runs}
+    for side in sides:
+        for r in results:
+            if run_drive.get(r.run_id) == side.drive.pk and (
+                side.chosen_run is None or side.chosen_run.pk == r.run_id
+            ):
+                side.results[(r.test.identifier, r.pattern)] = Figures.of(r)
+
+    considered = [s.chosen_run.pk if s.chosen_run else None for s in sides]
+    run_ids = [r.pk for r in runs if r.pk in considered or run_drive[r.pk] in _open(sides)]
+    rank = {r.pk: i for i, r in enumerate(runs)}
+    series = ConsistencySeries.objects.filter(run_id__in=run_ids).select_related("test")
+    trims = TrimValidation.objects.filter(run_id__in=run_ids).select_related("test")
+    for side in sides:
+        mine = {r.pk for r in side.runs if side.chosen_run in (None, r)}
+        for s in sorted(series, key=lambda s: rank[s.run_id]):
+            if s.run_id in mine:
+                side.consistency.setdefault(s.spare_area_percent, s)
+        for t in sorted(trims, key=lambda t: rank[t.run_id]):
+            if t.run_id in mine:
+                side.trim.setdefault(t.pattern, t)
+
+    prices = _latest_prices(ids)
+    for side in sides:
+        side.price = prices.get(side.drive.pk)
+
+    tests: dict[str, Test] = {}
+    for side in sides:
+        for f in side.results.values():
+            tests[f.result.test.identifier] = f.result.test
+    pairs = []
+    for test in sorted(tests.values(), key=test_order_key):
+        patterns = {p for s in sides for (t, p) in s.results if t == test.identifier}
+        pairs.append(
+            TestPair(
+                test,
+                [
+                    PatternPair(
+                        p,
+                        side_a.results.get((test.identifier, p)),
+                        side_b.results.get((test.identifier, p)),
+                    )
+                    for p in sorted(patterns, key=lambda p: PATTERN_ORDER.get(p, 9))
+                ],
+            )
+        )
+    return Comparison(
+        a=side_a,
+        b=side_b,
+        tests=pairs,
+        consistency_levels=sorted(set(side_a.consistency) | set(side_b.consistency)),
+        trim_patterns=sorted(
+            set(side_a.trim) | set(side_b.trim), key=lambda p: PATTERN_ORDER.get(p, 9)
+        ),
+    )
+
+
+def _open(sides: list[Side]) -> set[int]:
+    """Drives whose every run counts (no run chosen)."""
+    return {s.drive.pk for s in sides if s.chosen_run is None}
+
+
+# -- leaderboards --------------------------------------------------------------------------
+
+
+class Metric:
+    THROUGHPUT = "throughput"
+    LATENCY = "latency"
+    CHOICES = [(THROUGHPUT, "MB/s and IOPS (higher is better)"), (LATENCY, "mean latency")]
+
+
+@dataclass
+class RankedEntry:
+    rank: int
+    entry: LeaderboardEntry
+    highlighted: bool = False
+
+
+@dataclass
+class Leaderboard:
+    test: Test
+    metric: str
+    rows: list[RankedEntry]
+    page: int
+    page_size: int
+    has_next: bool
+    elsewhere: list[RankedEntry]  # highlighted drives ranked outside this page
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+
+def throughput_tests() -> list[Test]:
+    return sorted(Test.objects.filter(kind=Test.Kind.THROUGHPUT), key=test_order_key)
+
+
+def leaderboard(
+    *,
+    test: Test,
+    entries: QuerySet[LeaderboardEntry],
+    metric: str = Metric.THROUGHPUT,
+    page: int = 1,
+    page_size: int = 50,
+    highlight: tuple[str, ...] = (),
+) -> Leaderboard:
+    """One test's ranking: `entries` (already filtered, e.g. by LeaderboardFilter) of this
+    test, best first, one page of it, and where the highlighted drives rank. Two queries,
+    three with highlighted drives."""
+    ranked = entries.filter(test=test)
+    if metric == Metric.LATENCY:
+        value = F("latency_mean_ns").asc()
+        ranked = ranked.filter(latency_mean_ns__isnull=False)
+    else:
+        value = F("bytes_per_second").desc()
+        ranked = ranked.filter(bytes_per_second__isnull=False)
+    ordered = ranked.order_by(value, "drive_id", "pattern")
+    with_specs = ordered.select_related(
+        "drive__manufacturer", "drive__controller__vendor", "drive__nand__vendor", "run"
+    )
+    start = (page - 1) * page_size
+    window = list(with_specs[start : start + page_size + 1])
+    rows = [
+        RankedEntry(start + i + 1, e, e.drive.slug in highlight)
+        for i, e in enumerate(window[:page_size])
+    ]
+    elsewhere = []
+    shown = {r.entry.drive.slug for r in rows}
+    missing = [s for s in highlight if s not in shown]
+    if missing:
+        wanted = list(
+            ranked.filter(drive__slug__in=missing).select_related(
+                "drive__manufacturer", "drive__controller__vendor", "drive__nand__vendor", "run"
+            )
+        )
+        if wanted:
+            # Competition rank: one more than the entries strictly better, all in one scan.
+            better = "latency_mean_ns__lt" if metric == Metric.LATENCY else "bytes_per_second__gt"
+            counts = ranked.aggregate(
+                **{
+                    f"e{e.pk}": Count("pk", filter=Q(**{better: getattr(e, better.split("__")[0])}))
+                    for e in wanted
+                }
+            )
+            elsewhere = sorted(
+                (RankedEntry(counts[f"e{e.pk}"] + 1, e, True) for e in wanted),
+                key=lambda r: r.rank,
+            )
+    return Leaderboard(
+        test=test,
+        metric=metric,
+        rows=rows,
+        page=page,
+        page_size=page_size,
+        has_next=len(window) > page_size,
+        elsewhere=elsewhere,
+    )
+
+
+def suites_with_tests() -> list[Suite]:
+    """Every suite with its tests in order, for the test index. Two queries."""
+    return list(
+        Suite.objects.prefetch_related(
+            Prefetch("tests", queryset=Test.objects.order_by("suitetest__position"))
+        ).order_by("name", "version")
+    )
+
+
+# -- value -------------------------------------------------------------------------------
+
+
+@dataclass
+class ValuePoint:
+    drive: Drive
+    iops: float
+    price: Decimal
+    observed_on: datetime.date
+    frontier: bool
+    highlighted: bool
+
+    @property
+    def per_gb(self) -> float | None:
+        cap = self.drive.capacity_bytes
+        return float(self.price) / (cap / 1e9) if cap else None
+
+    @property
+    def per_kiops(self) -> float:
+        return float(self.price) / (self.iops / 1000)
+
+
+@dataclass
+class ValueView:
+    test: Test
+    as_of: datetime.date | None
+    considered: int  # drives with a result in the test and a price, after the filters
+    points: list[ValuePoint]  # frontier, highlighted, cheapest lists and an even sample
+    sample_size: int
+
+    @property
+    def frontier(self) -> list[ValuePoint]:
+        return sorted((p for p in self.points if p.frontier), key=lambda p: p.price)
+
+    @property
+    def cheapest_per_gb(self) -> list[ValuePoint]:
+        ranked = sorted((p for p in self.points if p.per_gb is not None), key=lambda p: p.per_gb)
+        return ranked[:VALUE_TABLE_ROWS]
+
+    @property
+    def cheapest_per_kiops(self) -> list[ValuePoint]:
+        return sorted(self.points, key=lambda p: p.per_kiops)[:VALUE_TABLE_ROWS]
+
+
+VALUE_TABLE_ROWS = 10
+VALUE_SAMPLE = 300
+
+# Each drive's worst case in the test (a compressing drive is placed by its incompressible
+# figure), its latest USD price as of a date, then the frontier: ordered by price, a drive
+# is on it when it is faster than every drive at most as expensive that comes before it.
+_VALUE_SQL = """
+WITH filtered AS ({entries}),
+perf AS (SELECT drive_id, MIN(iops) AS iops FROM filtered WHERE iops IS NOT NULL
+         GROUP BY drive_id),
+priced AS (
+  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, d.capacity_bytes
+  FROM perf JOIN drives_drive d ON d.id = perf.drive_id
+  JOIN LATERAL (SELECT amount, observed_on FROM drives_price
+                WHERE drive_id = perf.drive_id AND currency = 'USD'
+                  AND (%(as_of)s::date IS NULL OR observed_on <= %(as_of)s::date)
+                ORDER BY observed_on DESC, amount LIMIT 1) p ON true
+),
+ranked AS (
+  SELECT priced.*,
+    MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS best_cheaper,
+    row_number() OVER (ORDER BY amount, drive_id) AS price_rank,
+    row_number() OVER (ORDER BY amount / NULLIF(capacity_bytes, 0) NULLS LAST, drive_id)
+      AS gb_rank,
+    row_number() OVER (ORDER BY amount / iops, drive_id) AS kiops_rank,
+    count(*) OVER () AS considered
+  FROM priced
+)
+SELECT drive_id, iops, amount, observed_on, considered,
+       iops > COALESCE(best_cheaper, 0) AS frontier
+FROM ranked
+WHERE iops > COALESCE(best_cheaper, 0)
+   OR gb_rank <= %(rows)s OR kiops_rank <= %(rows)s
+   OR drive_id = ANY(%(highlight)s)
+   OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
+"""
+
+
+def value_frontier(
+    *,
+    test: Test,
+    entries: QuerySet[LeaderboardEntry],
+    as_of: datetime.date | None = None,
+    highlight: tuple[str, ...] = (),
+    sample: int = VALUE_SAMPLE,
+) -> ValueView:
+    """Price against performance in one test among `entries` (already filtered): the value
+    frontier (drives no other drive beats on both price and IOPS), the cheapest per GB and
+    per 1,000 IOPS, and an even sample of the rest by price for the scatter. Three queries."""
+    highlight_ids = (
+        list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
+        if highlight
+        else []
+    )
+    inner, params = entries.filter(test=test).values("drive_id", "iops").query.sql_with_params()
+    # The filtered entries' SQL has positional placeholders; name them, as the rest does.
+    names = {f"p{i}": v for i, v in enumerate(params)}
+    sql = _VALUE_SQL.replace("{entries}", _name_params(inner, len(params)))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql,
+            {
+                **names,
+                "as_of": as_of,
+                "rows": VALUE_TABLE_ROWS,
+                "highlight": highlight_ids,
+                "sample": sample,
+            },
+        )
+        rows = cursor.fetchall()
+    drives = Drive.objects.with_specs().in_bulk([r[0] for r in rows])
+    points = [
+        ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids)
+        for d, iops, amount, observed, _, frontier in rows
+    ]
+    return ValueView(
+        test=test,
+        as_of=as_of,
+        considered=rows[0][4] if rows else 0,
+        points=sorted(points, key=lambda p: (p.price, -p.iops)),
+        sample_size=sample,
+    )
+
+
+def _name_params(sql: str, count: int) -> str:
+    """Positional %s placeholders as %(p0)s, %(p1)s... (literal % doubled first)."""
+    parts = sql.replace("%%", "\0").split("%s")
+    if len(parts) != count + 1:
+        raise ValueError("unexpected placeholders in the entries query")
+    named = parts[0]
+    for i, part in enumerate(parts[1:]):
+        named += f"%(p{i})s" + part
+    return named.replace("\0", "%%")
+
+
+# -- drive pages and groups -----------------------------------------------------------------
+
+
+@dataclass
+class DrivePage:
+    """A drive with everything published about it, grouped for display."""
+
+    drive: Drive
+    runs: list[Run]
+    results: list[Figures] = field(default_factory=list)
     consistency: list[ConsistencySeries] = field(default_factory=list)
     trim: list[TrimValidation] = field(default_factory=list)
+    prices: list[Price] = field(default_factory=list)
 
 
-def drive_results(*, drive: Drive) -> DriveResults:
-    """Published runs of a drive with their provenance, in a fixed number of queries."""
-    runs = list(
+def drive_page(*, slug: str) -> DrivePage:
+    """One drive's specs, firmware versions, price history and every published run with its
+    results and provenance. Seven queries. Raises Drive.DoesNotExist."""
+    drive = Drive.objects.real().with_specs().prefetch_related("firmware_versions").get(slug=slug)
+    runs = sorted(
         Run.objects.published()
         .filter(drive=drive)
         .select_related("firmware", "bench", "citation", "suite", "submitter")
         .prefetch_related(
-            Prefetch(
-                "results",
-                queryset=Result.objects.select_related("test").order_by(
-                    "test__identifier", "pattern"
-                ),
-            ),
+            Prefetch("results", queryset=Result.objects.select_related("test")),
             Prefetch(
                 "consistency_series",
                 queryset=ConsistencySeries.objects.select_related("test")
                 .defer("iops")
+                .annotate(
+                    points=Func(F("iops"), function="cardinality", output_field=IntegerField())
+                )
                 .order_by("spare_area_percent"),
             ),
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),
-        )
-        .order_by("-started_at", "-ingested_at")
+        ),
+        key=run_recency,
     )
-    grouped = DriveResults(runs=runs)
+    page = DrivePage(drive=drive, runs=runs)
     for run in runs:
-        grouped.results.extend(run.results.all())
-        grouped.consistency.extend(run.consistency_series.all())
-        grouped.trim.extend(run.trim_validations.all())
-    grouped.results.sort(key=lambda r: (r.test.identifier, r.pattern, -(r.run.pk)))
-    return grouped
+        page.results.extend(Figures.of(r) for r in run.results.all())
+        for series in run.consistency_series.all():
+            series.quick = series_is_quick(series, series.points)
+            page.consistency.append(series)
+        page.trim.extend(run.trim_validations.all())
+    rank = {r.pk: i for i, r in enumerate(runs)}
+    page.results.sort(
+        key=lambda f: (
+            test_order_key(f.result.test),
+            PATTERN_ORDER.get(f.result.pattern, 9),
+            rank[f.result.run_id],
+        )
+    )
+    page.prices = list(Price.objects.filter(drive=drive).order_by("observed_on", "currency"))
+    return page
+
+
+KEY_TESTS = ("randread-4k-qd3", "randwrite-4k-qd3-8g", "seqread-128k-qd1", "seqwrite-128k-qd1")
+
+
+@dataclass
+class GroupRow:
+    drive: Drive
+    figures: dict[str, LeaderboardEntry]  # key test id -> its worst-case entry
+    tests: list[str] = field(default_factory=list)
+
+    @property
+    def values(self) -> list[float | None]:
+        """Worst-case bytes/s in each key test, in the group's column order."""
+        return [self.figures[t].bytes_per_second if t in self.figures else None for t in self.tests]
+
+
+@dataclass
+class DriveGroup:
+    """The drives of one controller or NAND type with their key results, one page of them."""
+
+    title: str
+    key_tests: list[Test]
+    rows: list[GroupRow]
+    page: int
+    has_next: bool
+
+
+def drive_group(
+    *, drives: QuerySet[Drive], title: str, page: int = 1, page_size: int = 50
+) -> DriveGroup:
+    """`drives` (e.g. one controller's) with the key four-corner figures. Three queries."""
+    start = (page - 1) * page_size
+    window = list(
+        drives.real()
+        .with_specs()
+        .order_by("manufacturer__name", "model", "capacity_bytes", "pk")[
+            start : start + page_size + 1
+        ]
+    )
+    shown = window[:page_size]
+    tests = sorted(Test.objects.filter(identifier__in=KEY_TESTS), key=test_order_key)
+    order = [t.identifier for t in tests]
+    rows = {d.pk: GroupRow(d, {}, order) for d in shown}
+    for e in (
+        entries()
+        .filter(drive_id__in=rows, test__identifier__in=KEY_TESTS)
+        .select_related("test")
+        .order_by("bytes_per_second")
+    ):
+        rows[e.drive_id].figures.setdefault(e.test.identifier, e)
+    return DriveGroup(
+        title=title,
+        key_tests=tests,
+        rows=list(rows.values()),
+        page=page,
+        has_next=len(window) > page_size,
+    )
+
+
+def controller_by_slug(slug: str) -> Controller:
+    return Controller.objects.select_related("vendor").get(slug=slug)
+
+
+def nand_by_slug(slug: str) -> NandType:
+    return NandType.objects.select_related("vendor").get(slug=slug)

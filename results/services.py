@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.text import slugify
@@ -19,6 +19,7 @@ from results.documents import DocumentProblem, DocumentRejected, TestSpec
 from results.models import (
     Citation,
     ConsistencySeries,
+    LeaderboardEntry,
     Result,
     Run,
     Suite,
@@ -238,6 +239,7 @@ def _write(
             for entry in document.get("trim", [])
         ]
     )
+    leaderboard_refresh(drive_ids=[drive.pk])
     return run
 
 
@@ -280,4 +282,47 @@ def run_withdraw(*, run: Run, reason: str) -> Run:
         run.withdrawn_reason = reason
         run.full_clean(validate_unique=False)
         run.save(update_fields=["status", "withdrawn_at", "withdrawn_reason"])
+        leaderboard_refresh(drive_ids=[run.drive_id])
     return run
+
+
+# The latest published result of each drive, test and data pattern. "Latest" prefers a
+# full-length result to a quick one, then the newest run: when it started, else when its
+# source was published, else when it was ingested (results.selectors.run_recency, the same
+# rule for the series and TRIM validations a comparison shows).
+_LEADERBOARD_SQL = """
+INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
+    synthetic, bytes_per_second, iops, derived, latency_mean_ns, quick)
+SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
+    run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
+    COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size)),
+    COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),
+    CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops'
+         WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second'
+         ELSE '' END,
+    r.latency_mean_ns,
+    COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false) AS quick
+FROM results_result r
+JOIN results_run run ON run.id = r.run_id
+JOIN results_test t ON t.id = r.test_id
+JOIN drives_drive d ON d.id = run.drive_id
+LEFT JOIN results_citation c ON c.id = run.citation_id
+WHERE run.status = 'published' AND t.kind = 'throughput' {where}
+ORDER BY run.drive_id, r.test_id, r.pattern, quick,
+    COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) DESC, run.id DESC
+"""
+
+
+def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
+    """Rebuild the leaderboard entries of these drives (None: of every drive) from their
+    published runs. Returns the number of entries written."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if drive_ids is None:
+            LeaderboardEntry.objects.all().delete()
+            cursor.execute(_LEADERBOARD_SQL.format(where=""))
+        else:
+            LeaderboardEntry.objects.filter(drive_id__in=drive_ids).delete()
+            cursor.execute(
+                _LEADERBOARD_SQL.format(where="AND run.drive_id = ANY(%s)"), [list(drive_ids)]
+            )
+        return cursor.rowcount

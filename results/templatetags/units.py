@@ -63,3 +63,11 @@ def per_gb(amount, capacity_bytes) -> str:
     if not amount or not capacity_bytes:
         return "—"
     return f"${float(amount) / (capacity_bytes / 1e9):.2f}"
+
+
+@register.filter
+def dollars(amount) -> str:
+    """A price or a price ratio in USD, to the cent."""
+    if amount is None:
+        return "—"
+    return f"${float(amount):,.2f}"

@@ -34,7 +34,10 @@ def test_home_search_by_htmx_returns_only_the_table(client, demo):
 def test_home_filters_and_bad_parameters(client, demo):
     html = client.get(reverse("drives:home"), {"kind": "hdd"}).content.decode()
     assert "VelociRaptor" in html and "X25-E" not in html
-    response = client.get(reverse("drives:home"), {"kind": "floppy", "page": "x"})
+    response = client.get(reverse("drives:home"), {"kind": "floppy"})
+    assert response.status_code == 400
+    assert "kind" in response.content.decode()
+    response = client.get(reverse("drives:home"), {"page": "x"})
     assert response.status_code == 200
 
 
@@ -46,24 +49,24 @@ def test_price_per_gb(client):
 
 
 def test_drive_page_shows_specs_results_provenance_and_prices(client, demo):
-    html = client.get(reverse("drives:detail", args=["corsair-force-100gb"])).content.decode()
+    html = client.get(reverse("bench:drive", args=["corsair-force-100gb"])).content.decode()
     assert "SandForce SF-1200" in html
     assert "251.7" in html and "144.4" in html  # MB/s, 10^6 bytes
     assert "OCZ&#x27;s Vertex 2, Special Sauce SF-1200 Reviewed" in html
     assert "Intel DX58SO" in html
-    html = client.get(reverse("drives:detail", args=["intel-ssd-530-240gb"])).content.decode()
+    html = client.get(reverse("bench:drive", args=["intel-ssd-530-240gb"])).content.decode()
     assert "315.1" in html and "183.3" in html and "193.3" in html
-    html = client.get(reverse("drives:detail", args=["samsung-ssd-840-pro-512gb"])).content.decode()
+    html = client.get(reverse("bench:drive", args=["samsung-ssd-840-pro-512gb"])).content.decode()
     assert "480.00 USD" in html and "$0.76" in html
 
 
 def test_drive_page_query_count_does_not_grow(client, demo, django_assert_max_num_queries):
     with django_assert_max_num_queries(8):
-        client.get(reverse("drives:detail", args=["corsair-force-100gb"]))
+        client.get(reverse("bench:drive", args=["corsair-force-100gb"]))
 
 
 def test_unknown_drive_is_404(client):
-    assert client.get(reverse("drives:detail", args=["nope"])).status_code == 404
+    assert client.get(reverse("bench:drive", args=["nope"])).status_code == 404
 
 
 def test_admin_lists_every_model(admin_client):
@@ -87,6 +90,6 @@ def test_drive_page_flags_results_measured_off_method(client, demo):
     from results.models import Run
 
     run = Run.objects.filter(source=Run.Source.MEASURED).select_related("drive").first()
-    html = client.get(reverse("drives:detail", args=[run.drive.slug])).content.decode()
+    html = client.get(reverse("bench:drive", args=[run.drive.slug])).content.decode()
     assert "ran 2 s, not 180 s" in html
     assert "span 256 MiB, not 8 GiB" in html

@@ -16,6 +16,7 @@ from django.db import connection, transaction
 
 from drives.models import Controller, Manufacturer, NandType
 from results.models import ConsistencySeries, Test
+from results.services import leaderboard_refresh
 
 PATTERNS = ("compressible", "incompressible", "unspecified")
 DISTINCT_SERIES = 500  # shapes to draw consistency series from; points are generated once
@@ -147,6 +148,22 @@ class Command(BaseCommand):
             )
             _sync_sequence(cursor, "drives_drive")
             self.log(started, f"{count:,} drives")
+
+            # One to three USD prices a drive, so that value views have a whole catalog to rank.
+            def price_rows():
+                for i in range(drives):
+                    per_gb = rng.uniform(0.05, 2.5)
+                    for k in range(1 + i % 3):
+                        amount = per_gb * capacities[i % len(capacities)] * (1 + 0.15 * k)
+                        yield (first_drive + i, f"{amount:.2f}", "USD", f"{2026 - k}-01-15")
+
+            count = _copy(
+                cursor,
+                "drives_price",
+                ("drive_id", "amount", "currency", "observed_on", "source", "source_url"),
+                ((*row, "synthetic price", "") for row in price_rows()),
+            )
+            self.log(started, f"{count:,} prices")
 
             first_run = _next_id(cursor, "results_run")
             count = _copy(
@@ -282,21 +299,28 @@ class Command(BaseCommand):
                 series_rows(),
             )
             self.log(started, f"{count:,} consistency series of {opts['points']:,} points")
+            count = leaderboard_refresh(drive_ids=None)
+            self.log(started, f"{count:,} leaderboard entries")
         with connection.cursor() as cursor:
             for table in (
                 "drives_drive",
+                "drives_price",
                 "results_run",
                 "results_result",
                 "results_consistencyseries",
+                "results_leaderboardentry",
             ):
                 cursor.execute(f"ANALYZE {table}")
         self.log(started, "done")
 
     def _remove_synthetic(self, cursor) -> None:
         synthetic_runs = "SELECT id FROM results_run WHERE source = 'synthetic'"
+        cursor.execute("DELETE FROM results_leaderboardentry WHERE synthetic")
         for table in ("results_result", "results_consistencyseries", "results_trimvalidation"):
             cursor.execute(f"DELETE FROM {table} WHERE run_id IN ({synthetic_runs})")
         cursor.execute("DELETE FROM results_run WHERE source = 'synthetic'")
+        synthetic_drives = "SELECT id FROM drives_drive WHERE synthetic"
+        cursor.execute(f"DELETE FROM drives_price WHERE drive_id IN ({synthetic_drives})")
         cursor.execute("DELETE FROM drives_drive WHERE synthetic")
         for model, prefix in (
             (Controller, "synthetic-ctl-"),

@@ -1,0 +1,298 @@
+"""Plotly figure data for every chart, built here and drawn by static/js/charts.js.
+
+A figure is a plain dict ({"data": [...], "layout": {...}}) that templates put in a
+json_script block. Text from the database goes through `label`, so that a name such as
+"<b>x</b>" is drawn as those characters, never as markup (Plotly reads a few tags).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from results.selectors import (
+    Comparison,
+    Leaderboard,
+    Metric,
+    TestPair,
+    ValueView,
+)
+
+# Okabe-Ito colours, safe for the common colour-vision deficiencies; A and B also differ in
+# bar pattern and marker symbol.
+COLOUR_A = "#0072B2"
+COLOUR_B = "#E69F00"
+COLOUR_FRONTIER = "#009E73"
+COLOUR_OTHER = "#9AA3AD"
+COLOUR_HIGHLIGHT = "#D55E00"
+PATTERN_B = "/"
+SYMBOL_A = "circle"
+SYMBOL_B = "diamond"
+FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 13}
+LINEAR_CEILING = 40_000  # the seeds' linear consistency view tops out at 40K IOPS
+
+
+def label(text: str) -> str:
+    return escape(str(text), quote=False)
+
+
+def _layout(**extra) -> dict:
+    layout = {
+        "font": FONT,
+        "margin": {"l": 10, "r": 20, "t": 10, "b": 40},
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "showlegend": True,
+        "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
+    }
+    layout.update(extra)
+    return layout
+
+
+def _pattern(shape: str, colour: str) -> dict:
+    """B's bars: its colour with white stripes, so A and B differ without colour too."""
+    return {"shape": shape, "bgcolor": colour, "fgcolor": "#ffffff", "size": 7, "solidity": 0.3}
+
+
+def mbps(value: float | None) -> float | None:
+    return None if value is None else round(value / 1e6, 2)
+
+
+def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
+    """Paired horizontal bars of one test, a pair for each data pattern."""
+    patterns = [p.pattern for p in pair.pairs]
+    traces = []
+    for side, name, colour, shape in (
+        ("a", a_name, COLOUR_A, ""),
+        ("b", b_name, COLOUR_B, PATTERN_B),
+    ):
+        values, texts = [], []
+        for p in pair.pairs:
+            figures = getattr(p, side)
+            value = mbps(figures.bytes_per_second) if figures else None
+            values.append(value if value is not None else 0)
+            texts.append(f"{value:,.1f} MB/s" if value is not None else "not tested")
+        traces.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "name": label(f"{side.upper()}: {name}"),
+                "y": patterns,
+                "x": values,
+                "text": texts,
+                "textposition": "outside",
+                "cliponaxis": False,
+                "marker": {
+                    "color": colour,
+                    "line": {"color": colour, "width": 1},
+                    "pattern": _pattern(shape, colour),
+                },
+                "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": _layout(
+            barmode="group",
+            height=90 + 70 * len(patterns),
+            margin={"l": 110, "r": 90, "t": 30, "b": 40},
+            xaxis={"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed"},
+        ),
+    }
+
+
+def consistency(
+    level: int, comparison: Comparison, *, scale: str, view: str, a_name: str, b_name: str
+) -> dict:
+    """Both drives' IOPS in every second at one spare-area level, overlaid."""
+    traces, starts, ends = [], [], []
+    for side, name, colour, symbol in (
+        (comparison.a, a_name, COLOUR_A, SYMBOL_A),
+        (comparison.b, b_name, COLOUR_B, SYMBOL_B),
+    ):
+        series = side.consistency.get(level)
+        if series is None:
+            continue
+        step = series.interval_ns / 1e9
+        starts.append(series.steady_state_start_s)
+        ends.append(len(series.iops) * step)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": label(name),
+                "y": series.iops,
+                "x0": 0,
+                "dx": step,
+                "marker": {"color": colour, "symbol": symbol, "size": 4, "opacity": 0.75},
+                "hovertemplate": "%{y:,} IOPS at %{x} s<extra>%{fullData.name}</extra>",
+            }
+        )
+    xaxis: dict = {"title": {"text": "seconds"}}
+    if view == "steady" and starts:
+        xaxis["range"] = [min(starts), max(ends)]
+    yaxis: dict = {"title": {"text": "IOPS"}}
+    if scale == "linear":
+        yaxis.update(type="linear", range=[0, LINEAR_CEILING], rangemode="tozero")
+    else:
+        yaxis.update(type="log")
+    return {
+        "data": traces,
+        "layout": _layout(
+            height=360, margin={"l": 60, "r": 20, "t": 30, "b": 45}, xaxis=xaxis, yaxis=yaxis
+        ),
+    }
+
+
+TRIM_PHASES = (
+    ("clean_bytes_per_second", "clean"),
+    ("after_torture_bytes_per_second", "after torture"),
+    ("after_trim_bytes_per_second", "after TRIM"),
+)
+
+
+def trim_bars(comparison: Comparison, pattern: str, a_name: str, b_name: str) -> dict:
+    traces = []
+    for side, name, colour, shape in (
+        (comparison.a, a_name, COLOUR_A, ""),
+        (comparison.b, b_name, COLOUR_B, PATTERN_B),
+    ):
+        trim = side.trim.get(pattern)
+        values = [mbps(getattr(trim, f)) if trim else 0 for f, _ in TRIM_PHASES]
+        traces.append(
+            {
+                "type": "bar",
+                "name": label(name),
+                "x": [phase for _, phase in TRIM_PHASES],
+                "y": values,
+                "text": [f"{v:,.1f}" if trim else "not tested" for v in values],
+                "textposition": "outside",
+                "cliponaxis": False,
+                "marker": {"color": colour, "pattern": _pattern(shape, colour)},
+            }
+        )
+    return {
+        "data": traces,
+        "layout": _layout(
+            barmode="group",
+            height=320,
+            margin={"l": 60, "r": 20, "t": 40, "b": 40},
+            yaxis={"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero"},
+        ),
+    }
+
+
+def leaderboard_bars(board: Leaderboard) -> dict:
+    """The page's ranking as horizontal bars, best at the top, highlighted drives coloured."""
+    rows = board.rows + board.elsewhere
+    latency = board.metric == Metric.LATENCY
+    names, values, colours, texts = [], [], [], []
+    for row in rows:
+        e = row.entry
+        names.append(label(f"#{row.rank} {e.drive} · {e.get_pattern_display()}"))
+        if latency:
+            value = round(e.latency_mean_ns / 1e3, 1)
+            texts.append(f"{value:,.1f} µs")
+        else:
+            value = mbps(e.bytes_per_second)
+            texts.append(f"{value:,.1f} MB/s")
+        values.append(value)
+        colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
+    unit = "mean latency, µs (lower is better)" if latency else "MB/s (higher is better)"
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": names,
+                "x": values,
+                "text": texts,
+                "textposition": "outside",
+                "cliponaxis": False,
+                "marker": {"color": colours},
+                "hovertemplate": "%{y}: %{text}<extra></extra>",
+            }
+        ],
+        "layout": _layout(
+            showlegend=False,
+            height=60 + 22 * max(len(rows), 1),
+            margin={"l": 10, "r": 90, "t": 10, "b": 40},
+            xaxis={"title": {"text": unit}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "automargin": True},
+        ),
+    }
+
+
+def value_scatter(view: ValueView) -> dict:
+    """Price against IOPS; the frontier joined by a line, highlighted drives marked."""
+
+    def trace(points, name, colour, **extra):
+        return {
+            "type": "scatter",
+            "mode": "markers",
+            "name": name,
+            "x": [float(p.price) for p in points],
+            "y": [round(p.iops) for p in points],
+            "text": [label(str(p.drive)) for p in points],
+            "marker": {"color": colour, "size": 7},
+            "hovertemplate": "%{text}<br>$%{x:,.2f}, %{y:,} IOPS<extra></extra>",
+            **extra,
+        }
+
+    others = [p for p in view.points if not p.frontier and not p.highlighted]
+    frontier = view.frontier
+    highlighted = [p for p in view.points if p.highlighted]
+    data = [
+        trace(others, "other drives", COLOUR_OTHER),
+        trace(
+            frontier,
+            "value frontier",
+            COLOUR_FRONTIER,
+            mode="lines+markers",
+            line={"shape": "hv", "color": COLOUR_FRONTIER},
+        ),
+    ]
+    if highlighted:
+        data.append(
+            trace(
+                highlighted,
+                "highlighted",
+                COLOUR_HIGHLIGHT,
+                marker={"color": COLOUR_HIGHLIGHT, "size": 11, "symbol": "diamond"},
+            )
+        )
+    return {
+        "data": data,
+        "layout": _layout(
+            height=420,
+            margin={"l": 70, "r": 20, "t": 10, "b": 50},
+            xaxis={"title": {"text": "price, USD (lower is better)"}, "type": "log"},
+            yaxis={"title": {"text": f"IOPS, {label(view.test.name)} (higher is better)"}},
+        ),
+    }
+
+
+def price_history(prices) -> dict:
+    """USD prices over time (other currencies are listed in the table only)."""
+    usd = [p for p in prices if p.currency == "USD"]
+    return {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": "USD",
+                "x": [p.observed_on.isoformat() for p in usd],
+                "y": [float(p.amount) for p in usd],
+                "text": [label(p.source) for p in usd],
+                "line": {"shape": "hv", "color": COLOUR_A},
+                "hovertemplate": "$%{y:,.2f} on %{x}<br>%{text}<extra></extra>",
+            }
+        ],
+        "layout": _layout(
+            showlegend=False,
+            height=260,
+            margin={"l": 60, "r": 20, "t": 10, "b": 40},
+            xaxis={"type": "date"},
+            yaxis={"title": {"text": "USD"}, "rangemode": "tozero"},
+        ),
+    }

@@ -1,0 +1,44 @@
+"""Filters of rankings and value views, written once for the pages and the REST API."""
+
+import django_filters
+
+from drives.filters import drive_filterset
+from results.models import DataPattern, LeaderboardEntry, Run, Test
+
+SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
+
+
+class LeaderboardFilter(drive_filterset("drive__")):
+    """Which entries a leaderboard ranks: the drive filters, the data pattern, and whether
+    the figure was measured or published."""
+
+    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices, label="Data pattern")
+    source = django_filters.ChoiceFilter(choices=SOURCE_CHOICES, label="Source")
+
+    class Meta:
+        model = LeaderboardEntry
+        fields: list[str] = []
+
+
+class ValueFilter(LeaderboardFilter):
+    """The value view's filters: those of the leaderboards, the 4KB test priced per 1,000
+    IOPS, and the date prices are taken as of. `test` and `as_of` are read by the view and
+    handed to the selector; they do not narrow the entries themselves."""
+
+    test = django_filters.ChoiceFilter(method="keep", label="Test (4KB)")
+    as_of = django_filters.DateFilter(method="keep", label="Prices as of")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.filters["test"].extra["choices"] = value_test_choices()
+
+    def keep(self, queryset, name, value):
+        return queryset
+
+
+def value_test_choices() -> list[tuple[str, str]]:
+    return list(
+        Test.objects.filter(kind=Test.Kind.THROUGHPUT, block_size=4096)
+        .order_by("identifier")
+        .values_list("identifier", "name")
+    )

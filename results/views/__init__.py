@@ -1,0 +1,1 @@
+"""Pages that show results: head to head, leaderboards, value, drive pages, browsing."""

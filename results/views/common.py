@@ -1,0 +1,42 @@
+"""What every results page needs: the request type, query-string parsing, the 400 page."""
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django_htmx.middleware import HtmxDetails
+
+MAX_HIGHLIGHT = 5
+MAX_PAGE = 10_000
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def positive_int(value: str | None, *, default: int | None = None, maximum: int = 2**31 - 1):
+    """A positive integer from the query string, or `default` for anything else."""
+    if value is None or not value.isascii() or not value.isdigit():
+        return default
+    number = int(value)
+    return number if 1 <= number <= maximum else default
+
+
+def choice(value: str | None, choices: tuple[str, ...]) -> str:
+    """`value` when it is one of `choices`, else the first choice."""
+    return value if value in choices else choices[0]
+
+
+def highlighted(request: HttpRequest) -> tuple[str, ...]:
+    slugs = [s.strip()[:255] for s in request.GET.getlist("highlight") if s.strip()]
+    return tuple(dict.fromkeys(slugs))[:MAX_HIGHLIGHT]
+
+
+def bad_request(request: HttpRequest, errors) -> HttpResponse:
+    """The page for a query string a form cannot accept: what was wrong, status 400."""
+    return render(request, "bench/bad_request.html", {"errors": errors}, status=400)
+
+
+def partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
+    """The named fragment for an htmx request (not a boosted one), else the whole page."""
+    if request.htmx and not request.htmx.boosted and not request.htmx.history_restore_request:
+        return f"{template}#{fragment}"
+    return template

@@ -1,0 +1,315 @@
+"""Any two drives head to head, at a permalink; pickers; CSV and Markdown exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+
+from drives.filters import MAX_SEARCH
+from drives.models import Drive
+from drives.selectors import drive_resolve, drive_search
+from results import charts
+from results.charts import TRIM_PHASES
+from results.selectors import Comparison, compare, series_is_quick
+from results.templatetags.units import latency, mbps
+from results.views.common import HtmxHttpRequest, choice, partial, positive_int
+
+SCALES = ("log", "linear")
+VIEWS = ("full", "steady")
+PICKER_RESULTS = 10
+VALUE_TEST_NAMES = {"randwrite-4k-qd3-8g": "4KB random write"}
+LATENCY_COLUMNS = (("mean", "latency_mean_ns"), ("max", "latency_max_ns"))
+LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")
+
+
+def _permalink(a: str, b: str, **state) -> str:
+    url = reverse("bench:compare", args=[a, b])
+    query = {k: v for k, v in state.items() if v not in (None, "", "log", "full")}
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+@require_GET
+def compare_start(request: HtmxHttpRequest) -> HttpResponse:
+    """The pickers' plain form (no JavaScript needed): each side's text is resolved to a
+    drive; when both are found this lands on the permalink, else it lists the candidates."""
+    texts = {side: request.GET.get(side, "").strip()[:MAX_SEARCH] for side in ("a", "b")}
+    chosen, candidates = {}, {}
+    for side, text in texts.items():
+        if text:
+            chosen[side], candidates[side] = drive_resolve(text, limit=PICKER_RESULTS)
+    if chosen.get("a") and chosen.get("b"):
+        return redirect(_permalink(chosen["a"].slug, chosen["b"].slug))
+    context = {
+        "drive_a": chosen.get("a"),
+        "drive_b": chosen.get("b"),
+        "texts": texts,
+        "candidates": {side: c for side, c in candidates.items() if not chosen.get(side)},
+    }
+    return render(request, partial(request, "bench/compare.html", "compare-page"), context)
+
+
+@require_GET
+def pick(request: HtmxHttpRequest) -> HttpResponse:
+    """Search-as-you-type for one picker: links that land on the comparison."""
+    side = choice(request.GET.get("side"), ("a", "b"))
+    other = "b" if side == "a" else "a"
+    text = request.GET.get(side, "").strip()[:MAX_SEARCH]
+    current_other = request.GET.get(f"cur_{other}", "")[:255]
+    drives = drive_search(text, limit=PICKER_RESULTS) if text else []
+    options = []
+    for drive in drives:
+        if current_other:
+            pair = (drive.slug, current_other) if side == "a" else (current_other, drive.slug)
+            url = _permalink(*pair)
+        else:
+            url = f"{reverse('bench:compare_start')}?{urlencode({side: drive.slug})}"
+        options.append((drive, url))
+    context = {
+        "side": side,
+        "options": options,
+        "text": text,
+        "in_compare": request.GET.get("target") == "compare",
+    }
+    return render(request, "bench/compare.html#picker-options", context)
+
+
+def _state(request: HtmxHttpRequest) -> dict:
+    return {
+        "run_a": positive_int(request.GET.get("run_a")),
+        "run_b": positive_int(request.GET.get("run_b")),
+        "scale": choice(request.GET.get("scale"), SCALES),
+        "view": choice(request.GET.get("view"), VIEWS),
+    }
+
+
+def _comparison(a: str, b: str, state: dict) -> Comparison:
+    try:
+        return compare(a=a, b=b, run_a=state["run_a"], run_b=state["run_b"])
+    except Drive.DoesNotExist as exc:
+        raise Http404("No such drive") from exc
+
+
+@require_GET
+def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
+    state = _state(request)
+    comparison = _comparison(a, b, state)
+    name_a, name_b = str(comparison.a.drive), str(comparison.b.drive)
+    run_a = comparison.a.chosen_run.pk if comparison.a.chosen_run else None
+    run_b = comparison.b.chosen_run.pk if comparison.b.chosen_run else None
+    here = {"run_a": run_a, "run_b": run_b, "scale": state["scale"], "view": state["view"]}
+    tests = [
+        (pair, f"bars-{i}", charts.compare_bars(pair, name_a, name_b))
+        for i, pair in enumerate(comparison.tests)
+    ]
+    consistency = []
+    for level in comparison.consistency_levels:
+        a_series, b_series = (
+            comparison.a.consistency.get(level),
+            comparison.b.consistency.get(level),
+        )
+        figure = charts.consistency(
+            level,
+            comparison,
+            scale=state["scale"],
+            view=state["view"],
+            a_name=name_a,
+            b_name=name_b,
+        )
+        consistency.append(
+            {
+                "level": level,
+                "id": f"consistency-{level}",
+                "figure": figure,
+                "a": a_series,
+                "b": b_series,
+                "a_quick": a_series is not None and series_is_quick(a_series, len(a_series.iops)),
+                "b_quick": b_series is not None and series_is_quick(b_series, len(b_series.iops)),
+            }
+        )
+    trims = [
+        (
+            pattern,
+            f"trim-{pattern}",
+            charts.trim_bars(comparison, pattern, name_a, name_b),
+            comparison.a.trim.get(pattern),
+            comparison.b.trim.get(pattern),
+        )
+        for pattern in comparison.trim_patterns
+    ]
+    context = {
+        "c": comparison,
+        "drive_a": comparison.a.drive,
+        "drive_b": comparison.b.drive,
+        "state": state,
+        "tests": tests,
+        "latency_tests": [pair for pair in comparison.tests if pair.has_latency],
+        "consistency": consistency,
+        "trims": trims,
+        "run_choices": [
+            {"key": "a", "name": "A", "side": comparison.a},
+            {"key": "b", "name": "B", "side": comparison.b},
+        ],
+        "provenance": [(f"A: {name_a}", comparison.a), (f"B: {name_b}", comparison.b)],
+        "price_per_kiops": comparison.price_per_kiops,
+        "value_test_name": VALUE_TEST_NAMES.get(comparison.value_test, comparison.value_test),
+        "links": {
+            "swap": _permalink(
+                b, a, run_a=run_b, run_b=run_a, scale=state["scale"], view=state["view"]
+            ),
+            "log": _permalink(a, b, **{**here, "scale": "log"}),
+            "linear": _permalink(a, b, **{**here, "scale": "linear"}),
+            "full": _permalink(a, b, **{**here, "view": "full"}),
+            "steady": _permalink(a, b, **{**here, "view": "steady"}),
+            "csv": _export_url("bench:compare_csv", a, b, run_a, run_b),
+            "markdown": _export_url("bench:compare_markdown", a, b, run_a, run_b),
+            "here": _permalink(a, b, **here),
+        },
+        "latency_percentiles": LATENCY_PERCENTILES,
+    }
+    return render(request, partial(request, "bench/compare.html", "compare-page"), context)
+
+
+def _export_url(name: str, a: str, b: str, run_a, run_b) -> str:
+    query = {k: v for k, v in (("run_a", run_a), ("run_b", run_b)) if v}
+    url = reverse(name, args=[a, b])
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+# -- exports ---------------------------------------------------------------------------------
+
+
+def export_rows(c: Comparison) -> list[list[str]]:
+    """The comparison as rows: section, test, what, unit, A, B, winner, difference."""
+    a, b = str(c.a.drive), str(c.b.drive)
+    rows = [["section", "test", "measure", "unit", f"A: {a}", f"B: {b}", "winner", "difference"]]
+
+    def who(w: str) -> str:
+        return {"a": "A", "b": "B", "tie": "tie"}.get(w, "")
+
+    for pair in c.tests:
+        for p in pair.pairs:
+            diff = f"{p.difference_percent:.1f}%" if p.difference_percent is not None else ""
+            cells = []
+            for f in (p.a, p.b):
+                if f is None:
+                    cells.append("not tested")
+                else:
+                    note = " (derived)" if f.derived == "bytes_per_second" else ""
+                    cells.append(mbps(f.bytes_per_second) + note)
+            rows.append(
+                [
+                    "throughput",
+                    pair.test.name,
+                    p.pattern,
+                    "MB/s (higher is better)",
+                    *cells,
+                    who(p.winner),
+                    diff,
+                ]
+            )
+            iops = []
+            for f in (p.a, p.b):
+                if f is None or f.iops is None:
+                    iops.append("not tested" if f is None else "")
+                else:
+                    note = " (derived)" if f.derived == "iops" else ""
+                    iops.append(f"{f.iops:.0f}{note}")
+            rows.append(
+                [
+                    "throughput",
+                    pair.test.name,
+                    p.pattern,
+                    "IOPS (higher is better)",
+                    *iops,
+                    who(p.winner),
+                    diff,
+                ]
+            )
+            for measure, attr in LATENCY_COLUMNS:
+                values = [getattr(f.result, attr) if f else None for f in (p.a, p.b)]
+                if any(v is not None for v in values):
+                    rows.append(
+                        [
+                            "latency",
+                            pair.test.name,
+                            f"{p.pattern}, {measure}",
+                            "lower is better",
+                            *(latency(v) for v in values),
+                            "",
+                            "",
+                        ]
+                    )
+    for level in c.consistency_levels:
+        values = []
+        for side in (c.a, c.b):
+            s = side.consistency.get(level)
+            values.append(f"{s.steady_mean_iops:.0f}" if s else "not tested")
+        rows.append(
+            [
+                "consistency",
+                f"{level}% spare area",
+                "steady-state mean",
+                "IOPS (higher is better)",
+                *values,
+                "",
+                "",
+            ]
+        )
+    for pattern in c.trim_patterns:
+        for attr, phase in TRIM_PHASES:
+            values = []
+            for side in (c.a, c.b):
+                t = side.trim.get(pattern)
+                values.append(mbps(getattr(t, attr)) if t else "not tested")
+            rows.append(
+                ["TRIM validation", pattern, phase, "MB/s (higher is better)", *values, "", ""]
+            )
+    prices = [f"{s.price.amount} ({s.price.observed_on})" if s.price else "—" for s in (c.a, c.b)]
+    rows.append(["specs", "latest price", "price", "USD", *prices, "", ""])
+    return rows
+
+
+def _csv_cell(value: str) -> str:
+    # A spreadsheet would run a cell starting with one of these as a formula.
+    return f"'{value}" if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def _md_cell(value: str) -> str:
+    value = " ".join(value.split())
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+        value = value.replace(char, entity)
+    return value
+
+
+@require_GET
+def compare_csv(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
+    c = _comparison(a, b, _state(request))
+    out = io.StringIO()
+    writer = csv.writer(out)
+    for row in export_rows(c):
+        writer.writerow([_csv_cell(cell) for cell in row])
+    response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="compare-{a}-vs-{b}.csv"'
+    return response
+
+
+@require_GET
+def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
+    c = _comparison(a, b, _state(request))
+    rows = export_rows(c)
+    header, body = rows[0], rows[1:]
+    lines = [
+        f"{_md_cell(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
+        f"({request.build_absolute_uri(_permalink(a, b))})",
+        "",
+        "| " + " | ".join(_md_cell(h) for h in header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in body]
+    return HttpResponse("\n".join(lines) + "\n", content_type="text/markdown; charset=utf-8")

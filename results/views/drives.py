@@ -1,0 +1,24 @@
+"""A drive's page: specs, firmware, every run with its provenance, prices, compare with."""
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from drives.models import Drive
+from results import charts
+from results.selectors import drive_page
+from results.views.common import HtmxHttpRequest
+
+
+@require_GET
+def drive_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    try:
+        page = drive_page(slug=slug)
+    except Drive.DoesNotExist as exc:
+        raise Http404("No such drive") from exc
+    context = {
+        "drive": page.drive,
+        "page": page,
+        "price_figure": charts.price_history(page.prices) if page.prices else None,
+    }
+    return render(request, "bench/drive.html", context)

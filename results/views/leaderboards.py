@@ -1,0 +1,80 @@
+"""Per-test leaderboards and the index of tests."""
+
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from drives.models import Drive, NandType
+from results import charts
+from results.filters import LeaderboardFilter
+from results.models import DataPattern, Test
+from results.selectors import Metric, entries, leaderboard, suites_with_tests
+from results.views.common import (
+    MAX_PAGE,
+    HtmxHttpRequest,
+    bad_request,
+    choice,
+    highlighted,
+    partial,
+    positive_int,
+)
+
+PAGE_SIZE = 50
+METRICS = (Metric.THROUGHPUT, Metric.LATENCY)
+
+
+@require_GET
+def test_index(request: HtmxHttpRequest) -> HttpResponse:
+    return render(request, "bench/tests.html", {"suites": suites_with_tests()})
+
+
+def filter_context(filters) -> dict:
+    """What the filter form of leaderboards and value views needs to draw itself."""
+    return {
+        "form": filters.form.cleaned_data,
+        "kinds": Drive.Kind.choices,
+        "interfaces": Drive.Interface.choices,
+        "cell_types": NandType.CellType.choices,
+        "patterns": DataPattern.choices,
+        "sources": filters.filters["source"].extra["choices"],
+    }
+
+
+@require_GET
+def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
+    test = Test.objects.filter(identifier=test_id, kind=Test.Kind.THROUGHPUT).first()
+    if test is None:
+        raise Http404("No such test")
+    filters = LeaderboardFilter(request.GET, queryset=entries())
+    if not filters.is_valid():
+        return bad_request(request, filters.errors)
+    metric = choice(request.GET.get("metric"), METRICS)
+    page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
+    board = leaderboard(
+        test=test,
+        entries=filters.qs,
+        metric=metric,
+        page=page,
+        page_size=PAGE_SIZE,
+        highlight=highlighted(request),
+    )
+    query = request.GET.copy()
+    query.pop("page", None)
+    base = query.urlencode()
+    context = {
+        "test": test,
+        "board": board,
+        "rows": board.rows + board.elsewhere,
+        "first_rank": board.rows[0].rank if board.rows else None,
+        "last_rank": board.rows[-1].rank if board.rows else None,
+        "metric": metric,
+        "metrics": Metric.CHOICES,
+        "figure": charts.leaderboard_bars(board),
+        "previous_url": f"?{base}&{urlencode({'page': page - 1})}" if page > 1 else "",
+        "next_url": f"?{base}&{urlencode({'page': page + 1})}" if board.has_next else "",
+        "highlight": highlighted(request),
+        **filter_context(filters),
+    }
+    return render(request, partial(request, "bench/leaderboard.html", "board"), context)

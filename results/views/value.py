@@ -1,0 +1,33 @@
+"""Value: price per GB, per 1,000 IOPS, and the price-against-performance frontier."""
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from results import charts
+from results.filters import ValueFilter
+from results.models import Test
+from results.selectors import VALUE_DEFAULT_TEST, entries, value_frontier
+from results.views.common import HtmxHttpRequest, bad_request, highlighted, partial
+from results.views.leaderboards import filter_context
+
+
+@require_GET
+def value_page(request: HtmxHttpRequest) -> HttpResponse:
+    filters = ValueFilter(request.GET, queryset=entries())
+    if not filters.is_valid():
+        return bad_request(request, filters.errors)
+    cleaned = filters.form.cleaned_data
+    test = Test.objects.get(identifier=cleaned.get("test") or VALUE_DEFAULT_TEST)
+    view = value_frontier(
+        test=test, entries=filters.qs, as_of=cleaned.get("as_of"), highlight=highlighted(request)
+    )
+    context = {
+        "view": view,
+        "test": test,
+        "tests": filters.filters["test"].extra["choices"],
+        "figure": charts.value_scatter(view),
+        "highlight": highlighted(request),
+        **filter_context(filters),
+    }
+    return render(request, partial(request, "bench/value.html", "value"), context)

@@ -1,0 +1,71 @@
+// Bench's one script: draws every chart from its json_script data (figures are built by
+// results/charts.py), after a page load and after every htmx swap; sorts tables whose
+// header cells are marked data-sort; keeps the picker listboxes usable from the keyboard.
+// Nothing here is evaluated from strings, so it runs under the site's strict CSP.
+(function () {
+  "use strict";
+  var config = { displayModeBar: false, responsive: true };
+
+  function draw(root) {
+    if (!window.Plotly) return;
+    root.querySelectorAll("[data-chart]").forEach(function (el) {
+      if (el.dataset.drawn) return;
+      var source = document.getElementById(el.dataset.chart);
+      if (!source) return;
+      var figure = JSON.parse(source.textContent);
+      el.dataset.drawn = "1";
+      window.Plotly.newPlot(el, figure.data, figure.layout, config);
+    });
+  }
+
+  function cellValue(row, index) {
+    var cell = row.cells[index];
+    var raw = cell ? (cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent) : "";
+    var number = parseFloat(raw.replace(/[$,%\s]/g, ""));
+    return isNaN(number) ? raw.trim().toLowerCase() : number;
+  }
+
+  function sortBy(th) {
+    var table = th.closest("table");
+    var body = table.tBodies[0];
+    var index = Array.prototype.indexOf.call(th.parentNode.cells, th);
+    var ascending = th.getAttribute("aria-sort") !== "ascending";
+    table.querySelectorAll("th[data-sort]").forEach(function (h) { h.removeAttribute("aria-sort"); });
+    th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = cellValue(a, index), y = cellValue(b, index);
+      var order = x < y ? -1 : x > y ? 1 : 0;
+      return ascending ? order : -order;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+  }
+
+  document.addEventListener("click", function (event) {
+    var th = event.target.closest("th[data-sort] button");
+    if (th) sortBy(th.closest("th"));
+  });
+
+  // Arrow keys move between a picker's input and its options; Escape closes the list.
+  document.addEventListener("keydown", function (event) {
+    var input = event.target.closest(".picker input");
+    var option = event.target.closest(".option-list a");
+    var picker = (input || option) && (input || option).closest(".picker");
+    if (!picker) return;
+    var links = Array.prototype.slice.call(picker.querySelectorAll(".option-list a"));
+    var at = links.indexOf(document.activeElement);
+    if (event.key === "ArrowDown" && links.length) {
+      links[Math.min(at + 1, links.length - 1)].focus();
+      event.preventDefault();
+    } else if (event.key === "ArrowUp" && option) {
+      (at > 0 ? links[at - 1] : picker.querySelector("input")).focus();
+      event.preventDefault();
+    } else if (event.key === "Escape") {
+      picker.querySelectorAll(".option-list").forEach(function (list) { list.remove(); });
+      picker.querySelector("input").focus();
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { draw(document); });
+  document.addEventListener("htmx:afterSettle", function (event) { draw(event.target); });
+})();
