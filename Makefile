@@ -13,7 +13,7 @@ LOADGEN_SAN := loadgen/build-san
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run test test-python lint migrations-check loadgen loadgen-test \
-        loadgen-san-test bench bench-ingest bench-loadgen seed-scale clean
+        loadgen-san-test bench bench-ingest bench-loadgen bench-web seed-scale clean
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
@@ -83,3 +83,12 @@ seed-scale: $(INSTALLED)
 
 clean:
 	rm -rf $(LOADGEN_BUILD) $(LOADGEN_SAN) .pytest_cache .ruff_cache
+
+# Pages under load: gunicorn on loopback against the seed_scale catalog (built once in
+# var/bench-web/, reused by later runs), loaded with wrk beside a trivial view.
+BENCH_WEB_DATA := var/bench-web/pg
+bench-web: $(INSTALLED)
+	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py load_demo >/dev/null && \
+	  $(PY) manage.py bench_web'

@@ -6,7 +6,7 @@ import re
 import django_filters
 from django.db.models import Q
 
-from drives.models import Drive, NandType
+from drives.models import Controller, Drive, Manufacturer, NandType
 
 GB = 10**9
 CAPACITY_WORD = re.compile(r"^(\d+(?:\.\d+)?)(gb|tb)$", re.IGNORECASE)
@@ -23,11 +23,13 @@ def search_q(text: str, prefix: str = "") -> Q:
             factor = GB if capacity[2].lower() == "gb" else 1000 * GB
             condition &= Q(**{f"{prefix}capacity_bytes": int(float(capacity[1]) * factor)})
             continue
+        # Makers and controllers are matched in subqueries, not joins: PostgreSQL then
+        # checks each drive against two small hashed lists.
         condition &= (
             Q(**{f"{prefix}model__icontains": word})
-            | Q(**{f"{prefix}manufacturer__name__icontains": word})
-            | Q(**{f"{prefix}controller__model__icontains": word})
             | Q(**{f"{prefix}part_number__icontains": word})
+            | Q(**{f"{prefix}manufacturer__in": Manufacturer.objects.filter(name__icontains=word)})
+            | Q(**{f"{prefix}controller__in": Controller.objects.filter(model__icontains=word)})
         )
     return condition
 

@@ -452,6 +452,15 @@ class LeaderboardEntry(models.Model):
     quick = models.BooleanField(
         default=False, help_text="Measured for less than 90% of the test's duration"
     )
+    price_usd = models.FloatField(
+        null=True, help_text="The drive's latest USD price, kept by a trigger on drives_price"
+    )
+    price_observed_on = models.DateField(null=True)
+    worst = models.BooleanField(
+        default=False,
+        help_text="The drive's slowest data pattern in this test (a compressing drive's worst "
+        "case): value views place each drive by it",
+    )
 
     class Meta:
         constraints = [
@@ -460,22 +469,32 @@ class LeaderboardEntry(models.Model):
             ),
         ]
         indexes = [
+            # Rankings walk these in order: best first, ties by id.
             models.Index(
                 "test",
                 F("bytes_per_second").desc(nulls_last=True),
+                "id",
                 name="leaderboard_test_bps_idx",
             ),
             models.Index(
                 "test",
                 F("bytes_per_second").desc(nulls_last=True),
+                "id",
                 condition=Q(synthetic=False),
                 name="leaderboard_real_bps_idx",
             ),
             models.Index(
                 "test",
                 F("latency_mean_ns").asc(nulls_last=True),
-                condition=Q(synthetic=False),
-                name="leaderboard_real_latency_idx",
+                "id",
+                name="leaderboard_test_latency_idx",
+            ),
+            models.Index(
+                "test",
+                "drive",
+                name="leaderboard_worst_idx",
+                condition=Q(worst=True),
+                include=["iops"],
             ),
         ]
 

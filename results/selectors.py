@@ -233,12 +233,20 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         sides.append(Side(drive=drive, runs=own, chosen_run=chosen))
     side_a, side_b = sides
 
-    def where(side: Side) -> Q:
-        if side.chosen_run:
-            return Q(run_id=side.chosen_run.pk)
-        return Q(pk__in=LeaderboardEntry.objects.filter(drive_id=side.drive.pk).values("result_id"))
-
-    results = list(Result.objects.filter(where(side_a) | where(side_b)).select_related("test"))
+    # Latest results through the leaderboard entries, a chosen run's directly: two index
+    # lookups OR-ed (a subquery in an OR would make PostgreSQL scan every result).
+    latest = [s.drive.pk for s in sides if s.chosen_run is None]
+    chosen = [s.chosen_run.pk for s in sides if s.chosen_run]
+    latest_ids = (
+        list(
+            LeaderboardEntry.objects.filter(drive_id__in=latest).values_list("result_id", flat=True)
+        )
+        if latest
+        else []
+    )
+    results = list(
+        Result.objects.filter(Q(pk__in=latest_ids) | Q(run_id__in=chosen)).select_related("test")
+    )
     run_drive = {r.pk: r.drive_id for r in runs}
     for side in sides:
         for r in results:
@@ -350,14 +358,16 @@ def leaderboard(
     three with highlighted drives."""
     ranked = entries.filter(test=test)
     if metric == Metric.LATENCY:
-        value = F("latency_mean_ns").asc()
+        value = F("latency_mean_ns").asc(nulls_last=True)
         ranked = ranked.filter(latency_mean_ns__isnull=False)
     else:
-        value = F("bytes_per_second").desc()
+        value = F("bytes_per_second").desc(nulls_last=True)  # as the index is ordered
         ranked = ranked.filter(bytes_per_second__isnull=False)
-    ordered = ranked.order_by(value, "drive_id", "pattern")
-    with_specs = ordered.select_related(
-        "drive__manufacturer", "drive__controller__vendor", "drive__nand__vendor", "run"
+    # Few joins: PostgreSQL plans a many-way join slower than it runs this query.
+    with_specs = (
+        ranked.order_by(value, "id")
+        .select_related("drive__manufacturer")
+        .prefetch_related("drive__controller__vendor")
     )
     start = (page - 1) * page_size
     window = list(with_specs[start : start + page_size + 1])
@@ -370,9 +380,9 @@ def leaderboard(
     missing = [s for s in highlight if s not in shown]
     if missing:
         wanted = list(
-            ranked.filter(drive__slug__in=missing).select_related(
-                "drive__manufacturer", "drive__controller__vendor", "drive__nand__vendor", "run"
-            )
+            ranked.filter(drive__slug__in=missing)
+            .select_related("drive__manufacturer")
+            .prefetch_related("drive__controller__vendor")
         )
         if wanted:
             # Competition rank: one more than the entries strictly better, all in one scan.
@@ -414,7 +424,7 @@ def suites_with_tests() -> list[Suite]:
 class ValuePoint:
     drive: Drive
     iops: float
-    price: Decimal
+    price: float
     observed_on: datetime.date
     frontier: bool
     highlighted: bool
@@ -422,11 +432,11 @@ class ValuePoint:
     @property
     def per_gb(self) -> float | None:
         cap = self.drive.capacity_bytes
-        return float(self.price) / (cap / 1e9) if cap else None
+        return self.price / (cap / 1e9) if cap else None
 
     @property
     def per_kiops(self) -> float:
-        return float(self.price) / (self.iops / 1000)
+        return self.price / (self.iops / 1000)
 
 
 @dataclass
@@ -454,39 +464,47 @@ class ValueView:
 VALUE_TABLE_ROWS = 10
 VALUE_SAMPLE = 300
 
-# Each drive's worst case in the test (a compressing drive is placed by its incompressible
-# figure), its latest USD price as of a date, then the frontier: ordered by price, a drive
-# is on it when it is faster than every drive at most as expensive that comes before it.
+# Each drive's entry in the test and its latest USD price (as of a date); ordered by price,
+# a drive is on the frontier when it is faster than every drive before it. One full sort
+# (by price) gives the frontier, the count and an even sample; the two cheapest lists are
+# top-N sorts of their own.
 _VALUE_SQL = """
-WITH filtered AS ({entries}),
-perf AS (SELECT drive_id, MIN(iops) AS iops FROM filtered WHERE iops IS NOT NULL
-         GROUP BY drive_id),
-priced AS (
-  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, d.capacity_bytes
-  FROM perf JOIN drives_drive d ON d.id = perf.drive_id
-  JOIN LATERAL (SELECT amount, observed_on FROM drives_price
-                WHERE drive_id = perf.drive_id AND currency = 'USD'
-                  AND (%(as_of)s::date IS NULL OR observed_on <= %(as_of)s::date)
-                ORDER BY observed_on DESC, amount LIMIT 1) p ON true
-),
+WITH perf AS ({entries}),
+priced AS MATERIALIZED ({priced}),
 ranked AS (
   SELECT priced.*,
     MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS best_cheaper,
-    row_number() OVER (ORDER BY amount, drive_id) AS price_rank,
-    row_number() OVER (ORDER BY amount / NULLIF(capacity_bytes, 0) NULLS LAST, drive_id)
-      AS gb_rank,
-    row_number() OVER (ORDER BY amount / iops, drive_id) AS kiops_rank,
+    row_number() OVER (ORDER BY amount, iops DESC, drive_id) AS price_rank,
     count(*) OVER () AS considered
   FROM priced
 )
-SELECT drive_id, iops, amount, observed_on, considered,
-       iops > COALESCE(best_cheaper, 0) AS frontier
+SELECT drive_id, iops, amount, observed_on, considered, iops > COALESCE(best_cheaper, 0)
 FROM ranked
 WHERE iops > COALESCE(best_cheaper, 0)
-   OR gb_rank <= %(rows)s OR kiops_rank <= %(rows)s
    OR drive_id = ANY(%(highlight)s)
    OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
+UNION ALL
+(SELECT drive_id, iops, amount, observed_on, NULL, NULL FROM priced
+ ORDER BY amount / NULLIF(capacity_bytes, 0)::float8 NULLS LAST, drive_id LIMIT %(rows)s)
+UNION ALL
+(SELECT drive_id, iops, amount, observed_on, NULL, NULL FROM priced
+ ORDER BY amount / iops, drive_id LIMIT %(rows)s)
+"""
+# Latest prices travel with the entries; a price as of a date is looked up drive by drive.
+_LATEST_PRICES = """
+  SELECT perf.drive_id, perf.iops, perf.price_usd AS amount,
+         perf.price_observed_on AS observed_on, d.capacity_bytes
+  FROM perf JOIN drives_drive d ON d.id = perf.drive_id
+  WHERE perf.price_usd IS NOT NULL
+"""
+_PRICES_AS_OF = """
+  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, d.capacity_bytes
+  FROM perf JOIN drives_drive d ON d.id = perf.drive_id
+  JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
+                WHERE drive_id = perf.drive_id AND currency = 'USD'
+                  AND observed_on <= %(as_of)s::date
+                ORDER BY observed_on DESC, amount LIMIT 1) p ON true
 """
 
 
@@ -497,19 +515,28 @@ def value_frontier(
     as_of: datetime.date | None = None,
     highlight: tuple[str, ...] = (),
     sample: int = VALUE_SAMPLE,
+    worst_case: bool = True,
 ) -> ValueView:
     """Price against performance in one test among `entries` (already filtered): the value
     frontier (drives no other drive beats on both price and IOPS), the cheapest per GB and
-    per 1,000 IOPS, and an even sample of the rest by price for the scatter. Three queries."""
+    per 1,000 IOPS, and an even sample of the rest by price for the scatter. `entries` must
+    hold one entry a drive in the test: its worst case (the default), or one data pattern
+    (worst_case=False, for entries filtered by pattern). Three queries."""
     highlight_ids = (
         list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
         if highlight
         else []
     )
-    inner, params = entries.filter(test=test).values("drive_id", "iops").query.sql_with_params()
+    chosen = entries.filter(test=test, iops__isnull=False)
+    if worst_case:
+        chosen = chosen.filter(worst=True)
+    columns = ("drive_id", "iops", "price_usd", "price_observed_on")
+    inner, params = chosen.values(*columns).query.sql_with_params()
     # The filtered entries' SQL has positional placeholders; name them, as the rest does.
     names = {f"p{i}": v for i, v in enumerate(params)}
-    sql = _VALUE_SQL.replace("{entries}", _name_params(inner, len(params)))
+    sql = _VALUE_SQL.replace("{entries}", _name_params(inner, len(params))).replace(
+        "{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             sql,
@@ -522,15 +549,22 @@ def value_frontier(
             },
         )
         rows = cursor.fetchall()
-    drives = Drive.objects.with_specs().in_bulk([r[0] for r in rows])
+    # A drive may come back more than once (on the frontier and among the cheapest).
+    merged: dict[int, tuple] = {}
+    considered = 0
+    for drive_id, iops, amount, observed, count, frontier in rows:
+        considered = count or considered
+        if drive_id not in merged or frontier is not None:
+            merged[drive_id] = (iops, amount, observed, bool(frontier))
+    drives = Drive.objects.select_related("manufacturer").in_bulk(list(merged))
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids)
-        for d, iops, amount, observed, _, frontier in rows
+        for d, (iops, amount, observed, frontier) in merged.items()
     ]
     return ValueView(
         test=test,
         as_of=as_of,
-        considered=rows[0][4] if rows else 0,
+        considered=considered,
         points=sorted(points, key=lambda p: (p.price, -p.iops)),
         sample_size=sample,
     )

@@ -289,27 +289,39 @@ def run_withdraw(*, run: Run, reason: str) -> Run:
 # The latest published result of each drive, test and data pattern. "Latest" prefers a
 # full-length result to a quick one, then the newest run: when it started, else when its
 # source was published, else when it was ingested (results.selectors.run_recency, the same
-# rule for the series and TRIM validations a comparison shows).
+# rule for the series and TRIM validations a comparison shows). Each drive's slowest
+# pattern in a test is marked `worst`; every entry carries the drive's latest USD price,
+# which a trigger on drives_price keeps current (migration 0004).
 _LEADERBOARD_SQL = """
 INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
-    synthetic, bytes_per_second, iops, derived, latency_mean_ns, quick)
-SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
-    run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
-    COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size)),
-    COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),
-    CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops'
-         WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second'
-         ELSE '' END,
-    r.latency_mean_ns,
-    COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false) AS quick
-FROM results_result r
-JOIN results_run run ON run.id = r.run_id
-JOIN results_test t ON t.id = r.test_id
-JOIN drives_drive d ON d.id = run.drive_id
-LEFT JOIN results_citation c ON c.id = run.citation_id
-WHERE run.status = 'published' AND t.kind = 'throughput' {where}
-ORDER BY run.drive_id, r.test_id, r.pattern, quick,
-    COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) DESC, run.id DESC
+    synthetic, bytes_per_second, iops, derived, latency_mean_ns, quick, worst, price_usd,
+    price_observed_on)
+SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
+                                    ORDER BY bytes_per_second NULLS LAST, pattern) = 1,
+       price.amount, price.observed_on
+FROM (
+  SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
+      run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
+      COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))
+        AS bytes_per_second,
+      COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),
+      CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops'
+           WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second'
+           ELSE '' END,
+      r.latency_mean_ns,
+      COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false) AS quick
+  FROM results_result r
+  JOIN results_run run ON run.id = r.run_id
+  JOIN results_test t ON t.id = r.test_id
+  JOIN drives_drive d ON d.id = run.drive_id
+  LEFT JOIN results_citation c ON c.id = run.citation_id
+  WHERE run.status = 'published' AND t.kind = 'throughput' {where}
+  ORDER BY run.drive_id, r.test_id, r.pattern, quick,
+      COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) DESC, run.id DESC
+) latest
+LEFT JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
+                   WHERE drive_id = latest.drive_id AND currency = 'USD'
+                   ORDER BY observed_on DESC, amount LIMIT 1) price ON true
 """
 
 

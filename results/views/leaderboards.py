@@ -21,7 +21,7 @@ from results.views.common import (
     positive_int,
 )
 
-PAGE_SIZE = 50
+PAGE_SIZE = 25
 METRICS = (Metric.THROUGHPUT, Metric.LATENCY)
 
 

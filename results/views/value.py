@@ -20,7 +20,11 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
     cleaned = filters.form.cleaned_data
     test = Test.objects.get(identifier=cleaned.get("test") or VALUE_DEFAULT_TEST)
     view = value_frontier(
-        test=test, entries=filters.qs, as_of=cleaned.get("as_of"), highlight=highlighted(request)
+        test=test,
+        entries=filters.qs,
+        as_of=cleaned.get("as_of"),
+        highlight=highlighted(request),
+        worst_case=not cleaned.get("pattern"),
     )
     context = {
         "view": view,

@@ -1,0 +1,10 @@
+"""The web benchmark (make bench-web): production settings, served on loopback, with the
+synthetic seed_scale catalog shown as if it were real so that every page works on 10,000
+drives. Never used to serve anyone."""
+
+from .prod import *  # noqa: F403
+
+ALLOWED_HOSTS = ["127.0.0.1"]
+BENCH_SHOW_SYNTHETIC = True
+ROOT_URLCONF = "benchsite.bench_urls"
+SECURE_HSTS_SECONDS = 0
