@@ -1,12 +1,23 @@
 """Display conversions: stored values are base units, pages show MB/s (10^6 B/s), µs, GB."""
 
+from decimal import Decimal
+
 from django import template
 
 register = template.Library()
 
 
+def _number(value):
+    """The value when it is a number; None for anything else (a missing figure, or the ""
+    a template gives for an attribute of nothing), which the filters show as "—"."""
+    return (
+        value if isinstance(value, int | float | Decimal) and not isinstance(value, bool) else None
+    )
+
+
 @register.filter
 def mbps(bytes_per_second) -> str:
+    bytes_per_second = _number(bytes_per_second)
     if bytes_per_second is None:
         return "—"
     value = bytes_per_second / 1e6
@@ -15,12 +26,14 @@ def mbps(bytes_per_second) -> str:
 
 @register.filter
 def iops(value) -> str:
+    value = _number(value)
     return "—" if value is None else f"{value:,.0f}"
 
 
 @register.filter
 def latency(nanoseconds) -> str:
     """Nanoseconds as the most readable unit."""
+    nanoseconds = _number(nanoseconds)
     if nanoseconds is None:
         return "—"
     if nanoseconds >= 1e9:
@@ -68,6 +81,7 @@ def per_gb(amount, capacity_bytes) -> str:
 @register.filter
 def dollars(amount) -> str:
     """A price or a price ratio in USD, to the cent."""
+    amount = _number(amount)
     if amount is None:
         return "—"
     return f"${float(amount):,.2f}"

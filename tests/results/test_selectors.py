@@ -1,0 +1,187 @@
+import datetime
+
+import pytest
+from django.db import transaction
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drives.models import Drive
+from results.models import LeaderboardEntry, Test
+from results.selectors import Figures, compare, entries, leaderboard, value_frontier
+from results.services import run_withdraw
+from results.synthetic import measured_document
+from tests.factories import DriveFactory, PriceFactory
+from tests.results.helpers import ingest, measured, published
+
+pytestmark = pytest.mark.django_db
+
+
+def test_compare_pairs_every_test_and_pattern_and_says_who_wins():
+    measured(manufacturer="A", model="One", seed=1)
+    measured(manufacturer="B", model="Two", seed=2)
+    a, b = (d.slug for d in Drive.objects.order_by("manufacturer__name"))
+    c = compare(a=a, b=b)
+    assert [p.test.identifier for p in c.tests][:2] == ["randread-4k-qd3", "randwrite-4k-qd3-8g"]
+    for pair in c.tests:
+        assert [p.pattern for p in pair.pairs] == ["compressible", "incompressible"]
+        for p in pair.pairs:
+            high = max(p.a.bytes_per_second, p.b.bytes_per_second)
+            low = min(p.a.bytes_per_second, p.b.bytes_per_second)
+            assert p.difference_percent == pytest.approx((high / low - 1) * 100)
+            if p.winner != "tie":
+                winner = p.a if p.winner == "a" else p.b
+                assert winner.bytes_per_second == high
+    assert c.consistency_levels == [0, 25]
+    assert len(c.a.consistency[0].iops) == 2000
+
+
+def test_compare_says_not_tested_and_uses_the_latest_run_unless_one_is_chosen():
+    old = measured(manufacturer="A", model="One", seed=1)
+    doc = measured_document(seed=5, manufacturer="A", model="One")
+    doc["started_at"], doc["finished_at"] = "2027-01-01T00:00:00Z", "2027-01-01T01:00:00Z"
+    doc["results"] = [r for r in doc["results"] if r["test"] == "randread-4k-qd3"]
+    doc["consistency"] = []
+    new = ingest(doc)
+    other = published(
+        manufacturer="B",
+        model="Two",
+        results=[{"test": "seqwrite-2m-qd1", "pattern": "unspecified", "bytes_per_second": 2e8}],
+    )
+    c = compare(a=old.drive.slug, b=other.drive.slug)
+    by_test = {p.test.identifier: p for p in c.tests}
+    assert by_test["randread-4k-qd3"].pairs[0].a.result.run_id == new.pk  # latest
+    assert by_test["randwrite-4k-qd3-8g"].pairs[0].a.result.run_id == old.pk
+    assert by_test["seqwrite-2m-qd1"].pairs[0].a is None  # not tested by A
+    assert by_test["randread-4k-qd3"].pairs[0].b is None
+    assert by_test["randread-4k-qd3"].pairs[0].winner == ""
+    chosen = compare(a=old.drive.slug, b=other.drive.slug, run_a=old.pk)
+    assert chosen.a.chosen_run == old
+    assert {f.result.run_id for f in chosen.a.results.values()} == {old.pk}
+    # A run of another drive is no choice at all: the latest results again.
+    assert compare(a=old.drive.slug, b=other.drive.slug, run_a=other.pk).a.chosen_run is None
+
+
+def test_compare_of_unknown_or_withdrawn_data():
+    run = measured()
+    with pytest.raises(Drive.DoesNotExist):
+        compare(a=run.drive.slug, b="nope")
+    run_withdraw(run=run, reason="wrong drive")
+    c = compare(a=run.drive.slug, b=run.drive.slug)
+    assert c.tests == [] and c.consistency_levels == []
+
+
+def test_figures_derive_the_missing_unit_from_the_block_size():
+    run = published(
+        manufacturer="P",
+        model="Q",
+        results=[
+            {"test": "randwrite-4k-qd3-8g", "pattern": "compressible", "bytes_per_second": 4096e3},
+            {"test": "seqread-128k-qd1", "pattern": "unspecified", "iops": 1000},
+        ],
+    )
+    figures = {f.result.test.identifier: f for f in map(Figures.of, run.results.all())}
+    assert (
+        figures["randwrite-4k-qd3-8g"].iops == 1000
+        and figures["randwrite-4k-qd3-8g"].derived == "iops"
+    )
+    seq = figures["seqread-128k-qd1"]
+    assert seq.bytes_per_second == 1000 * 131072 and seq.derived == "bytes_per_second"
+    entry = LeaderboardEntry.objects.get(drive=run.drive, test__identifier="seqread-128k-qd1")
+    assert entry.bytes_per_second == 1000 * 131072 and entry.derived == "bytes_per_second"
+
+
+def test_leaderboard_ranks_pages_and_places_highlighted_drives():
+    test = Test.objects.get(identifier="randwrite-4k-qd3-8g")
+    speeds = {f"D{i}": (i + 1) * 1e7 for i in range(7)}
+    for model, bps in speeds.items():
+        published(
+            manufacturer="M",
+            model=model,
+            results=[{"test": test.identifier, "pattern": "unspecified", "bytes_per_second": bps}],
+        )
+    board = leaderboard(test=test, entries=entries(), page=1, page_size=3)
+    assert [r.entry.drive.model for r in board.rows] == ["D6", "D5", "D4"]
+    assert [r.rank for r in board.rows] == [1, 2, 3] and board.has_next
+    last = leaderboard(test=test, entries=entries(), page=3, page_size=3)
+    assert [r.entry.drive.model for r in last.rows] == ["D0"] and not last.has_next
+    slow = Drive.objects.get(model="D0").slug
+    board = leaderboard(test=test, entries=entries(), page=1, page_size=3, highlight=(slow,))
+    assert [(r.rank, r.entry.drive.model) for r in board.elsewhere] == [(7, "D0")]
+    run_withdraw(run=Drive.objects.get(model="D6").runs.get(), reason="x")
+    board = leaderboard(test=test, entries=entries(), page=1, page_size=3)
+    assert board.rows[0].entry.drive.model == "D5"
+
+
+def _value_catalog(points):
+    test = Test.objects.get(identifier="randwrite-4k-qd3-8g")
+    for i, (price, iops) in enumerate(points):
+        run = published(
+            manufacturer="V",
+            model=f"V{i}",
+            capacity_bytes=100 * 10**9,
+            results=[{"test": test.identifier, "pattern": "unspecified", "iops": iops}],
+        )
+        PriceFactory(drive=run.drive, amount=f"{price}.00", observed_on="2013-01-01")
+    return test
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 60), st.integers(1, 60)), min_size=1, max_size=12, unique=True
+    )
+)
+def test_the_value_frontier_is_exactly_the_drives_nothing_beats(points):
+    # Each example builds its catalog inside a savepoint and rolls it back.
+    with transaction.atomic():
+        sid = transaction.savepoint()
+        test = _value_catalog(points)
+        view = value_frontier(test=test, entries=entries(), sample=1000)
+        got = {(round(p.price), round(p.iops)) for p in view.frontier}
+        expected = {
+            (price, iops)
+            for price, iops in points
+            if not any(
+                (p2 <= price and i2 >= iops) and (p2, i2) != (price, iops) for p2, i2 in points
+            )
+        }
+        assert got == expected
+        assert view.considered == len(points)
+        transaction.savepoint_rollback(sid)
+
+
+def test_value_prices_as_of_a_date_and_worst_case_of_compressing_drives():
+    run = measured(manufacturer="Z", model="Zip")
+    PriceFactory(drive=run.drive, amount="100.00", observed_on="2012-01-01")
+    PriceFactory(drive=run.drive, amount="80.00", observed_on="2013-01-01")
+    test = Test.objects.get(identifier="randwrite-4k-qd3-8g")
+    latest = value_frontier(test=test, entries=entries())
+    (point,) = latest.points
+    assert point.price == 80.0
+    worst = min(r.iops for r in run.results.filter(test=test))
+    assert point.iops == pytest.approx(worst)
+    older = value_frontier(test=test, entries=entries(), as_of=datetime.date(2012, 6, 1))
+    assert older.points[0].price == 100.0
+    assert (
+        value_frontier(test=test, entries=entries(), as_of=datetime.date(2000, 1, 1)).points == []
+    )
+
+
+def test_entry_prices_follow_price_writes():
+    run = measured()
+    PriceFactory(drive=run.drive, amount="50.00", observed_on="2013-01-01")
+    entry = LeaderboardEntry.objects.filter(drive=run.drive).first()
+    assert entry.price_usd == 50.0
+    newer = PriceFactory(drive=run.drive, amount="40.00", observed_on="2014-01-01")
+    entry.refresh_from_db()
+    assert entry.price_usd == 40.0
+    newer.delete()
+    entry.refresh_from_db()
+    assert entry.price_usd == 50.0
+
+
+def test_synthetic_drives_stay_out_unless_the_benchmark_shows_them(settings):
+    drive = DriveFactory(synthetic=True)
+    assert not Drive.objects.real().filter(pk=drive.pk).exists()
+    settings.BENCH_SHOW_SYNTHETIC = True
+    assert Drive.objects.real().filter(pk=drive.pk).exists()

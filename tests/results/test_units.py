@@ -1,0 +1,32 @@
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from results.templatetags import units
+
+ANYTHING = st.one_of(
+    st.none(),
+    st.text(max_size=5),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.decimals(allow_nan=False, allow_infinity=False, places=2),
+    st.booleans(),
+)
+
+
+@settings(max_examples=60)
+@given(ANYTHING)
+def test_display_filters_never_raise_and_show_missing_as_a_dash(value):
+    for show in (units.mbps, units.iops, units.latency, units.dollars):
+        text = show(value)
+        assert isinstance(text, str) and text
+        if not isinstance(value, int | float | Decimal) or isinstance(value, bool):
+            assert text == "—"
+
+
+def test_display_units():
+    assert units.mbps(251_700_000) == "251.7"
+    assert units.iops(12345.6) == "12,346"
+    assert units.latency(1_500_000) == "1.50 ms"
+    assert units.dollars(Decimal("0.625")) == "$0.62"

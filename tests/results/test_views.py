@@ -1,0 +1,264 @@
+import csv
+import io
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from drives.models import Drive
+from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
+from tests.results.helpers import measured, published
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pair():
+    """Two measured drives with full data, priced."""
+    a = measured(manufacturer="Acme", model="Fast One", seed=1).drive
+    b = measured(manufacturer="Bolt", model="Slow Two", seed=2).drive
+    PriceFactory(drive=a, amount="120.00")
+    PriceFactory(drive=b, amount="90.00")
+    return a, b
+
+
+def compare_url(a, b, **query):
+    url = reverse("bench:compare", args=[a.slug, b.slug])
+    return url + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+
+
+def figures(html: str) -> dict[str, dict]:
+    """Every chart's figure on a page, by element id."""
+    found = re.findall(r'<script type="application/json" id="([^"]+)-data">(.*?)</script>', html)
+    return {element: json.loads(data) for element, data in found}
+
+
+def test_compare_page_shows_every_section(client, pair):
+    a, b = pair
+    response = client.get(compare_url(a, b))
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" in html
+    for text in (
+        "Acme Fast One",
+        "Bolt Slow Two",
+        "4KB random read",
+        "higher is better",
+        "Latency",
+        "p99.9",
+        "Performance consistency",
+        "25% spare area",
+        "$120.00",
+        "$/GB",
+        "$ per 1,000 IOPS",
+        "Where the numbers come from",
+    ):
+        assert text in html, text
+    charts = figures(html)
+    bars = charts["bars-0"]
+    assert [t["name"] for t in bars["data"]] == ["A: Acme Fast One 256GB", "B: Bolt Slow Two 256GB"]
+    assert bars["data"][1]["marker"]["pattern"]["shape"] == "/"  # B differs by pattern too
+    overlay = charts["consistency-0"]
+    assert len(overlay["data"]) == 2 and len(overlay["data"][0]["y"]) == 2000
+    assert overlay["data"][0]["dx"] == 1 and "x" not in overlay["data"][0]  # compact
+    assert overlay["layout"]["yaxis"]["type"] == "log"
+    assert overlay["data"][0]["marker"]["symbol"] != overlay["data"][1]["marker"]["symbol"]
+
+
+def test_compare_state_lives_in_the_url(client, pair):
+    a, b = pair
+    html = client.get(compare_url(a, b, scale="linear", view="steady")).content.decode()
+    overlay = figures(html)["consistency-25"]
+    assert overlay["layout"]["yaxis"]["type"] == "linear"
+    assert overlay["layout"]["xaxis"]["range"][0] == 1400
+    swap = reverse("bench:compare", args=[b.slug, a.slug]) + "?scale=linear&amp;view=steady"
+    assert f'href="{swap}"' in html
+    run = a.runs.get()
+    published(
+        manufacturer="Acme",
+        model="Fast One",
+        results=[{"test": "randread-4k-qd3", "pattern": "unspecified", "bytes_per_second": 1e8}],
+    )
+    html = client.get(compare_url(a, b, run_a=run.pk)).content.decode()
+    assert f'<option value="{run.pk}" selected>' in html
+
+
+def test_compare_htmx_returns_the_fragment(client, pair):
+    a, b = pair
+    response = client.get(compare_url(a, b), HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html and "bars-0" in html
+
+
+@pytest.mark.parametrize(
+    "query", ["scale=cubic", "view=x", "run_a=abc", "run_a=-1", "run_b=99999999999999999999"]
+)
+def test_compare_bad_query_values_fall_back(client, pair, query):
+    a, b = pair
+    response = client.get(compare_url(a, b) + "?" + query)
+    assert response.status_code == 200
+
+
+def test_compare_unknown_drive_is_404(client, pair):
+    a, _ = pair
+    assert client.get(reverse("bench:compare", args=[a.slug, "nope"])).status_code == 404
+    assert client.get(reverse("bench:compare_csv", args=["nope", a.slug])).status_code == 404
+
+
+def test_compare_one_sided_tests_say_not_tested(client):
+    a = measured(manufacturer="Acme", model="Fast One").drive
+    b = published(
+        manufacturer="Old",
+        model="Disk",
+        results=[{"test": "seqwrite-2m-qd1", "pattern": "unspecified", "bytes_per_second": 9e7}],
+    ).drive
+    html = client.get(compare_url(a, b)).content.decode()
+    assert html.count("not tested") >= 10
+    assert "derived" in html  # B's IOPS follow from its MB/s
+
+
+def test_exports(client, pair):
+    a, b = pair
+    response = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug]))
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][4:6] == ["A: Acme Fast One 256GB", "B: Bolt Slow Two 256GB"]
+    assert any(r[0] == "consistency" for r in rows) and any(r[0] == "latency" for r in rows)
+    md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
+    assert md.splitlines()[2].startswith("| section | test |")
+    assert all(line.startswith("|") for line in md.splitlines()[2:])
+
+
+def test_compare_start_without_javascript(client, pair):
+    a, b = pair
+    start = reverse("bench:compare_start")
+    assert client.get(start).status_code == 200
+    response = client.get(start, {"a": "fast one", "b": b.slug})
+    assert response.status_code == 302 and response["Location"] == compare_url(a, b)
+    response = client.get(start, {"a": "acme fast", "b": "o"})  # B is ambiguous
+    html = response.content.decode()
+    assert response.status_code == 200 and "Bolt Slow Two" in html and "Acme Fast One" in html
+    assert client.get(start, {"a": "x" * 500}).status_code == 200
+
+
+def test_picker_lists_matches_as_links_to_the_comparison(client, pair):
+    a, b = pair
+    html = client.get(
+        reverse("bench:pick"), {"side": "b", "b": "slow", "cur_a": a.slug, "target": "compare"}
+    ).content.decode()
+    assert f'href="{compare_url(a, b)}"' in html and 'hx-target="#compare-page"' in html
+    html = client.get(reverse("bench:pick"), {"side": "a", "a": "256GB"}).content.decode()
+    assert "Acme Fast One" in html and "Bolt Slow Two" in html
+    html = client.get(reverse("bench:pick"), {"side": "a", "a": "zzz"}).content.decode()
+    assert "No drive matches" in html
+    assert client.get(reverse("bench:pick"), {"side": "q"}).status_code == 200
+
+
+def test_test_index_lists_suites(client):
+    html = client.get(reverse("bench:tests")).content.decode()
+    assert "desktop-2011" in html
+    assert reverse("bench:leaderboard", args=["randread-4k-qd3"]) in html
+
+
+def test_leaderboard_page_filters_pages_and_highlights(client, pair):
+    a, b = pair
+    url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
+    html = client.get(url).content.decode()
+    assert "Acme Fast One" in html and "Bolt Slow Two" in html
+    chart = figures(html)["leaderboard-chart"]
+    assert len(chart["data"][0]["y"]) == 4  # two drives, two patterns
+    html = client.get(url, {"pattern": "incompressible", "q": "bolt"}).content.decode()
+    assert "Bolt Slow Two" in html and "Acme Fast One" not in html
+    response = client.get(url, {"highlight": b.slug}, HTTP_HX_REQUEST="true")
+    fragment = response.content.decode()
+    assert "<html" not in fragment and 'class="highlighted"' in fragment
+    html = client.get(url, {"page": "999"}).content.decode()
+    assert "No drive has a result" in html
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"kind": "floppy"}, {"capacity_min": "lots"}, {"pattern": "zip"}, {"source": "rumour"}],
+)
+def test_leaderboard_bad_filters_are_400(client, pair, query):
+    url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
+    response = client.get(url, query)
+    assert response.status_code == 400
+    assert next(iter(query)) in response.content.decode()
+
+
+def test_leaderboard_fallbacks_and_404(client, pair):
+    url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
+    assert client.get(url, {"page": "x", "metric": "speed"}).status_code == 200
+    assert client.get(url, {"metric": "latency"}).status_code == 200
+    assert client.get(reverse("bench:leaderboard", args=["nope"])).status_code == 404
+    assert client.get(reverse("bench:leaderboard", args=["trim-validation"])).status_code == 404
+
+
+def test_value_page(client, pair):
+    a, b = pair
+    url = reverse("bench:value")
+    html = client.get(url).content.decode()
+    assert "The frontier" in html and "Cheapest per GB" in html
+    scatter = figures(html)["value-chart"]
+    assert {t["name"] for t in scatter["data"]} >= {"value frontier", "other drives"}
+    fragment = client.get(url, {"kind": "ssd"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in fragment and "value-chart" in fragment
+    html = client.get(url, {"as_of": "2000-01-01"}).content.decode()
+    assert "No drive has both a price" in html
+    assert client.get(url, {"as_of": "yesterday"}).status_code == 400
+    assert client.get(url, {"test": "seqread-128k-qd1"}).status_code == 400
+
+
+def test_drive_page(client, pair):
+    a, _ = pair
+    controller = ControllerFactory()
+    nand = NandTypeFactory()
+    Drive.objects.filter(pk=a.pk).update(controller=controller, nand=nand)
+    PriceFactory(drive=a, amount="110.00", observed_on="2014-01-01", source_url="javascript:x")
+    html = client.get(a.get_absolute_url()).content.decode()
+    assert "Compare with" in html and "Provenance" in html and "loadgen 0.1.0" in html
+    assert "2000" in html  # seconds of each consistency series
+    assert "price-chart" in html and "javascript:x" not in html
+    assert reverse("bench:controller", args=[controller.slug]) in html
+    assert client.get(reverse("bench:drive", args=["nope"])).status_code == 404
+
+
+def test_drive_page_flags_quick_runs_and_synthetic_drives(client, settings):
+    run = measured(model="Quick")
+    document = json.loads(run.document)
+    assert document  # a full-length run: no quick flag
+    assert "quick run" not in client.get(run.drive.get_absolute_url()).content.decode()
+    synthetic = DriveFactory(synthetic=True)
+    assert client.get(synthetic.get_absolute_url()).status_code == 404
+    settings.BENCH_SHOW_SYNTHETIC = True
+    html = client.get(synthetic.get_absolute_url()).content.decode()
+    assert "Synthetic drive" in html
+
+
+def test_citations_link_only_http_urls(client):
+    safe = published(
+        manufacturer="C",
+        model="Safe",
+        url="https://example.org/review",
+        results=[{"test": "randread-4k-qd3", "pattern": "unspecified", "bytes_per_second": 1e8}],
+    )
+    html = client.get(safe.drive.get_absolute_url()).content.decode()
+    assert 'href="https://example.org/review"' in html
+
+
+def test_controller_and_nand_pages(client, pair):
+    a, b = pair
+    controller = ControllerFactory(model="SF-9999")
+    Drive.objects.filter(pk=a.pk).update(controller=controller)
+    html = client.get(reverse("bench:controller", args=[controller.slug])).content.decode()
+    assert "Acme Fast One" in html and "Bolt Slow Two" not in html
+    assert "4KB random read" in html
+    fragment = client.get(
+        reverse("bench:controller", args=[controller.slug]), {"page": "2"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "<html" not in fragment
+    nand = NandTypeFactory()
+    assert client.get(reverse("bench:nand", args=[nand.slug])).status_code == 200
+    assert client.get(reverse("bench:controller", args=["nope"])).status_code == 404
+    assert client.get(reverse("bench:nand", args=["nope"])).status_code == 404
