@@ -10,9 +10,9 @@ register = template.Library()
 def _number(value):
     """The value when it is a number; None for anything else (a missing figure, or the ""
     a template gives for an attribute of nothing), which the filters show as "—"."""
-    return (
-        value if isinstance(value, int | float | Decimal) and not isinstance(value, bool) else None
-    )
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return None
+    return float(value) if isinstance(value, Decimal) else value
 
 
 @register.filter
