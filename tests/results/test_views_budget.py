@@ -1,0 +1,78 @@
+"""Query budgets of the result pages at two catalog sizes: the count must not grow with it."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from drives.models import Drive
+from results.models import LeaderboardEntry
+
+pytestmark = pytest.mark.django_db
+
+SIZES = {"small": 12, "large": 240}
+
+
+@pytest.fixture(params=sorted(SIZES))
+def catalog(request, settings):
+    """A synthetic catalog shown as real, with prices, series and leaderboard entries."""
+    drives = SIZES[request.param]
+    call_command(
+        "seed_scale",
+        f"--drives={drives}",
+        f"--results={drives * 20}",
+        f"--series={drives * 2}",
+        "--points=50",
+        stdout=StringIO(),
+    )
+    settings.BENCH_SHOW_SYNTHETIC = True
+    slugs = list(Drive.objects.filter(synthetic=True).order_by("pk").values_list("slug", flat=True))
+    assert LeaderboardEntry.objects.count() >= drives * 3
+    return slugs
+
+
+def test_compare_budget(client, catalog, django_assert_max_num_queries):
+    a, b = catalog[0], catalog[-1]
+    run = Drive.objects.get(slug=a).runs.first()
+    with django_assert_max_num_queries(10):
+        response = client.get(reverse("bench:compare", args=[a, b]), {"run_a": run.pk})
+    assert response.status_code == 200 and "consistency-25" in response.content.decode()
+    with django_assert_max_num_queries(10):
+        assert client.get(reverse("bench:compare_csv", args=[a, b])).status_code == 200
+
+
+def test_leaderboard_budget(client, catalog, django_assert_max_num_queries):
+    url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
+    with django_assert_max_num_queries(10):
+        response = client.get(url, {"highlight": catalog[:3], "kind": "ssd", "page": 2})
+    assert response.status_code == 200
+
+
+def test_value_budget(client, catalog, django_assert_max_num_queries):
+    url = reverse("bench:value")
+    with django_assert_max_num_queries(10):
+        response = client.get(url, {"highlight": catalog[:3], "cell_type": "mlc"})
+    assert response.status_code == 200 and "The frontier" in response.content.decode()
+    with django_assert_max_num_queries(10):
+        assert client.get(url, {"as_of": "2025-06-01"}).status_code == 200
+
+
+def test_drive_page_budget(client, catalog, django_assert_max_num_queries):
+    with django_assert_max_num_queries(12):
+        response = client.get(reverse("bench:drive", args=[catalog[1]]))
+    assert response.status_code == 200
+
+
+def test_browsing_budgets(client, catalog, django_assert_max_num_queries):
+    drive = Drive.objects.select_related("controller").get(slug=catalog[0])
+    with django_assert_max_num_queries(6):
+        assert (
+            client.get(reverse("bench:controller", args=[drive.controller.slug])).status_code == 200
+        )
+    with django_assert_max_num_queries(3):
+        assert (
+            client.get(reverse("bench:pick"), {"side": "a", "a": "Synthetic 1"}).status_code == 200
+        )
+    with django_assert_max_num_queries(4):
+        assert client.get(reverse("drives:home"), {"q": "synthetic"}).status_code == 200

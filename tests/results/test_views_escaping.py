@@ -1,0 +1,105 @@
+"""A drive, maker or controller named like markup shows as text on every page, in every
+chart's data and in every export."""
+
+import csv
+import io
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from drives.models import Controller, Drive, Manufacturer, NandType
+from tests.factories import PriceFactory
+from tests.results.helpers import HOSTILE, measured
+
+pytestmark = pytest.mark.django_db
+
+ESCAPED = ("&lt;script&gt;alert(1)&lt;/script&gt;", "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;")
+
+
+@pytest.fixture
+def hostile():
+    """Two measured drives whose maker, model, controller and NAND all carry markup."""
+    drives = []
+    for seed, (maker, model) in enumerate([HOSTILE, HOSTILE[::-1]], start=1):
+        drive = measured(manufacturer=maker, model=model, seed=seed).drive
+        PriceFactory(drive=drive, amount="99.00")
+        drives.append(drive)
+    vendor = Manufacturer.objects.create(name=HOSTILE[0] + " fab", slug="hostile-fab")
+    controller = Controller.objects.create(vendor=vendor, model=HOSTILE[1], slug="hostile-ctl")
+    nand = NandType.objects.create(vendor=vendor, cell_type="mlc", slug="hostile-nand")
+    Drive.objects.filter(pk__in=[d.pk for d in drives]).update(controller=controller, nand=nand)
+    return drives
+
+
+def assert_text_only(html: str) -> None:
+    outside_json = re.sub(
+        r'<script type="application/json"[^>]*>.*?</script>', "", html, flags=re.S
+    )
+    for raw in HOSTILE:
+        assert raw not in html
+    assert "<img" not in html and "<script>alert" not in outside_json
+    for script in re.findall(r"<script[^>]*>", html):  # only the page's own scripts
+        assert 'type="application/json"' in script or 'src="/static/' in script, script
+    for data in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.S):
+        assert "<" not in data and ">" not in data
+        text = json.dumps(json.loads(data))
+        # Plotly reads a few tags in its text: names reach it with < and > as entities.
+        assert "<script>" not in text and "<img" not in text
+
+
+PAGES = [
+    ("compare", lambda a, b: reverse("bench:compare", args=[a.slug, b.slug])),
+    ("compare fragment", lambda a, b: reverse("bench:compare", args=[a.slug, b.slug])),
+    ("drive", lambda a, b: a.get_absolute_url()),
+    ("leaderboard", lambda a, b: reverse("bench:leaderboard", args=["randread-4k-qd3"])),
+    ("value", lambda a, b: reverse("bench:value")),
+    ("controller", lambda a, b: reverse("bench:controller", args=["hostile-ctl"])),
+    ("nand", lambda a, b: reverse("bench:nand", args=["hostile-nand"])),
+    ("catalog", lambda a, b: reverse("drives:home")),
+    ("picker", lambda a, b: reverse("bench:pick") + "?side=a&a=alert"),
+    ("compare start", lambda a, b: reverse("bench:compare_start") + "?a=alert&b=alert"),
+]
+
+
+@pytest.mark.parametrize(("name", "url"), PAGES, ids=[p[0] for p in PAGES])
+def test_markup_in_names_is_shown_as_text(client, hostile, name, url):
+    a, b = hostile
+    extra = {"HTTP_HX_REQUEST": "true"} if "fragment" in name else {}
+    response = client.get(url(a, b), **extra)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert_text_only(html)
+    if name not in ("picker", "compare start"):
+        assert any(e in html for e in ESCAPED), "the names are on the page, escaped"
+
+
+def test_markup_in_names_reaches_charts_as_text(client, hostile):
+    a, b = hostile
+    html = client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode()
+    data = re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.S)
+    names = {t["name"] for figure in map(json.loads, data) for t in figure["data"]}
+    assert any("&lt;script&gt;alert(1)&lt;/script&gt;" in n for n in names)
+
+
+def test_markup_in_names_in_exports(client, hostile):
+    a, b = hostile
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
+            )
+        )
+    )
+    assert HOSTILE[0] in rows[0][4]  # CSV is data: the name exactly, as text
+    md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
+    assert "<script>" not in md and "<img" not in md and "&lt;script&gt;" in md
+
+
+def test_csv_cells_never_start_a_formula(client):
+    a = measured(manufacturer="=HYPERLINK(1)", model="@SUM(A1)").drive
+    response = client.get(reverse("bench:compare_csv", args=[a.slug, a.slug]))
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    cells = [cell for row in rows for cell in row]
+    assert not any(cell[:1] in ("=", "+", "-", "@") for cell in cells if cell)
