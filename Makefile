@@ -13,13 +13,15 @@ LOADGEN_SAN := loadgen/build-san
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run test test-python lint migrations-check loadgen loadgen-test \
-        loadgen-san-test bench bench-ingest bench-loadgen bench-web seed-scale clean
+        loadgen-san-test bench bench-ingest bench-loadgen bench-web seed-scale chromium plotly \
+        clean
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
 	@echo "make lint          ruff check and format check"
+	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 
 install: $(INSTALLED)
@@ -39,7 +41,12 @@ run: $(INSTALLED)
 
 test: lint migrations-check test-python loadgen-test loadgen-san-test
 
-test-python: $(INSTALLED)
+# The browser tests drive Debian's chromium (never a browser downloaded by Playwright).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+
+test-python: $(INSTALLED) chromium
 	$(PY) -m pytest
 
 lint: $(INSTALLED)
@@ -75,6 +82,10 @@ bench-ingest: $(INSTALLED)
 
 bench-loadgen: loadgen
 	LOADGEN=$(CURDIR)/$(LOADGEN_BUILD)/loadgen loadgen/bench/run
+
+# Rebuild static/vendor/plotly.min.js from the plotly.js npm package (the result is committed).
+plotly:
+	static/build/plotly.sh
 
 # The synthetic catalog for benchmarks, in the `make run` database (never loaded by `make run`).
 seed-scale: $(INSTALLED)

@@ -1,8 +1,9 @@
-"""Plotly figure data for every chart, built here and drawn by static/js/charts.js.
+"""Plotly figure data for every chart, built here and drawn by static/js/bench.js.
 
 A figure is a plain dict ({"data": [...], "layout": {...}}) that templates put in a
-json_script block. Text from the database goes through `label`, so that a name such as
-"<b>x</b>" is drawn as those characters, never as markup (Plotly reads a few tags).
+data-figure attribute (templatetags/charts.py). Text from the database goes through
+`label`, so that a name such as "<b>x</b>" is drawn as those characters, never as markup
+(Plotly reads a few tags).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-// Bench's one script: draws every chart from its json_script data (figures are built by
-// results/charts.py), after a page load and after every htmx swap; sorts tables whose
+// Bench's one script: draws every chart from its data-figure attribute (figures are built
+// by results/charts.py), after a page load and after every htmx swap; sorts tables whose
 // header cells are marked data-sort; keeps the picker listboxes usable from the keyboard.
 // Nothing here is evaluated from strings, so it runs under the site's strict CSP.
 (function () {
@@ -8,11 +8,9 @@
 
   function draw(root) {
     if (!window.Plotly) return;
-    root.querySelectorAll("[data-chart]").forEach(function (el) {
+    root.querySelectorAll("[data-figure]").forEach(function (el) {
       if (el.dataset.drawn) return;
-      var source = document.getElementById(el.dataset.chart);
-      if (!source) return;
-      var figure = JSON.parse(source.textContent);
+      var figure = JSON.parse(el.dataset.figure);
       el.dataset.drawn = "1";
       window.Plotly.newPlot(el, figure.data, figure.layout, config);
     });

@@ -30,7 +30,9 @@ def compare_url(a, b, **query):
 
 def figures(html: str) -> dict[str, dict]:
     """Every chart's figure on a page, by element id."""
-    found = re.findall(r'<script type="application/json" id="([^"]+)-data">(.*?)</script>', html)
+    found = re.findall(
+        r"id=\"([^\"]+)\" role=\"img\" aria-label=\"[^\"]*\" data-figure='([^']*)'", html
+    )
     return {element: json.loads(data) for element, data in found}
 
 

@@ -1,0 +1,142 @@
+"""A reader's walk through the pages in real Chromium, at desktop and phone widths."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from drives.models import Drive
+from tests.browser.conftest import DESKTOP, PHONE
+from tests.factories import PriceFactory
+from tests.results.helpers import measured
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS")  # a folder: keep the walk's pages there
+
+
+@pytest.fixture
+def catalog(django_db_serialized_rollback):
+    call_command("load_demo", verbosity=0)
+    a = measured(manufacturer="Acme", model="Fast One", seed=1).drive
+    b = measured(manufacturer="Bolt", model="Slow Two", seed=2).drive
+    PriceFactory(drive=a, amount="120.00")
+    PriceFactory(drive=b, amount="90.00")
+    return a, b
+
+
+def traces(page, element_id: str) -> int:
+    return page.evaluate(
+        "id => document.querySelectorAll('#' + id + ' .cartesianlayer .trace').length", element_id
+    )
+
+
+def pick(page, side: str, text: str, choose: str) -> None:
+    """Type part of a name in a picker, then choose a match with the arrow keys and Enter."""
+    field = page.locator(f"#pick-{side}")
+    field.fill("")
+    field.press_sequentially(text, delay=30)
+    page.locator(f"#options-{side} .option-list a", has_text=choose).wait_for()
+    field.press("ArrowDown")
+    for _ in range(10):
+        if page.evaluate("document.activeElement.textContent").startswith(choose):
+            break
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+
+
+def shoot(page, name: str, size: dict) -> None:
+    if SCREENSHOTS:
+        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=f"{SCREENSHOTS}/{name}-{size['width']}.png", full_page=True)
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_reader_compares_two_drives_and_browses_rankings(page, live_server, catalog, size):
+    a, b = catalog
+    page.set_viewport_size(size)
+    page.goto(f"{live_server.url}/bench/compare/")
+
+    pick(page, "a", "fast on", "Acme Fast One")
+    page.wait_for_url(re.compile(r"/bench/compare/\?a=acme-fast-one"))
+    pick(page, "b", "slow", "Bolt Slow Two")
+    page.wait_for_url(f"**/bench/compare/{a.slug}/{b.slug}/")
+    page.locator("#consistency-25 .cartesianlayer .trace").first.wait_for()
+
+    # Both bars of every test, and both drives' consistency scatter.
+    bar_charts = page.evaluate(
+        "[...document.querySelectorAll('#throughput [data-figure]')].map(e => e.id)"
+    )
+    assert len(bar_charts) == 5
+    for chart in bar_charts:
+        assert traces(page, chart) == 2, chart
+        bars = page.evaluate(
+            "id => document.querySelectorAll('#' + id + ' .barlayer .point path').length", chart
+        )
+        assert bars == 4, chart  # two data patterns, A and B
+    for level in (0, 25):
+        assert traces(page, f"consistency-{level}") == 2
+        points = page.evaluate(
+            "id => document.querySelectorAll('#' + id + ' .scatterlayer .point').length",
+            f"consistency-{level}",
+        )
+        assert points > 3000
+    y_axis = "document.getElementById('consistency-0')?.layout?.yaxis?.type"
+    assert page.evaluate(y_axis) == "log"
+    shoot(page, "compare", size)
+
+    page.get_by_role("link", name="linear", exact=True).click()
+    page.wait_for_url(re.compile(r"scale=linear"))
+    page.wait_for_function(f"() => {y_axis} === 'linear'")
+
+    page.get_by_role("link", name="⇄ Swap A and B").click()
+    page.wait_for_url(re.compile(rf"/bench/compare/{b.slug}/{a.slug}/\?scale=linear"))
+    page.wait_for_function(f"() => {y_axis} === 'linear'")
+    assert page.locator("h1 .side-a").inner_text() == str(b)
+
+    page.reload()
+    page.locator("#consistency-0 .cartesianlayer .trace").first.wait_for()
+    assert page.evaluate(y_axis) == "linear"
+    assert page.locator("h1 .side-a").inner_text() == str(b)
+    assert page.locator("#pick-a").input_value() == str(b)
+
+    # A leaderboard, filtered without a page reload.
+    page.goto(f"{live_server.url}/bench/tests/randwrite-4k-qd3-8g/")
+    page.locator("#leaderboard-chart .cartesianlayer .trace").first.wait_for()
+    rows = page.locator("#leaderboard-table tbody tr")
+    before = rows.count()
+    page.evaluate("window.marker = 1")  # survives only if the page is not reloaded
+    page.select_option("select[name=pattern]", "incompressible")
+    page.wait_for_url(re.compile(r"pattern=incompressible"))
+    page.wait_for_function(
+        f"document.querySelectorAll('#leaderboard-table tbody tr').length < {before}"
+    )
+    assert page.evaluate("window.marker") == 1
+    assert "incompressible" in rows.first.inner_text()
+    page.locator("#leaderboard-table th button", has_text="MB/s").click()
+    assert page.locator("#leaderboard-table th[aria-sort]").count() == 1
+    shoot(page, "leaderboard", size)
+
+    # The value view and its frontier.
+    page.goto(f"{live_server.url}/bench/value/")
+    page.locator("#value-chart .cartesianlayer .trace").first.wait_for()
+    names = page.evaluate("document.getElementById('value-chart').data.map(t => t.name)")
+    assert "value frontier" in names
+    assert page.locator("text=The frontier").count() == 1
+    assert page.locator("section:has(h2:text('The frontier')) tbody tr").count() >= 1
+    shoot(page, "value", size)
+
+
+def test_markup_in_a_name_stays_text_in_charts(page, live_server, catalog):
+    hostile = measured(manufacturer="<b>Bold</b>", model="<img src=x onerror=alert(1)>", seed=3)
+    a = catalog[0]
+    page.goto(f"{live_server.url}/bench/compare/{a.slug}/{hostile.drive.slug}/")
+    page.locator("#bars-0 .cartesianlayer .trace").first.wait_for()
+    legend = page.evaluate(
+        "[...document.querySelectorAll('#bars-0 .legendtext')].map(e => e.textContent)"
+    )
+    assert any("<b>Bold</b>" in text for text in legend), legend
+    assert page.locator("#bars-0 img").count() == 0
+    assert Drive.objects.filter(manufacturer__name="<b>Bold</b>").exists()
