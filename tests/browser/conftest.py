@@ -69,6 +69,8 @@ def page(chromium, request):
     report = getattr(request.node, "report_call", None)
     if report is not None and report.failed:
         FAILURES.mkdir(parents=True, exist_ok=True)
-        tab.screenshot(path=str(FAILURES / f"{request.node.name}.png"), full_page=True)
+        tab.screenshot(
+            path=str(FAILURES / f"{request.node.name}.png"), full_page=True, caret="initial"
+        )
     tab.close()
     assert not problems, problems

@@ -50,7 +50,9 @@ def pick(page, side: str, text: str, choose: str) -> None:
 def shoot(page, name: str, size: dict) -> None:
     if SCREENSHOTS:
         Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=f"{SCREENSHOTS}/{name}-{size['width']}.png", full_page=True)
+        page.screenshot(
+            path=f"{SCREENSHOTS}/{name}-{size['width']}.png", full_page=True, caret="initial"
+        )
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
