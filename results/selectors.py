@@ -462,7 +462,7 @@ class ValueView:
 
 
 VALUE_TABLE_ROWS = 10
-VALUE_SAMPLE = 300
+VALUE_SAMPLE = 200
 
 # Each drive's entry in the test and its latest USD price (as of a date); ordered by price,
 # a drive is on the frontier when it is faster than every drive before it. One full sort
@@ -493,15 +493,12 @@ UNION ALL
 """
 # Latest prices travel with the entries; a price as of a date is looked up drive by drive.
 _LATEST_PRICES = """
-  SELECT perf.drive_id, perf.iops, perf.price_usd AS amount,
-         perf.price_observed_on AS observed_on, d.capacity_bytes
-  FROM perf JOIN drives_drive d ON d.id = perf.drive_id
-  WHERE perf.price_usd IS NOT NULL
+  SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes
+  FROM perf WHERE price_usd IS NOT NULL
 """
 _PRICES_AS_OF = """
-  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, d.capacity_bytes
-  FROM perf JOIN drives_drive d ON d.id = perf.drive_id
-  JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
+  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, perf.capacity_bytes
+  FROM perf JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                 WHERE drive_id = perf.drive_id AND currency = 'USD'
                   AND observed_on <= %(as_of)s::date
                 ORDER BY observed_on DESC, amount LIMIT 1) p ON true
@@ -530,7 +527,7 @@ def value_frontier(
     chosen = entries.filter(test=test, iops__isnull=False)
     if worst_case:
         chosen = chosen.filter(worst=True)
-    columns = ("drive_id", "iops", "price_usd", "price_observed_on")
+    columns = ("drive_id", "iops", "price_usd", "price_observed_on", "capacity_bytes")
     inner, params = chosen.values(*columns).query.sql_with_params()
     # The filtered entries' SQL has positional placeholders; name them, as the rest does.
     names = {f"p{i}": v for i, v in enumerate(params)}

@@ -290,18 +290,19 @@ def run_withdraw(*, run: Run, reason: str) -> Run:
 # full-length result to a quick one, then the newest run: when it started, else when its
 # source was published, else when it was ingested (results.selectors.run_recency, the same
 # rule for the series and TRIM validations a comparison shows). Each drive's slowest
-# pattern in a test is marked `worst`; every entry carries the drive's latest USD price,
-# which a trigger on drives_price keeps current (migration 0004).
+# pattern in a test is marked `worst`; every entry carries the drive's capacity and latest
+# USD price, which triggers on drives_drive and drives_price keep current (migration 0004).
 _LEADERBOARD_SQL = """
 INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
-    synthetic, bytes_per_second, iops, derived, latency_mean_ns, quick, worst, price_usd,
-    price_observed_on)
+    synthetic, capacity_bytes, bytes_per_second, iops, derived, latency_mean_ns, quick, worst,
+    price_usd, price_observed_on)
 SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
                                     ORDER BY bytes_per_second NULLS LAST, pattern) = 1,
        price.amount, price.observed_on
 FROM (
   SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
       run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
+      d.capacity_bytes,
       COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))
         AS bytes_per_second,
       COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),

@@ -1,20 +1,21 @@
 """Fill the leaderboard entries of the runs already stored (SQL frozen from
 results.services.leaderboard_refresh as it was when the table was created), and keep each
-entry's latest USD price current with a trigger on drives_price: prices are written by the
-catalog (drives), which knows nothing of results."""
+entry's latest USD price and the drive's capacity current with triggers on drives_price and
+drives_drive: the catalog (drives) writes those and knows nothing of results."""
 
 from django.db import migrations
 
 FILL = """
 INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
-    synthetic, bytes_per_second, iops, derived, latency_mean_ns, quick, worst, price_usd,
-    price_observed_on)
+    synthetic, capacity_bytes, bytes_per_second, iops, derived, latency_mean_ns, quick, worst,
+    price_usd, price_observed_on)
 SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
                                     ORDER BY bytes_per_second NULLS LAST, pattern) = 1,
        price.amount, price.observed_on
 FROM (
   SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
       run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
+      d.capacity_bytes,
       COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))
         AS bytes_per_second,
       COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),
@@ -57,9 +58,22 @@ END $$;
 CREATE TRIGGER results_leaderboard_price_sync
   AFTER INSERT OR UPDATE OR DELETE ON drives_price
   FOR EACH ROW EXECUTE FUNCTION results_leaderboard_price_sync();
+
+CREATE FUNCTION results_leaderboard_capacity_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE results_leaderboardentry SET capacity_bytes = NEW.capacity_bytes
+  WHERE drive_id = NEW.id;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER results_leaderboard_capacity_sync
+  AFTER UPDATE OF capacity_bytes ON drives_drive
+  FOR EACH ROW WHEN (OLD.capacity_bytes IS DISTINCT FROM NEW.capacity_bytes)
+  EXECUTE FUNCTION results_leaderboard_capacity_sync();
 """
 
 DROP_PRICE_TRIGGER = """
+DROP TRIGGER results_leaderboard_capacity_sync ON drives_drive;
+DROP FUNCTION results_leaderboard_capacity_sync();
 DROP TRIGGER results_leaderboard_price_sync ON drives_price;
 DROP FUNCTION results_leaderboard_price_sync();
 """

@@ -180,6 +180,14 @@ def test_entry_prices_follow_price_writes():
     assert entry.price_usd == 50.0
 
 
+def test_entry_capacity_follows_the_drive():
+    run = measured()
+    Drive.objects.filter(pk=run.drive_id).update(capacity_bytes=512 * 10**9)
+    assert {e.capacity_bytes for e in LeaderboardEntry.objects.filter(drive=run.drive)} == {
+        512 * 10**9
+    }
+
+
 def test_synthetic_drives_stay_out_unless_the_benchmark_shows_them(settings):
     drive = DriveFactory(synthetic=True)
     assert not Drive.objects.real().filter(pk=drive.pk).exists()
