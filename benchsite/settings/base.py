@@ -129,26 +129,27 @@ BENCH_REPLICA_STICKY_SECONDS = env_int("BENCH_REPLICA_STICKY_SECONDS", 10)
 # One cache shared by every worker and app server: Redis when REDIS_URL is set, else a
 # table in PostgreSQL (created by migrate, see benchsite/apps.py). Entries computed from
 # the catalog are invalidated by the writes that change it (benchsite/cache.py).
-REDIS_URL = env("REDIS_URL", "")
-if REDIS_URL:
-    CACHES = {
-        "default": {
+
+
+def cache_settings(redis_url: str) -> dict:
+    """CACHES: Redis at redis_url (redis://, rediss:// or unix://), else the database."""
+    if redis_url:
+        default = {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "bench",
-            "TIMEOUT": 300,
+            "LOCATION": redis_url,
+            # A cache that does not answer is skipped (benchsite/cache.py), not waited for.
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
-    }
-else:
-    CACHES = {
-        "default": {
+    else:
+        default = {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
             "LOCATION": "bench_cache",
-            "TIMEOUT": 300,
             "OPTIONS": {"MAX_ENTRIES": 20000},
         }
-    }
+    return {"default": {**default, "KEY_PREFIX": "bench", "TIMEOUT": 300}}
+
+
+CACHES = cache_settings(env("REDIS_URL", ""))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
