@@ -11,7 +11,7 @@ def test_database_stopped_hard_gives_503_with_retry_after_then_recovers(site):
             assert requests.get(server.url + path).status_code == 200
         site.primary.stop_immediate()
         try:
-            for path in ("/", "/healthz", "/", "/drives/intel-x25-e-32gb/"):
+            for path in ("/", "/healthz", "/", "/drives/corsair-force-100gb/"):
                 response = requests.get(server.url + path)
                 assert response.status_code == 503, (path, response.text[:300])
                 assert response.headers["Retry-After"] == str(RETRY_AFTER_S)
