@@ -51,13 +51,18 @@ test: lint migrations-check test-python loadgen-test loadgen-san-test
 test-python: $(INSTALLED) test-deps
 	$(PY) -m pytest
 
-# Debian packages the Python tests run for real (redis-server), installed where missing.
+# Debian packages the Python tests run for real (redis-server; nginx, with openssl for its
+# certificate, runs deploy/nginx.conf), installed where missing.
 test-deps:
-	@command -v redis-server >/dev/null || { \
+	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl; do \
+	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || need="$$need $${p#*:}"; \
+	done; \
+	if [ -n "$$need" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	      apt-get install -y -qq --no-install-recommends redis-server; \
-	  else echo "the tests need redis-server: apt-get install redis-server" >&2; exit 1; fi; }
+	      apt-get install -y -qq --no-install-recommends $$need; \
+	  else echo "the tests need:$$need (apt-get install$$need)" >&2; exit 1; fi; \
+	fi
 
 test-faults: $(INSTALLED)
 	$(PY) -m benchsite.faults
