@@ -53,8 +53,7 @@ def proxy(site):
         server.start()
     http, https = free_port(), free_port()
     upstreams = "\n".join(
-        f"    server {s.url.removeprefix('http://')} max_fails=1 fail_timeout=10s;"
-        for s in servers
+        f"    server {s.url.removeprefix('http://')} max_fails=1 fail_timeout=10s;" for s in servers
     )
     (workdir / "bench.conf").write_text(
         rendered(
