@@ -1,10 +1,12 @@
 """The shared cache (benchsite/cache.py), against the database cache and a real redis-server."""
 
+import importlib
 import json
 import subprocess
 import sys
 
 import pytest
+from django.apps import apps
 from django.core.cache import cache
 from django.db import connection, transaction
 
@@ -12,12 +14,21 @@ from benchsite.appserver import server_environment
 from benchsite.cache import VERSION_KEY, cached
 from benchsite.settings.base import cache_settings
 from drives.models import Drive
-from results.models import Run
+from results.models import Run, Test
 from results.services import run_ingest, run_withdraw
 from tests.site.support import ROOT
 
-# Real commits (on-commit hooks run as in production); the test catalog is restored after.
-committed = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+@pytest.fixture
+def catalog():
+    """The test catalog, which the flush after a transactional test removes, loaded again
+    by its migration."""
+    if not Test.objects.exists():
+        importlib.import_module("results.migrations.0002_test_catalog_v1").load_catalog(apps, None)
+
+
+# Real commits: the on-commit hooks run as in production.
+committed = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(params=["database", "redis"])
@@ -45,7 +56,7 @@ def published(compute: Counter) -> list[int]:
 
 
 @committed
-def test_ingest_and_withdraw_invalidate_at_once(backend, document):
+def test_ingest_and_withdraw_invalidate_at_once(backend, catalog, document):
     compute = Counter()
     assert published(compute) == []
     assert published(compute) == [] and compute.runs == 1
@@ -61,7 +72,7 @@ def test_ingest_and_withdraw_invalidate_at_once(backend, document):
 
 
 @committed
-def test_any_save_or_delete_of_a_catalog_row_invalidates(backend, document):
+def test_any_save_or_delete_of_a_catalog_row_invalidates(backend, catalog, document):
     run = run_ingest(document=json.dumps(document), submitter=None).run
     compute = Counter()
     published(compute)
@@ -75,7 +86,7 @@ def test_any_save_or_delete_of_a_catalog_row_invalidates(backend, document):
 
 
 @committed
-def test_a_rolled_back_write_invalidates_nothing(backend, document):
+def test_a_rolled_back_write_invalidates_nothing(backend, catalog, document):
     compute = Counter()
     published(compute)
     with pytest.raises(RuntimeError), transaction.atomic():
