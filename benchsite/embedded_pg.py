@@ -141,11 +141,9 @@ class Cluster:
         *,
         ephemeral: bool = False,
         primary: Cluster | None = None,
-        settings: dict[str, str] | None = None,
     ) -> None:
         self.data_dir = data_dir.resolve()
         self.primary = primary  # when set, this cluster is a streaming replica of it
-        self.extra_settings = settings or {}
         self.socket_dir = self.data_dir / "socket"
         self.log_file = self.data_dir.parent / f"{self.data_dir.name}.log"
         self.ephemeral = ephemeral
@@ -307,7 +305,6 @@ class Cluster:
         settings = {"listen_addresses": "", "unix_socket_directories": str(self.socket_dir)}
         if self.ephemeral:
             settings.update(EPHEMERAL_SETTINGS)
-        settings.update(self.extra_settings)
         command = [str(self.bin_dir / "postgres"), "-D", str(self.data_dir)]
         for key, value in settings.items():
             command += ["-c", f"{key}={value}"]
