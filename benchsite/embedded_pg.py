@@ -122,7 +122,8 @@ def server_pids(data_dir: Path) -> list[int]:
     return found
 
 
-def _wait_until(condition, timeout: float) -> bool:
+def wait_until(condition, timeout: float = 30.0) -> bool:
+    """Poll condition until it holds (True) or timeout seconds have passed (False)."""
     deadline = time.monotonic() + timeout
     while True:
         if condition():
@@ -163,6 +164,15 @@ class Cluster:
         if self.user is None:
             return {}
         return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
+
+    def _run(self, command: list[str]) -> None:
+        """Run one of the server's programs as the server's user; its output on failure."""
+        result = subprocess.run(
+            command, capture_output=True, text=True, check=False, **self._run_as_kwargs()
+        )
+        if result.returncode != 0:
+            name = Path(command[0]).name
+            raise EmbeddedPostgresError(f"{name} failed:\n{result.stdout}{result.stderr}")
 
     def _chown(self, path: Path) -> None:
         if self.user is not None:
@@ -219,7 +229,7 @@ class Cluster:
             for pid in targets:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signum)
-            if _wait_until(lambda: not server_pids(self.data_dir), timeout):
+            if wait_until(lambda: not server_pids(self.data_dir), timeout):
                 return
         raise EmbeddedPostgresError(
             f"PostgreSQL processes {server_pids(self.data_dir)} on {self.data_dir} do not "
@@ -258,11 +268,7 @@ class Cluster:
         ]
         if self.ephemeral:
             command.append("--no-sync")
-        result = subprocess.run(
-            command, capture_output=True, text=True, check=False, **self._run_as_kwargs()
-        )
-        if result.returncode != 0:
-            raise EmbeddedPostgresError(f"initdb failed:\n{result.stdout}{result.stderr}")
+        self._run(command)
 
     def _base_backup(self) -> None:
         """Copy the running primary with pg_basebackup -R: this cluster starts as its standby."""
@@ -279,11 +285,7 @@ class Cluster:
         ]
         if self.ephemeral:
             command.append("--no-sync")
-        result = subprocess.run(
-            command, capture_output=True, text=True, check=False, **self._run_as_kwargs()
-        )
-        if result.returncode != 0:
-            raise EmbeddedPostgresError(f"pg_basebackup failed:\n{result.stdout}{result.stderr}")
+        self._run(command)
 
     def start(self) -> None:
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -377,15 +379,9 @@ class Cluster:
         the next start replays the WAL). The folder stays ours; start() starts it again."""
         if self.process is None or self.process.poll() is not None:
             return
-        result = subprocess.run(
-            [str(self.bin_dir / "pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "immediate"],
-            capture_output=True,
-            text=True,
-            check=False,
-            **self._run_as_kwargs(),
+        self._run(
+            [str(self.bin_dir / "pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "immediate"]
         )
-        if result.returncode != 0:
-            raise EmbeddedPostgresError(f"pg_ctl stop failed:\n{result.stdout}{result.stderr}")
         self.process.wait(KILL_TIMEOUT_S)
         self.process = None
 

@@ -51,7 +51,7 @@ from pathlib import Path
 import psycopg
 
 from benchsite.appserver import ROOT, AppServer, prepare, server_environment
-from benchsite.embedded_pg import Cluster
+from benchsite.embedded_pg import Cluster, wait_until
 from results.synthetic import measured_document  # plain Python: no Django set up here
 
 CLIENTS = 4
@@ -182,15 +182,6 @@ def staged() -> Iterator[Stage]:
     finally:
         stage.stop()
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 # -- scenarios -----------------------------------------------------------------------------

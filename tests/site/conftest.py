@@ -13,8 +13,8 @@ import psycopg
 import pytest
 
 from benchsite.appserver import AppServer, prepare, server_environment
-from benchsite.embedded_pg import Cluster
-from tests.site.support import ROOT, wait_for
+from benchsite.embedded_pg import Cluster, wait_until
+from tests.site.support import ROOT
 
 ADMIN = ("admin", "a-long-test-password-41")
 
@@ -48,7 +48,7 @@ def redis_url():
         stdout=subprocess.DEVNULL,
     )
     try:
-        assert wait_for(socket.exists, timeout=10), "redis-server did not start"
+        assert wait_until(socket.exists, timeout=10), "redis-server did not start"
         yield f"unix://{socket}"
     finally:
         server.terminate()

@@ -9,7 +9,8 @@ import pytest
 import requests
 
 from benchsite.appserver import AppServer
-from tests.site.support import ROOT, wait_for
+from benchsite.embedded_pg import wait_until
+from tests.site.support import ROOT
 
 EXAMPLE_UPSTREAMS = "\n".join(
     f"    server 10.0.0.{n}:8000 max_fails=3 fail_timeout=10s;" for n in (11, 12, 13)
@@ -92,7 +93,7 @@ def proxy(site):
     assert check.returncode == 0, check.stderr.decode()
     process = subprocess.Popen([nginx, "-c", workdir / "nginx.conf"])
     try:
-        assert wait_for(lambda: listening(http) and listening(https), 10), "nginx did not start"
+        assert wait_until(lambda: listening(http) and listening(https), 10), "nginx did not start"
         client = requests.Session()
         client.verify = str(workdir / "cert.pem")  # made for 127.0.0.1: TLS verified for real
         client.trust_env = False  # REQUESTS_CA_BUNDLE would replace it

@@ -11,8 +11,14 @@ import psycopg
 import pytest
 
 from benchsite import embedded_pg
-from benchsite.embedded_pg import Cluster, EmbeddedPostgresError, find_bin_dir, server_pids
-from tests.site.support import ROOT, wait_for
+from benchsite.embedded_pg import (
+    Cluster,
+    EmbeddedPostgresError,
+    find_bin_dir,
+    server_pids,
+    wait_until,
+)
+from tests.site.support import ROOT
 
 LAUNCHER = [sys.executable, "-m", "benchsite.embedded_pg", "run"]
 
@@ -102,7 +108,7 @@ def test_ctrl_c_stops_command_and_server_leaving_no_process(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     launcher = launch(data_dir, marker)
     try:
-        assert wait_for(marker.exists), "the command never started"
+        assert wait_until(marker.exists), "the command never started"
         url = marker.read_text()
         assert "host=" in url and str(data_dir) in url
         assert server_pids(data_dir), "no server running while the command runs"
@@ -111,21 +117,21 @@ def test_ctrl_c_stops_command_and_server_leaving_no_process(workdir):
     finally:
         if launcher.poll() is None:
             os.killpg(launcher.pid, signal.SIGKILL)
-    assert wait_for(lambda: not server_pids(data_dir), timeout=10)
+    assert wait_until(lambda: not server_pids(data_dir), timeout=10)
     assert not (data_dir / "postmaster.pid").exists()
 
 
 def test_killed_launcher_leaves_no_orphan_and_next_start_recovers(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     launcher = launch(data_dir, marker)
-    assert wait_for(marker.exists)
+    assert wait_until(marker.exists)
     os.killpg(launcher.pid, signal.SIGKILL)  # no chance to clean up
     launcher.wait()
-    assert wait_for(lambda: not server_pids(data_dir), timeout=20), "orphaned server"
+    assert wait_until(lambda: not server_pids(data_dir), timeout=20), "orphaned server"
     marker.unlink()
     launcher = launch(data_dir, marker)
     try:
-        assert wait_for(marker.exists), "could not start again after a crash"
+        assert wait_until(marker.exists), "could not start again after a crash"
     finally:
         os.killpg(launcher.pid, signal.SIGINT)
         launcher.wait(timeout=30)
@@ -134,7 +140,7 @@ def test_killed_launcher_leaves_no_orphan_and_next_start_recovers(workdir):
 def test_launcher_killed_outright_and_started_again_at_once_runs_one_server(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     launcher = launch(data_dir, marker)
-    assert wait_for(marker.exists)
+    assert wait_until(marker.exists)
     write_row(marker.read_text())
     os.killpg(launcher.pid, signal.SIGKILL)
     launcher.wait()
@@ -142,19 +148,19 @@ def test_launcher_killed_outright_and_started_again_at_once_runs_one_server(work
     # At once: the old server may still be shutting down.
     launcher = launch(data_dir, marker)
     try:
-        assert wait_for(marker.exists), "could not start again after a crash"
+        assert wait_until(marker.exists), "could not start again after a crash"
         assert len(postmasters(data_dir)) == 1
         assert read_rows(marker.read_text()) == [42]
     finally:
         os.killpg(launcher.pid, signal.SIGINT)
         launcher.wait(timeout=30)
-    assert wait_for(lambda: not server_pids(data_dir), timeout=10)
+    assert wait_until(lambda: not server_pids(data_dir), timeout=10)
 
 
 def test_orphan_that_ignores_shutdown_is_gone_before_its_pid_file(workdir, monkeypatch):
     data_dir, marker = workdir / "pg", workdir / "url"
     launcher = launch(data_dir, marker)
-    assert wait_for(marker.exists)
+    assert wait_until(marker.exists)
     url = marker.read_text()
     write_row(url)
     orphan = int((data_dir / "postmaster.pid").read_text().split()[0])
@@ -208,7 +214,7 @@ def test_streaming_replica(workdir):
             assert conn.execute(
                 "SELECT application_name, state FROM pg_stat_replication"
             ).fetchall() == [("replica", "streaming")]
-        assert wait_for(lambda: read_rows(replica.url()) == [42, 43], timeout=10)
+        assert wait_until(lambda: read_rows(replica.url()) == [42, 43], timeout=10)
     finally:
         replica.stop()
         primary.stop()
@@ -239,7 +245,7 @@ def test_second_launcher_on_the_same_folder_is_refused(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     first = launch(data_dir, marker)
     try:
-        assert wait_for(marker.exists)
+        assert wait_until(marker.exists)
         second = subprocess.run(
             [*LAUNCHER, "--data-dir", str(data_dir), "--", "true"],
             cwd=ROOT,

@@ -13,9 +13,10 @@ import pytest
 import requests
 
 from benchsite.appserver import server_environment
+from benchsite.embedded_pg import wait_until
 from benchsite.replicas import STICKY_COOKIE
 from tests.site.conftest import query
-from tests.site.support import ROOT, wait_for
+from tests.site.support import ROOT
 from tests.site.test_serve import log_in
 
 STICKY_S = 3
@@ -114,7 +115,9 @@ def test_a_client_that_writes_reads_its_own_change_from_the_primary(
     assert shows_run(reader, server, slug, run_id)
     assert search(reader, server, uuid.uuid4().hex) == {"replica"}
     # After the window the reviewer is back on the replica.
-    assert wait_for(lambda: search(reviewer, server, uuid.uuid4().hex) == {"replica"}, 2 * STICKY_S)
+    assert wait_until(
+        lambda: search(reviewer, server, uuid.uuid4().hex) == {"replica"}, 2 * STICKY_S
+    )
 
 
 def test_pages_work_while_the_replica_is_down(site, server, reader):
@@ -126,7 +129,7 @@ def test_pages_work_while_the_replica_is_down(site, server, reader):
     finally:
         site.replica.start()
     # Once it answers again (a few seconds after the failure), reads go back to it.
-    assert wait_for(lambda: search(reader, server, uuid.uuid4().hex) == {"replica"}, 20)
+    assert wait_until(lambda: search(reader, server, uuid.uuid4().hex) == {"replica"}, 20)
 
 
 CACHED_READ = """

@@ -9,8 +9,9 @@ import sys
 import requests
 
 from benchsite.appserver import AppServer, server_environment
+from benchsite.embedded_pg import wait_until
 from tests.site.conftest import ADMIN, query
-from tests.site.support import ROOT, wait_for
+from tests.site.support import ROOT
 
 
 def log_in(session: requests.Session, url: str) -> None:
@@ -37,7 +38,7 @@ def test_loopback_serving_needs_no_configuration_and_keeps_its_key(site, workdir
         assert requests.get(f"{server.url}/").status_code == 200
         # Workers from the CPU count: (2 x CPUs) + 1.
         expected = 2 * len(os.sched_getaffinity(0)) + 1
-        assert wait_for(lambda: len(server.worker_pids()) == expected)
+        assert wait_until(lambda: len(server.worker_pids()) == expected)
         log_in(session, server.url)
     key = key_file.read_text()
     assert len(key.strip()) >= 50
