@@ -42,6 +42,7 @@ T = TypeVar("T")
 VERSION_KEY = "bench:catalog-version"
 ENTRY_KEY = "bench:entry:{name}:{digest}"
 DEFAULT_TIMEOUT_S = 600
+UNKNOWN_POSITION = "FFFFFFFF/FFFFFFFF"  # beyond any WAL position
 CATALOG_APPS = ("drives", "results")
 
 try:
@@ -61,7 +62,12 @@ def entry_key(name: str, parts: tuple) -> str:
 
 def bump_catalog_version() -> None:
     """Give the catalog a new version: every cached value computed before is stale."""
-    position = replicas.primary_position() if settings.DATABASE_REPLICAS else None
+    position = None
+    if settings.DATABASE_REPLICAS:
+        try:
+            position = replicas.primary_position()
+        except DatabaseError:
+            position = UNKNOWN_POSITION  # no replica counts as caught up: fills read the primary
     try:
         cache.set(VERSION_KEY, (uuid.uuid4().hex, position), timeout=None)
     except CACHE_ERRORS:
