@@ -1,4 +1,5 @@
-# Bench: `make run` serves the demo site, `make test` runs every test.
+# Bench: `make run` serves the demo site, `make serve` serves it for real (gunicorn),
+# `make test` runs every test.
 # Everything is installed into .venv from the lock files; no server needs to be running.
 
 SHELL := /bin/bash
@@ -12,12 +13,14 @@ LOADGEN_BUILD := loadgen/build
 LOADGEN_SAN := loadgen/build-san
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help install run test test-python lint migrations-check loadgen loadgen-test \
-        loadgen-san-test bench bench-ingest bench-loadgen bench-web seed-scale chromium plotly \
-        clean
+.PHONY: help install run serve test test-python test-deps test-faults lint migrations-check \
+        loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web \
+        seed-scale plotly clean
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
+	@echo "make serve         the same under gunicorn with the production settings (ADDR=host:port)"
+	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
 	@echo "make lint          ruff check and format check"
@@ -39,15 +42,33 @@ run: $(INSTALLED)
 	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py load_demo && \
 	  exec $(PY) manage.py runserver 127.0.0.1:8000'
 
+# Production serving on the `make run` database (with its demo data), or on DATABASE_URL
+# (then without the demo). Needs no configuration on loopback; see docs/deploy.md.
+serve: $(INSTALLED)
+	$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- \
+	  $(PY) -m benchsite.serve $(if $(DATABASE_URL),,--demo) $(if $(ADDR),--bind $(ADDR))
+
 test: lint migrations-check test-python loadgen-test loadgen-san-test
 
-# The browser tests drive Debian's chromium (never a browser downloaded by Playwright).
-chromium:
-	@command -v chromium >/dev/null || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
-
-test-python: $(INSTALLED) chromium
+test-python: $(INSTALLED) test-deps
 	$(PY) -m pytest
+
+# Debian packages the Python tests run for real (redis-server; nginx, with openssl for its
+# certificate, runs deploy/nginx.conf; chromium for tests/browser, never a browser that
+# Playwright downloads), installed where missing.
+test-deps:
+	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl chromium:chromium; do \
+	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || need="$$need $${p#*:}"; \
+	done; \
+	if [ -n "$$need" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$need; \
+	  else echo "the tests need:$$need (apt-get install$$need)" >&2; exit 1; fi; \
+	fi
+
+test-faults: $(INSTALLED)
+	$(PY) -m benchsite.faults
 
 lint: $(INSTALLED)
 	$(BIN)/ruff check .

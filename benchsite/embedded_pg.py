@@ -6,10 +6,15 @@ or the `pgserver` wheel that ships them), creates a cluster in a folder, starts 
 Unix socket only (no TCP), and stops it cleanly when the command it wraps ends or is
 interrupted.
 
-    python -m benchsite.embedded_pg run [--data-dir var/pg | --ephemeral] -- COMMAND...
+    python -m benchsite.embedded_pg run [--data-dir var/pg | --ephemeral] [--replica] -- COMMAND...
 
-runs COMMAND with DATABASE_URL pointing at the cluster. When DATABASE_URL is already
-set, that server is used and no cluster is started.
+runs COMMAND with DATABASE_URL pointing at the cluster (and, with --replica, a streaming
+replica of it made with pg_basebackup -R, in DATABASE_REPLICA_URLS). When DATABASE_URL is
+already set, that server is used and no cluster is started.
+
+A server left behind by a launcher that was killed outright is stopped before the next
+start (fast shutdown, then immediate, then SIGKILL), and its postmaster.pid is removed only
+once none of its processes is left.
 
 PostgreSQL refuses to run as root; when started by root the server runs as the
 unprivileged user BENCH_PG_USER (default "nobody") and the cluster folder belongs to it.
@@ -36,7 +41,8 @@ from pathlib import Path
 DEFAULT_DATABASE = "bench"
 SUPERUSER = "bench"
 START_TIMEOUT_S = 60
-STOP_TIMEOUT_S = 30
+STOP_TIMEOUT_S = 30  # for a fast shutdown; an immediate one and SIGKILL get KILL_TIMEOUT_S
+KILL_TIMEOUT_S = 10
 REQUIRED_PROGRAMS = ("initdb", "postgres")
 DEBIAN_PG_ROOT = Path("/usr/lib/postgresql")
 PR_SET_PDEATHSIG = 1
@@ -96,30 +102,49 @@ def _die_with_parent() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGINT, 0, 0, 0)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+def server_pids(data_dir: Path) -> list[int]:
+    """Live processes of a server running on data_dir: its postmaster and the postmaster's
+    children (a server's processes all work in its data folder)."""
+    data_dir = data_dir.resolve()
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if (
+                Path(os.readlink(proc / "cwd")) == data_dir
+                and b"postgres" in (proc / "cmdline").read_bytes()
+                and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            ):
+                found.append(int(proc.name))
+        except (OSError, IndexError):
+            continue  # gone meanwhile (a zombie has no cwd)
+    return found
 
 
-def _is_postmaster_of(pid: int, data_dir: Path) -> bool:
-    try:
-        cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"postgres" in cmdline and cwd == data_dir
+def wait_until(condition, timeout: float = 30.0) -> bool:
+    """Poll condition until it holds (True) or timeout seconds have passed (False)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 class Cluster:
     """One PostgreSQL cluster in data_dir, reachable through a socket in data_dir/socket."""
 
-    def __init__(self, data_dir: Path, *, ephemeral: bool = False) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        ephemeral: bool = False,
+        primary: Cluster | None = None,
+    ) -> None:
         self.data_dir = data_dir.resolve()
+        self.primary = primary  # when set, this cluster is a streaming replica of it
         self.socket_dir = self.data_dir / "socket"
         self.log_file = self.data_dir.parent / f"{self.data_dir.name}.log"
         self.ephemeral = ephemeral
@@ -140,6 +165,15 @@ class Cluster:
             return {}
         return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
 
+    def _run(self, command: list[str]) -> None:
+        """Run one of the server's programs as the server's user; its output on failure."""
+        result = subprocess.run(
+            command, capture_output=True, text=True, check=False, **self._run_as_kwargs()
+        )
+        if result.returncode != 0:
+            name = Path(command[0]).name
+            raise EmbeddedPostgresError(f"{name} failed:\n{result.stdout}{result.stderr}")
+
     def _chown(self, path: Path) -> None:
         if self.user is not None:
             os.chown(path, self.user.pw_uid, self.user.pw_gid)
@@ -149,6 +183,8 @@ class Cluster:
 
     # -- lifecycle -------------------------------------------------------------------
     def _take_lock(self) -> None:
+        if self._lock_fd is not None:
+            return  # started before (and stopped hard): the lock is still ours
         lock_path = self.data_dir.parent / f".{self.data_dir.name}.lock"
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
@@ -164,21 +200,41 @@ class Cluster:
     def _clear_stale_server(self) -> None:
         """Remove what a crash left behind: an orphaned server or a stale postmaster.pid."""
         pid_file = self.data_dir / "postmaster.pid"
-        if not pid_file.exists():
-            return
         try:
-            pid = int(pid_file.read_text().split("\n", 1)[0])
+            recorded = int(pid_file.read_text().split("\n", 1)[0])
         except (ValueError, OSError):
-            pid = 0
-        if pid and _pid_alive(pid) and _is_postmaster_of(pid, self.data_dir):
+            recorded = 0
+        leftovers = server_pids(self.data_dir)
+        if leftovers:
             # We hold the launcher lock, so no live launcher owns this server: an orphan.
-            print(f"stopping an orphaned PostgreSQL server (pid {pid})", file=sys.stderr)
-            os.kill(pid, signal.SIGINT)
-            self._wait_exit(pid)
+            postmaster = recorded if recorded in leftovers else min(leftovers)
+            print(f"stopping an orphaned PostgreSQL server (pid {postmaster})", file=sys.stderr)
+            self._shut_down(postmaster)
+        # No process of the cluster is left: the file (and the sockets) are stale.
         with contextlib.suppress(FileNotFoundError):
             pid_file.unlink()
         for stale in self.socket_dir.glob(".s.PGSQL.*"):
             stale.unlink()
+
+    def _shut_down(self, postmaster: int) -> None:
+        """Stop the server and return only when none of its processes is left: a fast
+        shutdown, then an immediate one, then SIGKILL. Raises when they will not go."""
+        steps = (
+            (signal.SIGINT, STOP_TIMEOUT_S),
+            (signal.SIGQUIT, KILL_TIMEOUT_S),
+            (signal.SIGKILL, KILL_TIMEOUT_S),
+        )
+        for signum, timeout in steps:
+            targets = server_pids(self.data_dir) if signum == signal.SIGKILL else [postmaster]
+            for pid in targets:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signum)
+            if wait_until(lambda: not server_pids(self.data_dir), timeout):
+                return
+        raise EmbeddedPostgresError(
+            f"PostgreSQL processes {server_pids(self.data_dir)} on {self.data_dir} do not "
+            "stop; stop them by hand, then start again"
+        )
 
     def _check_reachable(self) -> None:
         """The server user must be able to reach the cluster folder through its parents."""
@@ -212,11 +268,24 @@ class Cluster:
         ]
         if self.ephemeral:
             command.append("--no-sync")
-        result = subprocess.run(
-            command, capture_output=True, text=True, check=False, **self._run_as_kwargs()
+        self._run(command)
+
+    def _base_backup(self) -> None:
+        """Copy the running primary with pg_basebackup -R: this cluster starts as its standby."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.chmod(0o700)
+        self._chown(self.data_dir)
+        conninfo = (
+            f"host={self.primary.socket_dir} user={SUPERUSER} application_name={self.data_dir.name}"
         )
-        if result.returncode != 0:
-            raise EmbeddedPostgresError(f"initdb failed:\n{result.stdout}{result.stderr}")
+        command = [
+            str(self.bin_dir / "pg_basebackup"),
+            *("-D", str(self.data_dir), "-d", conninfo),
+            *("-R", "-X", "stream", "-c", "fast"),
+        ]
+        if self.ephemeral:
+            command.append("--no-sync")
+        self._run(command)
 
     def start(self) -> None:
         self.data_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -227,7 +296,10 @@ class Cluster:
                 raise EmbeddedPostgresError(
                     f"{self.data_dir} exists but holds no PostgreSQL cluster; move it away"
                 )
-            self._initdb()
+            if self.primary is not None:
+                self._base_backup()
+            else:
+                self._initdb()
         self._clear_stale_server()
         self.socket_dir.mkdir(exist_ok=True)
         self.socket_dir.chmod(0o700)
@@ -292,33 +364,37 @@ class Cluster:
             if not exists:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
-    @staticmethod
-    def _wait_exit(pid: int, process: subprocess.Popen | None = None) -> None:
-        deadline = time.monotonic() + STOP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if process is not None:
-                if process.poll() is not None:
-                    return
-            elif not _pid_alive(pid):
-                return
-            time.sleep(0.05)
-        os.kill(pid, signal.SIGQUIT)  # immediate shutdown as a last resort
-        if process is not None:
-            process.wait(STOP_TIMEOUT_S)
-
     def stop(self) -> None:
+        """Stop the server (waiting until it is gone) and release the folder."""
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # fast shutdown: disconnect clients, stop
-            self._wait_exit(self.process.pid, self.process)
+            self._shut_down(self.process.pid)
+            self.process.wait()  # gone already: reap it
         self.process = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
 
+    def stop_immediate(self) -> None:
+        """What a crash does to the server: `pg_ctl stop -m immediate` (no shutdown checkpoint;
+        the next start replays the WAL). The folder stays ours; start() starts it again."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self._run(
+            [str(self.bin_dir / "pg_ctl"), "stop", "-D", str(self.data_dir), "-m", "immediate"]
+        )
+        self.process.wait(KILL_TIMEOUT_S)
+        self.process = None
+
 
 @contextlib.contextmanager
-def running_cluster(data_dir: Path | None, *, database: str = DEFAULT_DATABASE):
-    """Yield a DATABASE_URL for a started cluster (a temporary one when data_dir is None)."""
+def running_cluster(
+    data_dir: Path | None, *, database: str = DEFAULT_DATABASE, replica: bool = False
+):
+    """Yield a DATABASE_URL for a started cluster (a temporary one when data_dir is None).
+
+    With replica=True, yield (primary URL, replica URL): a streaming replica of the cluster
+    is started next to it (in DATA_DIR-replica), after the database is created.
+    """
     with contextlib.ExitStack() as stack:
         ephemeral = data_dir is None
         if ephemeral:
@@ -329,20 +405,35 @@ def running_cluster(data_dir: Path | None, *, database: str = DEFAULT_DATABASE):
         stack.callback(cluster.stop)
         cluster.start()
         cluster.create_database(database)
-        yield cluster.url(database)
+        if not replica:
+            yield cluster.url(database)
+            return
+        standby = Cluster(
+            data_dir.with_name(f"{data_dir.name}-replica"), ephemeral=ephemeral, primary=cluster
+        )
+        stack.callback(standby.stop)
+        standby.start()
+        yield cluster.url(database), standby.url(database)
 
 
-def run_command(command: list[str], *, data_dir: Path | None, database: str) -> int:
+def run_command(
+    command: list[str], *, data_dir: Path | None, database: str, replica: bool = False
+) -> int:
     """Run command with DATABASE_URL set, starting a cluster when none is configured."""
     if os.environ.get("DATABASE_URL"):
         return subprocess.call(command)
     # The terminal's Ctrl-C reaches the command (same process group); the launcher waits
     # for it to finish, then stops the server. SIGTERM is passed on to the command.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with running_cluster(data_dir, database=database) as url:
+    with running_cluster(data_dir, database=database, replica=replica) as urls:
+        env = {**os.environ}
+        if replica:
+            env["DATABASE_URL"], env["DATABASE_REPLICA_URLS"] = urls
+        else:
+            env["DATABASE_URL"] = urls
         child = subprocess.Popen(
             command,
-            env={**os.environ, "DATABASE_URL": url},
+            env=env,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         signal.signal(signal.SIGTERM, lambda signum, frame: child.send_signal(signum))
@@ -365,6 +456,11 @@ def main(argv: list[str] | None = None) -> int:
         "--ephemeral", action="store_true", help="a throw-away cluster in a temporary folder"
     )
     run.add_argument("--database", default=DEFAULT_DATABASE)
+    run.add_argument(
+        "--replica",
+        action="store_true",
+        help="also start a streaming replica (DATA_DIR-replica) and set DATABASE_REPLICA_URLS",
+    )
     run.add_argument("command", nargs=argparse.REMAINDER)
     sub.add_parser("bin-dir", help="print the server binaries folder; exit 1 when none")
     args = parser.parse_args(argv)
@@ -379,7 +475,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("run needs a command after --")
     try:
         return run_command(
-            command, data_dir=None if args.ephemeral else args.data_dir, database=args.database
+            command,
+            data_dir=None if args.ephemeral else args.data_dir,
+            database=args.database,
+            replica=args.replica,
         )
     except EmbeddedPostgresError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -3,10 +3,9 @@
 import os
 from pathlib import Path
 
+import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
-
-from benchsite import database_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -16,6 +15,14 @@ def env(name: str, default: str | None = None) -> str:
     if value is None:
         raise ImproperlyConfigured(f"the environment variable {name} must be set")
     return value
+
+
+def env_int(name: str, default: int) -> int:
+    value = env(name, str(default))
+    try:
+        return int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number (got {value!r})") from None
 
 
 SECRET_KEY = env("DJANGO_SECRET_KEY", "")
@@ -35,12 +42,14 @@ INSTALLED_APPS = [
     "django_htmx",
     "csp",
     "template_partials",
+    "benchsite",
     "drives",
     "results",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "benchsite.replicas.ReplicaMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -69,11 +78,78 @@ TEMPLATES = [
     },
 ]
 
-try:
-    DATABASES = {"default": database_url.parse(env("DATABASE_URL"))}
-except database_url.DatabaseURLError as exc:
-    raise ImproperlyConfigured(str(exc)) from exc
-DATABASES["default"]["CONN_MAX_AGE"] = int(env("DJANGO_CONN_MAX_AGE", "0"))
+# Persistent connections, checked before each request reuses them. Production keeps them
+# for a minute (prod.py); 0 closes them at the end of every request.
+CONN_MAX_AGE = env_int("DJANGO_CONN_MAX_AGE", 0)
+# Statements running longer are cancelled (0: no limit). wsgi.py sets 10 s for the web
+# workers, so one slow query cannot hold a worker; commands (migrate, imports) have none.
+STATEMENT_TIMEOUT_MS = env_int("BENCH_STATEMENT_TIMEOUT_MS", 0)
+
+
+def database_settings(url: str, *, alias: str = "default", variable: str = "DATABASE_URL") -> dict:
+    """A DATABASES entry for a PostgreSQL URL (parsed by dj-database-url), with Bench's policy."""
+    try:
+        db = dj_database_url.parse(url, conn_max_age=CONN_MAX_AGE, conn_health_checks=True)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{variable} is not a usable database URL: {exc}") from None
+    if db["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured(
+            f"{variable} must start with postgresql:// (got {url.split(':', 1)[0]!r}): "
+            "Bench runs on PostgreSQL only."
+        )
+    if not db["NAME"]:
+        raise ImproperlyConfigured(f"{variable} names no database (expected .../DBNAME).")
+    options = db.setdefault("OPTIONS", {})
+    if not db["HOST"] and "host" in options:  # postgresql://user@/name?host=/socket/dir
+        db["HOST"] = str(options.pop("host"))
+    options.setdefault("connect_timeout", 2 if alias != "default" else 5)
+    # Shown in pg_stat_activity: which alias, and which process (a gunicorn worker).
+    options.setdefault("application_name", f"bench {alias} pid {os.getpid()}")
+    if STATEMENT_TIMEOUT_MS > 0:
+        extra = f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"
+        options["options"] = f"{options.get('options', '')} {extra}".strip()
+    return db
+
+
+DATABASES = {"default": database_settings(env("DATABASE_URL"))}
+# Read replicas: page and API reads go to one of them, writes and the reads of a client
+# that has just written go to the primary (benchsite/replicas.py).
+DATABASE_REPLICAS = []
+for _n, _url in enumerate(u.strip() for u in env("DATABASE_REPLICA_URLS", "").split(",")):
+    if _url:
+        _alias = f"replica_{_n}"
+        DATABASES[_alias] = database_settings(_url, alias=_alias, variable="DATABASE_REPLICA_URLS")
+        DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
+        DATABASE_REPLICAS.append(_alias)
+DATABASE_ROUTERS = ["benchsite.replicas.PrimaryReplicaRouter"]
+# After a write, the client's reads stay on the primary this long (a cookie), so it sees
+# its own change even while the replicas lag.
+BENCH_REPLICA_STICKY_SECONDS = env_int("BENCH_REPLICA_STICKY_SECONDS", 10)
+
+# One cache shared by every worker and app server: Redis when REDIS_URL is set, else a
+# table in PostgreSQL (created by migrate, see benchsite/apps.py). Entries computed from
+# the catalog are invalidated by the writes that change it (benchsite/cache.py).
+
+
+def cache_settings(redis_url: str) -> dict:
+    """CACHES: Redis at redis_url (redis://, rediss:// or unix://), else the database."""
+    if redis_url:
+        default = {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": redis_url,
+            # A cache that does not answer is skipped (benchsite/cache.py), not waited for.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    else:
+        default = {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "bench_cache",
+            "OPTIONS": {"MAX_ENTRIES": 20000},
+        }
+    return {"default": {**default, "KEY_PREFIX": "bench", "TIMEOUT": 300}}
+
+
+CACHES = cache_settings(env("REDIS_URL", ""))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -90,7 +166,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "static_root"
+STATIC_ROOT = Path(env("BENCH_STATIC_ROOT", str(BASE_DIR / "static_root")))
 
 # Only the web benchmark (make bench-web) sets this: synthetic drives then count as real, so
 # that every page searches, ranks and plots among the whole seed_scale catalog.
@@ -104,6 +180,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
+    # Throttles count in caches["default"], shared by every worker (Redis or the database).
+    "DEFAULT_THROTTLE_RATES": {"anon": "300/min", "user": "1200/min"},
 }
 
 # Content-Security-Policy: no inline script anywhere (chart data travels in json_script blocks,

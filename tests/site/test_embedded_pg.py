@@ -2,47 +2,45 @@
 
 import importlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
-from benchsite import database_url, embedded_pg
-from benchsite.embedded_pg import Cluster, EmbeddedPostgresError, find_bin_dir
+from benchsite import embedded_pg
+from benchsite.embedded_pg import (
+    Cluster,
+    EmbeddedPostgresError,
+    find_bin_dir,
+    server_pids,
+    wait_until,
+)
+from tests.site.support import ROOT
 
 LAUNCHER = [sys.executable, "-m", "benchsite.embedded_pg", "run"]
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def postgres_pids(data_dir: Path) -> list[int]:
-    """Processes of a server running on data_dir (the postmaster and its children)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if (
-                Path(os.readlink(proc / "cwd")) == data_dir.resolve()
-                and b"postgres" in (proc / "cmdline").read_bytes()
-            ):
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
+def postmasters(data_dir: Path) -> list[int]:
+    """The servers running on data_dir: server processes whose parent is not one."""
+    pids = set(server_pids(data_dir))
+    parents = {
+        pid: int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) for pid in pids
+    }
+    return [pid for pid in pids if parents[pid] not in pids]
 
 
-def wait_for(condition, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
+def write_row(url: str) -> None:
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE kept (n int)")
+        conn.execute("INSERT INTO kept VALUES (42)")
+
+
+def read_rows(url: str) -> list[int]:
+    with psycopg.connect(url) as conn:
+        return [n for (n,) in conn.execute("SELECT n FROM kept ORDER BY n")]
 
 
 def launch(data_dir: Path, marker: Path, *command: str) -> subprocess.Popen:
@@ -51,7 +49,7 @@ def launch(data_dir: Path, marker: Path, *command: str) -> subprocess.Popen:
         f"import os,time; open({str(marker)!r},'w').write(os.environ['DATABASE_URL']); "
         "time.sleep(120)"
     )
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
     return subprocess.Popen(
         [
             *LAUNCHER,
@@ -64,16 +62,6 @@ def launch(data_dir: Path, marker: Path, *command: str) -> subprocess.Popen:
         env=env,
         start_new_session=True,
     )
-
-
-@pytest.fixture
-def workdir():
-    # Not pytest's tmp_path: its parents are private to the user, and as root the server
-    # runs as an unprivileged user who must reach the folder.
-    folder = Path(tempfile.mkdtemp(prefix="bench-pg-test-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root hands the server to another user")
@@ -120,33 +108,116 @@ def test_ctrl_c_stops_command_and_server_leaving_no_process(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     launcher = launch(data_dir, marker)
     try:
-        assert wait_for(marker.exists), "the command never started"
+        assert wait_until(marker.exists), "the command never started"
         url = marker.read_text()
         assert "host=" in url and str(data_dir) in url
-        assert postgres_pids(data_dir), "no server running while the command runs"
+        assert server_pids(data_dir), "no server running while the command runs"
         os.killpg(launcher.pid, signal.SIGINT)  # what the terminal does on Ctrl-C
         assert launcher.wait(timeout=30) != 0
     finally:
         if launcher.poll() is None:
             os.killpg(launcher.pid, signal.SIGKILL)
-    assert wait_for(lambda: not postgres_pids(data_dir), timeout=10)
+    assert wait_until(lambda: not server_pids(data_dir), timeout=10)
     assert not (data_dir / "postmaster.pid").exists()
 
 
 def test_killed_launcher_leaves_no_orphan_and_next_start_recovers(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     launcher = launch(data_dir, marker)
-    assert wait_for(marker.exists)
+    assert wait_until(marker.exists)
     os.killpg(launcher.pid, signal.SIGKILL)  # no chance to clean up
     launcher.wait()
-    assert wait_for(lambda: not postgres_pids(data_dir), timeout=20), "orphaned server"
+    assert wait_until(lambda: not server_pids(data_dir), timeout=20), "orphaned server"
     marker.unlink()
     launcher = launch(data_dir, marker)
     try:
-        assert wait_for(marker.exists), "could not start again after a crash"
+        assert wait_until(marker.exists), "could not start again after a crash"
     finally:
         os.killpg(launcher.pid, signal.SIGINT)
         launcher.wait(timeout=30)
+
+
+def test_launcher_killed_outright_and_started_again_at_once_runs_one_server(workdir):
+    data_dir, marker = workdir / "pg", workdir / "url"
+    launcher = launch(data_dir, marker)
+    assert wait_until(marker.exists)
+    write_row(marker.read_text())
+    os.killpg(launcher.pid, signal.SIGKILL)
+    launcher.wait()
+    marker.unlink()
+    # At once: the old server may still be shutting down.
+    launcher = launch(data_dir, marker)
+    try:
+        assert wait_until(marker.exists), "could not start again after a crash"
+        assert len(postmasters(data_dir)) == 1
+        assert read_rows(marker.read_text()) == [42]
+    finally:
+        os.killpg(launcher.pid, signal.SIGINT)
+        launcher.wait(timeout=30)
+    assert wait_until(lambda: not server_pids(data_dir), timeout=10)
+
+
+def test_orphan_that_ignores_shutdown_is_gone_before_its_pid_file(workdir, monkeypatch):
+    data_dir, marker = workdir / "pg", workdir / "url"
+    launcher = launch(data_dir, marker)
+    assert wait_until(marker.exists)
+    url = marker.read_text()
+    write_row(url)
+    orphan = int((data_dir / "postmaster.pid").read_text().split()[0])
+    os.kill(orphan, signal.SIGSTOP)  # a server that answers no signal (stuck in I/O, say)
+    os.killpg(launcher.pid, signal.SIGKILL)
+    launcher.wait()
+    monkeypatch.setattr(embedded_pg, "STOP_TIMEOUT_S", 1)
+    monkeypatch.setattr(embedded_pg, "KILL_TIMEOUT_S", 5)
+    cluster = Cluster(data_dir)
+    cluster.start()
+    try:
+        assert orphan not in server_pids(data_dir)
+        assert postmasters(data_dir) == [cluster.process.pid]
+        assert read_rows(url) == [42]
+    finally:
+        cluster.stop()
+    assert not server_pids(data_dir)
+
+
+def test_stop_immediate_then_start_replays_the_wal(workdir):
+    cluster = Cluster(workdir / "pg")
+    cluster.start()
+    try:
+        cluster.create_database("bench")
+        write_row(cluster.url())
+        cluster.stop_immediate()
+        assert not server_pids(cluster.data_dir)
+        with pytest.raises(psycopg.OperationalError):
+            read_rows(cluster.url())
+        cluster.start()
+        assert read_rows(cluster.url()) == [42]
+    finally:
+        cluster.stop()
+
+
+def test_streaming_replica(workdir):
+    primary = Cluster(workdir / "primary", ephemeral=True)
+    primary.start()
+    replica = Cluster(workdir / "replica", ephemeral=True, primary=primary)
+    try:
+        primary.create_database("bench")
+        write_row(primary.url())
+        replica.start()
+        with psycopg.connect(replica.url(), autocommit=True) as conn:
+            assert conn.execute("SELECT pg_is_in_recovery()").fetchone() == (True,)
+            assert read_rows(replica.url()) == [42]
+            with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+                conn.execute("INSERT INTO kept VALUES (1)")
+        with psycopg.connect(primary.url(), autocommit=True) as conn:
+            conn.execute("INSERT INTO kept VALUES (43)")
+            assert conn.execute(
+                "SELECT application_name, state FROM pg_stat_replication"
+            ).fetchall() == [("replica", "streaming")]
+        assert wait_until(lambda: read_rows(replica.url()) == [42, 43], timeout=10)
+    finally:
+        replica.stop()
+        primary.stop()
 
 
 @pytest.mark.parametrize("stale_pid", ["dead", "alive-but-not-postgres"])
@@ -165,7 +236,7 @@ def test_stale_postmaster_pid_is_recovered(workdir, stale_pid):
     cluster = Cluster(data_dir)
     cluster.start()
     try:
-        assert postgres_pids(data_dir)
+        assert server_pids(data_dir)
     finally:
         cluster.stop()
 
@@ -174,13 +245,13 @@ def test_second_launcher_on_the_same_folder_is_refused(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     first = launch(data_dir, marker)
     try:
-        assert wait_for(marker.exists)
+        assert wait_until(marker.exists)
         second = subprocess.run(
             [*LAUNCHER, "--data-dir", str(data_dir), "--", "true"],
             cwd=ROOT,
             capture_output=True,
             text=True,
-            env={k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+            env={k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")},
         )
         assert second.returncode == 1
         assert "already running the database" in second.stderr
@@ -205,44 +276,8 @@ def test_database_url_from_the_environment_is_used_as_is(workdir):
 
 
 def test_command_exit_status_is_passed_on(workdir):
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
     result = subprocess.run(
         [*LAUNCHER, "--ephemeral", "--", "sh", "-c", "exit 7"], cwd=ROOT, env=env
     )
     assert result.returncode == 7
-
-
-@pytest.mark.parametrize(
-    ("url", "expected"),
-    [
-        (
-            "postgresql://u:p%40ss@db:5433/bench?sslmode=require",
-            {
-                "USER": "u",
-                "PASSWORD": "p@ss",
-                "HOST": "db",
-                "PORT": "5433",
-                "NAME": "bench",
-                "OPTIONS": {"sslmode": "require"},
-            },
-        ),
-        (
-            "postgresql://bench@/bench?host=/tmp/sock",
-            {"USER": "bench", "HOST": "/tmp/sock", "PORT": "", "NAME": "bench", "OPTIONS": {}},
-        ),
-        (
-            "postgres://%2Fvar%2Frun%2Fpostgresql/site",
-            {"HOST": "/var/run/postgresql", "NAME": "site"},
-        ),
-    ],
-)
-def test_database_url_forms(url, expected):
-    parsed = database_url.parse(url)
-    for key, value in expected.items():
-        assert parsed[key] == value
-
-
-@pytest.mark.parametrize("url", ["sqlite:///db.sqlite3", "postgresql://host/"])
-def test_database_url_refusals(url):
-    with pytest.raises(database_url.DatabaseURLError):
-        database_url.parse(url)

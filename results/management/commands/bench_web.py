@@ -130,6 +130,10 @@ class Command(BaseCommand):
         base = f"http://127.0.0.1:{port}"
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchsite.settings.bench"}
         env.setdefault("DJANGO_SECRET_KEY", "bench-web-only-" + os.urandom(16).hex())
+        # Production settings serve hashed static files: collect them as `make serve` does.
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], env=env, check=True
+        )
         server = subprocess.Popen(
             [
                 sys.executable,

@@ -1,0 +1,20 @@
+from django.apps import AppConfig
+from django.core.management import call_command
+from django.db.models.signals import post_migrate
+
+
+def _create_cache_table(sender, using, **kwargs) -> None:
+    # The database cache's table, wherever migrate runs (make run, make serve, a deployment,
+    # the test database); nothing to do when the cache is Redis.
+    call_command("createcachetable", database=using, verbosity=0)
+
+
+class BenchsiteConfig(AppConfig):
+    name = "benchsite"
+    verbose_name = "Bench site"
+
+    def ready(self) -> None:
+        from benchsite import cache
+
+        post_migrate.connect(_create_cache_table, sender=self)
+        cache.connect_invalidation()

@@ -1,0 +1,110 @@
+"""The production server in a subprocess on a free loopback port: for the tests, the fault
+scenarios (`make test-faults`) and load benchmarks.
+
+    with AppServer(env={"DATABASE_URL": url}, log=folder / "gunicorn.log") as server:
+        urllib.request.urlopen(server.url + "/")
+
+The database must be prepared first (`python -m benchsite.serve --prepare-only` with the same
+environment: migrate and collectstatic; prepare() here does it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT_S = 60
+LISTENING = re.compile(r"Listening at: (http://\S+)")
+
+
+def server_environment(env: dict[str, str]) -> dict[str, str]:
+    """os.environ with the given variables, for the production settings on loopback."""
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_", "REDIS_", "DJANGO_", "BENCH_", "WEB_CONCURRENCY"))
+    }
+    base.update({"DJANGO_SETTINGS_MODULE": "benchsite.settings.prod", "PYTHONUNBUFFERED": "1"})
+    base.update(env)
+    return base
+
+
+def prepare(env: dict[str, str], *, demo: bool = False) -> None:
+    """migrate and collectstatic (and the demo data) for a server with this environment."""
+    command = [sys.executable, "-m", "benchsite.serve", "--prepare-only"]
+    subprocess.run(
+        command + (["--demo"] if demo else []),
+        cwd=ROOT,
+        env=server_environment(env),
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+class AppServer:
+    def __init__(self, *, env: dict[str, str], log: Path, workers: int | None = 2) -> None:
+        """workers=None: as many as benchsite/gunicorn.conf.py picks."""
+        settings = {"BENCH_BIND": "127.0.0.1:0", **env}
+        if workers is not None:
+            settings["WEB_CONCURRENCY"] = str(workers)
+        self.env = server_environment(settings)
+        self.workers = workers
+        self.log = log
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+
+    def start(self) -> str:
+        out = open(self.log, "ab")  # noqa: SIM115 - the server's for its whole life
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "benchsite.serve", "--no-prepare"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        out.close()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            found = LISTENING.search(self.log.read_text(errors="replace"))
+            if found and len(self.worker_pids()) >= (self.workers or 1):
+                self.url = found.group(1)
+                return self.url
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"gunicorn did not start:\n{self.log.read_text(errors='replace')}")
+
+    def worker_pids(self) -> list[int]:
+        """The master's live children."""
+        if self.process is None:
+            return []
+        try:
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+            return [int(pid) for pid in children.read_text().split()]
+        except OSError:
+            return []
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)  # graceful: finish requests in flight
+            try:
+                self.process.wait(40)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> AppServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,404 @@
+"""`make test-faults`: the production server under faults, each scenario scripted, its
+result printed as one row of a table.
+
+    python -m benchsite.faults [SCENARIO ...]      (all of them by default; --list names them)
+
+Every scenario starts what it needs on loopback (a PostgreSQL cluster with the demo data,
+gunicorn with the production settings), sends requests from a few client threads while it
+injects one fault, and checks what the clients saw:
+
+  db-stop-immediate  PostgreSQL stopped hard (`pg_ctl stop -m immediate`) while pages are
+                     requested, then started again: every answer is a 200 or, while the
+                     database is down, a 503 with Retry-After; never a 500, never a traceback;
+                     all 200 again soon after the restart.
+  worker-killed      a worker SIGKILLed in the middle of a request (held on a table lock):
+                     that one request gets no answer, every other request a 200, gunicorn
+                     replaces the worker, and the killed worker's database session ends.
+  disk-full          the results tables on a tablespace on a small tmpfs, filled up: the
+                     import that does not fit is refused whole (not one row of it is left),
+                     the pages keep answering 200, and once space is freed the same import
+                     goes in, exactly once. Needs root (it mounts the tmpfs).
+
+A scenario is a function taking a Stage and returning an Outcome, registered in SCENARIOS.
+Upload scenarios join once the upload API (POST /api/v1/runs/) exists: documents with
+distinct content and Idempotency-Keys streaming in, retried by the client on connection
+errors and 503s, across a db-stop-immediate (afterwards each accepted upload is stored
+exactly once, none half-written); and a client that disconnects in the middle of an upload
+(nothing stored, the worker free again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+from benchsite.appserver import ROOT, AppServer, prepare, server_environment
+from benchsite.embedded_pg import Cluster, wait_until
+from results.synthetic import measured_document  # plain Python: no Django set up here
+
+CLIENTS = 4
+REQUEST_TIMEOUT_S = 15
+PAGES = ["/", "/drives/corsair-force-100gb/", "/?q=intel", "/healthz"]
+
+
+# -- what the clients saw ------------------------------------------------------------------
+@dataclass
+class Answer:
+    at: float  # seconds since the traffic started, when the request was sent
+    done: float  # ... when its answer (or the lack of one) was in
+    path: str
+    status: int | None  # None: no answer (connection reset, timeout)
+    retry_after: bool = False
+    traceback: bool = False
+
+
+@dataclass
+class Outcome:
+    passed: bool
+    answers: list[Answer] = field(default_factory=list)
+    recovered_s: float | None = None
+    note: str = ""
+
+    def counts(self) -> collections.Counter:
+        return collections.Counter(_bucket(a) for a in self.answers)
+
+
+def _bucket(answer: Answer) -> str:
+    if answer.status is None:
+        return "no answer"
+    if answer.status == 503:
+        return "503" if answer.retry_after else "503 without Retry-After"
+    return f"{answer.status // 100}xx" if answer.status != 500 else "500"
+
+
+def fetch(url: str, path: str, started: float) -> Answer:
+    at = time.monotonic() - started
+    try:
+        with urllib.request.urlopen(url + path, timeout=REQUEST_TIMEOUT_S) as response:
+            body, status, headers = response.read(), response.status, response.headers
+    except urllib.error.HTTPError as error:
+        body, status, headers = error.read(), error.code, error.headers
+    except (OSError, urllib.error.URLError):
+        return Answer(at, time.monotonic() - started, path, None)
+    done = time.monotonic() - started
+    return Answer(at, done, path, status, "Retry-After" in headers, b"Traceback" in body)
+
+
+class Traffic:
+    """CLIENTS threads requesting paths in turn until stopped."""
+
+    def __init__(self, url: str, paths: list[str]) -> None:
+        self.url, self.paths = url, paths
+        self.answers: list[Answer] = []
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._client, args=(n,)) for n in range(CLIENTS)]
+        self.started = time.monotonic()
+
+    def _client(self, n: int) -> None:
+        i = n
+        while not self._stop.is_set():
+            self.answers.append(fetch(self.url, self.paths[i % len(self.paths)], self.started))
+            i += 1
+
+    def now(self) -> float:
+        return time.monotonic() - self.started
+
+    def __enter__(self) -> Traffic:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+        self.answers.sort(key=lambda a: a.at)
+
+
+# -- the stage: a database with the demo data, servers on it -------------------------------
+class Stage:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.cluster = Cluster(folder / "pg")  # durable: crashes replay the WAL
+        self.env = {
+            "DATABASE_URL": self.cluster.url(),
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "BENCH_STATIC_ROOT": str(folder / "static"),
+        }
+
+    def start(self) -> None:
+        self.cluster.start()
+        self.cluster.create_database("bench")
+        prepare(self.env, demo=True)
+
+    def server(self, workers: int = 2) -> AppServer:
+        return AppServer(env=self.env, log=self.folder / "gunicorn.log", workers=workers)
+
+    def sql(self, statement: str, params=()) -> list[tuple]:
+        with psycopg.connect(self.cluster.url(), autocommit=True) as conn:
+            cursor = conn.execute(statement, params)
+            return cursor.fetchall() if cursor.description else []
+
+    def manage(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=server_environment(self.env),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    def stop(self) -> None:
+        self.cluster.stop()
+
+
+@contextlib.contextmanager
+def staged() -> Iterator[Stage]:
+    folder = Path(tempfile.mkdtemp(prefix="bench-faults-"))
+    folder.chmod(0o755)  # as root the server runs as an unprivileged user
+    stage = Stage(folder)
+    try:
+        stage.start()
+        yield stage
+    finally:
+        stage.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- scenarios -----------------------------------------------------------------------------
+DOWN_S = 3.0
+RECOVERY_LIMIT_S = 5.0
+
+
+def db_stop_immediate(stage: Stage) -> Outcome:
+    with stage.server() as server, Traffic(server.url, PAGES) as traffic:
+        time.sleep(2)
+        stopping = traffic.now()
+        stage.cluster.stop_immediate()
+        stopped = traffic.now()
+        time.sleep(DOWN_S)
+        stage.cluster.start()
+        restarted = traffic.now()
+        time.sleep(RECOVERY_LIMIT_S + 2)
+    answers = traffic.answers
+    failures = [a for a in answers if a.status is not None and a.status >= 500]
+    after = [a for a in answers if a.at >= restarted]
+    first_good = next((a.at for a in after if a.status == 200), None)
+    recovered = None if first_good is None else first_good - restarted
+    problems = []
+    if any(a.status not in (200, 503) for a in answers):
+        problems.append("an answer other than 200 or 503")
+    if any(not a.retry_after for a in failures):
+        problems.append("a 503 without Retry-After")
+    if any(a.traceback for a in answers):
+        problems.append("a traceback in a page")
+    if not any(a.status == 503 for a in answers if stopped <= a.at < restarted):
+        problems.append("no 503 while the database was down")
+    if any(a.status != 200 for a in answers if a.done < stopping):
+        problems.append("errors before the fault")
+    late = [a for a in after if a.at > restarted + RECOVERY_LIMIT_S and a.status != 200]
+    if recovered is None or late:
+        problems.append(f"not all 200 within {RECOVERY_LIMIT_S:.0f} s of the restart")
+    note = "; ".join(problems) or (
+        f"down {DOWN_S:.0f} s: only 503 with Retry-After, no 500, no traceback; "
+        "recovered: restart to the first 200"
+    )
+    return Outcome(not problems, answers, recovered, note)
+
+
+def worker_killed(stage: Stage) -> Outcome:
+    with stage.server(workers=2) as server:
+        workers_before = set(server.worker_pids())
+        with psycopg.connect(stage.cluster.url()) as locker:
+            locker.execute("LOCK TABLE drives_drive IN ACCESS EXCLUSIVE MODE")
+            started = time.monotonic()
+            held = []
+            blocked = threading.Thread(target=lambda: held.append(fetch(server.url, "/", started)))
+            blocked.start()
+
+            def waiting_worker() -> list[tuple]:
+                return stage.sql(
+                    "SELECT application_name FROM pg_stat_activity "
+                    "WHERE wait_event_type = 'Lock' AND application_name LIKE 'bench %%'"
+                )
+
+            if not wait_until(lambda: bool(waiting_worker()), 10):
+                return Outcome(False, note="the request never reached the database")
+            victim = int(waiting_worker()[0][0].rsplit(" ", 1)[1])
+            with Traffic(server.url, ["/healthz", "/static/css/bench.css"]) as traffic:
+                killed = time.monotonic()
+                os.kill(victim, signal.SIGKILL)
+                blocked.join(REQUEST_TIMEOUT_S + 5)
+                locker.rollback()  # release the table
+                replaced = wait_until(
+                    lambda: len(set(server.worker_pids()) - {victim}) == len(workers_before), 20
+                )
+                recovered = time.monotonic() - killed
+                time.sleep(1)
+                for _ in range(CLIENTS):
+                    traffic.answers.append(fetch(server.url, "/", traffic.started))
+        session_gone = wait_until(
+            lambda: (
+                not stage.sql(
+                    "SELECT 1 FROM pg_stat_activity WHERE application_name = %s",
+                    [f"bench default pid {victim}"],
+                )
+            ),
+            10,
+        )
+    answers = held + traffic.answers
+    problems = []
+    if not held or held[0].status is not None:
+        problems.append("the killed worker's request got an answer")
+    if any(a.status != 200 for a in traffic.answers):
+        problems.append("another request failed")
+    if not replaced:
+        problems.append("the worker was not replaced")
+    if not session_gone:
+        problems.append("the killed worker's database session lingers")
+    note = "; ".join(problems) or (
+        "only the killed request unanswered; recovered: kill to a replacement worker"
+    )
+    return Outcome(not problems, answers, recovered, note)
+
+
+TABLESPACE_BYTES = 16 * 2**20
+RESULTS_TABLES = [
+    "results_run",
+    "results_result",
+    "results_consistencyseries",
+    "results_trimvalidation",
+]
+
+
+def disk_full(stage: Stage) -> Outcome:
+    if os.geteuid() != 0:
+        return Outcome(False, note="NOT RUN: needs root to mount a tmpfs")
+    space = stage.folder / "small"
+    space.mkdir()
+    user = stage.cluster.user
+    owner = f",uid={user.pw_uid},gid={user.pw_gid}" if user else ""
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={TABLESPACE_BYTES},mode=0700{owner}", "tmpfs", space],
+        check=True,
+    )
+    try:
+        return _fill_the_tablespace(stage, space)
+    finally:
+        stage.cluster.stop()  # the server lets go of the tablespace before it is unmounted
+        subprocess.run(["umount", space], check=False)
+
+
+def _fill_the_tablespace(stage: Stage, space: Path) -> Outcome:
+    stage.sql(f"CREATE TABLESPACE small LOCATION '{space}'")
+    for table in RESULTS_TABLES:
+        stage.sql(f"ALTER TABLE {table} SET TABLESPACE small")
+    filler = space / "filler"
+    with open(filler, "wb") as out:  # leave the database about 256 KiB
+        free = shutil.disk_usage(space).free - 256 * 1024
+        out.write(b"\0" * max(free, 0))
+    counts_sql = "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in RESULTS_TABLES)
+    documents = stage.folder / "documents"
+    documents.mkdir()
+    refused = None
+    with stage.server() as server, Traffic(server.url, PAGES) as traffic:
+        for seed in range(1, 40):
+            path = documents / f"run-{seed}.json"
+            document = measured_document(seed=1000 + seed, model=f"Disk Full {seed}")
+            path.write_text(json.dumps(document))
+            before = stage.sql(counts_sql)
+            result = stage.manage("import_results", str(path))
+            if result.returncode != 0:
+                refused = (path, before, result)
+                break
+        if refused is None:
+            return Outcome(False, traffic.answers, note="the tablespace never filled up")
+        path, before, result = refused
+        unchanged = stage.sql(counts_sql) == before
+        filler.unlink()
+        again = stage.manage("import_results", str(path))
+        twice = stage.manage("import_results", str(path))
+        time.sleep(1)
+    problems = []
+    if "No space left on device" not in result.stderr:
+        problems.append(f"refused for another reason: {result.stderr.strip()[-200:]}")
+    if not unchanged:
+        problems.append("the refused import left rows behind")
+    if any(a.status != 200 for a in traffic.answers):
+        problems.append("a page failed while the disk was full")
+    if "1 imported" not in again.stdout or "1 already present" not in twice.stdout:
+        problems.append("the import did not go in exactly once after space was freed")
+    note = "; ".join(problems) or f"{path.name} refused whole when full, then stored once"
+    return Outcome(not problems, traffic.answers, note=note)
+
+
+SCENARIOS: dict[str, Callable[[Stage], Outcome]] = {
+    "db-stop-immediate": db_stop_immediate,
+    "worker-killed": worker_killed,
+    "disk-full": disk_full,
+}
+
+
+# -- the table -----------------------------------------------------------------------------
+COLUMNS = ["200", "503", "no answer", "other"]
+
+
+def print_table(rows: list[tuple[str, Outcome]]) -> None:
+    header = f"{'scenario':<18} {'requests':>8} " + " ".join(f"{c:>9}" for c in COLUMNS)
+    header += f" {'recovered':>9}  result"
+    print(header)
+    print("-" * len(header))
+    for name, outcome in rows:
+        counts = outcome.counts()
+        shown = [counts.get("2xx", 0), counts.get("503", 0), counts.get("no answer", 0)]
+        shown.append(sum(counts.values()) - sum(shown))
+        recovered = "-" if outcome.recovered_s is None else f"{outcome.recovered_s:.2f} s"
+        verdict = "PASS" if outcome.passed else "FAIL"
+        print(
+            f"{name:<18} {len(outcome.answers):>8} "
+            + " ".join(f"{n:>9}" for n in shown)
+            + f" {recovered:>9}  {verdict}{': ' + outcome.note if outcome.note else ''}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchsite.faults", description=__doc__)
+    parser.add_argument("scenarios", nargs="*", metavar="SCENARIO")
+    parser.add_argument("--list", action="store_true", help="name the scenarios and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        print("\n".join(SCENARIOS))
+        return 0
+    unknown = [name for name in args.scenarios if name not in SCENARIOS]
+    if unknown:
+        parser.error(f"unknown scenario(s): {', '.join(unknown)} (--list names them)")
+    rows = []
+    for name in args.scenarios or SCENARIOS:
+        print(f"running {name} ...", file=sys.stderr, flush=True)
+        with staged() as stage:
+            rows.append((name, SCENARIOS[name](stage)))
+    print_table(rows)
+    return 0 if all(outcome.passed for _, outcome in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

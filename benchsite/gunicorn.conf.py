@@ -1,0 +1,43 @@
+"""gunicorn settings for Bench (`make serve`; `gunicorn -c benchsite/gunicorn.conf.py
+benchsite.wsgi`). Each can be overridden on gunicorn's command line or in GUNICORN_CMD_ARGS.
+
+Sync workers: a request holds a worker for its whole life, so the worker count is what
+bounds concurrency; the reverse proxy (deploy/nginx.conf) buffers slow clients so a worker
+is never held by the network.
+"""
+
+import os
+from pathlib import Path
+
+chdir = str(Path(__file__).resolve().parent.parent)  # the project, wherever started from
+# BENCH_BIND: one address or several, comma-separated (host:port, or unix:/path).
+bind = os.environ.get("BENCH_BIND", "127.0.0.1:8000").split(",")
+
+# (2 x CPUs) + 1: while one worker waits on PostgreSQL, another uses the CPU. The CPUs this
+# process may run on (cgroup and affinity limits), not the machine's. WEB_CONCURRENCY wins.
+workers = int(os.environ.get("WEB_CONCURRENCY", 2 * len(os.sched_getaffinity(0)) + 1))
+
+# A worker silent this long is killed and replaced; the statement timeout (10 s, wsgi.py)
+# ends a slow query well before. Restarts and stops give requests in flight this long.
+timeout = 30
+graceful_timeout = 30
+keepalive = 5  # behind the proxy, which keeps connections to the app servers open
+# Replace each worker after a while (jittered so they do not restart together): bounds
+# whatever a long-lived process accumulates.
+max_requests = 2000
+max_requests_jitter = 200
+limit_request_line = 8190
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # heartbeats off the disk
+
+# Access log to stdout, errors to stderr: the service manager collects both. %(M)s is the
+# request's duration in milliseconds.
+accesslog = "-"
+errorlog = "-"
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms "%(a)s"'
+
+# X-Forwarded-* are trusted from these proxy addresses only (gunicorn's default: loopback).
+forwarded_allow_ips = os.environ.get("BENCH_FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# Several servers may run on one machine (tests, app servers side by side): no shared
+# control socket; manage gunicorn with signals (HUP reloads, TERM stops gracefully).
+control_socket_disable = True
+proc_name = "bench"

@@ -1,0 +1,197 @@
+"""Read replicas for real: a primary, a streaming replica (pg_basebackup -R), gunicorn.
+
+Where a request's queries went is read from each server's pg_stat_activity: the site's
+connections are named "bench <alias> pid <worker>", and the last query of each is shown there.
+"""
+
+import json
+import subprocess
+import sys
+import uuid
+
+import pytest
+import requests
+
+from benchsite.appserver import server_environment
+from benchsite.embedded_pg import wait_until
+from benchsite.replicas import STICKY_COOKIE
+from tests.site.conftest import query
+from tests.site.support import ROOT
+from tests.site.test_serve import log_in
+
+STICKY_S = 3
+
+
+def served_from(site, marker: str) -> set[str]:
+    """The servers ("primary", "replica") whose site connections last ran a query with marker."""
+    sql = "SELECT query FROM pg_stat_activity WHERE application_name LIKE 'bench %%'"
+    found = set()
+    for name, cluster in (("primary", site.primary), ("replica", site.replica)):
+        if cluster.process is not None and any(marker in q for (q,) in query(cluster.url(), sql)):
+            found.add(name)
+    return found
+
+
+def search(session, server, marker: str) -> set[str]:
+    """Search the drive list for marker (its SQL carries marker); where did it run?"""
+    response = session.get(f"{server.url}/", params={"q": marker})
+    assert response.status_code == 200
+    return served_from(session.site, marker)
+
+
+@pytest.fixture
+def server(site):
+    with site.server(BENCH_REPLICA_STICKY_SECONDS=str(STICKY_S)) as server:
+        yield server
+
+
+@pytest.fixture
+def reader(site):
+    session = requests.Session()
+    session.site = site
+    return session
+
+
+@pytest.fixture
+def paused_replica(site):
+    query(site.replica.url(), "SELECT pg_wal_replay_pause()")
+    yield
+    query(site.replica.url(), "SELECT pg_wal_replay_resume()")
+
+
+def published_run(site) -> tuple[int, str]:
+    return query(
+        site.primary.url(),
+        "SELECT r.id, d.slug FROM results_run r JOIN drives_drive d ON d.id = r.drive_id "
+        "WHERE r.status = 'published' ORDER BY r.id LIMIT 1",
+    )[0]
+
+
+def shows_run(session, server, slug: str, run_id: int) -> bool:
+    response = session.get(f"{server.url}/drives/{slug}/")
+    assert response.status_code == 200
+    return f"run-{run_id}" in response.text
+
+
+def test_the_replica_is_a_standby_of_the_primary(site):
+    assert query(site.replica.url(), "SELECT pg_is_in_recovery()") == [(True,)]
+    assert query(site.primary.url(), "SELECT pg_is_in_recovery()") == [(False,)]
+
+
+def test_page_reads_go_to_the_replica(server, reader):
+    for _ in range(3):
+        assert search(reader, server, uuid.uuid4().hex) == {"replica"}
+
+
+def test_a_client_that_writes_reads_its_own_change_from_the_primary(
+    site, server, reader, paused_replica
+):
+    run_id, slug = published_run(site)
+    reviewer = requests.Session()
+    reviewer.site = site
+    log_in(reviewer, server.url)
+    assert STICKY_COOKIE in reviewer.cookies
+    response = reviewer.post(
+        f"{server.url}/admin/results/run/",
+        data={
+            "action": "withdraw_runs",
+            "_selected_action": str(run_id),
+            "index": "0",
+            "csrfmiddlewaretoken": reviewer.cookies["csrftoken"],
+        },
+    )
+    assert response.status_code == 200 and "1 run(s) withdrawn" in response.text
+    # The write went to the primary; the paused replica has not seen it.
+    assert query(site.primary.url(), "SELECT status FROM results_run WHERE id = %s", [run_id]) == [
+        ("withdrawn",)
+    ]
+    assert query(site.replica.url(), "SELECT status FROM results_run WHERE id = %s", [run_id]) == [
+        ("published",)
+    ]
+    # The reviewer reads from the primary and sees the withdrawal at once; a reader who has
+    # written nothing reads from the lagging replica.
+    assert not shows_run(reviewer, server, slug, run_id)
+    assert search(reviewer, server, uuid.uuid4().hex) == {"primary"}
+    assert shows_run(reader, server, slug, run_id)
+    assert search(reader, server, uuid.uuid4().hex) == {"replica"}
+    # After the window the reviewer is back on the replica.
+    assert wait_until(
+        lambda: search(reviewer, server, uuid.uuid4().hex) == {"replica"}, 2 * STICKY_S
+    )
+
+
+def test_pages_work_while_the_replica_is_down(site, server, reader):
+    assert search(reader, server, uuid.uuid4().hex) == {"replica"}
+    site.replica.stop()
+    try:
+        for _ in range(4):
+            assert search(reader, server, uuid.uuid4().hex) == {"primary"}
+    finally:
+        site.replica.start()
+    # Once it answers again (a few seconds after the failure), reads go back to it.
+    assert wait_until(lambda: search(reader, server, uuid.uuid4().hex) == {"replica"}, 20)
+
+
+CACHED_READ = """
+import django, json, sys, time
+django.setup()
+from django.db import connections
+from django.test.utils import CaptureQueriesContext
+from benchsite import cache, replicas
+from results.models import Run
+from results.services import run_withdraw
+
+def published():
+    return sorted(Run.objects.published().values_list("pk", flat=True))
+
+run_id, wait = int(sys.argv[1]), sys.argv[2] == "wait"
+with replicas.replica_reads():
+    before = cache.cached("probe", compute=published)
+run_withdraw(run=Run.objects.get(pk=run_id), reason="cache probe")
+position = cache.cache.get(cache.VERSION_KEY)[1]
+with connections["replica_0"].cursor() as cursor:
+    for _ in range(200):
+        cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [position])
+        if cursor.fetchone()[0] or not wait:
+            break
+        time.sleep(0.05)
+with replicas.replica_reads():
+    uncached = published()
+    with CaptureQueriesContext(connections["replica_0"]) as on_replica:
+        after = cache.cached("probe", compute=published)
+print(json.dumps({
+    "before": run_id in before,
+    "uncached": run_id in uncached,
+    "after": run_id in after,
+    "computed_on_replica": len(on_replica) > 1,
+}))
+"""
+
+
+def cached_read_around_a_withdrawal(site, run_id: int, *, wait: bool) -> dict:
+    """A value cached before and after withdrawing run_id (once the replica has replayed the
+    withdrawal, when wait), in a process reading from the replica."""
+    result = subprocess.run(
+        [sys.executable, "-c", CACHED_READ, str(run_id), "wait" if wait else "now"],
+        cwd=ROOT,
+        env=server_environment(site.env()),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(result.stdout)
+
+
+def test_a_lagging_replica_never_puts_an_old_value_in_the_cache(site, paused_replica):
+    run_id, _ = published_run(site)
+    seen = cached_read_around_a_withdrawal(site, run_id, wait=False)
+    # The replica still shows the run, but the value cached after the withdrawal was
+    # computed on the primary: the replica had not replayed the withdrawal.
+    assert seen == {"before": True, "uncached": True, "after": False, "computed_on_replica": False}
+
+
+def test_a_replica_that_has_replayed_the_change_computes_cached_values(site):
+    run_id, _ = published_run(site)
+    seen = cached_read_around_a_withdrawal(site, run_id, wait=True)
+    assert seen == {"before": True, "uncached": False, "after": False, "computed_on_replica": True}
