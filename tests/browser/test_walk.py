@@ -12,13 +12,13 @@ from tests.browser.conftest import DESKTOP, PHONE
 from tests.factories import PriceFactory
 from tests.results.helpers import measured
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS")  # a folder: keep the walk's pages there
 
 
 @pytest.fixture
-def catalog(django_db_serialized_rollback):
+def catalog(test_catalog):
     call_command("load_demo", verbosity=0)
     a = measured(manufacturer="Acme", model="Fast One", seed=1).drive
     b = measured(manufacturer="Bolt", model="Slow Two", seed=2).drive

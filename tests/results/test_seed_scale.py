@@ -15,7 +15,7 @@ def seed(**counts):
     call_command("seed_scale", *args, stdout=StringIO())
 
 
-def test_small_synthetic_catalog_is_complete_marked_and_replaceable(client):
+def test_small_synthetic_catalog_is_complete_marked_and_replaceable(client, test_catalog):
     call_command("load_demo", stdout=StringIO())
     real_runs = Run.objects.count()
     seed(drives=30, results=1000, series=40, points=60)
