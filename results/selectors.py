@@ -198,10 +198,8 @@ def series_is_quick(series: ConsistencySeries, points: int) -> bool:
     return points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
 
 
-def _latest_prices(drive_ids, *, as_of: datetime.date | None = None) -> dict[int, Price]:
+def _latest_prices(drive_ids) -> dict[int, Price]:
     prices = Price.objects.filter(drive_id__in=drive_ids, currency="USD")
-    if as_of:
-        prices = prices.filter(observed_on__lte=as_of)
     prices = prices.order_by("drive_id", "-observed_on", "amount").distinct("drive_id")
     return {p.drive_id: p for p in prices}
 
@@ -211,7 +209,7 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
     consistency series per spare-area level, TRIM validations, specs and latest prices.
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
-    one of its runs (an unknown run falls back to the latest). Six queries.
+    one of its runs (an unknown run falls back to the latest). Seven queries.
     Raises Drive.DoesNotExist when either slug is unknown.
     """
     drives = {d.slug: d for d in Drive.objects.real().with_specs().filter(slug__in=[a, b])}
@@ -248,20 +246,24 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         Result.objects.filter(Q(pk__in=latest_ids) | Q(run_id__in=chosen)).select_related("test")
     )
     run_drive = {r.pk: r.drive_id for r in runs}
+    latest_set = set(latest_ids)
     for side in sides:
         for r in results:
-            if run_drive.get(r.run_id) == side.drive.pk and (
-                side.chosen_run is None or side.chosen_run.pk == r.run_id
-            ):
+            if side.chosen_run:
+                mine = r.run_id == side.chosen_run.pk
+            else:
+                mine = r.pk in latest_set and run_drive.get(r.run_id) == side.drive.pk
+            if mine:
                 side.results[(r.test.identifier, r.pattern)] = Figures.of(r)
 
-    considered = [s.chosen_run.pk if s.chosen_run else None for s in sides]
-    run_ids = [r.pk for r in runs if r.pk in considered or run_drive[r.pk] in _open(sides)]
+    # Each side's series and TRIM validations: its chosen run's, else the latest of each.
+    # (A list, not a dict by drive: a drive may be compared with itself, run against run.)
+    shown = [{r.pk for r in side.runs if side.chosen_run in (None, r)} for side in sides]
+    run_ids = set().union(*shown)
     rank = {r.pk: i for i, r in enumerate(runs)}
     series = ConsistencySeries.objects.filter(run_id__in=run_ids).select_related("test")
     trims = TrimValidation.objects.filter(run_id__in=run_ids).select_related("test")
-    for side in sides:
-        mine = {r.pk for r in side.runs if side.chosen_run in (None, r)}
+    for side, mine in zip(sides, shown, strict=True):
         for s in sorted(series, key=lambda s: rank[s.run_id]):
             if s.run_id in mine:
                 side.consistency.setdefault(s.spare_area_percent, s)
@@ -302,11 +304,6 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
             set(side_a.trim) | set(side_b.trim), key=lambda p: PATTERN_ORDER.get(p, 9)
         ),
     )
-
-
-def _open(sides: list[Side]) -> set[int]:
-    """Drives whose every run counts (no run chosen)."""
-    return {s.drive.pk for s in sides if s.chosen_run is None}
 
 
 # -- leaderboards --------------------------------------------------------------------------

@@ -61,6 +61,21 @@ def test_compare_says_not_tested_and_uses_the_latest_run_unless_one_is_chosen():
     assert compare(a=old.drive.slug, b=other.drive.slug, run_a=other.pk).a.chosen_run is None
 
 
+def test_a_drive_compared_with_itself_run_against_run():
+    first = measured(manufacturer="A", model="One", seed=1)
+    doc = measured_document(seed=9, manufacturer="A", model="One")
+    doc["started_at"], doc["finished_at"] = "2027-01-01T00:00:00Z", "2027-01-01T01:00:00Z"
+    second = ingest(doc)
+    slug = first.drive.slug
+    c = compare(a=slug, b=slug, run_a=first.pk, run_b=second.pk)
+    assert {f.result.run_id for f in c.a.results.values()} == {first.pk}
+    assert {f.result.run_id for f in c.b.results.values()} == {second.pk}
+    assert c.a.consistency[0].run_id == first.pk and c.b.consistency[0].run_id == second.pk
+    latest_against_first = compare(a=slug, b=slug, run_b=first.pk)
+    assert {f.result.run_id for f in latest_against_first.a.results.values()} == {second.pk}
+    assert latest_against_first.a.consistency[0].run_id == second.pk
+
+
 def test_compare_of_unknown_or_withdrawn_data():
     run = measured()
     with pytest.raises(Drive.DoesNotExist):
