@@ -148,7 +148,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "drive_b": comparison.b.drive,
         "state": state,
         "tests": tests,
-        "latency_tests": [pair for pair in comparison.tests if pair.has_latency],
+        "latency_rows": _latency_rows(comparison),
         "consistency": consistency,
         "trims": trims,
         "run_choices": [
@@ -173,6 +173,36 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "latency_percentiles": LATENCY_PERCENTILES,
     }
     return render(request, partial(request, "bench/compare.html", "compare-page"), context)
+
+
+def _latency_rows(c: Comparison) -> list[dict]:
+    """The latency table, formatted here: two rows (A, B) for each test and data pattern
+    with a latency, each with mean, percentiles and max (empty cells: not tested)."""
+    rows = []
+    for pair in c.tests:
+        if not pair.has_latency:
+            continue
+        for p in pair.pairs:
+            for side, f in (("a", p.a), ("b", p.b)):
+                cells = []
+                if f is not None:
+                    r = f.result
+                    percentiles = r.latency_percentiles_ns or {}
+                    cells = [
+                        latency(r.latency_mean_ns),
+                        *(latency(percentiles.get(q)) for q in LATENCY_PERCENTILES),
+                        latency(r.latency_max_ns),
+                    ]
+                rows.append(
+                    {
+                        "first": side == "a",
+                        "test": pair.test.name,
+                        "pattern": p.pattern,
+                        "side": side,
+                        "cells": cells,
+                    }
+                )
+    return rows
 
 
 def _export_url(name: str, a: str, b: str, run_a, run_b) -> str:
