@@ -271,6 +271,11 @@ class Command(BaseCommand):
                 f"prices and ranks {min(value_counts):,}-{max(value_counts):,} drives a test",
             ),
             Page("picker search", search, f"searches {catalog:,} drives"),
+            Page(
+                "catalog home",
+                ["/", *(f"/?{urlencode({'q': w})}" for w in words[:50])],
+                f"reference: the page that was 0.05x before this work; {catalog:,} drives",
+            ),
         ]
 
     def report(self, pages: list[Page]) -> None:
