@@ -268,7 +268,7 @@ def value_scatter(view: ValueView) -> dict:
             height=420,
             margin={"l": 70, "r": 20, "t": 10, "b": 50},
             xaxis={"title": {"text": "price, USD (lower is better)"}, "type": "log"},
-            yaxis={"title": {"text": f"IOPS, {label(view.test.name)} (higher is better)"}},
+            yaxis={"title": {"text": "IOPS (higher is better)"}},
         ),
     }
 
