@@ -498,7 +498,14 @@ class LeaderboardEntry(models.Model):
                 "drive",
                 name="leaderboard_worst_idx",
                 condition=Q(worst=True),
-                include=["iops", "price_usd", "price_observed_on", "capacity_bytes", "synthetic"],
+                include=[
+                    "iops",
+                    "price_usd",
+                    "price_observed_on",
+                    "capacity_bytes",
+                    "synthetic",
+                    "quick",
+                ],
             ),
         ]
 

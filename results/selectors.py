@@ -425,6 +425,7 @@ class ValuePoint:
     observed_on: datetime.date
     frontier: bool
     highlighted: bool
+    quick: bool = False  # the figure comes from a quick (smoke) run
 
     @property
     def per_gb(self) -> float | None:
@@ -476,25 +477,27 @@ ranked AS (
     count(*) OVER () AS considered
   FROM priced
 )
-SELECT drive_id, iops, amount, observed_on, considered, iops > COALESCE(best_cheaper, 0)
+SELECT drive_id, iops, amount, observed_on, quick, considered,
+       iops > COALESCE(best_cheaper, 0)
 FROM ranked
 WHERE iops > COALESCE(best_cheaper, 0)
    OR drive_id = ANY(%(highlight)s)
    OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
 UNION ALL
-(SELECT drive_id, iops, amount, observed_on, NULL, NULL FROM priced
+(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
  ORDER BY amount / NULLIF(capacity_bytes, 0)::float8 NULLS LAST, drive_id LIMIT %(rows)s)
 UNION ALL
-(SELECT drive_id, iops, amount, observed_on, NULL, NULL FROM priced
+(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
  ORDER BY amount / iops, drive_id LIMIT %(rows)s)
 """
 # Latest prices travel with the entries; a price as of a date is looked up drive by drive.
 _LATEST_PRICES = """
-  SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes
+  SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
+         quick
   FROM perf WHERE price_usd IS NOT NULL
 """
 _PRICES_AS_OF = """
-  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, perf.capacity_bytes
+  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, perf.capacity_bytes, perf.quick
   FROM perf JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                 WHERE drive_id = perf.drive_id AND currency = 'USD'
                   AND observed_on <= %(as_of)s::date
@@ -524,7 +527,7 @@ def value_frontier(
     chosen = entries.filter(test=test, iops__isnull=False)
     if worst_case:
         chosen = chosen.filter(worst=True)
-    columns = ("drive_id", "iops", "price_usd", "price_observed_on", "capacity_bytes")
+    columns = ("drive_id", "iops", "price_usd", "price_observed_on", "capacity_bytes", "quick")
     inner, params = chosen.values(*columns).query.sql_with_params()
     # The filtered entries' SQL has positional placeholders; name them, as the rest does.
     names = {f"p{i}": v for i, v in enumerate(params)}
@@ -546,14 +549,14 @@ def value_frontier(
     # A drive may come back more than once (on the frontier and among the cheapest).
     merged: dict[int, tuple] = {}
     considered = 0
-    for drive_id, iops, amount, observed, count, frontier in rows:
+    for drive_id, iops, amount, observed, quick, count, frontier in rows:
         considered = count or considered
         if drive_id not in merged or frontier is not None:
-            merged[drive_id] = (iops, amount, observed, bool(frontier))
+            merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
     drives = Drive.objects.select_related("manufacturer").in_bulk(list(merged))
     points = [
-        ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids)
-        for d, (iops, amount, observed, frontier) in merged.items()
+        ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
+        for d, (iops, amount, observed, quick, frontier) in merged.items()
     ]
     return ValueView(
         test=test,

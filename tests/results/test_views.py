@@ -264,3 +264,22 @@ def test_controller_and_nand_pages(client, pair):
     assert client.get(reverse("bench:nand", args=[nand.slug])).status_code == 200
     assert client.get(reverse("bench:controller", args=["nope"])).status_code == 404
     assert client.get(reverse("bench:nand", args=["nope"])).status_code == 404
+
+
+def test_quick_runs_are_flagged_wherever_they_appear(client):
+    from django.conf import settings as conf
+
+    from results.services import run_ingest
+
+    sample = conf.BASE_DIR / "results" / "schema" / "samples" / "measured-loadgen-quick.json"
+    run = run_ingest(document=sample.read_bytes(), submitter=None).run
+    PriceFactory(drive=run.drive, amount="50.00")
+    other = measured(manufacturer="Full", model="Length").drive
+    pages = [
+        run.drive.get_absolute_url(),
+        compare_url(run.drive, other),
+        reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"]),
+        reverse("bench:value"),
+    ]
+    for url in pages:
+        assert "quick run" in client.get(url).content.decode(), url
