@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from drives.models import Drive, NandType
+from drives.models import Controller, Drive, NandType
 from results import charts
 from results.filters import LeaderboardFilter
 from results.models import DataPattern, Test
@@ -39,6 +39,9 @@ def filter_context(filters) -> dict:
         "cell_types": NandType.CellType.choices,
         "patterns": DataPattern.choices,
         "sources": filters.filters["source"].extra["choices"],
+        "controllers": Controller.objects.select_related("vendor").order_by(
+            "vendor__name", "model"
+        ),
     }
 
 
