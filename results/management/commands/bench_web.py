@@ -271,6 +271,7 @@ class Command(BaseCommand):
                 f"prices and ranks {min(value_counts):,}-{max(value_counts):,} drives a test",
             ),
             Page("picker search", search, f"searches {catalog:,} drives"),
+            Page("healthz", ["/healthz"], "reference: one SELECT 1, no template"),
             Page(
                 "catalog home",
                 ["/", *(f"/?{urlencode({'q': w})}" for w in words[:50])],
