@@ -78,7 +78,7 @@ BLOCK_SIZE_MISMATCH = "block_size {value} differs from the {expected} bytes of t
 QUEUE_DEPTH_MISMATCH = "queue_depth {value} differs from the {expected} of test '{test}'"
 UNITS_MISMATCH = (
     "bytes_per_second {bps:.6g} is not iops x block size ({iops:.6g} x {block_size} = "
-    "{expected:.6g}) within 1%"
+    "{expected}) within 1%"
 )
 BYTES_MISMATCH = "bytes {value} is not io_count x block size ({expected})"
 LATENCY_ORDER = "latency must satisfy min <= mean <= max"
@@ -397,16 +397,28 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
         # Alternatives that each ask for one field: name them all.
         fields = {"/".join(map(str, (*e.relative_path, *e.validator_value))) for e in error.context}
         return where, NEEDS_ONE_OF.format(fields=", ".join(sorted(fields)))
-    if v in ("oneOf", "anyOf") and error.context:
-        # Explain the branch the document meant: the one whose `const` discriminator
-        # (such as source.kind) matched.
+    return where, quote(error.message)
+
+
+def _plain_messages(error: jsonschema.ValidationError) -> list[tuple[str, str]]:
+    """_plain_message, except that a oneOf or anyOf the document meant one branch of
+    (the one whose `const` discriminator, such as source.kind, matched) is explained by
+    every error of that branch."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
         branches: dict[int, list] = {}
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0], []).append(sub)
         meant = [errs for errs in branches.values() if all(e.validator != "const" for e in errs)]
-        chosen = meant[0] if len(meant) == 1 else error.context
-        return _plain_message(jsonschema.exceptions.best_match(chosen))
-    return where, quote(error.message)
+        if len(meant) == 1:
+            return [found for sub in meant[0] for found in _plain_messages(sub)]
+        discriminators = [e for e in error.context if e.validator == "const"]
+        if not meant and len({tuple(e.absolute_path) for e in discriminators}) == 1:
+            # The discriminator matches no branch: say which values it may take.
+            choices = ", ".join(json.dumps(e.validator_value) for e in discriminators)
+            return [(pointer(*discriminators[0].absolute_path), NOT_ONE_OF.format(choices=choices))]
+        if not all(e.validator == "required" for e in error.context):
+            return _plain_messages(jsonschema.exceptions.best_match(error.context))
+    return [_plain_message(error)]
 
 
 def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
@@ -427,8 +439,8 @@ def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
         refusal = exc
     found: dict[tuple[str, str], DocumentProblem] = {}
     for error in _explaining_validator().iter_errors(document):
-        where, message = _plain_message(error)
-        found.setdefault((where, message), DocumentProblem(where, message))
+        for where, message in _plain_messages(error):
+            found.setdefault((where, message), DocumentProblem(where, message))
         if len(found) > MAX_PROBLEMS:
             break
     if not found:
@@ -499,6 +511,12 @@ def _read_date(value: str) -> date | str:
         return date.fromisoformat(value)
     except ValueError:
         return BAD_DATE.format(value=quote(value))
+
+
+def parse_date(value: str) -> date | None:
+    """A calendar date YYYY-MM-DD, or None when it is not one."""
+    read = _read_date(value)
+    return read if isinstance(read, date) else None
 
 
 def _when_problem(read: datetime | date | str, now: datetime) -> str | None:
@@ -610,7 +628,7 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
                     bps=bps,
                     iops=iops,
                     block_size=block_size,
-                    expected=Decimal(iops) * block_size,
+                    expected=_approx(Decimal(iops) * block_size),
                 ),
             )
     if (
@@ -633,6 +651,15 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
         bounded = ([low] if low is not None else []) + values + ([high] if high is not None else [])
         if bounded != sorted(bounded):
             problem(f"{where}/latency_ns/percentiles", PERCENTILE_ORDER)
+
+
+def _approx(value: Decimal) -> str:
+    """A number for a message to six significant digits, however large (a float would
+    overflow), without trailing zeros: 4.096e+309."""
+    mantissa, e, exponent = f"{value:.6g}".partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return mantissa + e + exponent
 
 
 def validate(document: dict[str, Any], known_tests: Mapping[str, TestSpec]) -> None:

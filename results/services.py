@@ -102,7 +102,7 @@ def _write(
         citation, _ = Citation.objects.get_or_create(
             publisher=spec["publisher"],
             title=spec["title"],
-            published_on=spec["published_on"],
+            published_on=documents.parse_date(spec["published_on"]),
             defaults={
                 "author": spec.get("author", ""),
                 "url": spec.get("url", ""),
