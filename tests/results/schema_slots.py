@@ -182,6 +182,18 @@ TRIMMED = {("drive", "manufacturer"), ("drive", "model")}
 UINT64 = 2**64 - 1
 
 
+def is_http_url(value: str) -> bool:
+    """The rule for links, written independently of drives.links: http:// or https:// in
+    any case, something after it, and no white space or control character anywhere."""
+    scheme, sep, rest = value.partition("://")
+    return (
+        scheme.lower() in ("http", "https")
+        and bool(sep)
+        and bool(rest)
+        and not any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value)
+    )
+
+
 def model_field(where: tuple[str, str]):
     row, name = where
     return apps.get_model(*MODELS[row])._meta.get_field(name)

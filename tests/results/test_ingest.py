@@ -396,3 +396,68 @@ def test_absurdly_nested_document():
         "",
         documents.NOT_JSON.format(detail=documents.TOO_DEEP),
     )
+
+
+# -- the examples, one each (the generated tests cover their classes) -----------------
+def test_a_second_document_for_a_non_ascii_manufacturer_finds_it(document):
+    document["drive"]["manufacturer"] = "ÖKO Speicher"
+    first = run_ingest(document=json.dumps(document), submitter=None).run
+    document["drive"].update(manufacturer="öko speicher", firmware="2.0")
+    second = run_ingest(document=json.dumps(document), submitter=None).run
+    assert second.drive == first.drive
+    assert Manufacturer.objects.filter(name_key="öko speicher").count() == 1
+
+
+def test_a_new_model_reusing_a_part_number_is_a_problem_at_the_part_number(document):
+    document["drive"]["part_number"] = "PN-1"
+    run_ingest(document=json.dumps(document), submitter=None)
+    document["drive"]["model"] = "Another Model"
+    assert only(rejected(document))[0] == "/drive/part_number"
+
+
+def test_consistency_repeated_in_two_patterns_is_a_duplicate(document):
+    document["consistency"][1].update(spare_area_percent=0, pattern="compressible")
+    assert only(rejected(document)) == (
+        "/consistency/1",
+        documents.DUPLICATE_ENTRY.format(what="consistency-4k-qd32 / 0"),
+    )
+
+
+def test_trim_without_a_pattern_and_unspecified_are_a_duplicate(document):
+    rates = {
+        "clean_bytes_per_second": 3e8,
+        "after_torture_bytes_per_second": 1e8,
+        "after_trim_bytes_per_second": 2.9e8,
+    }
+    document["trim"] = [
+        {"test": "trim-validation", **rates},
+        {"test": "trim-validation", "pattern": "unspecified", **rates},
+    ]
+    assert only(rejected(document)) == (
+        "/trim/1",
+        documents.DUPLICATE_ENTRY.format(what="trim-validation / unspecified"),
+    )
+
+
+def test_a_result_whose_only_figure_is_a_latency_stddev_has_no_metric(document):
+    document["results"][0] = {
+        "test": "randread-4k-qd3",
+        "pattern": "compressible",
+        "latency_ns": {"stddev": 5.0},
+    }
+    pointer, message = only(rejected(document))
+    assert pointer == "/results/0" and message.startswith("needs at least one of: ")
+
+
+def test_a_name_longer_than_its_column(document):
+    document["drive"]["manufacturer"] = "M" * 201
+    assert only(rejected(document)) == ("/drive/manufacturer", documents.TOO_LONG.format(limit=200))
+    document["drive"]["manufacturer"] = "M" * 200
+    assert run_ingest(
+        document=json.dumps(document), submitter=None
+    ).run.drive.manufacturer.name == ("M" * 200)
+
+
+def test_a_virtual_device(document):
+    document["drive"]["kind"] = "virtual"
+    assert run_ingest(document=json.dumps(document), submitter=None).run.drive.kind == "virtual"

@@ -30,6 +30,7 @@ from tests.results.schema_slots import (
     TRIMMED,
     Slot,
     get,
+    is_http_url,
     maximal_measured,
     maximal_published,
     objects,
@@ -200,18 +201,6 @@ def test_any_string_the_schema_allows_is_stored_exactly_or_refused_at_its_pointe
             else:
                 expect = value.strip() if slot.template in TRIMMED else value
                 assert stored(run, slot) == expect
-
-
-def is_http_url(value: str) -> bool:
-    """The rule, written independently of drives.links: http:// or https:// in any case,
-    something after it, and no white space or control character anywhere."""
-    scheme, sep, rest = value.partition("://")
-    return (
-        scheme.lower() in ("http", "https")
-        and bool(sep)
-        and bool(rest)
-        and not any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value)
-    )
 
 
 # -- 2. numbers the columns cannot hold ------------------------------------------------------

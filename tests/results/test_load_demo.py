@@ -114,6 +114,7 @@ def test_prices_from_reader_comments_carry_the_comments_date(demo):
         ("480.00", "2013-11-17"),
     ]
     # Every price quoted in a comment names the comment's date, and is dated by it.
+    assert Price.objects.count() == 7
     for price in Price.objects.all():
         said = re.search(r"reader comment of (\d{4}-\d{2}-\d{2})", price.source)
         assert said, price.source
