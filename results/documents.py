@@ -346,6 +346,16 @@ SCHEMA_TYPE_NAMES = {
 }
 
 
+LIMIT_MESSAGES = {
+    "exclusiveMinimum": NOT_POSITIVE,
+    "minimum": TOO_SMALL,
+    "maximum": TOO_BIG,
+    "maxLength": TOO_LONG,
+    "maxItems": TOO_MANY_ITEMS,
+    "minItems": TOO_FEW_ITEMS,
+}
+
+
 def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
     """(pointer, message) in words a reviewer understands. A message never repeats more
     than QUOTE_LIMIT characters of the document."""
@@ -370,20 +380,10 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
         return where, NOT_ONE_OF.format(choices=", ".join(json.dumps(c) for c in value))
     if v == "const":
         return where, NOT_ONE_OF.format(choices=json.dumps(value))
-    if v == "exclusiveMinimum":
-        return where, NOT_POSITIVE.format(limit=value)
-    if v == "minimum":
-        return where, TOO_SMALL.format(limit=value)
-    if v == "maximum":
-        return where, TOO_BIG.format(limit=value)
-    if v == "maxLength":
-        return where, TOO_LONG.format(limit=value)
+    if v in LIMIT_MESSAGES:
+        return where, LIMIT_MESSAGES[v].format(limit=value)
     if v == "minLength":
         return where, EMPTY
-    if v == "maxItems":
-        return where, TOO_MANY_ITEMS.format(limit=value)
-    if v == "minItems":
-        return where, TOO_FEW_ITEMS.format(limit=value)
     if v == "minProperties":
         return where, NO_PROPERTIES
     if v == "pattern":

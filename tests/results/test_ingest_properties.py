@@ -112,27 +112,24 @@ def pointers(problems) -> set[str]:
 
 
 # -- 1. characters PostgreSQL cannot store -----------------------------------------------------
+BAD_CHARACTERS = {
+    "nul": (st.just("\x00"), documents.NUL_CHARACTER),
+    "surrogate": (st.integers(0xD800, 0xDFFF).map(chr), documents.LONE_SURROGATE),
+}
+
+
+@pytest.mark.parametrize("character", sorted(BAD_CHARACTERS))
 @pytest.mark.parametrize("slot", STRING_SLOTS, ids=str)
 @PROPERTY
 @given(data=st.data())
-def test_a_nul_in_any_string_is_refused_at_its_pointer(slot, data):
+def test_a_nul_or_lone_surrogate_in_any_string_is_refused_at_its_pointer(slot, character, data):
+    characters, message = BAD_CHARACTERS[character]
     base = get(slot.document(set_value=False), slot.path)
     at = data.draw(st.integers(0, len(base)), label="at")
+    bad = data.draw(characters, label="character")
     with rolled_back():
-        problems = ingest_rejected(slot.document(base[:at] + "\x00" + base[at:]))
-    assert [(p.pointer, p.message) for p in problems] == [(slot.pointer, documents.NUL_CHARACTER)]
-
-
-@pytest.mark.parametrize("slot", STRING_SLOTS, ids=str)
-@PROPERTY
-@given(data=st.data())
-def test_a_lone_surrogate_in_any_string_is_refused_at_its_pointer(slot, data):
-    base = get(slot.document(set_value=False), slot.path)
-    at = data.draw(st.integers(0, len(base)), label="at")
-    surrogate = chr(data.draw(st.integers(0xD800, 0xDFFF), label="surrogate"))
-    with rolled_back():
-        problems = ingest_rejected(slot.document(base[:at] + surrogate + base[at:]))
-    assert [(p.pointer, p.message) for p in problems] == [(slot.pointer, documents.LONE_SURROGATE)]
+        problems = ingest_rejected(slot.document(base[:at] + bad + base[at:]))
+    assert [(p.pointer, p.message) for p in problems] == [(slot.pointer, message)]
 
 
 OBJECTS = [

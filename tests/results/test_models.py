@@ -48,6 +48,21 @@ def test_safe_urls_are_http_or_nothing(url):
     assert Price(source_url=url).safe_source_url == citation.safe_url
 
 
+def published_run(url: str, title: str = "T") -> Run:
+    """A run citing a source at this URL, stored as is (as rows from before the checks)."""
+    citation = Citation.objects.create(
+        publisher="P", title=title, published_on="2013-11-15", url=url
+    )
+    return Run.objects.create(
+        drive=DriveFactory(),
+        citation=citation,
+        source=Run.Source.PUBLISHED,
+        tool_name="Iometer",
+        document="{}",
+        content_hash=str(citation.pk).rjust(64, "0"),
+    )
+
+
 HOSTILE = [
     "javascript:alert(document.cookie)",
     " javascript:alert(1)",
@@ -60,18 +75,7 @@ HOSTILE = [
 @pytest.mark.parametrize("url", HOSTILE)
 def test_a_stored_hostile_url_is_never_a_link_on_the_drive_page(client, url):
     # Rows written before the checks existed, or by hand: the page must still be safe.
-    drive = DriveFactory()
-    citation = Citation.objects.create(
-        publisher="P", title="The review", published_on="2013-11-15", url=url
-    )
-    Run.objects.create(
-        drive=drive,
-        citation=citation,
-        source=Run.Source.PUBLISHED,
-        tool_name="Iometer",
-        document="{}",
-        content_hash="1" * 64,
-    )
+    drive = published_run(url, title="The review").drive
     PriceFactory(drive=drive, source="A shop", source_url=url)
     html = client.get(reverse("drives:detail", args=[drive.slug])).content.decode()
     assert "The review" in html and "A shop" in html
@@ -82,18 +86,7 @@ def test_a_stored_hostile_url_is_never_a_link_on_the_drive_page(client, url):
 
 @pytest.mark.django_db
 def test_a_stored_http_url_is_a_link(client):
-    drive = DriveFactory()
-    citation = Citation.objects.create(
-        publisher="P", title="T", published_on="2013-11-15", url="https://example.com/r?a=1&b=2"
-    )
-    Run.objects.create(
-        drive=drive,
-        citation=citation,
-        source=Run.Source.PUBLISHED,
-        tool_name="x",
-        document="{}",
-        content_hash="2" * 64,
-    )
+    drive = published_run("https://example.com/r?a=1&b=2").drive
     html = client.get(reverse("drives:detail", args=[drive.slug])).content.decode()
     assert 'href="https://example.com/r?a=1&amp;b=2"' in html
 
