@@ -190,7 +190,8 @@ def _canonical(value: Any) -> Any:
 
 def content_hash(document: Mapping[str, Any]) -> str:
     """SHA-256 of the canonical JSON form: keys sorted, numbers by value, no spacing. The
-    same content hashes the same however it is spaced, ordered or its numbers spelled."""
+    same content hashes the same however it is spaced, ordered or its numbers spelled.
+    For a document the schema passed (its nesting is the schema's, a few levels)."""
     canonical = json.dumps(
         _canonical(document), sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
@@ -216,26 +217,30 @@ _UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
 _UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 
 
-def _unstorable_text(value: Any, path: tuple) -> Iterator[DocumentProblem]:
+def _unstorable_text(document: dict) -> Iterator[DocumentProblem]:
     """NUL characters (PostgreSQL text cannot hold them) and lone surrogates (not text:
-    they cannot be encoded, hashed or stored), in any string or key."""
-    if isinstance(value, str):
-        found = _UNSTORABLE_CHARACTER.search(value)
-        if found:
-            yield DocumentProblem(
-                pointer(*path), NUL_CHARACTER if found.group() == "\x00" else LONE_SURROGATE
-            )
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            found = _UNSTORABLE_CHARACTER.search(key)
+    they cannot be encoded, hashed or stored), in any string or key. Iterative: the
+    document may be nested as deep as the JSON parser allows."""
+    stack: list[tuple[tuple, Any]] = [((), document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            found = _UNSTORABLE_CHARACTER.search(value)
             if found:
-                message = KEY_NUL_CHARACTER if found.group() == "\x00" else KEY_LONE_SURROGATE
-                yield DocumentProblem(pointer(*path), message)
-            else:
-                yield from _unstorable_text(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _unstorable_text(item, (*path, index))
+                nul = found.group() == "\x00"
+                yield DocumentProblem(pointer(*path), NUL_CHARACTER if nul else LONE_SURROGATE)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                found = _UNSTORABLE_CHARACTER.search(key)
+                if found:
+                    nul = found.group() == "\x00"
+                    yield DocumentProblem(
+                        pointer(*path), KEY_NUL_CHARACTER if nul else KEY_LONE_SURROGATE
+                    )
+                else:
+                    stack.append(((*path, key), item))
+        elif isinstance(value, list):
+            stack.extend(((*path, index), item) for index, item in enumerate(value))
 
 
 def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
@@ -266,7 +271,7 @@ def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise DocumentRejected([DocumentProblem("", NOT_AN_OBJECT)])
     if _UNSTORABLE_ESCAPE.search(text):  # rare: only then walk every string
-        problems = list(_unstorable_text(document, ()))
+        problems = sorted(_unstorable_text(document), key=lambda p: p.pointer)
         if problems:
             raise DocumentRejected(_capped(problems))
     return document

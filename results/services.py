@@ -209,12 +209,12 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     then nothing is written.
     """
     parsed = documents.parse(document, max_bytes=settings.BENCH_MAX_DOCUMENT_BYTES)
+    tests = {t.identifier: t for t in Test.objects.all()}
+    documents.validate(parsed, _test_specs(tests))
     digest = documents.content_hash(parsed)
     existing = Run.objects.filter(content_hash=digest).first()
     if existing is not None:
         return IngestOutcome(existing, created=False)
-    tests = {t.identifier: t for t in Test.objects.all()}
-    documents.validate(parsed, _test_specs(tests))
     suite = _suite(parsed)
     raw = document.decode("utf-8") if isinstance(document, bytes) else document
     try:

@@ -461,3 +461,10 @@ def test_a_name_longer_than_its_column(document):
 def test_a_virtual_device(document):
     document["drive"]["kind"] = "virtual"
     assert run_ingest(document=json.dumps(document), submitter=None).run.drive.kind == "virtual"
+
+
+@pytest.mark.parametrize("depth", [8, 100, 500, 990, 5000])
+@pytest.mark.parametrize("opener, closer", [('{"a": ', "}"), ("[", "]")], ids=["objects", "arrays"])
+@pytest.mark.parametrize("tail", ["", ', "x": "\\u0000"'], ids=["plain", "with-nul"])
+def test_a_deeply_nested_document_is_refused_not_a_crash(depth, opener, closer, tail):
+    assert rejected('{"results": ' + opener * depth + "1" + closer * depth + tail + "}")

@@ -55,7 +55,7 @@ PROPERTY = settings(
         HealthCheck.large_base_example,
     ],
 )
-MORE = settings(PROPERTY, max_examples=40)
+MORE = settings(PROPERTY, max_examples=25)
 
 SLOTS = slots()
 STRING_SLOTS = [s for s in SLOTS if isinstance(get(s.document(set_value=False), s.path), str)]
