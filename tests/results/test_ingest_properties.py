@@ -31,6 +31,7 @@ from tests.results.schema_slots import (
     Slot,
     get,
     is_http_url,
+    leaves,
     maximal_measured,
     maximal_published,
     objects,
@@ -727,3 +728,48 @@ def test_a_manufacturer_or_model_spelled_otherwise_is_the_same_row_when_its_key_
         same = catalog_key(name) == catalog_key(other)
         assert (a.drive.manufacturer_id == b.drive.manufacturer_id) == same
         assert (a.drive_id == b.drive_id) == same
+
+
+# -- any document: a clean answer, whatever is changed -------------------------------------------
+ANY_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@st.composite
+def mutated_documents(draw):
+    """A maximal document with one to three values replaced by any JSON, deleted, or
+    joined by a new key."""
+    document = draw(st.sampled_from([maximal_measured, maximal_published]))()
+    for _ in range(draw(st.integers(1, 3))):
+        paths = [path for path, _ in leaves(document)] + [p for p in objects(document) if p]
+        path = draw(st.sampled_from(paths))
+        parent = get(document, path[:-1])
+        action = draw(st.sampled_from(["replace", "delete", "add"]))
+        if action == "replace":
+            parent[path[-1]] = draw(ANY_JSON)
+        elif action == "delete":
+            del parent[path[-1]]
+        elif isinstance(get(document, path), dict):
+            get(document, path)[draw(st.text(max_size=10))] = draw(ANY_JSON)
+    return document
+
+
+@settings(PROPERTY, max_examples=60)
+@given(document=mutated_documents())
+def test_any_changed_document_is_stored_or_refused_never_an_error(document):
+    with rolled_back():
+        before = row_counts()
+        try:
+            run_ingest(document=json.dumps(document), submitter=None)
+        except DocumentRejected as rejection:
+            assert row_counts() == before
+            assert all(len(p.message) <= MESSAGE_LIMIT for p in rejection.problems)
