@@ -34,8 +34,18 @@ def test_home_search_by_htmx_returns_only_the_table(client, demo):
 def test_home_filters_and_bad_parameters(client, demo):
     html = client.get(reverse("drives:home"), {"kind": "hdd"}).content.decode()
     assert "VelociRaptor" in html and "X25-E" not in html
-    response = client.get(reverse("drives:home"), {"kind": "floppy", "page": "x"})
-    assert response.status_code == 200
+    # Parameters the page does not know fall back to its defaults: every kind, page 1.
+    # The page is then exactly the unfiltered first page.
+    default = client.get(reverse("drives:home"))
+    for bad in (
+        {"kind": "floppy"},
+        {"page": "x"},
+        {"interface": "usb"},
+        {"kind": "floppy", "page": "-1"},
+    ):
+        response = client.get(reverse("drives:home"), bad)
+        assert response.status_code == 200, bad
+        assert response.content == default.content, bad
 
 
 def test_price_per_gb(client):
