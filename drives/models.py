@@ -1,27 +1,70 @@
 """The drive catalog: who makes what, with which controller and NAND, at which price."""
 
+import unicodedata
+
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.core.validators import URLValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 from django.urls import reverse
 
+from drives.links import safe_http_url
+
+
+def catalog_key(name: str) -> str:
+    """The form in which two catalog names are the same name: Unicode NFC, case-folded,
+    white space collapsed. The unique constraints hold on this key (the *_key columns)
+    and every lookup compares it, so both agree whatever the database's locale (the
+    embedded cluster runs with the C locale, whose lower() folds only ASCII)."""
+    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+
+
+class CatalogKeyField(models.TextField):
+    """catalog_key() of another field of the row, kept up to date on every save and
+    bulk_create (QuerySet.update() bypasses it, as it bypasses auto_now)."""
+
+    def __init__(self, *args, source: str, **kwargs):
+        self.source = source
+        kwargs.setdefault("editable", False)
+        super().__init__(*args, **kwargs)
+
+    def deconstruct(self):
+        name, path, args, kwargs = super().deconstruct()
+        kwargs["source"] = self.source
+        kwargs.pop("editable", None)
+        return name, path, args, kwargs
+
+    def pre_save(self, model_instance, add):
+        value = catalog_key(getattr(model_instance, self.source))
+        setattr(model_instance, self.attname, value)
+        return value
+
+
+http_url_validator = URLValidator(schemes=["http", "https"])
+
 
 class Manufacturer(models.Model):
     """A company: drive maker, controller vendor or NAND fab (Intel, SandForce, IMFT...)."""
 
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=200)
+    name_key = CatalogKeyField(source="name")
     slug = models.SlugField(max_length=100, unique=True)
-    website = models.URLField(blank=True)
+    website = models.URLField(blank=True, validators=[http_url_validator])
 
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(Lower("name"), name="manufacturer_name_ci_unique"),
+            models.UniqueConstraint(fields=["name_key"], name="manufacturer_name_key_unique"),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        # Before validate_constraints() runs, which reads the key.
+        self.name_key = catalog_key(self.name)
 
 
 class Controller(models.Model):
@@ -127,6 +170,7 @@ class Drive(models.Model):
     class Kind(models.TextChoices):
         SSD = "ssd", "SSD"
         HDD = "hdd", "hard drive"
+        VIRTUAL = "virtual", "virtual device"  # a VM's virtual disk, a RAM disk
 
     class Interface(models.TextChoices):
         PATA = "pata", "PATA"
@@ -145,15 +189,35 @@ class Drive(models.Model):
         ADD_IN = "add-in", "add-in card"
         OTHER = "other", "other"
 
+    # Specs that can be marked unverified (unverified_specs).
+    SPECS = (
+        "capacity_bytes",
+        "part_number",
+        "hardware_revision",
+        "interface",
+        "form_factor",
+        "controller",
+        "nand",
+        "dram_bytes",
+        "release_date",
+    )
+
     manufacturer = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="drives")
     model = models.CharField(max_length=200)
+    model_key = CatalogKeyField(source="model")
     capacity_bytes = models.BigIntegerField(
         null=True, blank=True, help_text="Empty when the source does not state the capacity"
     )
     part_number = models.CharField(max_length=100, blank=True)
     hardware_revision = models.CharField(max_length=100, blank=True)
     slug = models.SlugField(max_length=255, unique=True)
-    kind = models.CharField(max_length=3, choices=Kind.choices, default=Kind.SSD)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SSD)
+    configuration = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Not a product sold under this name: a controller configuration a review "
+        "charts (e.g. JMicron JMF602B with MLC NAND); the controller says which",
+    )
     interface = models.CharField(max_length=10, choices=Interface.choices, blank=True)
     form_factor = models.CharField(max_length=10, choices=FormFactor.choices, blank=True)
     controller = models.ForeignKey(
@@ -164,6 +228,14 @@ class Drive(models.Model):
     )
     dram_bytes = models.BigIntegerField(null=True, blank=True, help_text="DRAM cache; 0 = none")
     release_date = models.DateField(null=True, blank=True)
+    unverified_specs = ArrayField(
+        models.CharField(max_length=20, choices=[(spec, spec) for spec in SPECS]),
+        default=list,
+        db_default=[],
+        blank=True,
+        help_text="Specs whose only source does not establish them (a reader comment, a "
+        "guess): shown as unverified, never as fact",
+    )
     synthetic = models.BooleanField(
         default=False, help_text="Generated for benchmarks (seed_scale); never a real drive"
     )
@@ -176,10 +248,7 @@ class Drive(models.Model):
         ordering = ["manufacturer__name", "model", "capacity_bytes"]
         constraints = [
             models.UniqueConstraint(
-                "manufacturer",
-                Lower("model"),
-                "capacity_bytes",
-                "hardware_revision",
+                fields=["manufacturer", "model_key", "capacity_bytes", "hardware_revision"],
                 nulls_distinct=False,
                 name="drive_sku_unique",
             ),
@@ -213,6 +282,10 @@ class Drive(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("bench:drive", args=[self.slug])
+
+    def clean(self) -> None:
+        # Before validate_constraints() runs, which reads the key.
+        self.model_key = catalog_key(self.model)
 
     @property
     def capacity_label(self) -> str:
@@ -248,7 +321,7 @@ class Price(models.Model):
     currency = models.CharField(max_length=3, default="USD")
     observed_on = models.DateField()
     source = models.CharField(max_length=300, help_text="Retailer, or the article quoting it")
-    source_url = models.URLField(blank=True, max_length=2000)
+    source_url = models.URLField(blank=True, max_length=2000, validators=[http_url_validator])
 
     class Meta:
         ordering = ["drive", "-observed_on"]
@@ -268,9 +341,8 @@ class Price(models.Model):
 
     @property
     def safe_source_url(self) -> str:
-        """The URL when it is http or https, else "": only these are ever put in a link."""
-        url = self.source_url
-        return url if url.lower().startswith(("http://", "https://")) else ""
+        """source_url when it is an http(s) URL, else "": the only form a page may link."""
+        return safe_http_url(self.source_url)
 
     @property
     def per_gb(self):

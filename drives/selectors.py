@@ -29,7 +29,7 @@ def drive_search(text: str, *, limit: int) -> list[Drive]:
     )
 
 
-def drive_resolve(text: str, *, limit: int) -> tuple[Drive | None, list[Drive]]:
+def drive_match(text: str, *, limit: int) -> tuple[Drive | None, list[Drive]]:
     """The drive that `text` names (its slug, or its full name, or the only match of a
     search) and the candidates when it names none for certain."""
     exact = Drive.objects.real().select_related("manufacturer").filter(slug=text).first()

@@ -3,9 +3,10 @@
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.utils.text import slugify
 
-from drives.models import Controller, Drive, Manufacturer, NandType, Price
+from drives.models import Controller, Drive, Manufacturer, NandType, Price, catalog_key
 
 DRIVE_SPEC_FIELDS = (
     "model",
@@ -17,7 +18,141 @@ DRIVE_SPEC_FIELDS = (
     "form_factor",
     "dram_bytes",
     "release_date",
+    "configuration",
+    "unverified_specs",
 )
+
+# How often a lookup-then-create is retried after losing a race to a concurrent writer.
+# One retry is enough for the row it lost to; a slug taken meanwhile can cost another.
+RESOLVE_ATTEMPTS = 5
+
+AMBIGUOUS_DRIVE = (
+    "matches {count} drives in the catalog ({names}); add capacity_bytes, part_number or "
+    "hardware_revision to pick one"
+)
+PART_NUMBER_TAKEN = "part number {part} is {drive} in the catalog, not this drive"
+PART_NUMBER_DIFFERS = (
+    "the catalog holds this drive as {drive}, with part number {other}, not {part}"
+)
+
+
+class DriveSpecProblem(Exception):
+    """A drive spec that cannot name one catalog drive. `field` is the spec key at fault
+    ("" for the spec as a whole); `message` says why in words for the submitter."""
+
+    def __init__(self, field: str, message: str):
+        self.field, self.message = field, message
+        super().__init__(f"{field or 'drive'}: {message}")
+
+
+def _unique_slug(model, base: str, max_length: int) -> str:
+    base = slugify(base)[: max_length - 8].strip("-") or "item"
+    slug, n = base, 1
+    while model.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def _retrying(resolve):
+    """Run a lookup-then-create in a savepoint, again when a concurrent writer created the
+    same row first (the unique constraint refuses ours; the next lookup finds theirs)."""
+    for attempt in range(RESOLVE_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                return resolve()
+        except IntegrityError:
+            if attempt == RESOLVE_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def manufacturer_resolve(*, name: str) -> Manufacturer:
+    """The manufacturer of this name (compared by catalog_key), created when missing.
+    Safe against concurrent callers creating the same manufacturer."""
+    name = name.strip()
+
+    def resolve() -> Manufacturer:
+        found = Manufacturer.objects.filter(name_key=catalog_key(name)).first()
+        if found is not None:
+            return found
+        maker = Manufacturer(name=name, slug=_unique_slug(Manufacturer, name, 100))
+        maker.full_clean(validate_unique=False, validate_constraints=False)
+        maker.save()
+        return maker
+
+    return _retrying(resolve)
+
+
+def drive_resolve(*, spec: dict[str, Any]) -> Drive:
+    """The catalog drive a result document's `drive` object names, created when missing.
+
+    manufacturer and model pick the drive model (compared by catalog_key); capacity_bytes,
+    hardware_revision and part_number, when given, narrow it to one SKU. A part number
+    names one SKU: if the catalog has it, it must be this drive. A catalog drive with no
+    part number matches any. Raises DriveSpecProblem when the spec matches several drives
+    or contradicts the catalog. Safe against concurrent callers creating the same drive.
+    """
+    return _retrying(lambda: _drive_resolve_once(spec))
+
+
+def _drive_resolve_once(spec: dict[str, Any]) -> Drive:
+    manufacturer = manufacturer_resolve(name=spec["manufacturer"])
+    model = spec["model"].strip()
+    key = catalog_key(model)
+    part = spec.get("part_number", "")
+    narrowing = {f: spec[f] for f in ("capacity_bytes", "hardware_revision") if f in spec}
+
+    if part:
+        owner = Drive.objects.filter(manufacturer=manufacturer, part_number=part).first()
+        if owner is not None:
+            if owner.model_key != key or any(
+                getattr(owner, f) != value for f, value in narrowing.items()
+            ):
+                raise DriveSpecProblem(
+                    "part_number", PART_NUMBER_TAKEN.format(part=part, drive=owner)
+                )
+            return owner
+
+    same_model = Drive.objects.filter(manufacturer=manufacturer, model_key=key).select_related(
+        "manufacturer"
+    )
+    candidates = same_model.filter(**narrowing)
+    if part:
+        candidates = candidates.filter(part_number="")
+    found = list(candidates[:6])
+    if len(found) > 1:
+        names = ", ".join(str(d) for d in found[:5])
+        raise DriveSpecProblem("", AMBIGUOUS_DRIVE.format(count=candidates.count(), names=names))
+    if found:
+        return found[0]
+
+    drive = Drive(
+        manufacturer=manufacturer,
+        model=model,
+        capacity_bytes=spec.get("capacity_bytes"),
+        part_number=part,
+        hardware_revision=spec.get("hardware_revision", ""),
+        kind=spec.get("kind", Drive.Kind.SSD),
+        interface=spec.get("interface", ""),
+    )
+    # The same SKU under another part number: the catalog cannot hold both.
+    same_sku = same_model.filter(
+        capacity_bytes=drive.capacity_bytes, hardware_revision=drive.hardware_revision
+    ).first()
+    if same_sku is not None:
+        raise DriveSpecProblem(
+            "part_number",
+            PART_NUMBER_DIFFERS.format(drive=same_sku, other=same_sku.part_number, part=part),
+        )
+    drive.slug = _unique_slug(
+        Drive,
+        f"{manufacturer.name} {drive.model} {drive.capacity_label} {drive.hardware_revision}",
+        255,
+    )
+    drive.full_clean(validate_unique=False, validate_constraints=False)
+    drive.save()
+    return drive
 
 
 @dataclass

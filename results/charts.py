@@ -152,13 +152,14 @@ TRIM_PHASES = (
 )
 
 
-def trim_bars(comparison: Comparison, pattern: str, a_name: str, b_name: str) -> dict:
+def trim_bars(comparison: Comparison, key: tuple[str, str], a_name: str, b_name: str) -> dict:
+    """One TRIM test in one data pattern: clean, after torture, after TRIM, A beside B."""
     traces = []
     for side, name, colour, shape in (
         (comparison.a, a_name, COLOUR_A, ""),
         (comparison.b, b_name, COLOUR_B, PATTERN_B),
     ):
-        trim = side.trim.get(pattern)
+        trim = side.trim.get(key)
         values = [mbps(getattr(trim, f)) if trim else 0 for f, _ in TRIM_PHASES]
         traces.append(
             {

@@ -3,6 +3,11 @@
 Every problem comes back as a DocumentProblem with the JSON pointer of the value at
 fault and a plain message. Nothing here touches the database except through the
 `known_tests` mapping the caller passes in.
+
+What a document may hold is what the database can store and read back: strings without
+NUL or lone surrogates, integers within their columns (the schema's maximums), dates
+that PostgreSQL and psycopg both read (years 1 to 9999 in UTC), entries whose
+duplicate rule is the unique constraint's (entry_key).
 """
 
 from __future__ import annotations
@@ -10,9 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, timedelta, timezone
+from decimal import Decimal
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,44 +29,80 @@ import fastjsonschema
 import jsonschema
 from jsonschema import Draft7Validator
 
+from drives.links import is_http_url
+
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
 SUPPORTED_SCHEMA_VERSION = 1
-UNITS_TOLERANCE = 0.01  # bytes/s against IOPS x block size: 1%
+UNITS_TOLERANCE = Fraction(1, 100)  # bytes/s against IOPS x block size: 1%
+QUOTE_LIMIT = 60  # characters of a submitted value that a message repeats
+MAX_PROBLEMS = 100  # problems listed for one document; the rest are summed up
+FUTURE_SLACK = timedelta(days=1)  # clocks and time zones: a run may seem up to a day ahead
 
 # Messages are constants so that tests (and API clients) can rely on them.
 TOO_LARGE = "the document is {size} bytes; the limit is {limit} bytes"
 NOT_UTF8 = "the document is not UTF-8 text"
 NOT_JSON = "the document is not valid JSON: {detail}"
 NON_JSON_CONSTANT = "{constant} is not a JSON number"
-DUPLICATE_KEY = "the key '{key}' appears twice in one object"
+DUPLICATE_KEY = "the key {key} appears twice in one object"
 TOO_DEEP = "values are nested too deeply"
 NOT_AN_OBJECT = "a result document is a JSON object"
+NUL_CHARACTER = "contains a NUL character (\\u0000), which cannot be stored"
+LONE_SURROGATE = "contains a lone UTF-16 surrogate escape (\\ud800-\\udfff), which is not text"
+KEY_NUL_CHARACTER = "a key of this object contains a NUL character (\\u0000)"
+KEY_LONE_SURROGATE = "a key of this object contains a lone UTF-16 surrogate escape"
 UNSUPPORTED_VERSION = (
     "schema_version {version} is not supported; this site reads version {supported}"
 )
 MISSING_FIELD = "the required field '{field}' is missing"
-UNKNOWN_FIELD = "unknown field '{field}'"
+NEEDS_ONE_OF = "needs at least one of: {fields}"
+UNKNOWN_FIELD = "unknown field {field}"
 WRONG_TYPE = "must be {expected}, not {actual}"
 NOT_ONE_OF = "must be one of {choices}"
 NOT_FINITE = "must be a finite number"
 NOT_POSITIVE = "must be greater than {limit}"
 TOO_SMALL = "must be at least {limit}"
+TOO_BIG = "must be at most {limit}"
+TOO_LONG = "must be at most {limit} characters long"
+EMPTY = "must not be empty"
+TOO_MANY_ITEMS = "must hold at most {limit} items"
+TOO_FEW_ITEMS = "must hold at least {limit} item(s)"
+NO_PROPERTIES = "must hold at least one value"
+NO_MATCH = "must match the pattern {pattern}"
+BAD_FORMAT = "must be {format}"
 NOT_COMPLETE = "only complete runs can be published; this run is {status}"
 NO_RESULTS = "the document holds no results, consistency series or TRIM validations"
-UNKNOWN_TEST = "unknown test id '{test}'"
+UNKNOWN_TEST = "unknown test id {test}"
 WRONG_SECTION = "'{test}' is a {kind} test; it belongs in '{section}'"
 DUPLICATE_ENTRY = "{what} appears more than once"
 BLOCK_SIZE_MISMATCH = "block_size {value} differs from the {expected} bytes of test '{test}'"
 QUEUE_DEPTH_MISMATCH = "queue_depth {value} differs from the {expected} of test '{test}'"
 UNITS_MISMATCH = (
     "bytes_per_second {bps:.6g} is not iops x block size ({iops:.6g} x {block_size} = "
-    "{expected:.6g}) within 1%"
+    "{expected}) within 1%"
 )
 BYTES_MISMATCH = "bytes {value} is not io_count x block size ({expected})"
 LATENCY_ORDER = "latency must satisfy min <= mean <= max"
 PERCENTILE_ORDER = "latency percentiles must not decrease and must lie within min and max"
 TIMES_ORDER = "finished_at is before started_at"
-BAD_TIMESTAMP = "'{value}' is not an RFC 3339 date-time with a time zone"
+BAD_TIMESTAMP = "{value} is not an RFC 3339 date-time with a time zone (2026-11-21T10:00:00Z)"
+BAD_DATE = "{value} is not a date (YYYY-MM-DD)"
+OUT_OF_RANGE_TIME = "lies outside the years 1 to 9999 (in UTC), which the database can hold"
+FUTURE_TIME = "lies in the future (more than a day after the upload)"
+MORE_PROBLEMS = "more problems were found; the first {count} are listed"
+
+# Messages for the schema's patterns, in the words of what they ask for.
+PATTERN_MESSAGES = {
+    "\\S": "must not be blank",
+    "^[a-z0-9][a-z0-9-]{0,63}$": "must be a test id: lower-case letters, digits and '-'",
+    "^[a-z0-9][a-z0-9-]*$": "must be a suite name: lower-case letters, digits and '-'",
+    "^(100|[1-9]?[0-9](\\.[0-9]{1,4})?)$": 'must be a percentile from 0 to 100, e.g. "99.9"',
+}
+FORMAT_NAMES = {
+    "date-time": "an RFC 3339 date-time with a time zone (2026-11-21T10:00:00Z)",
+    "date": "a date (YYYY-MM-DD)",
+}
+NOT_HTTP_URL = "must be an http:// or https:// URL without spaces"
+PATTERN_MESSAGES["^[Hh][Tt][Tt][Pp][Ss]?://\\S+$"] = NOT_HTTP_URL
 
 
 @dataclass(frozen=True)
@@ -90,14 +134,67 @@ class TestSpec:
 
 SECTION_OF_KIND = {"throughput": "results", "consistency": "consistency", "trim": "trim"}
 
+# What makes an entry one of a kind within its run. results/models.py builds the unique
+# constraints result_unique, consistency_unique and trim_unique from these same fields, so
+# the document's duplicate check (entry_key) and the database can never disagree.
+ENTRY_IDENTITY = {
+    "results": ("test", "pattern"),
+    "consistency": ("test", "spare_area_percent"),
+    "trim": ("test", "pattern"),
+}
+# Values an entry stands for when it leaves a field out: the check and the writer both
+# read entries through with_defaults().
+ENTRY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "results": {},
+    "consistency": {"pattern": "incompressible", "interval_ns": 1_000_000_000},
+    "trim": {"pattern": "unspecified"},
+}
+
+
+def with_defaults(section: str, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The entry as it is stored: the fields it gives, and the defaults of those it omits."""
+    return {**ENTRY_DEFAULTS[section], **entry}
+
+
+def entry_key(section: str, entry: Mapping[str, Any]) -> tuple:
+    """The values of the entry's unique-constraint fields, as stored."""
+    stored = with_defaults(section, entry)
+    return tuple(stored.get(field) for field in ENTRY_IDENTITY[section])
+
 
 def pointer(*parts: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+def quote(value: Any) -> str:
+    """A submitted value as a message repeats it: JSON, at most QUOTE_LIMIT characters."""
+    text = json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(text) > QUOTE_LIMIT:
+        text = text[: QUOTE_LIMIT - 1] + "…"
+    return text
+
+
+# -- canonical form ------------------------------------------------------------------------
+def _canonical(value: Any) -> Any:
+    """Numbers by value: an integral float is the integer it equals (2.56e11 is
+    256000000000), -0.0 is 0; everything else as parsed."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {key: _canonical(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    return value
+
+
 def content_hash(document: Mapping[str, Any]) -> str:
-    """SHA-256 of the canonical JSON form: the same content hashes the same, however spaced."""
-    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """SHA-256 of the canonical JSON form: keys sorted, numbers by value, no spacing. The
+    same content hashes the same however it is spaced, ordered or its numbers spelled.
+    For a document the schema passed (its nesting is the schema's, a few levels)."""
+    canonical = json.dumps(
+        _canonical(document), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -110,33 +207,80 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValueError(DUPLICATE_KEY.format(key=key))
+            raise ValueError(DUPLICATE_KEY.format(key=quote(key)))
         result[key] = value
     return result
 
 
+# JSON can only spell these as escapes: \u0000, and a \ud800-\udfff not part of a pair.
+_UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+_UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+
+
+def _unstorable_text(document: dict) -> Iterator[DocumentProblem]:
+    """NUL characters (PostgreSQL text cannot hold them) and lone surrogates (not text:
+    they cannot be encoded, hashed or stored), in any string or key. Iterative: the
+    document may be nested as deep as the JSON parser allows."""
+    stack: list[tuple[tuple, Any]] = [((), document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            found = _UNSTORABLE_CHARACTER.search(value)
+            if found:
+                nul = found.group() == "\x00"
+                yield DocumentProblem(pointer(*path), NUL_CHARACTER if nul else LONE_SURROGATE)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                found = _UNSTORABLE_CHARACTER.search(key)
+                if found:
+                    nul = found.group() == "\x00"
+                    yield DocumentProblem(
+                        pointer(*path), KEY_NUL_CHARACTER if nul else KEY_LONE_SURROGATE
+                    )
+                else:
+                    stack.append(((*path, key), item))
+        elif isinstance(value, list):
+            stack.extend(((*path, index), item) for index, item in enumerate(value))
+
+
 def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
-    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, an object at the top."""
-    size = len(raw.encode() if isinstance(raw, str) else raw)
-    if size > max_bytes:
-        raise DocumentRejected([DocumentProblem("", TOO_LARGE.format(size=size, limit=max_bytes))])
-    if isinstance(raw, bytes):
+    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, an object at the top, and
+    no string that PostgreSQL cannot store."""
+    if isinstance(raw, str):
         try:
-            raw = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
+            raw = raw.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a str holding lone surrogates
             raise DocumentRejected([DocumentProblem("", NOT_UTF8)]) from exc
+    if len(raw) > max_bytes:
+        raise DocumentRejected(
+            [DocumentProblem("", TOO_LARGE.format(size=len(raw), limit=max_bytes))]
+        )
     try:
-        document = json.loads(raw, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentRejected([DocumentProblem("", NOT_UTF8)]) from exc
+    try:
+        document = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         detail = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
         raise DocumentRejected([DocumentProblem("", NOT_JSON.format(detail=detail))]) from exc
-    except ValueError as exc:
+    except ValueError as exc:  # a constant, a duplicate key, an integer of > 4300 digits
         raise DocumentRejected([DocumentProblem("", NOT_JSON.format(detail=exc))]) from exc
     except RecursionError as exc:
         raise DocumentRejected([DocumentProblem("", NOT_JSON.format(detail=TOO_DEEP))]) from exc
     if not isinstance(document, dict):
         raise DocumentRejected([DocumentProblem("", NOT_AN_OBJECT)])
+    if _UNSTORABLE_ESCAPE.search(text):  # rare: only then walk every string
+        problems = sorted(_unstorable_text(document), key=lambda p: p.pointer)
+        if problems:
+            raise DocumentRejected(_capped(problems))
     return document
+
+
+def _capped(problems: list[DocumentProblem]) -> list[DocumentProblem]:
+    if len(problems) <= MAX_PROBLEMS:
+        return problems
+    return problems[:MAX_PROBLEMS] + [DocumentProblem("", MORE_PROBLEMS.format(count=MAX_PROBLEMS))]
 
 
 # -- schema ------------------------------------------------------------------------------
@@ -145,16 +289,46 @@ def schema() -> dict[str, Any]:
     return json.loads(SCHEMA_PATH.read_text())
 
 
+# The two validators below must agree on every document, or a document refused by the
+# fast check would go unexplained. So they share the format checks (syntax only: the
+# calendar, the range and the future are the meaning checks' business), and the
+# explaining validator reads `$` in a pattern as JSON Schema (ECMA 262) does, as the end
+# of the string, where Python's re would also let it match before a final newline.
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))"
+)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+FORMATS = {
+    "date-time": lambda value: _RFC3339.fullmatch(value) is not None,
+    "date": lambda value: _DATE.fullmatch(value) is not None,
+}
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@cache
+def _ecma_regex(pattern: str) -> re.Pattern:
+    return re.compile(_DOLLAR.sub(r"\\Z", pattern))
+
+
+def _ecma_pattern(validator, pattern, instance, schema):
+    if validator.is_type(instance, "string") and not _ecma_regex(pattern).search(instance):
+        yield jsonschema.ValidationError(f"does not match {pattern}")
+
+
 @cache
 def _explaining_validator() -> Draft7Validator:
     """Finds every error and where it is: used to explain a document the fast check refused."""
-    return Draft7Validator(schema(), format_checker=Draft7Validator.FORMAT_CHECKER)
+    checker = jsonschema.FormatChecker(formats=())
+    for name, check in FORMATS.items():
+        checker.checks(name)(lambda value, check=check: not isinstance(value, str) or check(value))
+    validator = jsonschema.validators.extend(Draft7Validator, {"pattern": _ecma_pattern})
+    return validator(schema(), format_checker=checker)
 
 
 @cache
 def _fast_check():
     """The same schema compiled to Python: several times faster, but stops at the first error."""
-    return fastjsonschema.compile(schema())
+    return fastjsonschema.compile(schema(), formats=FORMATS)
 
 
 JSON_TYPE_NAMES = {
@@ -177,8 +351,19 @@ SCHEMA_TYPE_NAMES = {
 }
 
 
+LIMIT_MESSAGES = {
+    "exclusiveMinimum": NOT_POSITIVE,
+    "minimum": TOO_SMALL,
+    "maximum": TOO_BIG,
+    "maxLength": TOO_LONG,
+    "maxItems": TOO_MANY_ITEMS,
+    "minItems": TOO_FEW_ITEMS,
+}
+
+
 def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
-    """(pointer, message) in words a reviewer understands."""
+    """(pointer, message) in words a reviewer understands. A message never repeats more
+    than QUOTE_LIMIT characters of the document."""
     where = pointer(*error.absolute_path)
     v, value = error.validator, error.validator_value
     if v == "required":
@@ -186,7 +371,9 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
         return where, MISSING_FIELD.format(field=missing)
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return pointer(*error.absolute_path, extra[0]), UNKNOWN_FIELD.format(field=extra[0])
+        if len(extra[0]) > QUOTE_LIMIT:  # a pointer must not carry a megabyte key
+            return where, UNKNOWN_FIELD.format(field=quote(extra[0]))
+        return pointer(*error.absolute_path, extra[0]), UNKNOWN_FIELD.format(field=quote(extra[0]))
     if v == "type":
         expected = " or ".join(
             SCHEMA_TYPE_NAMES[t] for t in ([value] if isinstance(value, str) else value)
@@ -198,20 +385,45 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
         return where, NOT_ONE_OF.format(choices=", ".join(json.dumps(c) for c in value))
     if v == "const":
         return where, NOT_ONE_OF.format(choices=json.dumps(value))
-    if v == "exclusiveMinimum":
-        return where, NOT_POSITIVE.format(limit=value)
-    if v == "minimum":
-        return where, TOO_SMALL.format(limit=value)
-    if v in ("oneOf", "anyOf") and error.context:
-        # Explain the branch the document meant: the one whose `const` discriminator
-        # (such as source.kind) matched.
+    if v in LIMIT_MESSAGES:
+        return where, LIMIT_MESSAGES[v].format(limit=value)
+    if v == "minLength":
+        return where, EMPTY
+    if v == "minProperties":
+        return where, NO_PROPERTIES
+    if v == "pattern":
+        message = PATTERN_MESSAGES.get(value, NO_MATCH.format(pattern=value))
+        if "propertyNames" in error.schema_path:
+            return where, f"the key {quote(error.instance)}: {message}"
+        return where, message
+    if v == "format":
+        return where, BAD_FORMAT.format(format=FORMAT_NAMES.get(value, value))
+    if v == "anyOf" and error.context and all(e.validator == "required" for e in error.context):
+        # Alternatives that each ask for one field: name them all.
+        fields = {"/".join(map(str, (*e.relative_path, *e.validator_value))) for e in error.context}
+        return where, NEEDS_ONE_OF.format(fields=", ".join(sorted(fields)))
+    return where, quote(error.message)
+
+
+def _plain_messages(error: jsonschema.ValidationError) -> list[tuple[str, str]]:
+    """_plain_message, except that a oneOf or anyOf the document meant one branch of
+    (the one whose `const` discriminator, such as source.kind, matched) is explained by
+    every error of that branch."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
         branches: dict[int, list] = {}
         for sub in error.context:
             branches.setdefault(sub.relative_schema_path[0], []).append(sub)
         meant = [errs for errs in branches.values() if all(e.validator != "const" for e in errs)]
-        chosen = meant[0] if len(meant) == 1 else error.context
-        return _plain_message(jsonschema.exceptions.best_match(chosen))
-    return where, error.message
+        if len(meant) == 1:
+            return [found for sub in meant[0] for found in _plain_messages(sub)]
+        discriminators = [e for e in error.context if e.validator == "const"]
+        if not meant and len({tuple(e.absolute_path) for e in discriminators}) == 1:
+            # The discriminator matches no branch: say which values it may take.
+            choices = ", ".join(json.dumps(e.validator_value) for e in discriminators)
+            return [(pointer(*discriminators[0].absolute_path), NOT_ONE_OF.format(choices=choices))]
+        if not all(e.validator == "required" for e in error.context):
+            return _plain_messages(jsonschema.exceptions.best_match(error.context))
+    return [_plain_message(error)]
 
 
 def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
@@ -220,7 +432,9 @@ def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
         return [
             DocumentProblem(
                 "/schema_version",
-                UNSUPPORTED_VERSION.format(version=version, supported=SUPPORTED_SCHEMA_VERSION),
+                UNSUPPORTED_VERSION.format(
+                    version=quote(version), supported=SUPPORTED_SCHEMA_VERSION
+                ),
             )
         ]
     try:
@@ -228,15 +442,17 @@ def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
         return []
     except fastjsonschema.JsonSchemaValueException as exc:
         refusal = exc
-    found = {}
+    found: dict[tuple[str, str], DocumentProblem] = {}
     for error in _explaining_validator().iter_errors(document):
-        where, message = _plain_message(error)
-        found.setdefault((where, message), DocumentProblem(where, message))
+        for where, message in _plain_messages(error):
+            found.setdefault((where, message), DocumentProblem(where, message))
+        if len(found) > MAX_PROBLEMS:
+            break
     if not found:
         # The two validators differ on a detail (a format, say): the stricter one decides.
         where = pointer(*refusal.path[1:])
-        return [DocumentProblem(where, refusal.message.removeprefix(refusal.name + " "))]
-    return sorted(found.values(), key=lambda p: p.pointer)
+        return [DocumentProblem(where, quote(refusal.message.removeprefix(refusal.name + " ")))]
+    return _capped(sorted(found.values(), key=lambda p: p.pointer))
 
 
 # -- meaning -----------------------------------------------------------------------------
@@ -251,15 +467,70 @@ def _walk_numbers(value: Any, path: tuple) -> Iterator[tuple[tuple, float]]:
             yield from _walk_numbers(item, (*path, index))
 
 
+def _read_time(value: str) -> datetime | str:
+    """An RFC 3339 date-time in UTC, or the message saying why it is not one."""
+    match = _RFC3339.fullmatch(value)
+    if match is None:
+        return BAD_TIMESTAMP.format(value=quote(value))
+    year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m = match.groups()
+    if int(year) == 0:
+        return OUT_OF_RANGE_TIME
+    if not zulu and (int(off_h) > 23 or int(off_m) > 59):
+        return BAD_TIMESTAMP.format(value=quote(value))
+    offset = timedelta(0) if zulu else timedelta(hours=int(off_h), minutes=int(off_m))
+    try:
+        local = datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour),
+            int(minute),
+            int(second),
+            int((fraction or "")[:6].ljust(6, "0")),  # the database keeps microseconds
+            tzinfo=timezone(-offset if sign == "-" else offset),
+        )
+    except ValueError:  # a day, hour or second that does not exist (leap seconds included)
+        return BAD_TIMESTAMP.format(value=quote(value))
+    try:
+        return local.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:30+01:00 is in year 0 in UTC
+        return OUT_OF_RANGE_TIME
+
+
 def parse_time(value: str | None) -> datetime | None:
-    """An RFC 3339 date-time with its time zone, or None when absent or not one."""
+    """An RFC 3339 date-time in UTC, or None when absent or not one that the database can
+    store and read back (years 1 to 9999 in UTC)."""
     if value is None:
         return None
+    read = _read_time(value)
+    return read if isinstance(read, datetime) else None
+
+
+def _read_date(value: str) -> date | str:
+    """A calendar date YYYY-MM-DD, or the message saying why it is not one."""
+    if not _DATE.fullmatch(value):
+        return BAD_DATE.format(value=quote(value))
+    if value.startswith("0000"):
+        return OUT_OF_RANGE_TIME
     try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return date.fromisoformat(value)
     except ValueError:
-        return None
-    return parsed if parsed.tzinfo else None
+        return BAD_DATE.format(value=quote(value))
+
+
+def parse_date(value: str) -> date | None:
+    """A calendar date YYYY-MM-DD, or None when it is not one."""
+    read = _read_date(value)
+    return read if isinstance(read, date) else None
+
+
+def _when_problem(read: datetime | date | str, now: datetime) -> str | None:
+    """Why a date or date-time read from the document cannot be stored, or None."""
+    if isinstance(read, str):
+        return read
+    if isinstance(read, datetime):
+        return FUTURE_TIME if read > now + FUTURE_SLACK else None
+    return FUTURE_TIME if read > (now + FUTURE_SLACK).date() else None
 
 
 def meaning_problems(
@@ -267,6 +538,7 @@ def meaning_problems(
 ) -> list[DocumentProblem]:
     """Checks that need the catalog or relate several fields. Assumes the schema passed."""
     problems: list[DocumentProblem] = []
+    now = datetime.now(UTC)
 
     def problem(where: str, message: str) -> None:
         problems.append(DocumentProblem(where, message))
@@ -279,19 +551,24 @@ def meaning_problems(
     if document["status"] != "complete":
         problem("/status", NOT_COMPLETE.format(status=document["status"]))
 
-    started, finished = document.get("started_at"), document.get("finished_at")
-    times = {}
-    for field, value in (("started_at", started), ("finished_at", finished)):
-        if value is not None:
-            times[field] = parse_time(value)
-            if times[field] is None:
-                problem(f"/{field}", BAD_TIMESTAMP.format(value=value))
-    if (
-        times.get("started_at")
-        and times.get("finished_at")
-        and times["finished_at"] < times["started_at"]
-    ):
+    when = {}
+    for field in ("started_at", "finished_at"):
+        if field in document:
+            when[field] = _read_time(document[field])
+            message = _when_problem(when[field], now)
+            if message:
+                problem(f"/{field}", message)
+    started, finished = when.get("started_at"), when.get("finished_at")
+    if isinstance(started, datetime) and isinstance(finished, datetime) and finished < started:
         problem("/finished_at", TIMES_ORDER)
+
+    citation = document["source"].get("citation")
+    if citation:
+        message = _when_problem(_read_date(citation["published_on"]), now)
+        if message:
+            problem("/source/citation/published_on", message)
+        if "url" in citation and not is_http_url(citation["url"]):
+            problem("/source/citation/url", NOT_HTTP_URL)
 
     sections = {name: document.get(name, []) for name in SECTION_OF_KIND.values()}
     if not any(sections.values()):
@@ -303,7 +580,7 @@ def meaning_problems(
             where = pointer(section, index)
             spec = known_tests.get(entry["test"])
             if spec is None:
-                problem(f"{where}/test", UNKNOWN_TEST.format(test=entry["test"]))
+                problem(f"{where}/test", UNKNOWN_TEST.format(test=quote(entry["test"])))
                 continue
             if SECTION_OF_KIND[spec.kind] != section:
                 problem(
@@ -313,16 +590,15 @@ def meaning_problems(
                     ),
                 )
                 continue
-            key = (entry["test"], entry.get("pattern"), entry.get("spare_area_percent"))
+            key = entry_key(section, entry)
             if key in seen:
-                label = " / ".join(str(k) for k in key if k is not None)
-                problem(where, DUPLICATE_ENTRY.format(what=label))
+                problem(where, DUPLICATE_ENTRY.format(what=" / ".join(str(k) for k in key)))
             seen.add(key)
             if section == "results":
                 _check_result(entry, spec, where, problem)
             elif section == "consistency":
                 _check_shape(entry, spec, where, problem)
-    return problems
+    return _capped(problems)
 
 
 def _check_shape(entry: dict, spec: TestSpec, where: str, problem) -> None:
@@ -347,11 +623,18 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
     block_size = spec.block_size
     bps, iops = entry.get("bytes_per_second"), entry.get("iops")
     if bps is not None and iops is not None and math.isfinite(bps) and math.isfinite(iops):
-        expected = iops * block_size
-        if abs(bps - expected) > UNITS_TOLERANCE * expected:
+        # In exact rationals: iops x block size in floats overflows to infinity for a
+        # large enough iops, and infinity would pass any comparison with it.
+        expected = Fraction(iops) * block_size
+        if abs(Fraction(bps) - expected) > UNITS_TOLERANCE * expected:
             problem(
                 f"{where}/bytes_per_second",
-                UNITS_MISMATCH.format(bps=bps, iops=iops, block_size=block_size, expected=expected),
+                UNITS_MISMATCH.format(
+                    bps=bps,
+                    iops=iops,
+                    block_size=block_size,
+                    expected=_approx(Decimal(iops) * block_size),
+                ),
             )
     if (
         "bytes" in entry
@@ -373,6 +656,15 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
         bounded = ([low] if low is not None else []) + values + ([high] if high is not None else [])
         if bounded != sorted(bounded):
             problem(f"{where}/latency_ns/percentiles", PERCENTILE_ORDER)
+
+
+def _approx(value: Decimal) -> str:
+    """A number for a message to six significant digits, however large (a float would
+    overflow), without trailing zeros: 4.096e+309."""
+    mantissa, e, exponent = f"{value:.6g}".partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return mantissa + e + exponent
 
 
 def validate(document: dict[str, Any], known_tests: Mapping[str, TestSpec]) -> None:

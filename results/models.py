@@ -9,6 +9,10 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
 
+from drives.links import safe_http_url
+from drives.models import http_url_validator
+from results.documents import ENTRY_IDENTITY
+
 
 class Suite(models.Model):
     """A versioned set of tests. A changed method is a new version, never an edit."""
@@ -59,6 +63,12 @@ class Test(models.Model):
     metrics = ArrayField(models.CharField(max_length=64))
     unit = models.CharField(max_length=20)
     higher_is_better = models.BooleanField(default=True)
+    produced_by = models.CharField(
+        max_length=50,
+        default="loadgen",
+        help_text="The program whose method this test is: loadgen for the tests it runs, or "
+        "the tool a review used (e.g. AS-SSD), whose figures only compare with its own",
+    )
 
     class Meta:
         ordering = ["identifier"]
@@ -151,7 +161,17 @@ class Citation(models.Model):
     title = models.CharField(max_length=500)
     author = models.CharField(max_length=200, blank=True)
     published_on = models.DateField()
-    url = models.URLField(blank=True, max_length=2000)
+    url = models.URLField(blank=True, max_length=2000, validators=[http_url_validator])
+    rate_unit = models.CharField(
+        max_length=20, blank=True, help_text="The unit rates are printed in, e.g. MB/s"
+    )
+    rate_unit_bytes = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        choices=[(10**6, "10^6 bytes"), (2**20, "2^20 bytes")],
+        help_text="Bytes in the unit's MB, when the source says; empty: it does not, and "
+        "the rates were read as 10^6 bytes",
+    )
 
     class Meta:
         ordering = ["-published_on"]
@@ -166,8 +186,13 @@ class Citation(models.Model):
 
     @property
     def safe_url(self) -> str:
-        """The URL when it is http or https, else "": only these are ever put in a link."""
-        return self.url if self.url.lower().startswith(("http://", "https://")) else ""
+        """url when it is an http(s) URL, else "": the only form a page may link."""
+        return safe_http_url(self.url)
+
+    @property
+    def rate_basis_unstated(self) -> bool:
+        """The source prints rates in a unit whose size it does not state (2^20 or 10^6)."""
+        return bool(self.rate_unit) and self.rate_unit_bytes is None
 
 
 class RunQuerySet(models.QuerySet):
@@ -274,11 +299,11 @@ class Run(models.Model):
 
 
 class CounterSeriesField(ArrayField):
-    """integer[] of counters. Values that are already plain ints skip Django's per-element
+    """bigint[] of counters. Values that are already plain ints skip Django's per-element
     preparation, which would cost thousands of calls for every 2,000-point series saved."""
 
     def __init__(self, base_field=None, **kwargs):
-        super().__init__(base_field or models.IntegerField(), **kwargs)
+        super().__init__(base_field or models.BigIntegerField(), **kwargs)
 
     def get_db_prep_value(self, value, connection, prepared=False):
         if isinstance(value, list) and all(type(v) is int for v in value):
@@ -316,7 +341,10 @@ class Result(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["run", "test", "pattern"], name="result_unique"),
+            # The document's duplicate check uses the same fields (documents.entry_key).
+            models.UniqueConstraint(
+                fields=["run", *ENTRY_IDENTITY["results"]], name="result_unique"
+            ),
             models.CheckConstraint(
                 condition=Q(bytes_per_second__isnull=True) | Q(bytes_per_second__gt=0),
                 name="result_bps_positive",
@@ -375,16 +403,18 @@ class ConsistencySeries(models.Model):
     )
     span_bytes = models.BigIntegerField(null=True, blank=True)
     interval_ns = models.BigIntegerField(default=1_000_000_000)
+    # Completions in each interval: bigint, as a count over a long interval can pass 2^31.
     iops = CounterSeriesField()
     steady_state_start_s = models.PositiveIntegerField()
     steady_mean_iops = models.FloatField()
     steady_stddev_iops = models.FloatField()
-    steady_min_iops = models.IntegerField()
+    steady_min_iops = models.BigIntegerField()
 
     class Meta:
         constraints = [
+            # The document's duplicate check uses the same fields (documents.entry_key).
             models.UniqueConstraint(
-                fields=["run", "test", "spare_area_percent"], name="consistency_unique"
+                fields=["run", *ENTRY_IDENTITY["consistency"]], name="consistency_unique"
             ),
             models.CheckConstraint(
                 condition=Q(spare_area_percent__lte=90), name="consistency_spare_area_range"
@@ -411,7 +441,8 @@ class TrimValidation(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["run", "test", "pattern"], name="trim_unique"),
+            # The document's duplicate check uses the same fields (documents.entry_key).
+            models.UniqueConstraint(fields=["run", *ENTRY_IDENTITY["trim"]], name="trim_unique"),
             models.CheckConstraint(
                 condition=Q(clean_bytes_per_second__gt=0)
                 & Q(after_torture_bytes_per_second__gt=0)

@@ -102,7 +102,7 @@ class Side:
     chosen_run: Run | None  # None: the latest result of every test
     results: dict[tuple[int, str], Figures] = field(default_factory=dict)
     consistency: dict[int, ConsistencySeries] = field(default_factory=dict)
-    trim: dict[str, TrimValidation] = field(default_factory=dict)
+    trim: dict[tuple[str, str], TrimValidation] = field(default_factory=dict)  # (test, pattern)
     price: Price | None = None
 
     @property
@@ -185,7 +185,7 @@ class Comparison:
     b: Side
     tests: list[TestPair]
     consistency_levels: list[int]
-    trim_patterns: list[str]
+    trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
     value_test: str = VALUE_DEFAULT_TEST
 
     @property
@@ -269,7 +269,7 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
                 side.consistency.setdefault(s.spare_area_percent, s)
         for t in sorted(trims, key=lambda t: rank[t.run_id]):
             if t.run_id in mine:
-                side.trim.setdefault(t.pattern, t)
+                side.trim.setdefault((t.test.identifier, t.pattern), t)
 
     prices = _latest_prices(ids)
     for side in sides:
@@ -300,8 +300,9 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         b=side_b,
         tests=pairs,
         consistency_levels=sorted(set(side_a.consistency) | set(side_b.consistency)),
-        trim_patterns=sorted(
-            set(side_a.trim) | set(side_b.trim), key=lambda p: PATTERN_ORDER.get(p, 9)
+        trim_keys=sorted(
+            {(t.test, t.pattern) for side in sides for t in side.trim.values()},
+            key=lambda k: (k[0].identifier, PATTERN_ORDER.get(k[1], 9)),
         ),
     )
 

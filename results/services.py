@@ -9,13 +9,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models.functions import Lower
 from django.utils import timezone
-from django.utils.text import slugify
 
-from drives.models import Drive, FirmwareVersion, Manufacturer
+from drives.models import Drive, FirmwareVersion
+from drives.services import DriveSpecProblem, drive_resolve
 from results import documents
-from results.documents import DocumentProblem, DocumentRejected, TestSpec
+from results.documents import DocumentProblem, DocumentRejected, TestSpec, with_defaults
 from results.models import (
     Citation,
     ConsistencySeries,
@@ -28,13 +27,8 @@ from results.models import (
     TrimValidation,
 )
 
-AMBIGUOUS_DRIVE = (
-    "matches {count} drives in the catalog ({names}); add capacity_bytes, part_number or "
-    "hardware_revision to pick one"
-)
 UNKNOWN_SUITE = "unknown suite {name} version {version}"
 ALREADY_WITHDRAWN = "run {pk} is already withdrawn"
-DRIVE_FIELDS = ("capacity_bytes", "part_number", "hardware_revision")
 RUN_RELATIONS = ["drive", "firmware", "bench", "suite", "submitter", "citation"]
 
 
@@ -51,62 +45,24 @@ def _test_specs(tests: dict[str, Test]) -> dict[str, TestSpec]:
     }
 
 
-def _unique_slug(model, base: str, max_length: int) -> str:
-    base = slugify(base)[: max_length - 8] or "item"
-    slug, n = base, 1
-    while model.objects.filter(slug=slug).exists():
-        n += 1
-        slug = f"{base}-{n}"
-    return slug
-
-
 def _resolve_drive(spec: dict[str, Any]) -> Drive:
-    """The catalog drive the document names, created when the catalog has none."""
-    manufacturer = (
-        Manufacturer.objects.annotate(lname=Lower("name"))
-        .filter(lname=spec["manufacturer"].strip().lower())
-        .first()
-    )
-    if manufacturer is None:
-        manufacturer = Manufacturer.objects.create(
-            name=spec["manufacturer"].strip(),
-            slug=_unique_slug(Manufacturer, spec["manufacturer"], 100),
-        )
-    candidates = Drive.objects.filter(
-        manufacturer=manufacturer, model__iexact=spec["model"].strip()
-    )
-    for field in DRIVE_FIELDS:
-        if field in spec:
-            candidates = candidates.filter(**{field: spec[field]})
-    matches = list(candidates.select_related("manufacturer")[:6])
-    if len(matches) > 1:
-        names = ", ".join(str(d) for d in matches[:5])
-        raise DocumentRejected(
-            [
-                DocumentProblem(
-                    "/drive", AMBIGUOUS_DRIVE.format(count=candidates.count(), names=names)
-                )
-            ]
-        )
-    if matches:
-        return matches[0]
-    drive = Drive(
-        manufacturer=manufacturer,
-        model=spec["model"].strip(),
-        capacity_bytes=spec.get("capacity_bytes"),
-        part_number=spec.get("part_number", ""),
-        hardware_revision=spec.get("hardware_revision", ""),
-        kind=spec.get("kind", Drive.Kind.SSD),
-        interface=spec.get("interface", ""),
-    )
-    drive.slug = _unique_slug(
-        Drive,
-        f"{manufacturer.name} {drive.model} {drive.capacity_label} {drive.hardware_revision}",
-        255,
-    )
-    drive.full_clean()
-    drive.save()
-    return drive
+    """The catalog drive the document names (drives.services.drive_resolve), its problems
+    as the document's."""
+    try:
+        return drive_resolve(spec=spec)
+    except DriveSpecProblem as exc:
+        where = documents.pointer("drive", exc.field) if exc.field else "/drive"
+        raise DocumentRejected([DocumentProblem(where, exc.message)]) from exc
+
+
+def _suite(document: dict[str, Any]) -> Suite | None:
+    spec = document.get("parameters", {}).get("suite")
+    if not spec:
+        return None
+    suite = Suite.objects.filter(name=spec["name"], version=spec["version"]).first()
+    if suite is None:
+        raise DocumentRejected([DocumentProblem("/parameters/suite", UNKNOWN_SUITE.format(**spec))])
+    return suite
 
 
 def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
@@ -123,7 +79,12 @@ def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
 
 
 def _write(
-    document: dict[str, Any], raw: str, digest: str, submitter, tests: dict[str, Test]
+    document: dict[str, Any],
+    raw: str,
+    digest: str,
+    submitter,
+    tests: dict[str, Test],
+    suite: Suite | None,
 ) -> Run:
     drive = _resolve_drive(document["drive"])
     firmware = None
@@ -135,14 +96,6 @@ def _write(
     if document.get("bench"):
         fields = {f: document["bench"].get(f, "") for f in TestBench.FIELDS}
         bench, _ = TestBench.objects.get_or_create(**fields)
-    suite = None
-    suite_spec = document.get("parameters", {}).get("suite")
-    if suite_spec:
-        suite = Suite.objects.filter(name=suite_spec["name"], version=suite_spec["version"]).first()
-        if suite is None:
-            raise DocumentRejected(
-                [DocumentProblem("/parameters/suite", UNKNOWN_SUITE.format(**suite_spec))]
-            )
     source = document["source"]
     citation, locator = None, ""
     if source["kind"] == Run.Source.PUBLISHED:
@@ -150,8 +103,13 @@ def _write(
         citation, _ = Citation.objects.get_or_create(
             publisher=spec["publisher"],
             title=spec["title"],
-            published_on=spec["published_on"],
-            defaults={"author": spec.get("author", ""), "url": spec.get("url", "")},
+            published_on=documents.parse_date(spec["published_on"]),
+            defaults={
+                "author": spec.get("author", ""),
+                "url": spec.get("url", ""),
+                "rate_unit": spec.get("rate_unit", ""),
+                "rate_unit_bytes": spec.get("rate_unit_bytes"),
+            },
         )
         locator = spec.get("locator", "")
     tool = document["tool"]
@@ -205,15 +163,16 @@ def _write(
 
     series = []
     for entry in document.get("consistency", []):
+        entry = with_defaults("consistency", entry)
         start, mean, stddev, minimum = _steady_state(entry["iops"])
         series.append(
             ConsistencySeries(
                 run=run,
                 test=tests[entry["test"]],
                 spare_area_percent=entry["spare_area_percent"],
-                pattern=entry.get("pattern", "incompressible"),
+                pattern=entry["pattern"],
                 span_bytes=entry.get("span_bytes"),
-                interval_ns=entry.get("interval_ns", 1_000_000_000),
+                interval_ns=entry["interval_ns"],
                 iops=entry["iops"],
                 steady_state_start_s=start,
                 steady_mean_iops=mean,
@@ -228,7 +187,7 @@ def _write(
             TrimValidation(
                 run=run,
                 test=tests[entry["test"]],
-                pattern=entry.get("pattern", "unspecified"),
+                pattern=entry["pattern"],
                 span_bytes=entry.get("span_bytes"),
                 torture_seconds=entry.get("torture_seconds"),
                 discard_method=entry.get("discard_method", ""),
@@ -236,7 +195,7 @@ def _write(
                 after_torture_bytes_per_second=entry["after_torture_bytes_per_second"],
                 after_trim_bytes_per_second=entry["after_trim_bytes_per_second"],
             )
-            for entry in document.get("trim", [])
+            for entry in (with_defaults("trim", e) for e in document.get("trim", []))
         ]
     )
     leaderboard_refresh(drive_ids=[drive.pk])
@@ -252,16 +211,17 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     then nothing is written.
     """
     parsed = documents.parse(document, max_bytes=settings.BENCH_MAX_DOCUMENT_BYTES)
+    tests = {t.identifier: t for t in Test.objects.all()}
+    documents.validate(parsed, _test_specs(tests))
     digest = documents.content_hash(parsed)
     existing = Run.objects.filter(content_hash=digest).first()
     if existing is not None:
         return IngestOutcome(existing, created=False)
-    tests = {t.identifier: t for t in Test.objects.all()}
-    documents.validate(parsed, _test_specs(tests))
+    suite = _suite(parsed)
     raw = document.decode("utf-8") if isinstance(document, bytes) else document
     try:
         with transaction.atomic():
-            run = _write(parsed, raw, digest, submitter, tests)
+            run = _write(parsed, raw, digest, submitter, tests, suite)
     except IntegrityError:
         # A concurrent upload of the same document won the race: answer with its run.
         existing = Run.objects.filter(content_hash=digest).first()
@@ -334,6 +294,14 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
             LeaderboardEntry.objects.all().delete()
             cursor.execute(_LEADERBOARD_SQL.format(where=""))
         else:
+            # One refresh of a drive at a time: a concurrent ingest for the same drive waits
+            # here, then sees this one's rows (committed) and rebuilds them with its own.
+            list(
+                Drive.objects.select_for_update()
+                .filter(pk__in=drive_ids)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
             LeaderboardEntry.objects.filter(drive_id__in=drive_ids).delete()
             cursor.execute(
                 _LEADERBOARD_SQL.format(where="AND run.drive_id = ANY(%s)"), [list(drive_ids)]

@@ -63,7 +63,8 @@ static const char usage_text[] =
 	"run: provenance (copied into the document)\n"
 	"  --drive KEY=VALUE[,KEY=VALUE...]\n"
 	"                            manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
-	"                            kind (ssd|hdd), interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)\n"
+	"                            kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk),\n"
+	"                            interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)\n"
 	"  --firmware REV            drive firmware (default: the target's reported revision)\n"
 	"  --bench KEY=VALUE[,...]   name, cpu, motherboard, chipset, memory, os, storage_driver, interface\n"
 	"                            (--drive, --bench and --firmware values are trimmed of spaces; a blank,\n"
@@ -220,7 +221,7 @@ static int split_item(const char *opt, char *item, const char **ret_key, const c
 
 static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t err_len)
 {
-	static const char *const kinds[] = {"ssd", "hdd", NULL};
+	static const char *const kinds[] = {"ssd", "hdd", "virtual", NULL};
 	static const char *const interfaces[] = {
 		"sata-1.5g", "sata-3g", "sata-6g", "pcie-nvme", "pata", "other", NULL,
 	};
@@ -253,7 +254,7 @@ static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t er
 				r = fail(err, err_len, "--drive capacity: not a size: \"%s\"", value);
 		} else if (strcmp(key, "kind") == 0) {
 			if (!in_list(value, kinds))
-				r = fail(err, err_len, "--drive kind must be ssd or hdd, not \"%s\"", value);
+				r = fail(err, err_len, "--drive kind must be ssd, hdd or virtual, not \"%s\"", value);
 			else
 				snprintf(d->kind, sizeof(d->kind), "%s", value);
 		} else if (strcmp(key, "interface") == 0) {

@@ -75,7 +75,7 @@ struct lg_drive {
 	char part_number[101];
 	char hardware_revision[101];
 	char firmware[101];
-	char kind[8];                /* "ssd", "hdd" or empty */
+	char kind[8];                /* "ssd", "hdd", "virtual" or empty */
 	char interface[16];          /* schema enum or empty */
 };
 

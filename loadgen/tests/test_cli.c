@@ -154,6 +154,9 @@ int main(void)
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model=Crucial\xc2\xaeMX") == 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "colour=red") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "kind=tape") < 0);
+	CHECKF(strstr(err, "ssd, hdd or virtual"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "kind=virtual") == 0);
+	CHECK(strcmp(cli.run.drive.kind, "virtual") == 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "interface=usb") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "model") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--bench", "gpu=x") < 0);

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 
 from drives.filters import MAX_SEARCH
 from drives.models import Drive
-from drives.selectors import drive_resolve, drive_search
+from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
 from results.selectors import Comparison, compare, series_is_quick
@@ -42,7 +42,7 @@ def compare_start(request: HtmxHttpRequest) -> HttpResponse:
     chosen, candidates = {}, {}
     for side, text in texts.items():
         if text:
-            chosen[side], candidates[side] = drive_resolve(text, limit=PICKER_RESULTS)
+            chosen[side], candidates[side] = drive_match(text, limit=PICKER_RESULTS)
     if chosen.get("a") and chosen.get("b"):
         return redirect(_permalink(chosen["a"].slug, chosen["b"].slug))
     context = {
@@ -132,20 +132,24 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
                 "b_quick": b_series is not None and series_is_quick(b_series, len(b_series.iops)),
             }
         )
-    trims = [
-        (
-            pattern,
-            f"trim-{pattern}",
-            charts.trim_bars(comparison, pattern, name_a, name_b),
-            comparison.a.trim.get(pattern),
-            comparison.b.trim.get(pattern),
+    trims = []
+    for i, (test, pattern) in enumerate(comparison.trim_keys):
+        key = (test.identifier, pattern)
+        trims.append(
+            {
+                "test": test,
+                "pattern": pattern,
+                "id": f"trim-{i}",
+                "figure": charts.trim_bars(comparison, key, name_a, name_b),
+                "a": comparison.a.trim.get(key),
+                "b": comparison.b.trim.get(key),
+            }
         )
-        for pattern in comparison.trim_patterns
-    ]
     context = {
         "c": comparison,
         "drive_a": comparison.a.drive,
         "drive_b": comparison.b.drive,
+        "pair": (comparison.a.drive, comparison.b.drive),
         "state": state,
         "tests": tests,
         "latency_rows": _latency_rows(comparison),
@@ -291,11 +295,11 @@ def export_rows(c: Comparison) -> list[list[str]]:
                 "",
             ]
         )
-    for pattern in c.trim_patterns:
+    for test, pattern in c.trim_keys:
         for attr, phase in TRIM_PHASES:
             values = []
             for side in (c.a, c.b):
-                t = side.trim.get(pattern)
+                t = side.trim.get((test.identifier, pattern))
                 values.append(mbps(getattr(t, attr)) if t else "not tested")
             rows.append(
                 ["TRIM validation", pattern, phase, "MB/s (higher is better)", *values, "", ""]

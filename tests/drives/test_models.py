@@ -1,7 +1,9 @@
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
 
-from drives.models import Drive, NandType
+from drives.models import Drive, Manufacturer, NandType, catalog_key
 from tests.factories import (
     ControllerFactory,
     DriveFactory,
@@ -19,15 +21,45 @@ def violates(constraint: str, make) -> None:
     assert constraint in str(caught.value)
 
 
-def test_manufacturer_names_are_unique_ignoring_case():
-    ManufacturerFactory(name="Intel")
-    violates("manufacturer_name_ci_unique", lambda: ManufacturerFactory(name="INTEL"))
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("Intel", "INTEL"),
+        # Non-ASCII capitals: the database's C locale would not fold these; the key does.
+        ("ÖKO Speicher", "öko speicher"),
+        ("Straße", "STRASSE"),
+        ("Ελληνικά", "ΕΛΛΗΝΙΚΆ"),
+        # The same letters composed and decomposed, and white space runs.
+        ("Caf\u00e9", "Cafe\u0301"),
+        ("Western  Digital", "western digital"),
+    ],
+)
+def test_manufacturer_names_are_unique_by_catalog_key(first, second):
+    ManufacturerFactory(name=first)
+    assert catalog_key(first) == catalog_key(second)
+    violates("manufacturer_name_key_unique", lambda: ManufacturerFactory(name=second))
+
+
+def test_catalog_key_is_kept_by_save_bulk_create_and_clean():
+    maker = ManufacturerFactory(name="ÖKO Speicher")
+    assert Manufacturer.objects.get(pk=maker.pk).name_key == "öko speicher"
+    maker.name = "Öko Speicher GmbH"
+    maker.save()
+    assert Manufacturer.objects.get(pk=maker.pk).name_key == "öko speicher gmbh"
+    (bulk,) = Manufacturer.objects.bulk_create([Manufacturer(name="ÄBC", slug="abc")])
+    assert Manufacturer.objects.get(pk=bulk.pk).name_key == "äbc"
+    # full_clean sees the key of the name being validated (the admin's path).
+    clash = Manufacturer(name="äbc", slug="abc-2")
+    with pytest.raises(ValidationError, match="name_key"):
+        clash.full_clean()
 
 
 def test_one_row_per_capacity_sku_and_revision():
     drive = DriveFactory(model="SSD 530", capacity_bytes=240 * 10**9)
     same = dict(manufacturer=drive.manufacturer, capacity_bytes=240 * 10**9)
     violates("drive_sku_unique", lambda: DriveFactory(model="ssd 530", **same))
+    DriveFactory(model="Ödland", **same)
+    violates("drive_sku_unique", lambda: DriveFactory(model="ÖDLAND", **same))
     DriveFactory(model="SSD 530", manufacturer=drive.manufacturer, capacity_bytes=120 * 10**9)
     DriveFactory(model="SSD 530", hardware_revision="v2", **same)
 
@@ -48,6 +80,17 @@ def test_part_numbers_unique_per_manufacturer_when_given():
     )
     DriveFactory(manufacturer=drive.manufacturer, part_number="")
     DriveFactory(manufacturer=drive.manufacturer, part_number="")
+
+
+def test_virtual_devices_configurations_and_unverified_specs():
+    vm_disk = DriveFactory(model="virtio-blk virtual disk", kind=Drive.Kind.VIRTUAL)
+    vm_disk.full_clean()
+    assert vm_disk.get_kind_display() == "virtual device"
+    config = DriveFactory(configuration=True, unverified_specs=["nand"])
+    config.full_clean()
+    config.unverified_specs = ["colour"]
+    with pytest.raises(ValidationError, match="colour"):
+        config.full_clean()
 
 
 @pytest.mark.parametrize("capacity", [0, -1])
@@ -89,8 +132,15 @@ def test_price_rules():
 
 def test_protected_references():
     drive = DriveFactory(controller=ControllerFactory(), nand=NandTypeFactory())
-    with pytest.raises(Exception, match="protected"):
+    with pytest.raises(ProtectedError) as caught:
         drive.controller.delete()
+    assert set(caught.value.protected_objects) == {drive}
+    with pytest.raises(ProtectedError) as caught:
+        drive.nand.delete()
+    assert set(caught.value.protected_objects) == {drive}
+    with pytest.raises(ProtectedError) as caught:
+        drive.manufacturer.delete()
+    assert set(caught.value.protected_objects) == {drive}
 
 
 def test_names_read_like_a_catalog():

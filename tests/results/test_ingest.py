@@ -5,6 +5,7 @@ import pytest
 from django.conf import settings
 
 from drives.models import Drive, FirmwareVersion, Manufacturer
+from drives.services import AMBIGUOUS_DRIVE
 from results import documents
 from results.documents import DocumentRejected
 from results.models import (
@@ -15,7 +16,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
-from results.services import AMBIGUOUS_DRIVE, run_ingest, run_withdraw
+from results.services import run_ingest, run_withdraw
 from tests.factories import DriveFactory, ManufacturerFactory, with_changes
 
 pytestmark = pytest.mark.django_db
@@ -159,7 +160,8 @@ def test_not_an_object(text):
 def test_duplicate_keys(raw):
     text = raw.decode().replace('"status": "complete"', '"status": "complete", "status": "failed"')
     pointer, message = only(rejected(text))
-    assert "appears twice" in message and "'status'" in message
+    duplicate = documents.DUPLICATE_KEY.format(key='"status"')
+    assert (pointer, message) == ("", documents.NOT_JSON.format(detail=duplicate))
 
 
 def test_wrong_schema_version(document):
@@ -191,7 +193,7 @@ def test_unknown_field(document):
     document["drive"]["colour"] = "blue"
     assert only(rejected(document)) == (
         "/drive/colour",
-        documents.UNKNOWN_FIELD.format(field="colour"),
+        documents.UNKNOWN_FIELD.format(field='"colour"'),
     )
 
 
@@ -238,7 +240,7 @@ def test_unknown_test_id(document):
     document["results"][3]["test"] = "randread-4k-qd64"
     assert only(rejected(document)) == (
         "/results/3/test",
-        documents.UNKNOWN_TEST.format(test="randread-4k-qd64"),
+        documents.UNKNOWN_TEST.format(test='"randread-4k-qd64"'),
     )
 
 
@@ -359,12 +361,28 @@ def test_withdrawn_run_is_kept_but_not_published(raw):
         run_withdraw(run=run, reason="again")
 
 
-def test_citation_url_must_be_a_uri():
+@pytest.mark.parametrize(
+    "url",
+    [
+        "not a uri",
+        "javascript:alert(document.cookie)",
+        "JavaScript:alert(1)",
+        " javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:msgbox(1)",
+        "ftp://example.com/review",
+        "https://example.com/a b",
+        "https://example.com/\n",
+        "//example.com/review",
+    ],
+)
+def test_citation_url_must_be_http(url):
     path = Path(settings.BASE_DIR) / "demo/runs/2013-intel-ssd-530-240gb.json"
     document = json.loads(path.read_text())
-    document["source"]["citation"]["url"] = "not a uri"
-    pointer, message = only(rejected(document))
-    assert pointer == "/source/citation/url" and "uri" in message
+    document["source"]["citation"]["url"] = url
+    problems = rejected(document)
+    assert {p.pointer for p in problems} == {"/source/citation/url"}
+    assert documents.NOT_HTTP_URL in {p.message for p in problems}
 
 
 def test_impossible_dates_are_refused(document):
@@ -378,3 +396,75 @@ def test_absurdly_nested_document():
         "",
         documents.NOT_JSON.format(detail=documents.TOO_DEEP),
     )
+
+
+# -- the examples, one each (the generated tests cover their classes) -----------------
+def test_a_second_document_for_a_non_ascii_manufacturer_finds_it(document):
+    document["drive"]["manufacturer"] = "ÖKO Speicher"
+    first = run_ingest(document=json.dumps(document), submitter=None).run
+    document["drive"].update(manufacturer="öko speicher", firmware="2.0")
+    second = run_ingest(document=json.dumps(document), submitter=None).run
+    assert second.drive == first.drive
+    assert Manufacturer.objects.filter(name_key="öko speicher").count() == 1
+
+
+def test_a_new_model_reusing_a_part_number_is_a_problem_at_the_part_number(document):
+    document["drive"]["part_number"] = "PN-1"
+    run_ingest(document=json.dumps(document), submitter=None)
+    document["drive"]["model"] = "Another Model"
+    assert only(rejected(document))[0] == "/drive/part_number"
+
+
+def test_consistency_repeated_in_two_patterns_is_a_duplicate(document):
+    document["consistency"][1].update(spare_area_percent=0, pattern="compressible")
+    assert only(rejected(document)) == (
+        "/consistency/1",
+        documents.DUPLICATE_ENTRY.format(what="consistency-4k-qd32 / 0"),
+    )
+
+
+def test_trim_without_a_pattern_and_unspecified_are_a_duplicate(document):
+    rates = {
+        "clean_bytes_per_second": 3e8,
+        "after_torture_bytes_per_second": 1e8,
+        "after_trim_bytes_per_second": 2.9e8,
+    }
+    document["trim"] = [
+        {"test": "trim-validation", **rates},
+        {"test": "trim-validation", "pattern": "unspecified", **rates},
+    ]
+    assert only(rejected(document)) == (
+        "/trim/1",
+        documents.DUPLICATE_ENTRY.format(what="trim-validation / unspecified"),
+    )
+
+
+def test_a_result_whose_only_figure_is_a_latency_stddev_has_no_metric(document):
+    document["results"][0] = {
+        "test": "randread-4k-qd3",
+        "pattern": "compressible",
+        "latency_ns": {"stddev": 5.0},
+    }
+    pointer, message = only(rejected(document))
+    assert pointer == "/results/0" and message.startswith("needs at least one of: ")
+
+
+def test_a_name_longer_than_its_column(document):
+    document["drive"]["manufacturer"] = "M" * 201
+    assert only(rejected(document)) == ("/drive/manufacturer", documents.TOO_LONG.format(limit=200))
+    document["drive"]["manufacturer"] = "M" * 200
+    assert run_ingest(
+        document=json.dumps(document), submitter=None
+    ).run.drive.manufacturer.name == ("M" * 200)
+
+
+def test_a_virtual_device(document):
+    document["drive"]["kind"] = "virtual"
+    assert run_ingest(document=json.dumps(document), submitter=None).run.drive.kind == "virtual"
+
+
+@pytest.mark.parametrize("depth", [8, 100, 500, 990, 5000])
+@pytest.mark.parametrize("opener, closer", [('{"a": ', "}"), ("[", "]")], ids=["objects", "arrays"])
+@pytest.mark.parametrize("tail", ["", ', "x": "\\u0000"'], ids=["plain", "with-nul"])
+def test_a_deeply_nested_document_is_refused_not_a_crash(depth, opener, closer, tail):
+    assert rejected('{"results": ' + opener * depth + "1" + closer * depth + tail + "}")

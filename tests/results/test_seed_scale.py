@@ -7,7 +7,7 @@ from django.urls import reverse
 from drives.models import Drive
 from results.models import ConsistencySeries, Result, Run
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
 def seed(**counts):

@@ -38,7 +38,7 @@ def test_compare_pairs_every_test_and_pattern_and_says_who_wins():
 def test_compare_says_not_tested_and_uses_the_latest_run_unless_one_is_chosen():
     old = measured(manufacturer="A", model="One", seed=1)
     doc = measured_document(seed=5, manufacturer="A", model="One")
-    doc["started_at"], doc["finished_at"] = "2027-01-01T00:00:00Z", "2027-01-01T01:00:00Z"
+    doc["started_at"], doc["finished_at"] = "2026-11-22T00:00:00Z", "2026-11-22T01:00:00Z"
     doc["results"] = [r for r in doc["results"] if r["test"] == "randread-4k-qd3"]
     doc["consistency"] = []
     new = ingest(doc)
@@ -64,7 +64,7 @@ def test_compare_says_not_tested_and_uses_the_latest_run_unless_one_is_chosen():
 def test_a_drive_compared_with_itself_run_against_run():
     first = measured(manufacturer="A", model="One", seed=1)
     doc = measured_document(seed=9, manufacturer="A", model="One")
-    doc["started_at"], doc["finished_at"] = "2027-01-01T00:00:00Z", "2027-01-01T01:00:00Z"
+    doc["started_at"], doc["finished_at"] = "2026-11-22T00:00:00Z", "2026-11-22T01:00:00Z"
     second = ingest(doc)
     slug = first.drive.slug
     c = compare(a=slug, b=slug, run_a=first.pk, run_b=second.pk)

@@ -87,8 +87,11 @@ def test_binary_search_order(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", "")
     monkeypatch.delenv("BENCH_PG_BIN", raising=False)
     monkeypatch.setattr(embedded_pg, "DEBIAN_PG_ROOT", tmp_path / "debian")
-    monkeypatch.setattr(sys, "path", [str(tmp_path / "site"), *sys.path])
-    assert find_bin_dir() is None or "pgserver" in str(find_bin_dir())
+    # Nothing on PATH, no Debian packages, and no pgserver wheel importable: none found.
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    monkeypatch.delitem(sys.modules, "pgserver", raising=False)
+    importlib.invalidate_caches()
+    assert find_bin_dir() is None
     # The pgserver wheel, for machines without PostgreSQL of their own.
     wheel = fake_bin(tmp_path / "site" / "pgserver" / "pginstall" / "bin")
     (wheel.parent.parent / "__init__.py").write_text("")

@@ -79,7 +79,7 @@ def test(scene, argv):
     check(took < 5, f"{took:.1f} s to stop after SIG{name}")
     doc = lgtest.load_document(out)
     check(doc["status"] == "incomplete", f"status {doc['status']}, expected incomplete")
-    check("failure" not in doc or doc["status"] != "failed", "an interrupted run is not a failure")
+    check("failure" not in doc, f"an interrupted run is not a failure: {doc.get('failure')}")
 
 
 if __name__ == "__main__":

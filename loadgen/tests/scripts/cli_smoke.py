@@ -221,7 +221,10 @@ def main():
             text=True,
         )
         check(r.returncode == 3, f"refusal exits 3 (got {r.returncode})")
-        check("existing" in r.stderr or "force" in r.stderr, "the refusal names its reason")
+        check(
+            f"{plain} exists" in r.stderr and "--force" in r.stderr,
+            f"the refusal names the file and --force:\n{r.stderr}",
+        )
         check(not os.path.exists(doc4), "no document on refusal")
         check(Path(plain).read_bytes() == before, "the file is untouched")
 

@@ -1,6 +1,7 @@
 """Import result documents from files and folders, each in its own transaction."""
 
 import sys
+import traceback
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
@@ -8,6 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from results.documents import DocumentRejected
 from results.services import run_ingest
+
+FAILED = "{path}: failed, nothing written: {kind}: {detail}"
+DETAIL_LIMIT = 300  # characters of an exception's message on the report line
 
 
 def expand(paths: list[str]) -> list[Path]:
@@ -48,8 +52,10 @@ class Progress:
 
 class Command(BaseCommand):
     help = (
-        "Import result documents (loadgen output or published figures). A bad file is "
-        "reported and writes nothing; the others go on. Importing a file twice is harmless."
+        "Import result documents (loadgen output or published figures). Each file is its "
+        "own unit: a bad file, or one that makes the import fail in any other way, is "
+        "reported by name and writes nothing, and the others go on; the exit status is 1 "
+        "when any file was not imported. Importing a file twice is harmless."
     )
 
     def add_arguments(self, parser):
@@ -67,7 +73,7 @@ class Command(BaseCommand):
                 raise CommandError(f"no user named {options['submitter']}") from exc
         files = expand(options["paths"])
         progress = Progress(len(files))
-        created = existing = rejected = 0
+        created = existing = rejected = failed = 0
         for index, path in enumerate(files, start=1):
             progress.show(index - 1, path.name)
             try:
@@ -84,6 +90,16 @@ class Command(BaseCommand):
                 progress.clear()
                 self.stderr.write(f"{path}: cannot read: {exc.strerror}")
                 continue
+            except Exception as exc:
+                # Not the document's fault as far as we know (a bug, the database): the
+                # file's transaction was rolled back; report it and go on with the next.
+                failed += 1
+                progress.clear()
+                detail = " ".join(str(exc).split())[:DETAIL_LIMIT]
+                self.stderr.write(FAILED.format(path=path, kind=type(exc).__name__, detail=detail))
+                if options["verbosity"] >= 3:
+                    self.stderr.write(traceback.format_exc())
+                continue
             if outcome.created:
                 created += 1
             else:
@@ -96,7 +112,10 @@ class Command(BaseCommand):
         progress.clear()
         self.stdout.write(
             f"{len(files)} file(s): {created} imported, {existing} already present, "
-            f"{rejected} rejected"
+            f"{rejected} rejected, {failed} failed"
         )
-        if rejected:
-            raise CommandError(f"{rejected} file(s) rejected", returncode=1)
+        if rejected or failed:
+            raise CommandError(
+                f"{rejected + failed} file(s) not imported: {rejected} rejected, {failed} failed",
+                returncode=1,
+            )

@@ -14,7 +14,7 @@ from itertools import product
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
-from drives.models import Controller, Manufacturer, NandType
+from drives.models import Controller, Manufacturer, NandType, catalog_key
 from results.models import ConsistencySeries, Test
 from results.services import leaderboard_refresh
 
@@ -112,6 +112,7 @@ class Command(BaseCommand):
                     "id",
                     "manufacturer_id",
                     "model",
+                    "model_key",
                     "capacity_bytes",
                     "part_number",
                     "hardware_revision",
@@ -130,6 +131,7 @@ class Command(BaseCommand):
                         first_drive + i,
                         makers[i % MAKERS].pk,
                         f"Synthetic {i // len(capacities)}",
+                        catalog_key(f"Synthetic {i // len(capacities)}"),
                         capacities[i % len(capacities)] * 10**9,
                         "",
                         "",

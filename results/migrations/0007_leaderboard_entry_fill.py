@@ -80,7 +80,10 @@ DROP FUNCTION results_leaderboard_price_sync();
 
 
 class Migration(migrations.Migration):
-    dependencies = [("results", "0003_leaderboard_entry"), ("drives", "0001_initial")]
+    dependencies = [
+        ("results", "0006_leaderboard_entry"),
+        ("drives", "0003_drive_virtual_kind_configuration_unverified_specs"),
+    ]
 
     operations = [
         migrations.RunSQL(FILL, reverse_sql="DELETE FROM results_leaderboardentry"),

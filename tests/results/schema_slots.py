@@ -1,0 +1,383 @@
+"""Every field of the result-document schema, where a document holds it, and where the
+database stores it: what the generative ingestion tests vary, and what the bounds test
+compares with the columns."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.apps import apps
+from django.db import connection, transaction
+
+from results import documents
+from results.models import TestBench
+from results.synthetic import measured_document
+
+SCHEMA = documents.schema()
+STAR = "*"  # any array index or object key in a path template
+
+
+def resolve(node: dict) -> dict:
+    while "$ref" in node:
+        node = SCHEMA["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def children(node: dict) -> Iterator[tuple[str, dict]]:
+    """(key or STAR, schema) of what a node holds, its oneOf/anyOf branches included."""
+    node = resolve(node)
+    for branch in [node, *node.get("oneOf", []), *node.get("anyOf", [])]:
+        yield from branch.get("properties", {}).items()
+    if isinstance(node.get("items"), dict):
+        yield STAR, node["items"]
+    if isinstance(node.get("additionalProperties"), dict):
+        yield STAR, node["additionalProperties"]
+
+
+def schema_leaves(node: dict | None = None, path: tuple = ()) -> Iterator[tuple[tuple, dict]]:
+    """(path template, schema) of every scalar field the schema defines."""
+    node = resolve(SCHEMA if node is None else node)
+    kids = list(children(node))
+    if not kids and path:
+        yield path, node
+    seen = set()
+    for key, child in kids:
+        resolved = resolve(child)
+        if key in seen and not resolved.get("properties") and "type" not in resolved:
+            continue  # a oneOf branch's `const` discriminator next to the other branch's
+        seen.add(key)
+        yield from schema_leaves(child, (*path, key))
+
+
+def node_at(path: tuple) -> dict:
+    """The schema of the value at a concrete document path."""
+    node = resolve(SCHEMA)
+    for part in path:
+        options = [c for k, c in children(node) if k in (part, STAR)]
+        typed = [c for c in options if "const" not in resolve(c)] or options
+        node = resolve(typed[0])
+    return node
+
+
+def template(path: tuple) -> tuple:
+    """The path template of a concrete path: indexes and free keys as STAR."""
+    out, node = [], resolve(SCHEMA)
+    for part in path:
+        keys = {k for k, _ in children(node)}
+        out.append(part if part in keys else STAR)
+        node = node_at(path[: len(out)])
+    return tuple(out)
+
+
+# -- where the database keeps each field -----------------------------------------------------
+# row: how to reach the row from the run; None for a run's own column.
+ROWS: dict[str, Callable] = {
+    "run": lambda run: run,
+    "drive": lambda run: run.drive,
+    "manufacturer": lambda run: run.drive.manufacturer,
+    "firmware": lambda run: run.firmware,
+    "bench": lambda run: run.bench,
+    "suite": lambda run: run.suite,
+    "citation": lambda run: run.citation,
+    "result": lambda run: run.results.get(),
+    "consistency": lambda run: run.consistency_series.get(),
+    "trim": lambda run: run.trim_validations.get(),
+    "test": lambda run: run.results.get().test,
+}
+MODELS = {
+    "run": ("results", "Run"),
+    "drive": ("drives", "Drive"),
+    "manufacturer": ("drives", "Manufacturer"),
+    "firmware": ("drives", "FirmwareVersion"),
+    "bench": ("results", "TestBench"),
+    "suite": ("results", "Suite"),
+    "citation": ("results", "Citation"),
+    "result": ("results", "Result"),
+    "consistency": ("results", "ConsistencySeries"),
+    "trim": ("results", "TrimValidation"),
+    "test": ("results", "Test"),
+}
+COLUMNS: dict[tuple, tuple[str, str]] = {
+    ("tool", "name"): ("run", "tool_name"),
+    ("tool", "version"): ("run", "tool_version"),
+    ("tool", "engine"): ("run", "engine"),
+    ("started_at",): ("run", "started_at"),
+    ("finished_at",): ("run", "finished_at"),
+    ("drive", "manufacturer"): ("manufacturer", "name"),
+    ("drive", "model"): ("drive", "model"),
+    ("drive", "capacity_bytes"): ("drive", "capacity_bytes"),
+    ("drive", "part_number"): ("drive", "part_number"),
+    ("drive", "hardware_revision"): ("drive", "hardware_revision"),
+    ("drive", "firmware"): ("firmware", "version"),
+    **{("bench", name): ("bench", name) for name in TestBench.FIELDS},
+    ("parameters", "suite", "name"): ("suite", "name"),
+    ("parameters", "suite", "version"): ("suite", "version"),
+    ("source", "citation", "publisher"): ("citation", "publisher"),
+    ("source", "citation", "title"): ("citation", "title"),
+    ("source", "citation", "author"): ("citation", "author"),
+    ("source", "citation", "published_on"): ("citation", "published_on"),
+    ("source", "citation", "url"): ("citation", "url"),
+    ("source", "citation", "rate_unit"): ("citation", "rate_unit"),
+    ("source", "citation", "locator"): ("run", "citation_locator"),
+    ("results", STAR, "test"): ("test", "identifier"),
+    ("results", STAR, "block_size"): ("result", "block_size"),
+    ("results", STAR, "queue_depth"): ("result", "queue_depth"),
+    ("results", STAR, "span_bytes"): ("result", "span_bytes"),
+    ("results", STAR, "duration_ns"): ("result", "duration_ns"),
+    ("results", STAR, "io_count"): ("result", "io_count"),
+    ("results", STAR, "bytes"): ("result", "bytes"),
+    ("results", STAR, "bytes_per_second"): ("result", "bytes_per_second"),
+    ("results", STAR, "iops"): ("result", "iops"),
+    ("results", STAR, "latency_ns", "mean"): ("result", "latency_mean_ns"),
+    ("results", STAR, "latency_ns", "stddev"): ("result", "latency_stddev_ns"),
+    ("results", STAR, "latency_ns", "min"): ("result", "latency_min_ns"),
+    ("results", STAR, "latency_ns", "max"): ("result", "latency_max_ns"),
+    ("results", STAR, "latency_ns", "percentiles", STAR): ("result", "latency_percentiles_ns"),
+    ("consistency", STAR, "test"): ("test", "identifier"),
+    ("consistency", STAR, "spare_area_percent"): ("consistency", "spare_area_percent"),
+    ("consistency", STAR, "span_bytes"): ("consistency", "span_bytes"),
+    ("consistency", STAR, "interval_ns"): ("consistency", "interval_ns"),
+    ("consistency", STAR, "iops", STAR): ("consistency", "iops"),
+    # Not stored with the series: they must equal the test's, so the test's columns bound them.
+    ("consistency", STAR, "block_size"): ("test", "block_size"),
+    ("consistency", STAR, "queue_depth"): ("test", "queue_depth"),
+    ("trim", STAR, "test"): ("test", "identifier"),
+    ("trim", STAR, "span_bytes"): ("trim", "span_bytes"),
+    ("trim", STAR, "torture_seconds"): ("trim", "torture_seconds"),
+    ("trim", STAR, "clean_bytes_per_second"): ("trim", "clean_bytes_per_second"),
+    ("trim", STAR, "after_torture_bytes_per_second"): ("trim", "after_torture_bytes_per_second"),
+    ("trim", STAR, "after_trim_bytes_per_second"): ("trim", "after_trim_bytes_per_second"),
+    ("failure", "test"): ("test", "identifier"),
+    ("parameters", "tests", STAR): ("test", "identifier"),
+}
+# Kept only in the stored document (Run.document, text): bounded by what loadgen writes
+# (uint64 for its counters and sizes, a C int for errno) and by sane string lengths.
+DOCUMENT_ONLY = {
+    ("failure", "message"),
+    ("failure", "errno"),
+    ("tool", "command_line"),
+    *{("host", name) for name in ("hostname", "os", "kernel", "cpu", "cpu_count", "memory_bytes")},
+    *{
+        ("target", name)
+        for name in (
+            "path",
+            "model",
+            "serial",
+            "firmware",
+            "capacity_bytes",
+            "logical_block_size",
+            "physical_block_size",
+        )
+    },
+    ("parameters", "seed"),
+    ("parameters", "engine"),
+    ("parameters", "target_size_bytes"),
+    ("parameters", "spare_area_percent", STAR),
+}
+# Names are stored trimmed of surrounding white space (drives.services.drive_resolve).
+TRIMMED = {("drive", "manufacturer"), ("drive", "model")}
+UINT64 = 2**64 - 1
+
+
+def is_http_url(value: str) -> bool:
+    """The rule for links, written independently of drives.links: http:// or https:// in
+    any case, something after it, and no white space or control character anywhere."""
+    scheme, sep, rest = value.partition("://")
+    return (
+        scheme.lower() in ("http", "https")
+        and bool(sep)
+        and bool(rest)
+        and not any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value)
+    )
+
+
+def model_field(where: tuple[str, str]):
+    row, name = where
+    return apps.get_model(*MODELS[row])._meta.get_field(name)
+
+
+# -- documents with every optional field present -----------------------------------------------
+def maximal_measured() -> dict:
+    document = measured_document(series_seconds=40)
+    document["results"] = [document["results"][0]]
+    document["consistency"] = [
+        {
+            **document["consistency"][0],
+            "span_bytes": 2**30,
+            "interval_ns": 1_000_000_000,
+            "discard_method": "blkdiscard",
+        }
+    ]
+    document["trim"] = [
+        {
+            "test": "trim-validation",
+            "pattern": "incompressible",
+            "span_bytes": 2**30,
+            "torture_seconds": 60.5,
+            "discard_method": "blkdiscard",
+            "clean_bytes_per_second": 4e8,
+            "after_torture_bytes_per_second": 1e8,
+            "after_trim_bytes_per_second": 3.9e8,
+        }
+    ]
+    document["failure"] = {"message": "none", "errno": 5, "test": "randread-4k-qd3"}
+    document["tool"]["command_line"] = "loadgen run"
+    document["drive"].update(
+        part_number="PN-1", hardware_revision="rev A", kind="ssd", interface="sata-6g"
+    )
+    document["bench"] = {name: f"bench {name}" for name in TestBench.FIELDS}
+    document["host"].update(os="Debian", memory_bytes=2**34)
+    document["target"].update(model="Disk", serial="S1", firmware="F1")
+    document["parameters"].update(
+        tests=["randread-4k-qd3"],
+        target_size_bytes=2**30,
+        quick=False,
+        compressible_ratio=2.0,
+        ad_hoc=False,
+    )
+    return document
+
+
+def maximal_published() -> dict:
+    return {
+        "schema_version": 1,
+        "status": "complete",
+        "source": {
+            "kind": "published",
+            "citation": {
+                "publisher": "Publisher",
+                "title": "Title",
+                "author": "Author",
+                "published_on": "2010-04-28",
+                "url": "https://example.com/review",
+                "rate_unit": "MB/s",
+                "rate_unit_bytes": 1000000,
+                "locator": "table 1",
+            },
+        },
+        "tool": {"name": "Iometer"},
+        "drive": {"manufacturer": "Maker", "model": "Model P"},
+        "drive_state": "unknown",
+        "parameters": {"suite": {"name": "desktop-2010", "version": 1}},
+        "results": [
+            {"test": "randwrite-4k-qd3-8g", "pattern": "compressible", "bytes_per_second": 1.5e8}
+        ],
+    }
+
+
+BASES = {"measured": maximal_measured, "published": maximal_published}
+
+
+def leaves(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    """(path, value) of every scalar in a document, and every array item."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from leaves(item, (*path, index))
+    else:
+        yield path, value
+
+
+def objects(value: Any, path: tuple = ()) -> Iterator[tuple]:
+    """The path of every object in a document."""
+    if isinstance(value, dict):
+        yield path
+        for key, item in value.items():
+            yield from objects(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from objects(item, (*path, index))
+
+
+@dataclass(frozen=True)
+class Slot:
+    base: str
+    path: tuple
+    node: dict = field(compare=False, hash=False)
+
+    def __str__(self) -> str:
+        return f"{self.base}:{documents.pointer(*self.path)}"
+
+    @property
+    def pointer(self) -> str:
+        return documents.pointer(*self.path)
+
+    @property
+    def template(self) -> tuple:
+        return template(self.path)
+
+    def document(self, value: Any = None, *, set_value: bool = True) -> dict:
+        document = BASES[self.base]()
+        if set_value:
+            put(document, self.path, value)
+        return document
+
+
+def put(document: dict, path: tuple, value: Any) -> None:
+    target = document
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+
+
+def get(document: Any, path: tuple) -> Any:
+    for part in path:
+        document = document[part]
+    return document
+
+
+def slots() -> list[Slot]:
+    """A slot for every scalar field the schema defines, as the maximal documents hold it:
+    one per field, two per array or map of them (the first items stand for the rest)."""
+    found, per_template = [], {}
+    for base, make in BASES.items():
+        for path, _ in leaves(make()):
+            key = template(path)
+            taken = per_template.setdefault(key, [])
+            if (STAR in key and len(taken) < 2) or not taken:
+                taken.append(path)
+                found.append(Slot(base, path, node_at(path)))
+    return found
+
+
+def is_free_string(node: dict) -> bool:
+    return node.get("type") == "string" and "format" not in node and "maxLength" in node
+
+
+# -- rows ------------------------------------------------------------------------------------
+def tables() -> list[str]:
+    return [
+        model._meta.db_table
+        for label in ("drives", "results")
+        for model in apps.get_app_config(label).get_models(include_auto_created=True)
+    ]
+
+
+def row_counts() -> dict[str, int]:
+    """Rows in every table of the catalog and the results, in one query."""
+    names = tables()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(f'(SELECT count(*) FROM "{t}")' for t in names))
+        return dict(zip(names, cursor.fetchone(), strict=True))
+
+
+class rolled_back:
+    """A savepoint undone at the end: each generated example starts from the same rows."""
+
+    def __enter__(self):
+        self.atomic = transaction.atomic()
+        self.atomic.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        transaction.set_rollback(True)
+        return self.atomic.__exit__(*exc)
+
+
+def deep(document: dict) -> dict:
+    return copy.deepcopy(document)

@@ -1,0 +1,107 @@
+"""Stored URLs reach a page only as http(s) links: Citation.safe_url and
+Price.safe_source_url, and templates that use nothing else."""
+
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from drives.models import Price
+from results.models import Citation, Run
+from tests.factories import DriveFactory, PriceFactory
+from tests.results.schema_slots import is_http_url
+
+SCHEMES = [
+    "http://",
+    "https://",
+    "HTTPS://",
+    "javascript:",
+    "JaVaScRiPt:",
+    "java\tscript:",
+    "data:",
+    "vbscript:",
+    "ftp://",
+    "//",
+    "",
+]
+URLS = st.one_of(
+    st.text(),
+    st.builds(
+        lambda lead, scheme, rest: lead + scheme + rest,
+        st.sampled_from(["", " ", "\t", "\n", "\x01", "\x7f"]),
+        st.sampled_from(SCHEMES),
+        st.text(),
+    ),
+)
+
+
+@hypothesis_settings(max_examples=300, derandomize=True, database=None)
+@given(url=URLS)
+def test_safe_urls_are_http_or_nothing(url):
+    citation = Citation(url=url)
+    assert citation.safe_url == (url if is_http_url(url) else "")
+    assert Price(source_url=url).safe_source_url == citation.safe_url
+
+
+def published_run(url: str, title: str = "T") -> Run:
+    """A run citing a source at this URL, stored as is (as rows from before the checks)."""
+    citation = Citation.objects.create(
+        publisher="P", title=title, published_on="2013-11-15", url=url
+    )
+    return Run.objects.create(
+        drive=DriveFactory(),
+        citation=citation,
+        source=Run.Source.PUBLISHED,
+        tool_name="Iometer",
+        document="{}",
+        content_hash=str(citation.pk).rjust(64, "0"),
+    )
+
+
+HOSTILE = [
+    "javascript:alert(document.cookie)",
+    " javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", HOSTILE)
+def test_a_stored_hostile_url_is_never_a_link_on_the_drive_page(client, url):
+    # Rows written before the checks existed, or by hand: the page must still be safe.
+    drive = published_run(url, title="The review").drive
+    PriceFactory(drive=drive, source="A shop", source_url=url)
+    html = client.get(reverse("bench:drive", args=[drive.slug])).content.decode()
+    assert "The review" in html and "A shop" in html
+    hrefs = re.findall(r'href="([^"]*)"', html)
+    assert all(not h.lstrip().lower().startswith(("javascript", "data", "java")) for h in hrefs)
+    assert "alert(" not in " ".join(hrefs)
+
+
+@pytest.mark.django_db
+def test_a_stored_http_url_is_a_link(client):
+    drive = published_run("https://example.com/r?a=1&b=2").drive
+    html = client.get(reverse("bench:drive", args=[drive.slug])).content.decode()
+    assert 'href="https://example.com/r?a=1&amp;b=2"' in html
+
+
+# A template variable that reads a stored URL field directly: .url, .source_url, .website.
+RAW_URL = re.compile(
+    r"\{\{[^}]*\.(url|source_url|website)\b[^}]*\}\}|\{%[^%]*\.(url|source_url|website)\b"
+)
+
+
+def test_templates_render_stored_urls_only_through_the_safe_properties():
+    templates = Path(settings.BASE_DIR) / "templates"
+    offending = [
+        f"{path.relative_to(templates)}: {match.group(0)}"
+        for path in templates.rglob("*.html")
+        for match in RAW_URL.finditer(path.read_text())
+    ]
+    assert offending == []
