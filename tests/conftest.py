@@ -17,8 +17,8 @@ def raw(document) -> bytes:
 
 @pytest.fixture
 def test_catalog():
-    """The test catalog (results migration 0002), loaded again when the flush after an
-    earlier transactional test removed it."""
+    """The test catalog (the results data migrations 0002 and 0004), loaded again when the
+    flush after an earlier transactional test removed it."""
     import importlib
 
     from django.apps import apps
@@ -27,3 +27,15 @@ def test_catalog():
 
     if not Test.objects.exists():
         importlib.import_module("results.migrations.0002_test_catalog_v1").load_catalog(apps, None)
+        importlib.import_module("results.migrations.0004_test_catalog_as_ssd_trim").add_test(
+            apps, None
+        )
+
+
+@pytest.fixture(autouse=True)
+def _catalog_in_transactional_tests(request):
+    """Every transactional test starts with the test catalog, whatever ran before it."""
+    marker = request.node.get_closest_marker("django_db")
+    if marker and marker.kwargs.get("transaction"):
+        request.getfixturevalue("transactional_db")
+        request.getfixturevalue("test_catalog")

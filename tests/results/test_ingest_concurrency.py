@@ -15,8 +15,8 @@ from results.services import run_ingest
 from results.synthetic import measured_document
 
 # Committed rows that other processes can see: a real transaction per ingestion. The
-# catalog the migrations loaded is put back after the flush (serialized_rollback).
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# catalog the migrations loaded is put back for every transactional test (tests/conftest.py).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 PROCESSES = 6
 # One drive and one manufacturer, spelled as different reviewers would.

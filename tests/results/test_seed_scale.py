@@ -7,7 +7,7 @@ from django.urls import reverse
 from drives.models import Drive
 from results.models import ConsistencySeries, Result, Run
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)  # catalog: tests/conftest.py
 
 
 def seed(**counts):
@@ -15,7 +15,7 @@ def seed(**counts):
     call_command("seed_scale", *args, stdout=StringIO())
 
 
-def test_small_synthetic_catalog_is_complete_marked_and_replaceable(client, test_catalog):
+def test_small_synthetic_catalog_is_complete_marked_and_replaceable(client):
     call_command("load_demo", stdout=StringIO())
     real_runs = Run.objects.count()
     seed(drives=30, results=1000, series=40, points=60)
