@@ -27,6 +27,7 @@ struct lg_io {
 	bool write;
 	int32_t result;     /* set on completion: bytes transferred, or -errno */
 	uint64_t start_ns;  /* the caller's, untouched by engines */
+	uint64_t issue_ns;  /* the caller's, untouched by engines */
 	uint32_t slot;      /* the caller's, untouched by engines */
 };
 

@@ -203,6 +203,9 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 			io->offset = offset;
 			io->length = length;
 			st.submitted_bytes += length;
+			/* Latency starts before the I/O is handed over (fio's lat); its
+			 * completion part once the kernel has it (fio's clat). */
+			io->start_ns = lg_now_ns();
 			r = engine->ops->submit(engine, &io, 1);
 			if (r < 0)
 				goto out;
@@ -211,10 +214,7 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 			r = engine->ops->reap(engine, 0, NULL, 0, &none); /* start it, harvest nothing */
 			if (r < 0)
 				goto out;
-			/* Latency runs from the moment the kernel has the I/O (the
-			 * submitting call returned) to the moment its completion is
-			 * reaped: fio's "completion latency" (clat). */
-			io->start_ns = lg_now_ns();
+			io->issue_ns = lg_now_ns();
 		}
 		if (inflight == 0)
 			break;
@@ -245,6 +245,8 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 				res.bytes += io->length;
 				if (spec->hist)
 					lg_histogram_add(spec->hist, now - io->start_ns);
+				if (spec->clat_hist)
+					lg_histogram_add(spec->clat_hist, now - io->issue_ns);
 			} else if (res.error == 0) {
 				res.error = io->result < 0 ? io->result : -EIO;
 				res.short_io = io->result >= 0;

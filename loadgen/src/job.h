@@ -1,15 +1,17 @@
 /* job: one timed (or sized) stream of I/Os against an open target, keeping the
  * queue full at the stated depth, timed with the monotonic clock. It is the
  * hot loop of loadgen: no allocation per I/O; each freed slot refilled at once
- * (one submission call and one clock read per I/O); one clock read per batch of
- * completions and a histogram insert per completion; write data refreshed while
- * the device works, in a second set of buffers.
+ * (one submission call and two clock reads per I/O); one clock read per batch
+ * of completions and two histogram inserts per completion; write data refreshed
+ * while the device works, in a second set of buffers.
  *
- * Latency: from the moment the kernel has the I/O (the call that handed it
- * over has returned) to the moment its completion is reaped, the same
- * definition as fio's completion latency (clat). An I/O that completes during
- * the handing-over call itself (a page-cache hit) therefore shows only the time
- * it waits while the rest of the queue is submitted.
+ * Latency (hist): from just before the call that hands the I/O to the kernel to
+ * the moment its completion is reaped: the whole life of the I/O as the
+ * application sees it, fio's total latency (lat), Iometer's response time. Its
+ * completion part (clat_hist) starts when that call has returned, fio's clat:
+ * an I/O that completes during the handing-over call itself (a page-cache hit
+ * with io_uring) shows there only the time it waits while the rest of the queue
+ * is submitted.
  *
  * Offsets: random jobs pick block-aligned offsets uniformly over the span from a
  * generator seeded with spec.seed; sequential jobs walk the span and wrap.
@@ -43,7 +45,8 @@ struct lg_job_spec {
 	uint64_t total_bytes;    /* sized job: bytes to transfer once; 0 for a timed job */
 	enum lg_pattern pattern; /* data of writes */
 	uint64_t seed;
-	struct lg_histogram *hist;         /* latencies; may be NULL */
+	struct lg_histogram *hist;         /* latencies, issue to completion; may be NULL */
+	struct lg_histogram *clat_hist;    /* their completion part; may be NULL */
 	struct lg_timeline *timeline;      /* completions per interval; may be NULL */
 };
 

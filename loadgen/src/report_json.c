@@ -157,6 +157,10 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 		lg_json_key(w, "latency_ns");
 		write_latency(w, &r->latency);
 	}
+	if (r->has_clat) {
+		lg_json_key(w, "clat_ns");
+		write_latency(w, &r->clat);
+	}
 	lg_json_end_object(w);
 }
 
@@ -283,7 +287,7 @@ void lg_report_json(const struct lg_report *report, struct lg_json *w)
 
 	lg_json_begin_object(w);
 	lg_json_key(w, "schema_version");
-	lg_json_int(w, 1);
+	lg_json_int(w, LG_SCHEMA_VERSION);
 	lg_json_key(w, "status");
 	lg_json_string(w, lg_status_name(report->status));
 	if (report->status == LG_STATUS_FAILED) {

@@ -1,5 +1,6 @@
 /* report_json: the result document (results/schema/result-document.schema.json,
- * version 1) as C data, its JSON form, and writing it atomically.
+ * version 2: latency from issue to completion, its completion part beside it)
+ * as C data, its JSON form, and writing it atomically.
  *
  * Ownership: struct lg_report owns its result arrays (and each consistency
  * series); lg_report_init() prepares one, lg_report_fini() frees what it owns.
@@ -21,6 +22,8 @@
 #define LG_ID_MAX 64
 #define LG_MAX_TESTS 32
 #define LG_MAX_SPARE 8
+/* The schema version loadgen writes. */
+#define LG_SCHEMA_VERSION 2
 
 enum lg_status {
 	LG_STATUS_COMPLETE,
@@ -40,7 +43,9 @@ struct lg_result {
 	double bytes_per_second;
 	double iops;
 	bool has_latency;
-	struct lg_latency_summary latency;
+	struct lg_latency_summary latency; /* issue to completion (fio's lat) */
+	bool has_clat;
+	struct lg_latency_summary clat;    /* its completion part (fio's clat) */
 };
 
 struct lg_consistency {

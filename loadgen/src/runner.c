@@ -49,7 +49,8 @@ struct run {
 	int wfd;               /* read-write descriptor, -1 for a read-only run */
 	uint64_t whole;        /* usable bytes of the target */
 	uint64_t seed_state;
-	struct lg_histogram *hist;
+	struct lg_histogram *hist;      /* latency, issue to completion */
+	struct lg_histogram *clat_hist; /* its completion part */
 	bool said_no_discard;  /* the warning that the target cannot discard was given */
 	const char *clamp_said[LG_MAX_TESTS]; /* tests whose span clamp was said */
 	size_t nclamp_said;
@@ -165,6 +166,8 @@ static enum step job_step(struct run *run, const char *test, struct lg_job_spec 
 	spec->seed = lg_splitmix64(&run->seed_state);
 	if (spec->hist)
 		lg_histogram_reset(spec->hist);
+	if (spec->clat_hist)
+		lg_histogram_reset(spec->clat_hist);
 	r = lg_job_run(spec, run->engine, fd, &hooks, &res);
 	if (r < 0)
 		return failed(run, test, -r, "%s: could not start I/O (%s engine): %s", test,
@@ -221,8 +224,7 @@ static enum step open_read_fd(struct run *run, const char *test, int *ret_fd)
 }
 
 static void to_result(const char *test, const struct lg_job_spec *spec,
-		      const struct lg_job_result *res, const struct lg_histogram *hist,
-		      struct lg_result *ret)
+		      const struct lg_job_result *res, struct lg_result *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	snprintf(ret->test, sizeof(ret->test), "%s", test);
@@ -235,7 +237,8 @@ static void to_result(const char *test, const struct lg_job_spec *spec,
 	ret->bytes = res->bytes;
 	ret->bytes_per_second = (double)res->bytes * 1e9 / (double)res->elapsed_ns;
 	ret->iops = (double)res->ios * 1e9 / (double)res->elapsed_ns;
-	ret->has_latency = hist && lg_histogram_summarize(hist, &ret->latency) == 0;
+	ret->has_latency = spec->hist && lg_histogram_summarize(spec->hist, &ret->latency) == 0;
+	ret->has_clat = spec->clat_hist && lg_histogram_summarize(spec->clat_hist, &ret->clat) == 0;
 }
 
 static enum step throughput_test(struct run *run, const struct lg_test_def *t,
@@ -254,6 +257,7 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 		.duration_ns = phase_ns(run, nominal, QUICK_PHASE_S),
 		.pattern = pattern,
 		.hist = run->hist,
+		.clat_hist = run->clat_hist,
 	};
 	char span[32];
 	int fd = run->wfd;
@@ -281,7 +285,7 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 		close(fd);
 	if (s != STEP_OK)
 		return s;
-	to_result(t->id, &spec, &res, run->hist, &result);
+	to_result(t->id, &spec, &res, &result);
 	if (lg_report_add_result(run->rep, &result) < 0)
 		return failed(run, t->id, ENOMEM, "out of memory");
 	if (run->obs->result)
@@ -801,7 +805,7 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 
 	if (!run.writable)
 		report->parameters.npatterns = 0;
-	if (lg_histogram_new(&run.hist) < 0) {
+	if (lg_histogram_new(&run.hist) < 0 || lg_histogram_new(&run.clat_hist) < 0) {
 		s = failed(&run, NULL, ENOMEM, "out of memory");
 		goto done;
 	}
@@ -873,5 +877,6 @@ done:
 		close(run.wfd);
 	}
 	lg_histogram_free(run.hist);
+	lg_histogram_free(run.clat_hist);
 	return finish(&run, s, message, message_len);
 }

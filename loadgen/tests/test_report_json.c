@@ -97,6 +97,12 @@ static void complete_report(struct lg_report *r)
 			.percentiles = {60000, 70000, 75000, 85000, 95000, 105000, 120000, 140000, 250000,
 					900000, 4000000},
 		},
+		.has_clat = true,
+		.clat = {
+			.count = 5400000, .min = 21000, .max = 8990000, .mean = 97001.25, .stddev = 1230.5,
+			.percentiles = {57000, 67000, 72000, 82000, 92000, 102000, 117000, 137000, 247000,
+					897000, 3990000},
+		},
 	};
 	struct lg_consistency c = {
 		.pattern = LG_PATTERN_INCOMPRESSIBLE,
