@@ -23,7 +23,18 @@ def test(scene, argv):
     target = scene.path("target.bin")
     out = scene.path("doc.json")
     args = ["run", "--target", str(target), "--size", "64M", "--rw", "randread", "--bs", "4k"]
-    args += ["--qd", "1", "--time", "2", "--engine", engine, "--seed", "7", "--pattern", "incompressible"]
+    args += [
+        "--qd",
+        "1",
+        "--time",
+        "2",
+        "--engine",
+        engine,
+        "--seed",
+        "7",
+        "--pattern",
+        "incompressible",
+    ]
     lgtest.run([*args, "--output", str(out), "--quiet"], timeout=60, expect=0)
     doc = lgtest.load_document(out)
     check(doc["schema_version"] == 2, f"schema_version {doc['schema_version']}")
