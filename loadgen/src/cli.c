@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "json.h"
+#include "text.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -105,51 +106,6 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Byte length of the whitespace character at s, 0 when there is none: ASCII
- * whitespace and the Unicode spaces that a JSON Schema "\\S" (ECMA-262) does
- * not match either, so that a value of spaces alone is blank here too. */
-static size_t space_length(const unsigned char *s)
-{
-	if (*s == ' ' || (*s >= '\t' && *s <= '\r'))
-		return 1;
-	if (s[0] == 0xc2 && s[1] == 0xa0)
-		return 2; /* U+00A0 no-break space */
-	if (s[0] == 0xe1 && s[1] == 0x9a && s[2] == 0x80)
-		return 3; /* U+1680 */
-	if (s[0] == 0xe2 && s[1] == 0x80 &&
-	    ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf))
-		return 3; /* U+2000-U+200A, U+2028, U+2029, U+202F */
-	if (s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0x9f)
-		return 3; /* U+205F */
-	if (s[0] == 0xe3 && s[1] == 0x80 && s[2] == 0x80)
-		return 3; /* U+3000 */
-	if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
-		return 3; /* U+FEFF */
-	return 0;
-}
-
-/* Strip leading and trailing whitespace from s in place; returns the start. */
-static char *trim(char *s)
-{
-	unsigned char *p = (unsigned char *)s, *q, *end;
-	size_t n;
-
-	while ((n = space_length(p)) > 0)
-		p += n;
-	for (q = end = p; *q;) {
-		n = space_length(q);
-		if (n > 0) {
-			q += n;
-			continue;
-		}
-		n = lg_utf8_sequence_length((const char *)q);
-		q += n ? n : 1;
-		end = q;
-	}
-	*end = '\0';
-	return (char *)p;
-}
-
 /* A value that goes into the document as text, already trimmed: not blank (the
  * schema wants a non-space in names), at most max bytes, valid UTF-8 without
  * control characters (the document would not say what was given). */
@@ -182,7 +138,7 @@ static int copy_field(char *dst, size_t cap, const char *what, const char *value
 
 	if (!copy)
 		return fail(err, err_len, "out of memory");
-	v = trim(copy);
+	v = lg_trim(copy);
 	r = check_text(what, v, cap - 1, err, err_len);
 	if (r == 0)
 		memcpy(dst, v, strlen(v) + 1);
@@ -203,18 +159,14 @@ static int split_item(const char *opt, char *item, const char **ret_key, const c
 		      char *err, size_t err_len)
 {
 	char *eq = strchr(item, '=');
-	const char *key;
 
-	if (eq)
-		*eq = '\0';
-	key = trim(item);
-	if (!eq || !key[0]) {
-		if (eq)
-			*eq = '=';
+	if (!eq)
 		return fail(err, err_len, "%s: expected KEY=VALUE, got \"%s\"", opt, item);
-	}
-	*ret_key = key;
-	*ret_value = trim(eq + 1);
+	*eq = '\0';
+	*ret_key = lg_trim(item);
+	if (!(*ret_key)[0])
+		return fail(err, err_len, "%s: expected KEY=VALUE, got \"=%s\"", opt, eq + 1);
+	*ret_value = lg_trim(eq + 1);
 	return 0;
 }
 
