@@ -13,70 +13,114 @@
 #include "text.h"
 #include "util.h"
 
-static const char usage_text[] =
+enum {
+	OPT_TARGET = 256, OPT_SUITE, OPT_TESTS, OPT_RW, OPT_BS, OPT_QD, OPT_SPAN, OPT_TIME,
+	OPT_PATTERN, OPT_SCALE, OPT_QUICK, OPT_SPARE, OPT_SEED, OPT_ENGINE, OPT_BUFFERED,
+	OPT_SIZE, OPT_DESTROY, OPT_FORCE, OPT_DRIVE, OPT_FIRMWARE, OPT_BENCH, OPT_STATE,
+	OPT_OUTPUT, OPT_QUIET, OPT_JSON, OPT_HELP,
+};
+
+/* An option with its --help text: the getopt tables and the help are both built
+ * from these, so that they cannot drift apart. */
+struct option_doc {
+	const char *section; /* a heading printed before the option, or NULL */
+	const char *name;
+	int has_arg;
+	int id;
+	const char *arg;     /* how its value is written: " PATH", "=DEVICE"; NULL for none */
+	const char *help;    /* lines separated by \n */
+};
+
+static const struct option_doc run_docs[] = {
+	{"run: test selection", "target", required_argument, OPT_TARGET, " PATH",
+	 "file (created when missing, with --size) or block device"},
+	{NULL, "suite", required_argument, OPT_SUITE, " NAME[:VERSION]",
+	 "desktop-2010, desktop-2011, steady-state-2013 (latest version if omitted)"},
+	{NULL, "tests", required_argument, OPT_TESTS, " ID[,ID...]",
+	 "a subset of catalog tests, by id (see `loadgen list`)"},
+	{NULL, "rw", required_argument, OPT_RW, " randread|randwrite|read|write",
+	 "one ad-hoc test, id \"adhoc-<rw>-<bs>-qd<N>\" (parameters.ad_hoc=true), with:"},
+	{NULL, "bs", required_argument, OPT_BS, " SIZE", "its block size (default 4k)"},
+	{NULL, "qd", required_argument, OPT_QD, " N", "its queue depth (default 1)"},
+	{NULL, "span", required_argument, OPT_SPAN, " SIZE", "its span (default the whole target)"},
+	{NULL, "time", required_argument, OPT_TIME, " SECONDS", "its duration (required)"},
+	{"run: data and timing", "pattern", required_argument, OPT_PATTERN,
+	 " compressible|incompressible|both",
+	 "data of write tests (default both). compressible: each 4 KiB is 2 KiB\n"
+	 "of fresh random bytes then 2 KiB of zeros (ratio 2.0); incompressible:\n"
+	 "fresh random bytes for every write. Read tests read data written in\n"
+	 "that pattern, so each pattern has its own read results. Consistency\n"
+	 "and TRIM validation always write incompressible data."},
+	{NULL, "duration-scale", required_argument, OPT_SCALE, " F",
+	 "multiply every test's duration (and the TRIM torture) by F"},
+	{NULL, "quick", no_argument, OPT_QUICK, NULL,
+	 "short smoke run: every timed phase 2 s (consistency 10 s, torture 5 s),\n"
+	 "every span capped at 256 MiB; the real spans and times are recorded"},
+	{NULL, "spare-area", required_argument, OPT_SPARE, " P[,P...]",
+	 "consistency spare-area levels in percent, 0-90 (default 0,25: the test\n"
+	 "is repeated on 100% and 75% of the target); before each level the\n"
+	 "whole target is discarded, so that the part left out is really unused"},
+	{NULL, "seed", required_argument, OPT_SEED, " N",
+	 "random seed (default: from the clock; always recorded)"},
+	{"run: I/O", "engine", required_argument, OPT_ENGINE, " io_uring|psync",
+	 "(default io_uring when the kernel offers it, else psync)"},
+	{NULL, "buffered", no_argument, OPT_BUFFERED, NULL,
+	 "allow buffered I/O (default O_DIRECT; a target that cannot do it is an error,\n"
+	 "and so is a file on tmpfs or ramfs, whose data lives in memory)"},
+	{NULL, "size", required_argument, OPT_SIZE, " SIZE",
+	 "size of a file target (needed when the file does not exist yet)"},
+	{"run: safety", "destroy-data", required_argument, OPT_DESTROY, "=DEVICE",
+	 "required to write to a block device; must name the target device.\n"
+	 "Even then a device that is mounted, has a mounted or in-use partition,\n"
+	 "has holders (LVM, RAID, dm), is swap or cannot be opened exclusively is\n"
+	 "refused. Read-only runs (read tests only) need no confirmation."},
+	{NULL, "force", no_argument, OPT_FORCE, NULL,
+	 "allow overwriting an existing file that loadgen did not create"},
+	{"run: provenance (copied into the document)", "drive", required_argument, OPT_DRIVE,
+	 " KEY=VALUE[,KEY=VALUE...]",
+	 "manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
+	 "kind (ssd|hdd), interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)"},
+	{NULL, "firmware", required_argument, OPT_FIRMWARE, " REV",
+	 "drive firmware (default: the target's reported revision)"},
+	{NULL, "bench", required_argument, OPT_BENCH, " KEY=VALUE[,...]",
+	 "name, cpu, motherboard, chipset, memory, os, storage_driver, interface\n"
+	 "(--drive, --bench and --firmware values are trimmed of spaces; a blank,\n"
+	 "too long (200 bytes; 100 for part_number, hardware_revision, firmware),\n"
+	 "non-UTF-8 or control-character value is refused)"},
+	{NULL, "drive-state", required_argument, OPT_STATE, " fresh|preconditioned|used|unknown",
+	 "the drive's state before the run (default unknown)"},
+	{"run: output", "output", required_argument, OPT_OUTPUT, " FILE",
+	 "result document path (default: loadgen-YYYYMMDD-HHMMSS.json), written\n"
+	 "atomically (temporary file, fsync, rename); the temporary file is\n"
+	 "created before the run, so an output that cannot be written stops\n"
+	 "it before any I/O (exit 2)"},
+	{NULL, "quiet", no_argument, OPT_QUIET, NULL, "no table on stdout, no progress line"},
+	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
+};
+
+static const struct option_doc simple_docs[] = {
+	{"list and info", "json", no_argument, OPT_JSON, NULL,
+	 "print JSON: list, {\"tests\", \"suites\"} with the fields of\n"
+	 "results/schema/catalog.json; info, what it shows as one object"},
+	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
+};
+
+static const char usage_head[] =
 	"Usage:\n"
 	"  loadgen list [--json]\n"
 	"  loadgen info TARGET [--json]\n"
-	"  loadgen run --target PATH (--suite NAME[:VERSION] | --tests ID[,ID...] | ad-hoc options) [options]\n"
+	"  loadgen run --target PATH (--suite NAME[:VERSION] | --tests ID[,ID...] | --rw ...) [options]\n"
 	"  loadgen --help | --version\n"
 	"\n"
 	"Runs the standard SSD tests (4KB random read/write, 128KB and 2MB sequential\n"
 	"read/write, performance consistency, TRIM validation) against a file or a block\n"
 	"device and writes one result document (JSON, results/schema/result-document.schema.json).\n"
 	"\n"
-	"list                        suites and tests built in; --json prints {\"tests\", \"suites\"}\n"
-	"                            with the fields of results/schema/catalog.json\n"
+	"list                        suites and tests built in\n"
 	"info TARGET                 kind, model, serial, firmware, capacity, rotational, logical and\n"
-	"                            physical block size, discard support, mounted/holders/swap\n"
-	"\n"
-	"run: test selection\n"
-	"  --target PATH             file (created when missing, with --size) or block device\n"
-	"  --suite NAME[:VERSION]    desktop-2010, desktop-2011, steady-state-2013 (latest version if omitted)\n"
-	"  --tests ID[,ID...]        a subset of catalog tests, by id (see `loadgen list`)\n"
-	"  --rw randread|randwrite|read|write --bs SIZE --qd N [--span SIZE] --time SECONDS\n"
-	"                            one ad-hoc test, id \"adhoc-<rw>-<bs>-qd<N>\" (parameters.ad_hoc=true);\n"
-	"                            --bs defaults to 4k, --qd to 1, --span to the whole target\n"
-	"run: data and timing\n"
-	"  --pattern compressible|incompressible|both\n"
-	"                            data of write tests (default both). compressible: each 4 KiB is 2 KiB\n"
-	"                            of fresh random bytes then 2 KiB of zeros (ratio 2.0); incompressible:\n"
-	"                            fresh random bytes for every write. Read tests read data written in\n"
-	"                            that pattern, so each pattern has its own read results. Consistency\n"
-	"                            and TRIM validation always write incompressible data.\n"
-	"  --duration-scale F        multiply every test's duration (and the TRIM torture) by F\n"
-	"  --quick                   short smoke run: every timed phase 2 s (consistency 10 s, torture 5 s),\n"
-	"                            every span capped at 256 MiB; the real spans and times are recorded\n"
-	"  --spare-area P[,P...]     consistency spare-area levels in percent, 0-90 (default 0,25: the test\n"
-	"                            is repeated on 100% and 75% of the target); before each level the\n"
-	"                            whole target is discarded, so that the part left out is really unused\n"
-	"  --seed N                  random seed (default: from the clock; always recorded)\n"
-	"run: I/O\n"
-	"  --engine io_uring|psync   (default io_uring when the kernel offers it, else psync)\n"
-	"  --buffered                allow buffered I/O (default O_DIRECT; a target that cannot do it is an error,\n"
-	"                            and so is a file on tmpfs or ramfs, whose data lives in memory)\n"
-	"  --size SIZE               size of a file target (needed when the file does not exist yet)\n"
-	"run: safety\n"
-	"  --destroy-data=DEVICE     required to write to a block device; must name the target device.\n"
-	"                            Even then a device that is mounted, has a mounted or in-use partition,\n"
-	"                            has holders (LVM, RAID, dm), is swap or cannot be opened exclusively is\n"
-	"                            refused. Read-only runs (read tests only) need no confirmation.\n"
-	"  --force                   allow overwriting an existing file that loadgen did not create\n"
-	"run: provenance (copied into the document)\n"
-	"  --drive KEY=VALUE[,KEY=VALUE...]\n"
-	"                            manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
-	"                            kind (ssd|hdd), interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)\n"
-	"  --firmware REV            drive firmware (default: the target's reported revision)\n"
-	"  --bench KEY=VALUE[,...]   name, cpu, motherboard, chipset, memory, os, storage_driver, interface\n"
-	"                            (--drive, --bench and --firmware values are trimmed of spaces; a blank,\n"
-	"                            too long (200 bytes; 100 for part_number, hardware_revision, firmware),\n"
-	"                            non-UTF-8 or control-character value is refused)\n"
-	"  --drive-state fresh|preconditioned|used|unknown\n"
-	"run: output\n"
-	"  --output FILE             result document path (default: loadgen-YYYYMMDD-HHMMSS.json), written\n"
-	"                            atomically (temporary file, fsync, rename); the temporary file is\n"
-	"                            created before the run, so an output that cannot be written stops\n"
-	"                            it before any I/O (exit 2)\n"
-	"  --quiet                   no table on stdout, no progress line\n"
+	"                            physical block size, discard support, mounted/holders/swap\n";
+
+static const char usage_tail[] =
 	"\n"
 	"SIZE is a byte count or a number with a binary suffix: 4k = 4K = 4KiB = 4096, M/MiB, G/GiB, T/TiB.\n"
 	"Rates: MB/s = 10^6 bytes per second. Latency (CLOCK_MONOTONIC) runs from just before the call\n"
@@ -90,9 +134,78 @@ static const char usage_text[] =
 	"(document written with status \"incomplete\"; more signals within 2 s of the first are\n"
 	"ignored, a later one leaves at once without the document).\n";
 
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define HELP_COLUMN 28
+
+/* The getopt table of docs, terminated. */
+static void option_table(const struct option_doc *docs, size_t n, struct option *ret)
+{
+	for (size_t i = 0; i < n; i++)
+		ret[i] = (struct option){docs[i].name, docs[i].has_arg, NULL, docs[i].id};
+	ret[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+struct text {
+	char buf[12000];
+	size_t len;
+};
+
+/* Append to t, silently cut at its capacity (a test checks the help is whole). */
+__attribute__((format(printf, 2, 3)))
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->len >= sizeof(t->buf) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len += (size_t)n < sizeof(t->buf) - t->len ? (size_t)n : sizeof(t->buf) - 1 - t->len;
+}
+
+/* The help of docs: each option, then its text from column HELP_COLUMN, on the
+ * option's line when it fits there. */
+static void describe(struct text *t, const struct option_doc *docs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct option_doc *d = &docs[i];
+		const char *line = d->help;
+		size_t before;
+
+		if (d->section)
+			put(t, "%s\n", d->section);
+		before = t->len;
+		put(t, "  --%s%s", d->name, d->arg ? d->arg : "");
+		if (t->len - before >= HELP_COLUMN)
+			put(t, "\n%*s", HELP_COLUMN, "");
+		else
+			put(t, "%*s", (int)(HELP_COLUMN - (t->len - before)), "");
+		for (;;) {
+			size_t l = strcspn(line, "\n");
+
+			put(t, "%.*s\n", (int)l, line);
+			if (!line[l] || !line[l + 1])
+				break;
+			line += l + 1;
+			put(t, "%*s", HELP_COLUMN, "");
+		}
+	}
+}
+
 const char *lg_cli_usage(void)
 {
-	return usage_text;
+	static struct text t;
+
+	if (t.len)
+		return t.buf;
+	put(&t, "%s\n", usage_head);
+	describe(&t, run_docs, COUNT(run_docs));
+	describe(&t, simple_docs, COUNT(simple_docs));
+	put(&t, "%s", usage_tail);
+	return t.buf;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -358,48 +471,6 @@ static void join_command_line(int argc, char **argv, char *out, size_t cap)
 	}
 }
 
-enum {
-	OPT_TARGET = 256, OPT_SUITE, OPT_TESTS, OPT_RW, OPT_BS, OPT_QD, OPT_SPAN, OPT_TIME,
-	OPT_PATTERN, OPT_SCALE, OPT_QUICK, OPT_SPARE, OPT_SEED, OPT_ENGINE, OPT_BUFFERED,
-	OPT_SIZE, OPT_DESTROY, OPT_FORCE, OPT_DRIVE, OPT_FIRMWARE, OPT_BENCH, OPT_STATE,
-	OPT_OUTPUT, OPT_QUIET, OPT_JSON, OPT_HELP,
-};
-
-static const struct option run_options[] = {
-	{"target", required_argument, NULL, OPT_TARGET},
-	{"suite", required_argument, NULL, OPT_SUITE},
-	{"tests", required_argument, NULL, OPT_TESTS},
-	{"rw", required_argument, NULL, OPT_RW},
-	{"bs", required_argument, NULL, OPT_BS},
-	{"qd", required_argument, NULL, OPT_QD},
-	{"span", required_argument, NULL, OPT_SPAN},
-	{"time", required_argument, NULL, OPT_TIME},
-	{"pattern", required_argument, NULL, OPT_PATTERN},
-	{"duration-scale", required_argument, NULL, OPT_SCALE},
-	{"quick", no_argument, NULL, OPT_QUICK},
-	{"spare-area", required_argument, NULL, OPT_SPARE},
-	{"seed", required_argument, NULL, OPT_SEED},
-	{"engine", required_argument, NULL, OPT_ENGINE},
-	{"buffered", no_argument, NULL, OPT_BUFFERED},
-	{"size", required_argument, NULL, OPT_SIZE},
-	{"destroy-data", required_argument, NULL, OPT_DESTROY},
-	{"force", no_argument, NULL, OPT_FORCE},
-	{"drive", required_argument, NULL, OPT_DRIVE},
-	{"firmware", required_argument, NULL, OPT_FIRMWARE},
-	{"bench", required_argument, NULL, OPT_BENCH},
-	{"drive-state", required_argument, NULL, OPT_STATE},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"quiet", no_argument, NULL, OPT_QUIET},
-	{"help", no_argument, NULL, OPT_HELP},
-	{NULL, 0, NULL, 0},
-};
-
-static const struct option simple_options[] = {
-	{"json", no_argument, NULL, OPT_JSON},
-	{"help", no_argument, NULL, OPT_HELP},
-	{NULL, 0, NULL, 0},
-};
-
 /* Why getopt_long() returned '?' for argv, as an error naming the option. */
 static int bad_option(const char *cmd, int argc, char **argv, const struct option *options,
 		      char *err, size_t err_len)
@@ -458,6 +529,7 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	uint64_t bs = 4096, qd = 1, span = 0;
 	bool have_bs = false, have_qd = false, have_span = false, have_time = false;
 	const char *firmware = NULL;
+	struct option run_options[COUNT(run_docs) + 1];
 	int c, r;
 
 	o->duration_scale = 1.0;
@@ -465,6 +537,7 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	o->spare[0] = 0;
 	o->spare[1] = 25;
 	o->nspare = 2;
+	option_table(run_docs, COUNT(run_docs), run_options);
 	while ((c = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_TARGET:
@@ -656,6 +729,7 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 {
 	struct lg_cli *cli = ret_cli;
 	const char *cmd;
+	struct option simple_options[COUNT(simple_docs) + 1];
 	int c, r;
 
 	memset(cli, 0, sizeof(*cli));
@@ -681,6 +755,7 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 	}
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0) {
 		cli->command = strcmp(cmd, "list") == 0 ? LG_CMD_LIST : LG_CMD_INFO;
+		option_table(simple_docs, COUNT(simple_docs), simple_options);
 		while ((c = getopt_long(argc - 1, argv + 1, "", simple_options, NULL)) != -1) {
 			if (c == OPT_JSON) {
 				cli->json = true;
