@@ -130,26 +130,30 @@ static bool clamp_said(struct run *run, const char *id)
 	return false;
 }
 
-/* The span a test uses: requested (0 = whole target) clamped to the target
- * (with a warning, once per test however many patterns run it) and to 256 MiB
- * under --quick, aligned to the block size. */
-static uint64_t test_span(struct run *run, const char *id, uint64_t requested, uint32_t bs)
+/* The span a test asks for (0: the whole target), clamped to the target and to
+ * 256 MiB under --quick, aligned down to align. */
+static uint64_t clamped_span(const struct run *run, uint64_t requested, uint32_t align)
 {
-	uint64_t span = requested ? requested : run->whole;
+	uint64_t span = requested && requested < run->whole ? requested : run->whole;
 
-	if (span > run->whole) {
-		char want[32], have[32];
-
-		lg_format_size_human(span, want, sizeof(want));
-		lg_format_size_human(run->whole, have, sizeof(have));
-		if (!clamp_said(run, id))
-			warn(run, "%s: span %s is larger than the target (%s); clamped to the target, "
-			     "the real span is recorded", id, want, have);
-		span = run->whole;
-	}
 	if (run->o->quick && span > QUICK_SPAN_CAP)
 		span = QUICK_SPAN_CAP;
-	return align_down(span, bs);
+	return align_down(span, align);
+}
+
+/* The span a test uses (clamped_span()), with a warning when the target is
+ * smaller than asked: once per test however many patterns run it. */
+static uint64_t test_span(struct run *run, const char *id, uint64_t requested, uint32_t bs)
+{
+	if (requested > run->whole && !clamp_said(run, id)) {
+		char want[32], have[32];
+
+		lg_format_size_human(requested, want, sizeof(want));
+		lg_format_size_human(run->whole, have, sizeof(have));
+		warn(run, "%s: span %s is larger than the target (%s); clamped to the target, "
+		     "the real span is recorded", id, want, have);
+	}
+	return clamped_span(run, requested, bs);
 }
 
 static enum step job_step(struct run *run, const char *test, struct lg_job_spec *spec, int fd,
@@ -702,25 +706,13 @@ static enum lg_run_outcome finish(struct run *run, enum step s, char *message, s
 	return LG_RUN_COMPLETE;
 }
 
-enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observer *observer,
-			   const volatile sig_atomic_t *stop, struct lg_report *report,
-			   char *message, size_t message_len)
+/* The report's header: times, tool, command line, provenance, host, engine and
+ * every parameter, the seed included. */
+static void start_report(struct run *run, const struct lg_cli *cli)
 {
-	const struct lg_run_options *o = &cli->run;
-	struct run run = {
-		.o = o,
-		.obs = observer,
-		.stop = stop,
-		.rep = report,
-		.wfd = -1,
-		.direct = !o->buffered,
-	};
-	enum lg_run_outcome outcome;
-	enum step s = STEP_OK;
-	bool any_write = false, any_read = false;
-	int r;
+	const struct lg_run_options *o = run->o;
+	struct lg_report *report = run->rep;
 
-	message[0] = '\0';
 	now_rfc3339(report->started_at, sizeof(report->started_at));
 	snprintf(report->tool_version, sizeof(report->tool_version), "%s", LG_VERSION);
 	snprintf(report->command_line, sizeof(report->command_line), "%s", cli->command_line);
@@ -728,93 +720,115 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 		 o->drive_state[0] ? o->drive_state : "unknown");
 	report->bench = o->bench;
 	report->has_host = lg_host_probe(&report->host) == 0;
+	if (!o->engine || lg_engine_find(o->engine, &run->engine) < 0)
+		run->engine = lg_engine_default();
+	snprintf(report->engine, sizeof(report->engine), "%s", run->engine->name);
+	fill_parameters(run);
+	run->seed_state = report->parameters.seed;
+}
 
-	if (o->engine) {
-		lg_engine_find(o->engine, &run.engine);
-	} else {
-		run.engine = lg_engine_default();
-	}
-	snprintf(report->engine, sizeof(report->engine), "%s", run.engine->name);
-	fill_parameters(&run);
-	run.seed_state = report->parameters.seed;
+/* What must hold of the target before anything is opened: it is a file or a
+ * block device, not memory when O_DIRECT is asked, and its logical block size
+ * divides every block size. LG_RUN_COMPLETE when it does. */
+static enum lg_run_outcome examine_target(struct run *run, char *message, size_t message_len)
+{
+	const struct lg_run_options *o = run->o;
+	int r = lg_target_probe(o->target, &run->info);
 
-	for (size_t i = 0; i < o->ntests; i++) {
-		if (o->tests[i]->write)
-			any_write = true;
-		else
-			any_read = true;
-	}
-
-	r = lg_target_probe(o->target, &run.info);
 	if (r < 0) {
-		snprintf(run.info.path, sizeof(run.info.path), "%s", o->target);
+		snprintf(run->info.path, sizeof(run->info.path), "%s", o->target);
 		if (r == -ENOTSUP) {
-			snprintf(message, message_len, "%s is neither a regular file nor a block device", o->target);
+			snprintf(message, message_len, "%s is neither a regular file nor a block device",
+				 o->target);
 			return LG_RUN_USAGE;
 		}
-		failed(&run, NULL, -r, "cannot examine %s: %s", o->target, strerror(-r));
-		now_rfc3339(report->finished_at, sizeof(report->finished_at));
-		snprintf(message, message_len, "%s", report->failure_message);
+		failed(run, NULL, -r, "cannot examine %s: %s", o->target, strerror(-r));
+		now_rfc3339(run->rep->finished_at, sizeof(run->rep->finished_at));
+		snprintf(message, message_len, "%s", run->rep->failure_message);
 		return LG_RUN_FAILED;
 	}
-	if (run.info.kind == LG_TARGET_FILE && run.info.memory_fs[0] && run.direct) {
+	if (run->info.kind == LG_TARGET_FILE && run->info.memory_fs[0] && run->direct) {
 		snprintf(message, message_len, "%s is on %s, which keeps its data in memory: the run "
 			 "would measure RAM, not a drive. Put the target on a disk (or use a block "
 			 "device); --buffered runs it anyway (recorded as direct=false)", o->target,
-			 run.info.memory_fs);
+			 run->info.memory_fs);
 		return LG_RUN_USAGE;
 	}
-	if (run.direct) {
-		/* O_DIRECT I/O must be a multiple of the logical block size; the
-		 * kernel says so only with EINVAL in the middle of a run. */
-		uint32_t lbs = run.info.logical_block_size;
+	/* O_DIRECT I/O must be a multiple of the logical block size; the kernel says
+	 * so only with EINVAL in the middle of a run. */
+	for (size_t i = 0; i < o->ntests && run->direct; i++) {
+		const struct lg_test_def *t = o->tests[i];
+		uint32_t lbs = run->info.logical_block_size;
+		char bs[32], need[32];
 
-		for (size_t i = 0; i < o->ntests; i++) {
-			const struct lg_test_def *t = o->tests[i];
-			char bs[32], need[32];
-
-			if (lbs == 0 || t->block_size % lbs == 0)
-				continue;
-			lg_format_size_id(t->block_size, bs, sizeof(bs));
-			lg_format_size_id(lbs, need, sizeof(need));
-			if (o->ad_hoc)
-				snprintf(message, message_len, "--bs %s is not a multiple of the logical "
-					 "block size of %s (%u bytes), which direct I/O (O_DIRECT) needs: "
-					 "use a multiple of %s, or --buffered", bs, o->target, lbs, need);
-			else
-				snprintf(message, message_len, "%s: its %s blocks are not a multiple of "
-					 "the logical block size of %s (%u bytes), which direct I/O "
-					 "(O_DIRECT) needs: leave the test out, or give --buffered", t->id,
-					 bs, o->target, lbs);
-			return LG_RUN_USAGE;
-		}
+		if (lbs == 0 || t->block_size % lbs == 0)
+			continue;
+		lg_format_size_id(t->block_size, bs, sizeof(bs));
+		lg_format_size_id(lbs, need, sizeof(need));
+		if (o->ad_hoc)
+			snprintf(message, message_len, "--bs %s is not a multiple of the logical "
+				 "block size of %s (%u bytes), which direct I/O (O_DIRECT) needs: "
+				 "use a multiple of %s, or --buffered", bs, o->target, lbs, need);
+		else
+			snprintf(message, message_len, "%s: its %s blocks are not a multiple of "
+				 "the logical block size of %s (%u bytes), which direct I/O "
+				 "(O_DIRECT) needs: leave the test out, or give --buffered", t->id,
+				 bs, o->target, lbs);
+		return LG_RUN_USAGE;
 	}
-	fill_drive(&run);
-	if (o->engine && run.engine->probe() < 0) {
-		r = run.engine->probe();
-		failed(&run, NULL, -r, "the %s engine is not available on this kernel: %s (try --engine psync)",
-		       run.engine->name, strerror(-r));
-		return finish(&run, STEP_FAILED, message, message_len);
+	return LG_RUN_COMPLETE;
+}
+
+/* Whether a selected test is of that kind (any: -1) and writes (any: -1). */
+static bool any_test(const struct lg_run_options *o, int kind, int write)
+{
+	for (size_t i = 0; i < o->ntests; i++) {
+		const struct lg_test_def *t = o->tests[i];
+
+		if ((kind < 0 || (int)t->kind == kind) && (write < 0 || (int)t->write == write))
+			return true;
 	}
+	return false;
+}
 
-	outcome = prepare_target(&run, any_write, message, message_len);
-	if (outcome == LG_RUN_USAGE || outcome == LG_RUN_REFUSED)
-		return outcome;
-	if (outcome == LG_RUN_FAILED)
-		return finish(&run, STEP_FAILED, message, message_len);
+/* Before the throughput tests of one pattern: write the span the read tests
+ * use with that pattern, so that they read data really written in it; a file
+ * this run created is written whole before anything is measured. */
+static enum step precondition(struct run *run, enum lg_pattern pattern)
+{
+	const struct lg_run_options *o = run->o;
+	bool created = run->created;
+	const char *first = NULL;
+	uint64_t span = 0;
 
-	if (!run.writable)
-		report->parameters.npatterns = 0;
-	if (lg_histogram_new(&run.hist) < 0 || lg_histogram_new(&run.clat_hist) < 0) {
-		s = failed(&run, NULL, ENOMEM, "out of memory");
-		goto done;
+	run->created = false;
+	if (!run->writable || !(any_test(o, LG_KIND_THROUGHPUT, 0) || created))
+		return STEP_OK;
+	for (size_t i = 0; i < o->ntests; i++) {
+		const struct lg_test_def *t = o->tests[i];
+		uint64_t ts = clamped_span(run, t->span_bytes, 4096);
+
+		if (t->kind != LG_KIND_THROUGHPUT || (t->write && !created))
+			continue;
+		if (ts > span)
+			span = ts;
+		if (!first)
+			first = t->id;
 	}
+	return span > 0 ? fill(run, first, span, pattern) : STEP_OK;
+}
 
-	/* Throughput tests, pattern by pattern. */
+/* The throughput tests, pattern by pattern, each pattern's preconditioning first. */
+static enum step throughput_tests(struct run *run)
+{
+	const struct lg_run_options *o = run->o;
 	enum lg_pattern patterns[2];
 	size_t npatterns = 0;
+	enum step s = STEP_OK;
 
-	if (!run.writable) {
+	if (!any_test(o, LG_KIND_THROUGHPUT, -1))
+		return STEP_OK;
+	if (!run->writable) {
 		patterns[npatterns++] = LG_PATTERN_UNSPECIFIED;
 	} else {
 		if (o->want_compressible)
@@ -822,60 +836,85 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 		if (o->want_incompressible)
 			patterns[npatterns++] = LG_PATTERN_INCOMPRESSIBLE;
 	}
-	bool any_throughput = false;
-
-	for (size_t i = 0; i < o->ntests; i++)
-		if (o->tests[i]->kind == LG_KIND_THROUGHPUT)
-			any_throughput = true;
-
-	for (size_t p = 0; p < npatterns && s == STEP_OK && any_throughput; p++) {
-		if (run.writable && (any_read || run.created)) {
-			/* Read tests read data written in this pattern; a file this
-			 * run created is written whole before anything is measured. */
-			uint64_t span = 0;
-			const char *first = NULL;
-
-			for (size_t i = 0; i < o->ntests; i++) {
-				const struct lg_test_def *t = o->tests[i];
-				uint64_t ts;
-
-				if (t->kind != LG_KIND_THROUGHPUT)
-					continue;
-				if (t->write && !run.created)
-					continue;
-				ts = t->span_bytes && t->span_bytes < run.whole ? t->span_bytes : run.whole;
-				if (o->quick && ts > QUICK_SPAN_CAP)
-					ts = QUICK_SPAN_CAP;
-				if (ts > span)
-					span = ts;
-				if (!first)
-					first = t->id;
-			}
-			if (span > 0)
-				s = fill(&run, first, align_down(span, 4096), patterns[p]);
-			run.created = false;
-		}
-		for (size_t i = 0; i < o->ntests && s == STEP_OK; i++) {
-			const struct lg_test_def *t = o->tests[i];
-
-			if (t->kind == LG_KIND_THROUGHPUT)
-				s = throughput_test(&run, t, patterns[p]);
-		}
+	for (size_t p = 0; p < npatterns && s == STEP_OK; p++) {
+		s = precondition(run, patterns[p]);
+		for (size_t i = 0; i < o->ntests && s == STEP_OK; i++)
+			if (o->tests[i]->kind == LG_KIND_THROUGHPUT)
+				s = throughput_test(run, o->tests[i], patterns[p]);
 	}
-	for (size_t i = 0; i < o->ntests && s == STEP_OK; i++) {
-		const struct lg_test_def *t = o->tests[i];
+	return s;
+}
+
+/* The long tests, after the throughput tests: consistency and TRIM validation. */
+static enum step long_tests(struct run *run)
+{
+	enum step s = STEP_OK;
+
+	for (size_t i = 0; i < run->o->ntests && s == STEP_OK; i++) {
+		const struct lg_test_def *t = run->o->tests[i];
 
 		if (t->kind == LG_KIND_CONSISTENCY)
-			s = consistency_test(&run, t);
+			s = consistency_test(run, t);
 		else if (t->kind == LG_KIND_TRIM)
-			s = trim_test(&run, t);
+			s = trim_test(run, t);
 	}
-done:
-	if (run.wfd >= 0) {
-		if (fsync(run.wfd) < 0 && s == STEP_OK && errno != EINVAL)
-			s = failed(&run, NULL, errno, "fsync of %s failed: %s", o->target, strerror(errno));
-		close(run.wfd);
+	return s;
+}
+
+/* Make what was written durable and close the target. */
+static enum step close_target(struct run *run, enum step s)
+{
+	if (run->wfd < 0)
+		return s;
+	if (fsync(run->wfd) < 0 && s == STEP_OK && errno != EINVAL)
+		s = failed(run, NULL, errno, "fsync of %s failed: %s", run->o->target, strerror(errno));
+	close(run->wfd);
+	run->wfd = -1;
+	return s;
+}
+
+enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observer *observer,
+			   const volatile sig_atomic_t *stop, struct lg_report *report,
+			   char *message, size_t message_len)
+{
+	struct run run = {
+		.o = &cli->run,
+		.obs = observer,
+		.stop = stop,
+		.rep = report,
+		.wfd = -1,
+		.direct = !cli->run.buffered,
+	};
+	enum lg_run_outcome outcome;
+	enum step s = STEP_OK;
+	int r;
+
+	message[0] = '\0';
+	start_report(&run, cli);
+	outcome = examine_target(&run, message, message_len);
+	if (outcome != LG_RUN_COMPLETE)
+		return outcome;
+	fill_drive(&run);
+	if (run.o->engine && (r = run.engine->probe()) < 0) {
+		failed(&run, NULL, -r, "the %s engine is not available on this kernel: %s (try --engine psync)",
+		       run.engine->name, strerror(-r));
+		return finish(&run, STEP_FAILED, message, message_len);
 	}
+	outcome = prepare_target(&run, any_test(run.o, -1, 1), message, message_len);
+	if (outcome == LG_RUN_USAGE || outcome == LG_RUN_REFUSED)
+		return outcome;
+	if (outcome == LG_RUN_FAILED)
+		return finish(&run, STEP_FAILED, message, message_len);
+	if (!run.writable)
+		report->parameters.npatterns = 0;
+
+	if (lg_histogram_new(&run.hist) < 0 || lg_histogram_new(&run.clat_hist) < 0)
+		s = failed(&run, NULL, ENOMEM, "out of memory");
+	if (s == STEP_OK)
+		s = throughput_tests(&run);
+	if (s == STEP_OK)
+		s = long_tests(&run);
+	s = close_target(&run, s);
 	lg_histogram_free(run.hist);
 	lg_histogram_free(run.clat_hist);
 	return finish(&run, s, message, message_len);
