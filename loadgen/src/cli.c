@@ -13,11 +13,34 @@
 #include "text.h"
 #include "util.h"
 
+/* clang-format off: the tables read best as they are laid out */
 enum {
-	OPT_TARGET = 256, OPT_SUITE, OPT_TESTS, OPT_RW, OPT_BS, OPT_QD, OPT_SPAN, OPT_TIME,
-	OPT_PATTERN, OPT_SCALE, OPT_QUICK, OPT_SPARE, OPT_SEED, OPT_ENGINE, OPT_BUFFERED,
-	OPT_SIZE, OPT_DESTROY, OPT_FORCE, OPT_DRIVE, OPT_FIRMWARE, OPT_BENCH, OPT_STATE,
-	OPT_OUTPUT, OPT_QUIET, OPT_JSON, OPT_HELP,
+	OPT_TARGET = 256,
+	OPT_SUITE,
+	OPT_TESTS,
+	OPT_RW,
+	OPT_BS,
+	OPT_QD,
+	OPT_SPAN,
+	OPT_TIME,
+	OPT_PATTERN,
+	OPT_SCALE,
+	OPT_QUICK,
+	OPT_SPARE,
+	OPT_SEED,
+	OPT_ENGINE,
+	OPT_BUFFERED,
+	OPT_SIZE,
+	OPT_DESTROY,
+	OPT_FORCE,
+	OPT_DRIVE,
+	OPT_FIRMWARE,
+	OPT_BENCH,
+	OPT_STATE,
+	OPT_OUTPUT,
+	OPT_QUIET,
+	OPT_JSON,
+	OPT_HELP,
 };
 
 /* An option with its --help text: the getopt tables and the help are both built
@@ -27,8 +50,8 @@ struct option_doc {
 	const char *name;
 	int has_arg;
 	int id;
-	const char *arg;     /* how its value is written: " PATH", "=DEVICE"; NULL for none */
-	const char *help;    /* lines separated by \n */
+	const char *arg;  /* how its value is written: " PATH", "=DEVICE"; NULL for none */
+	const char *help; /* lines separated by \n */
 };
 
 static const struct option_doc run_docs[] = {
@@ -104,6 +127,7 @@ static const struct option_doc simple_docs[] = {
 	 "results/schema/catalog.json; info, what it shows as one object"},
 	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
 };
+/* clang-format on */
 
 static const char usage_head[] =
 	"Usage:\n"
@@ -151,8 +175,7 @@ struct text {
 };
 
 /* Append to t, silently cut at its capacity (a test checks the help is whole). */
-__attribute__((format(printf, 2, 3)))
-static void put(struct text *t, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -163,7 +186,8 @@ static void put(struct text *t, const char *fmt, ...)
 	n = vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		t->len += (size_t)n < sizeof(t->buf) - t->len ? (size_t)n : sizeof(t->buf) - 1 - t->len;
+		t->len += (size_t)n < sizeof(t->buf) - t->len ? (size_t)n
+							      : sizeof(t->buf) - 1 - t->len;
 }
 
 /* The help of docs: each option, then its text from column HELP_COLUMN, on the
@@ -208,8 +232,7 @@ const char *lg_cli_usage(void)
 	return t.buf;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -304,26 +327,35 @@ static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t er
 			break;
 		snprintf(what, sizeof(what), "--drive %.40s", key);
 		if (strcmp(key, "manufacturer") == 0) {
-			r = copy_field(d->manufacturer, sizeof(d->manufacturer), what, value, err, err_len);
+			r = copy_field(d->manufacturer, sizeof(d->manufacturer), what, value, err,
+				       err_len);
 		} else if (strcmp(key, "model") == 0) {
 			r = copy_field(d->model, sizeof(d->model), what, value, err, err_len);
 		} else if (strcmp(key, "part_number") == 0) {
-			r = copy_field(d->part_number, sizeof(d->part_number), what, value, err, err_len);
+			r = copy_field(d->part_number, sizeof(d->part_number), what, value, err,
+				       err_len);
 		} else if (strcmp(key, "hardware_revision") == 0) {
-			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), what, value, err, err_len);
+			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), what,
+				       value, err, err_len);
 		} else if (strcmp(key, "capacity") == 0) {
 			if (!value[0])
-				r = fail(err, err_len, "%s is blank: give a size or leave it out", what);
-			else if (lg_parse_size(value, &d->capacity_bytes) < 0 || d->capacity_bytes == 0)
-				r = fail(err, err_len, "--drive capacity: not a size: \"%s\"", value);
+				r = fail(err, err_len, "%s is blank: give a size or leave it out",
+					 what);
+			else if (lg_parse_size(value, &d->capacity_bytes) < 0 ||
+				 d->capacity_bytes == 0)
+				r = fail(err, err_len, "--drive capacity: not a size: \"%s\"",
+					 value);
 		} else if (strcmp(key, "kind") == 0) {
 			if (!in_list(value, kinds))
-				r = fail(err, err_len, "--drive kind must be ssd or hdd, not \"%s\"", value);
+				r = fail(err, err_len,
+					 "--drive kind must be ssd or hdd, not \"%s\"", value);
 			else
 				snprintf(d->kind, sizeof(d->kind), "%s", value);
 		} else if (strcmp(key, "interface") == 0) {
 			if (!in_list(value, interfaces))
-				r = fail(err, err_len, "--drive interface must be one of sata-1.5g, sata-3g, sata-6g, pcie-nvme, pata, other; not \"%s\"", value);
+				r = fail(err, err_len,
+					 "--drive interface must be one of sata-1.5g, sata-3g, sata-6g, pcie-nvme, pata, other; not \"%s\"",
+					 value);
 			else
 				snprintf(d->interface, sizeof(d->interface), "%s", value);
 		} else {
@@ -340,9 +372,14 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 		const char *key;
 		char *dst;
 	} fields[] = {
-		{"name", b->name}, {"cpu", b->cpu}, {"motherboard", b->motherboard},
-		{"chipset", b->chipset}, {"memory", b->memory}, {"os", b->os},
-		{"storage_driver", b->storage_driver}, {"interface", b->interface},
+		{"name", b->name},
+		{"cpu", b->cpu},
+		{"motherboard", b->motherboard},
+		{"chipset", b->chipset},
+		{"memory", b->memory},
+		{"os", b->os},
+		{"storage_driver", b->storage_driver},
+		{"interface", b->interface},
 	};
 	char *copy = strdup(arg), *save = NULL;
 	int r = 0;
@@ -362,7 +399,8 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 				char what[64];
 
 				snprintf(what, sizeof(what), "--bench %s", key);
-				r = copy_field(fields[i].dst, sizeof(b->name), what, value, err, err_len);
+				r = copy_field(fields[i].dst, sizeof(b->name), what, value, err,
+					       err_len);
 				found = true;
 			}
 		}
@@ -373,7 +411,8 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 	return r;
 }
 
-static int add_test(struct lg_run_options *o, const struct lg_test_def *t, char *err, size_t err_len)
+static int add_test(struct lg_run_options *o, const struct lg_test_def *t, char *err,
+		    size_t err_len)
 {
 	for (size_t i = 0; i < o->ntests; i++)
 		if (o->tests[i] == t)
@@ -417,7 +456,8 @@ static int parse_spare(const char *arg, struct lg_run_options *o, char *err, siz
 		uint64_t v;
 
 		if (lg_parse_u64(p, &v) < 0 || v > 90)
-			r = fail(err, err_len, "--spare-area: \"%s\" is not a percentage from 0 to 90", p);
+			r = fail(err, err_len,
+				 "--spare-area: \"%s\" is not a percentage from 0 to 90", p);
 		else if (o->nspare >= LG_MAX_SPARE)
 			r = fail(err, err_len, "--spare-area: at most %d levels", LG_MAX_SPARE);
 		else
@@ -440,7 +480,8 @@ static void join_command_line(int argc, char **argv, char *out, size_t cap)
 		char piece[1024];
 
 		for (const char *p = a; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *p))
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%",
+				    *p))
 				plain = false;
 		if (plain) {
 			snprintf(piece, sizeof(piece), "%s", a);
@@ -488,18 +529,22 @@ static int bad_option(const char *cmd, int argc, char **argv, const struct optio
 		return fail(err, err_len, "--%s needs a value", o->name);
 	}
 	if (optopt != 0)
-		return fail(err, err_len, "unknown option -%c for %s (see loadgen --help)", optopt, cmd);
+		return fail(err, err_len, "unknown option -%c for %s (see loadgen --help)", optopt,
+			    cmd);
 	if (strncmp(arg, "--", 2) != 0)
-		return fail(err, err_len, "unknown option \"%s\" for %s (see loadgen --help)", arg, cmd);
+		return fail(err, err_len, "unknown option \"%s\" for %s (see loadgen --help)", arg,
+			    cmd);
 	name_len = strcspn(arg + 2, "=");
 	for (const struct option *o = options; o->name; o++)
 		if (strncmp(o->name, arg + 2, name_len) == 0)
 			matches++;
 	if (matches > 1)
-		return fail(err, err_len, "option --%.*s is ambiguous: %zu options of %s begin with it "
-			    "(see loadgen --help)", (int)name_len, arg + 2, matches, cmd);
-	return fail(err, err_len, "unknown option --%.*s for %s (see loadgen --help)", (int)name_len,
-		    arg + 2, cmd);
+		return fail(err, err_len,
+			    "option --%.*s is ambiguous: %zu options of %s begin with it "
+			    "(see loadgen --help)",
+			    (int)name_len, arg + 2, matches, cmd);
+	return fail(err, err_len, "unknown option --%.*s for %s (see loadgen --help)",
+		    (int)name_len, arg + 2, cmd);
 }
 
 static int parse_rw(const char *v, struct lg_test_def *t)
@@ -553,13 +598,18 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			rw = optarg;
 			break;
 		case OPT_BS:
-			if (lg_parse_size(optarg, &bs) < 0 || bs < 512 || bs % 512 || bs > 64u * 1024 * 1024)
-				return fail(err, err_len, "--bs: \"%s\" is not a multiple of 512 from 512 to 64M", optarg);
+			if (lg_parse_size(optarg, &bs) < 0 || bs < 512 || bs % 512 ||
+			    bs > 64u * 1024 * 1024)
+				return fail(err, err_len,
+					    "--bs: \"%s\" is not a multiple of 512 from 512 to 64M",
+					    optarg);
 			have_bs = true;
 			break;
 		case OPT_QD:
 			if (lg_parse_u64(optarg, &qd) < 0 || qd < 1 || qd > 1024)
-				return fail(err, err_len, "--qd: \"%s\" is not a queue depth from 1 to 1024", optarg);
+				return fail(err, err_len,
+					    "--qd: \"%s\" is not a queue depth from 1 to 1024",
+					    optarg);
 			have_qd = true;
 			break;
 		case OPT_SPAN:
@@ -568,8 +618,11 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			have_span = true;
 			break;
 		case OPT_TIME:
-			if (lg_parse_positive_double(optarg, &o->adhoc_time_s) < 0 || o->adhoc_time_s > 1e6)
-				return fail(err, err_len, "--time: \"%s\" is not a positive number of seconds", optarg);
+			if (lg_parse_positive_double(optarg, &o->adhoc_time_s) < 0 ||
+			    o->adhoc_time_s > 1e6)
+				return fail(err, err_len,
+					    "--time: \"%s\" is not a positive number of seconds",
+					    optarg);
 			have_time = true;
 			break;
 		case OPT_PATTERN:
@@ -582,12 +635,18 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 				o->want_compressible = false;
 				o->want_incompressible = true;
 			} else {
-				return fail(err, err_len, "--pattern must be compressible, incompressible or both");
+				return fail(
+					err, err_len,
+					"--pattern must be compressible, incompressible or both");
 			}
 			break;
 		case OPT_SCALE:
-			if (lg_parse_positive_double(optarg, &o->duration_scale) < 0 || o->duration_scale > 1000)
-				return fail(err, err_len, "--duration-scale: \"%s\" is not a positive number up to 1000", optarg);
+			if (lg_parse_positive_double(optarg, &o->duration_scale) < 0 ||
+			    o->duration_scale > 1000)
+				return fail(
+					err, err_len,
+					"--duration-scale: \"%s\" is not a positive number up to 1000",
+					optarg);
 			break;
 		case OPT_QUICK:
 			o->quick = true;
@@ -599,14 +658,18 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			break;
 		case OPT_SEED:
 			if (lg_parse_u64(optarg, &o->seed) < 0 || o->seed > (UINT64_C(1) << 53) - 1)
-				return fail(err, err_len, "--seed: \"%s\" is not an integer from 0 to 2^53-1", optarg);
+				return fail(err, err_len,
+					    "--seed: \"%s\" is not an integer from 0 to 2^53-1",
+					    optarg);
 			o->seed_given = true;
 			break;
 		case OPT_ENGINE: {
 			const struct lg_engine_ops *ops;
 
 			if (lg_engine_find(optarg, &ops) < 0)
-				return fail(err, err_len, "--engine: \"%s\" is not built in (io_uring, psync)", optarg);
+				return fail(err, err_len,
+					    "--engine: \"%s\" is not built in (io_uring, psync)",
+					    optarg);
 			o->engine = optarg;
 			break;
 		}
@@ -638,10 +701,13 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 				return r;
 			break;
 		case OPT_STATE: {
-			static const char *const states[] = {"fresh", "preconditioned", "used", "unknown", NULL};
+			static const char *const states[] = {"fresh", "preconditioned", "used",
+							     "unknown", NULL};
 
 			if (!in_list(optarg, states))
-				return fail(err, err_len, "--drive-state must be fresh, preconditioned, used or unknown");
+				return fail(
+					err, err_len,
+					"--drive-state must be fresh, preconditioned, used or unknown");
 			snprintf(o->drive_state, sizeof(o->drive_state), "%s", optarg);
 			break;
 		}
@@ -663,7 +729,8 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	if (!o->target || !o->target[0])
 		return fail(err, err_len, "run needs --target PATH");
 	if (firmware) {
-		r = copy_field(o->drive.firmware, sizeof(o->drive.firmware), "--firmware", firmware, err, err_len);
+		r = copy_field(o->drive.firmware, sizeof(o->drive.firmware), "--firmware", firmware,
+			       err, err_len);
 		if (r < 0)
 			return r;
 	}
@@ -671,7 +738,8 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	int selections = (suite != NULL) + (tests != NULL) + (rw != NULL);
 
 	if (selections == 0)
-		return fail(err, err_len, "run needs --suite, --tests or --rw (see loadgen --help)");
+		return fail(err, err_len,
+			    "run needs --suite, --tests or --rw (see loadgen --help)");
 	if (selections > 1)
 		return fail(err, err_len, "--suite, --tests and --rw exclude each other");
 	if (!rw && (have_bs || have_qd || have_span || have_time))
@@ -681,7 +749,8 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 		if (r == -EINVAL)
 			return fail(err, err_len, "--suite: malformed version in \"%s\"", suite);
 		if (r < 0)
-			return fail(err, err_len, "unknown suite \"%s\" (see `loadgen list`)", suite);
+			return fail(err, err_len, "unknown suite \"%s\" (see `loadgen list`)",
+				    suite);
 		for (const char *const *id = o->suite->tests; *id; id++) {
 			const struct lg_test_def *t;
 
@@ -702,13 +771,15 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 		char bs_id[32];
 
 		if (parse_rw(rw, t) < 0)
-			return fail(err, err_len, "--rw must be randread, randwrite, read or write");
+			return fail(err, err_len,
+				    "--rw must be randread, randwrite, read or write");
 		if (!have_time)
 			return fail(err, err_len, "--rw needs --time SECONDS");
 		if (have_span && span < bs)
 			return fail(err, err_len, "--span is smaller than --bs");
 		lg_format_size_id(bs, bs_id, sizeof(bs_id));
-		snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s-%s-qd%u", rw, bs_id, (unsigned)qd);
+		snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s-%s-qd%u", rw, bs_id,
+			 (unsigned)qd);
 		t->id = o->adhoc_id;
 		t->name = o->adhoc_id;
 		t->kind = LG_KIND_THROUGHPUT;
@@ -763,7 +834,8 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 				cli->command = LG_CMD_HELP;
 				return 0;
 			} else {
-				return bad_option(cmd, argc - 1, argv + 1, simple_options, err, err_len);
+				return bad_option(cmd, argc - 1, argv + 1, simple_options, err,
+						  err_len);
 			}
 		}
 		int rest = argc - 1 - optind;
@@ -777,5 +849,6 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 		cli->info_target = argv[1 + optind];
 		return 0;
 	}
-	return fail(err, err_len, "unknown command \"%s\" (list, info, run; see loadgen --help)", cmd);
+	return fail(err, err_len, "unknown command \"%s\" (list, info, run; see loadgen --help)",
+		    cmd);
 }

@@ -18,8 +18,8 @@
 struct job_state {
 	const struct lg_job_spec *spec;
 	struct lg_rng off_rng, data_rng;
-	uint64_t nblocks;      /* random: span / block_size */
-	uint64_t seq_pos;      /* sequential: next position in the span */
+	uint64_t nblocks; /* random: span / block_size */
+	uint64_t seq_pos; /* sequential: next position in the span */
 	uint64_t submitted_bytes;
 	unsigned char *buf_area;
 	size_t buf_area_len;
@@ -107,7 +107,8 @@ static inline bool next_io(struct job_state *st, uint64_t *ret_offset, uint32_t 
 	const struct lg_job_spec *s = st->spec;
 
 	if (s->random) {
-		*ret_offset = lg_rng_offset(&st->off_rng, s->span_offset, st->nblocks, s->block_size);
+		*ret_offset = lg_rng_offset(&st->off_rng, s->span_offset, st->nblocks,
+					    s->block_size);
 		*ret_length = s->block_size;
 		return true;
 	}
@@ -211,7 +212,8 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 				goto out;
 			inflight++; /* queued: the drain below must wait for it even if
 				     * handing it to the kernel fails now */
-			r = engine->ops->reap(engine, 0, NULL, 0, &none); /* start it, harvest nothing */
+			r = engine->ops->reap(engine, 0, NULL, 0,
+					      &none); /* start it, harvest nothing */
 			if (r < 0)
 				goto out;
 			io->issue_ns = lg_now_ns();
@@ -281,11 +283,14 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 			p.iops_now = (double)(res.ios - last_ios) / dt;
 			p.bytes_per_second_now = (double)(res.bytes - last_bytes) / dt;
 			if (spec->duration_ns) {
-				p.remaining_ns = now - t0 < spec->duration_ns ? spec->duration_ns - (now - t0) : 0;
+				p.remaining_ns = now - t0 < spec->duration_ns
+							 ? spec->duration_ns - (now - t0)
+							 : 0;
 			} else if (res.bytes > 0) {
 				double rate = (double)res.bytes / (double)(now - t0);
 
-				p.remaining_ns = (uint64_t)((double)(spec->total_bytes - res.bytes) / rate);
+				p.remaining_ns =
+					(uint64_t)((double)(spec->total_bytes - res.bytes) / rate);
 			}
 			hooks->progress(hooks->ctx, &p);
 			last_t = now;

@@ -34,10 +34,10 @@
 #include "timeline.h"
 
 struct lg_job_spec {
-	const char *name;        /* shown in progress reports */
+	const char *name; /* shown in progress reports */
 	bool write;
 	bool random;
-	uint32_t block_size;     /* bytes, a multiple of 512 */
+	uint32_t block_size; /* bytes, a multiple of 512 */
 	uint32_t queue_depth;
 	uint64_t span_offset;
 	uint64_t span_bytes;     /* region the offsets fall in; >= block_size */
@@ -45,17 +45,17 @@ struct lg_job_spec {
 	uint64_t total_bytes;    /* sized job: bytes to transfer once; 0 for a timed job */
 	enum lg_pattern pattern; /* data of writes */
 	uint64_t seed;
-	struct lg_histogram *hist;         /* latencies, issue to completion; may be NULL */
-	struct lg_histogram *clat_hist;    /* their completion part; may be NULL */
-	struct lg_timeline *timeline;      /* completions per interval; may be NULL */
+	struct lg_histogram *hist;      /* latencies, issue to completion; may be NULL */
+	struct lg_histogram *clat_hist; /* their completion part; may be NULL */
+	struct lg_timeline *timeline;   /* completions per interval; may be NULL */
 };
 
 struct lg_job_progress {
 	const char *name;
 	uint64_t elapsed_ns;
-	uint64_t remaining_ns;   /* time-based: exact; sized: estimated from the rate */
-	uint64_t ios, bytes;     /* so far */
-	double iops_now;         /* over the last report interval */
+	uint64_t remaining_ns; /* time-based: exact; sized: estimated from the rate */
+	uint64_t ios, bytes;   /* so far */
+	double iops_now;       /* over the last report interval */
 	double bytes_per_second_now;
 };
 
@@ -69,13 +69,13 @@ struct lg_job_hooks {
 };
 
 struct lg_job_result {
-	uint64_t ios;            /* completed successfully */
+	uint64_t ios; /* completed successfully */
 	uint64_t bytes;
-	uint64_t elapsed_ns;     /* first submission to last completion */
+	uint64_t elapsed_ns; /* first submission to last completion */
 	bool interrupted;
-	int error;               /* 0, or the first failed I/O's -errno */
-	bool short_io;           /* the first failure was a short transfer (error is -EIO) */
-	bool write_failed;       /* the failed I/O was a write */
+	int error;         /* 0, or the first failed I/O's -errno */
+	bool short_io;     /* the first failure was a short transfer (error is -EIO) */
+	bool write_failed; /* the failed I/O was a write */
 	uint64_t error_offset;
 	uint32_t error_length;
 	int32_t error_transferred; /* bytes a short I/O did transfer */

@@ -21,7 +21,7 @@
 struct lg_json {
 	char *buf;
 	size_t len, cap;
-	int error;                      /* 0 or the first -errno */
+	int error; /* 0 or the first -errno */
 	int depth;
 	bool pretty;
 	bool need_comma[LG_JSON_MAX_DEPTH];

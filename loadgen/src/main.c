@@ -58,7 +58,8 @@ static void on_signal(int sig)
 		first_signal_at = now;
 		stop_requested = 1;
 	} else {
-		int64_t since = (int64_t)(now.tv_sec - first_signal_at.tv_sec) * (int64_t)LG_NSEC_PER_SEC +
+		int64_t since = (int64_t)(now.tv_sec - first_signal_at.tv_sec) *
+					(int64_t)LG_NSEC_PER_SEC +
 				(now.tv_nsec - first_signal_at.tv_nsec);
 
 		if (since >= (int64_t)SIGNAL_GRACE_NS) {
@@ -87,8 +88,8 @@ static void install_signals(void)
 
 struct ui {
 	bool quiet;
-	bool live;          /* progress line on stderr */
-	bool line_shown;    /* a progress line is on screen */
+	bool live;       /* progress line on stderr */
+	bool line_shown; /* a progress line is on screen */
 	bool header_done;
 };
 
@@ -115,7 +116,8 @@ static void ui_phase(void *ctx, const char *test, const char *what)
 	if (ui->quiet)
 		return;
 	clear_progress(ui);
-	fprintf(stderr, "==> %s%s%s\n", test && test[0] ? test : "", test && test[0] ? ": " : "", what);
+	fprintf(stderr, "==> %s%s%s\n", test && test[0] ? test : "", test && test[0] ? ": " : "",
+		what);
 }
 
 static void format_duration(uint64_t ns, char *buf, size_t len)
@@ -123,7 +125,8 @@ static void format_duration(uint64_t ns, char *buf, size_t len)
 	uint64_t s = ns / LG_NSEC_PER_SEC;
 
 	if (s >= 3600)
-		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, s / 3600, s / 60 % 60, s % 60);
+		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, s / 3600, s / 60 % 60,
+			 s % 60);
 	else
 		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64, s / 60, s % 60);
 }
@@ -189,8 +192,9 @@ static void ui_consistency(void *ctx, const struct lg_consistency *c)
 	}
 	table_header(ui);
 	printf("%-24s spare %2u%%: %zu s, IOPS per second mean %.0f, min %" PRIu64 ", max %" PRIu64
-	       ", last quarter mean %.0f\n", c->test, c->spare_area_percent, c->len,
-	       (double)sum / (double)c->len, min, max, tail_n ? (double)tail_sum / (double)tail_n : 0.0);
+	       ", last quarter mean %.0f\n",
+	       c->test, c->spare_area_percent, c->len, (double)sum / (double)c->len, min, max,
+	       tail_n ? (double)tail_sum / (double)tail_n : 0.0);
 	fflush(stdout);
 }
 
@@ -260,8 +264,9 @@ static int cmd_list(bool json)
 			lg_format_size_id(t->span_bytes, span, sizeof(span));
 		else
 			snprintf(span, sizeof(span), "whole");
-		printf("  %-22s %-6s %-10s %8s %4u %8s %6us  %s\n", t->id, t->write ? "write" : "read",
-		       t->random ? "random" : "sequential", bs, t->queue_depth, span, t->duration_s, t->name);
+		printf("  %-22s %-6s %-10s %8s %4u %8s %6us  %s\n", t->id,
+		       t->write ? "write" : "read", t->random ? "random" : "sequential", bs,
+		       t->queue_depth, span, t->duration_s, t->name);
 	}
 	printf("\nEngines:");
 	for (const char *const *n = lg_engine_names(); *n; n++)
@@ -356,7 +361,9 @@ static int cmd_info(const char *path, bool json)
 	memset(&check, 0, sizeof(check));
 	if (info.kind == LG_TARGET_BLOCK) {
 		/* As if --destroy-data named this device: what else would refuse it. */
-		view.check_result = lg_target_check_writable(&info, info.real_path[0] ? info.real_path : path,
+		view.check_result = lg_target_check_writable(&info,
+							     info.real_path[0] ? info.real_path
+									       : path,
 							     false, &check);
 	}
 	if (json)
@@ -366,10 +373,12 @@ static int cmd_info(const char *path, bool json)
 	printf("path:                %s\n", info.path);
 	if (strcmp(info.real_path, info.path) != 0)
 		printf("real path:           %s\n", info.real_path);
-	printf("kind:                %s%s\n", info.kind == LG_TARGET_BLOCK ? "block device" : "file",
+	printf("kind:                %s%s\n",
+	       info.kind == LG_TARGET_BLOCK ? "block device" : "file",
 	       info.exists ? "" : " (does not exist yet)");
 	if (info.kind == LG_TARGET_BLOCK)
-		printf("device:              %s (%u:%u)\n", info.devname, info.dev_major, info.dev_minor);
+		printf("device:              %s (%u:%u)\n", info.devname, info.dev_major,
+		       info.dev_minor);
 	else if (info.exists)
 		printf("created by loadgen:  %s\n", info.created_by_loadgen ? "yes" : "no");
 	printf("model:               %s\n", info.model[0] ? info.model : "(unknown)");
@@ -377,7 +386,9 @@ static int cmd_info(const char *path, bool json)
 	printf("firmware revision:   %s\n", info.firmware[0] ? info.firmware : "(unknown)");
 	printf("capacity:            %" PRIu64 " bytes (%s)\n", info.capacity_bytes, cap);
 	printf("rotational:          %s%s\n",
-	       info.rotational < 0 ? "unknown" : info.rotational ? "yes" : "no",
+	       info.rotational < 0 ? "unknown"
+	       : info.rotational   ? "yes"
+				   : "no",
 	       info.kind == LG_TARGET_FILE ? " (backing device)" : "");
 	printf("logical block size:  %u\n", info.logical_block_size);
 	printf("physical block size: %u\n", info.physical_block_size);
@@ -386,10 +397,11 @@ static int cmd_info(const char *path, bool json)
 		if (view.check_result == 0)
 			printf("in use:              no (mounted, holders, swap: none)\n");
 		else if (view.check_result == -EPERM)
-			printf("in use:              yes: %s: %s\n", lg_target_refusal_name(check.refusal),
-			       check.detail);
+			printf("in use:              yes: %s: %s\n",
+			       lg_target_refusal_name(check.refusal), check.detail);
 		else
-			printf("in use:              cannot tell: %s\n", strerror(-view.check_result));
+			printf("in use:              cannot tell: %s\n",
+			       strerror(-view.check_result));
 		if (check.signature[0])
 			printf("signature:           %s\n", check.signature);
 	}
@@ -409,8 +421,10 @@ static void print_output_error(const char *output, bool given, int err)
 		fprintf(stderr, "loadgen: %s%s is a directory; name a file\n", opt, output);
 		break;
 	case -EEXIST:
-		fprintf(stderr, "loadgen: %s%s exists and is not a regular file; the document is "
-			"written beside it and renamed over it, so name a file\n", opt, output);
+		fprintf(stderr,
+			"loadgen: %s%s exists and is not a regular file; the document is "
+			"written beside it and renamed over it, so name a file\n",
+			opt, output);
 		break;
 	case -ENOENT:
 		fprintf(stderr, "loadgen: %s%s: the directory %.*s does not exist\n", opt, output,
@@ -498,13 +512,14 @@ static int cmd_run(const struct lg_cli *cli)
 	}
 	r = lg_report_write(report, out);
 	if (r < 0) {
-		fprintf(stderr, "loadgen: cannot write the result document %s: %s\n", output, strerror(-r));
+		fprintf(stderr, "loadgen: cannot write the result document %s: %s\n", output,
+			strerror(-r));
 		code = code == EXIT_OK ? EXIT_FAILED : code;
 		goto out;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "loadgen: result document (%s): %s\n", lg_status_name(report->status),
-			output);
+		fprintf(stderr, "loadgen: result document (%s): %s\n",
+			lg_status_name(report->status), output);
 out:
 	lg_output_free(out);
 	output_temp_set = 0;

@@ -59,8 +59,8 @@ int lg_report_add_result(struct lg_report *report, const struct lg_result *resul
 
 int lg_report_add_consistency(struct lg_report *report, struct lg_consistency *series)
 {
-	int r = grow((void **)&report->consistency, &report->consistency_cap,
-		     report->nconsistency, sizeof(*series));
+	int r = grow((void **)&report->consistency, &report->consistency_cap, report->nconsistency,
+		     sizeof(*series));
 
 	if (r < 0)
 		return r;
@@ -413,7 +413,7 @@ static int write_all(int fd, const char *text, size_t len)
 
 struct lg_output {
 	char *path;
-	char *tmp;   /* NULL once renamed over path */
+	char *tmp; /* NULL once renamed over path */
 	int fd;
 };
 

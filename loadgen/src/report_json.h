@@ -45,7 +45,7 @@ struct lg_result {
 	bool has_latency;
 	struct lg_latency_summary latency; /* issue to completion (fio's lat) */
 	bool has_clat;
-	struct lg_latency_summary clat;    /* its completion part (fio's clat) */
+	struct lg_latency_summary clat; /* its completion part (fio's clat) */
 };
 
 struct lg_consistency {
@@ -58,7 +58,7 @@ struct lg_consistency {
 	uint64_t interval_ns;
 	char discard_method[16]; /* how the target was discarded before the fill:
 	                          * "blkdiscard", "punch-hole", "none"; empty: absent */
-	uint64_t *iops;      /* owned; len entries */
+	uint64_t *iops;          /* owned; len entries */
 	size_t len;
 };
 
@@ -76,12 +76,12 @@ struct lg_trim {
 struct lg_drive {
 	char manufacturer[201];
 	char model[201];
-	uint64_t capacity_bytes;     /* 0: absent */
+	uint64_t capacity_bytes; /* 0: absent */
 	char part_number[101];
 	char hardware_revision[101];
 	char firmware[101];
-	char kind[8];                /* "ssd", "hdd" or empty */
-	char interface[16];          /* schema enum or empty */
+	char kind[8];       /* "ssd", "hdd" or empty */
+	char interface[16]; /* schema enum or empty */
 };
 
 struct lg_bench {
@@ -90,7 +90,7 @@ struct lg_bench {
 };
 
 struct lg_parameters {
-	char suite_name[LG_ID_MAX];  /* empty: no suite */
+	char suite_name[LG_ID_MAX]; /* empty: no suite */
 	int suite_version;
 	char tests[LG_MAX_TESTS][LG_ID_MAX];
 	size_t ntests;
@@ -104,14 +104,14 @@ struct lg_parameters {
 	double compressible_ratio;
 	uint32_t spare_area_percent[LG_MAX_SPARE];
 	size_t nspare;
-	uint64_t target_size_bytes;  /* 0: absent */
+	uint64_t target_size_bytes; /* 0: absent */
 	bool ad_hoc;
 };
 
 struct lg_report {
 	enum lg_status status;
 	char failure_message[1024];
-	int failure_errno;           /* 0: absent */
+	int failure_errno; /* 0: absent */
 	char failure_test[LG_ID_MAX];
 	char tool_version[101];
 	char engine[51];
@@ -119,7 +119,7 @@ struct lg_report {
 	char started_at[32];
 	char finished_at[32];
 	struct lg_drive drive;
-	char drive_state[16];        /* empty: absent */
+	char drive_state[16]; /* empty: absent */
 	struct lg_bench bench;
 	bool has_host;
 	struct lg_host host;

@@ -44,20 +44,19 @@ struct run {
 	const struct lg_engine_ops *engine;
 	struct lg_target_info info;
 	bool writable;
-	bool created;          /* this run created the file target */
+	bool created; /* this run created the file target */
 	bool direct;
-	int wfd;               /* read-write descriptor, -1 for a read-only run */
-	uint64_t whole;        /* usable bytes of the target */
+	int wfd;        /* read-write descriptor, -1 for a read-only run */
+	uint64_t whole; /* usable bytes of the target */
 	uint64_t seed_state;
 	struct lg_histogram *hist;      /* latency, issue to completion */
 	struct lg_histogram *clat_hist; /* its completion part */
-	bool said_no_discard;  /* the warning that the target cannot discard was given */
+	bool said_no_discard;           /* the warning that the target cannot discard was given */
 	const char *clamp_said[LG_MAX_TESTS]; /* tests whose span clamp was said */
 	size_t nclamp_said;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void warn(struct run *run, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void warn(struct run *run, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -70,8 +69,8 @@ static void warn(struct run *run, const char *fmt, ...)
 	run->obs->warning(run->obs->ctx, msg);
 }
 
-__attribute__((format(printf, 3, 4)))
-static void phase(struct run *run, const char *test, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void phase(struct run *run, const char *test,
+							const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -85,8 +84,8 @@ static void phase(struct run *run, const char *test, const char *fmt, ...)
 }
 
 /* Mark the report failed with a message (and errno when > 0) for test. */
-__attribute__((format(printf, 4, 5)))
-static enum step failed(struct run *run, const char *test, int err, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static enum step failed(struct run *run, const char *test,
+							      int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -150,8 +149,10 @@ static uint64_t test_span(struct run *run, const char *id, uint64_t requested, u
 
 		lg_format_size_human(requested, want, sizeof(want));
 		lg_format_size_human(run->whole, have, sizeof(have));
-		warn(run, "%s: span %s is larger than the target (%s); clamped to the target, "
-		     "the real span is recorded", id, want, have);
+		warn(run,
+		     "%s: span %s is larger than the target (%s); clamped to the target, "
+		     "the real span is recorded",
+		     id, want, have);
 	}
 	return clamped_span(run, requested, bs);
 }
@@ -181,10 +182,13 @@ static enum step job_step(struct run *run, const char *test, struct lg_job_spec 
 
 		if (res.short_io)
 			return failed(run, test, EIO,
-				      "%s: short %s at offset %" PRIu64 ": %d of %u bytes transferred",
-				      test, op, res.error_offset, res.error_transferred, res.error_length);
-		return failed(run, test, -res.error, "%s: %s of %u bytes at offset %" PRIu64 " failed: %s",
-			      test, op, res.error_length, res.error_offset, strerror(-res.error));
+				      "%s: short %s at offset %" PRIu64
+				      ": %d of %u bytes transferred",
+				      test, op, res.error_offset, res.error_transferred,
+				      res.error_length);
+		return failed(run, test, -res.error,
+			      "%s: %s of %u bytes at offset %" PRIu64 " failed: %s", test, op,
+			      res.error_length, res.error_offset, strerror(-res.error));
 	}
 	if (res.interrupted)
 		return STEP_INTERRUPTED;
@@ -314,10 +318,11 @@ static enum step discard_target(struct run *run, const struct lg_test_def *t, ui
 	r = lg_target_discard(run->wfd, &run->info, 0, run->info.capacity_bytes, &m);
 	if (r == -EOPNOTSUPP) {
 		if (!run->said_no_discard)
-			warn(run, "%s: %s cannot discard: the spare area of each level is only left "
+			warn(run,
+			     "%s: %s cannot discard: the spare area of each level is only left "
 			     "unwritten by that level, not freed, and still holds the data written "
-			     "there before (recorded as discard_method \"none\")", t->id,
-			     run->info.path);
+			     "there before (recorded as discard_method \"none\")",
+			     t->id, run->info.path);
 		run->said_no_discard = true;
 		snprintf(method, method_len, "none");
 		return STEP_OK;
@@ -335,12 +340,14 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 	uint64_t intervals = (duration + LG_NSEC_PER_SEC - 1) / LG_NSEC_PER_SEC;
 
 	if (intervals > MAX_INTERVALS)
-		return failed(run, t->id, 0, "%s: %" PRIu64 " s is longer than the %d seconds a series holds",
+		return failed(run, t->id, 0,
+			      "%s: %" PRIu64 " s is longer than the %d seconds a series holds",
 			      t->id, intervals, MAX_INTERVALS);
 	for (size_t i = 0; i < run->o->nspare; i++) {
 		uint32_t spare = run->o->spare[i];
 		uint64_t whole = test_span(run, t->id, 0, t->block_size);
-		uint64_t span = align_down(whole / 100 * (100 - spare) + whole % 100 * (100 - spare) / 100,
+		uint64_t span = align_down(whole / 100 * (100 - spare) +
+						   whole % 100 * (100 - spare) / 100,
 					   t->block_size);
 		struct lg_timeline *tl = NULL;
 		struct lg_job_result res;
@@ -374,7 +381,8 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 		};
 
 		lg_format_size_human(span, size, sizeof(size));
-		phase(run, t->id, "4KB random write QD%u over %s (%u%% spare area), %.3g s, incompressible",
+		phase(run, t->id,
+		      "4KB random write QD%u over %s (%u%% spare area), %.3g s, incompressible",
 		      t->queue_depth, size, spare, (double)duration / 1e9);
 		s = job_step(run, t->id, &spec, run->wfd, &res);
 		if (s != STEP_OK) {
@@ -392,7 +400,8 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 		series.block_size = t->block_size;
 		series.queue_depth = t->queue_depth;
 		series.interval_ns = LG_NSEC_PER_SEC;
-		snprintf(series.discard_method, sizeof(series.discard_method), "%s", discard_method);
+		snprintf(series.discard_method, sizeof(series.discard_method), "%s",
+			 discard_method);
 		series.len = len;
 		series.iops = malloc((len ? len : 1) * sizeof(uint64_t));
 		if (!series.iops) {
@@ -430,15 +439,16 @@ static enum step trim_seqwrite(struct run *run, const struct lg_test_def *t, uin
 	};
 	enum step s;
 
-	phase(run, t->id, "128KB sequential write, %s, %.3g s", when, (double)spec.duration_ns / 1e9);
+	phase(run, t->id, "128KB sequential write, %s, %.3g s", when,
+	      (double)spec.duration_ns / 1e9);
 	s = job_step(run, t->id, &spec, run->wfd, &res);
 	if (s == STEP_OK)
 		*ret_bps = (double)res.bytes * 1e9 / (double)res.elapsed_ns;
 	return s;
 }
 
-static enum step discard(struct run *run, const struct lg_test_def *t, uint64_t span,
-			 char *method, size_t method_len)
+static enum step discard(struct run *run, const struct lg_test_def *t, uint64_t span, char *method,
+			 size_t method_len)
 {
 	const char *m = NULL;
 	int r;
@@ -495,7 +505,8 @@ static enum step trim_test(struct run *run, const struct lg_test_def *t)
 		s = job_step(run, t->id, &spec, run->wfd, &res);
 	}
 	if (s == STEP_OK)
-		s = trim_seqwrite(run, t, span, "after torture", &trim.after_torture_bytes_per_second);
+		s = trim_seqwrite(run, t, span, "after torture",
+				  &trim.after_torture_bytes_per_second);
 	if (s == STEP_OK)
 		s = discard(run, t, span, trim.discard_method, sizeof(trim.discard_method));
 	if (s == STEP_OK)
@@ -549,13 +560,15 @@ static void fill_drive(struct run *run)
 	}
 	if (!d->manufacturer[0] && !d->model[0])
 		warn(run, "the drive is not named: its manufacturer and model are recorded as "
-		     "\"unknown\" (name it with --drive manufacturer=...,model=...)");
+			  "\"unknown\" (name it with --drive manufacturer=...,model=...)");
 	else if (!d->manufacturer[0])
-		warn(run, "the drive's manufacturer is not given: its manufacturer is recorded as "
-		     "\"unknown\", its model as \"%s\"%s (give --drive manufacturer=...)", d->model,
-		     model_reported ? ", as the target reports it" : "");
+		warn(run,
+		     "the drive's manufacturer is not given: its manufacturer is recorded as "
+		     "\"unknown\", its model as \"%s\"%s (give --drive manufacturer=...)",
+		     d->model, model_reported ? ", as the target reports it" : "");
 	else if (!d->model[0])
-		warn(run, "the drive's model is not given and the target reports none: its model is "
+		warn(run,
+		     "the drive's model is not given and the target reports none: its model is "
 		     "recorded as \"unknown\" (give --drive model=...)");
 }
 
@@ -616,30 +629,34 @@ static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char 
 	int r;
 
 	if (run->info.kind == LG_TARGET_FILE && !run->info.exists && !o->size_given) {
-		snprintf(message, message_len, "%s does not exist: give --size to create it", o->target);
+		snprintf(message, message_len, "%s does not exist: give --size to create it",
+			 o->target);
 		return LG_RUN_USAGE;
 	}
 	memset(&check, 0, sizeof(check));
 	r = lg_target_check_writable(&run->info, o->destroy_data, o->force, &check);
 	if (r == -EPERM) {
 		if (any_write) {
-			snprintf(message, message_len, "refusing to write to %s (%s): %s", o->target,
-				 lg_target_refusal_name(check.refusal), check.detail);
+			snprintf(message, message_len, "refusing to write to %s (%s): %s",
+				 o->target, lg_target_refusal_name(check.refusal), check.detail);
 			return LG_RUN_REFUSED;
 		}
-		warn(run, "%s may not be written (%s: %s): read tests run read-only on the data "
-		     "already there, without preconditioning (pattern \"unspecified\")", o->target,
-		     lg_target_refusal_name(check.refusal), check.detail);
+		warn(run,
+		     "%s may not be written (%s: %s): read tests run read-only on the data "
+		     "already there, without preconditioning (pattern \"unspecified\")",
+		     o->target, lg_target_refusal_name(check.refusal), check.detail);
 		run->writable = false;
 	} else if (r < 0) {
-		failed(run, NULL, -r, "cannot check whether %s may be written: %s", o->target, strerror(-r));
+		failed(run, NULL, -r, "cannot check whether %s may be written: %s", o->target,
+		       strerror(-r));
 		return LG_RUN_FAILED;
 	} else {
 		run->writable = true;
 	}
 	if (check.signature[0])
-		warn(run, "%s holds %s %s; its data will be %s", o->target, article(check.signature),
-		     check.signature, run->writable ? "destroyed" : "read");
+		warn(run, "%s holds %s %s; its data will be %s", o->target,
+		     article(check.signature), check.signature,
+		     run->writable ? "destroyed" : "read");
 
 	if (run->writable) {
 		int flags = LG_OPEN_WRITE | (run->direct ? LG_OPEN_DIRECT : 0) |
@@ -655,8 +672,10 @@ static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char 
 			close(fd);
 	}
 	if (r == -EINVAL && run->direct) {
-		failed(run, NULL, EINVAL, "%s cannot do direct I/O (O_DIRECT); run again with "
-		       "--buffered to measure through the page cache (recorded as direct=false)", o->target);
+		failed(run, NULL, EINVAL,
+		       "%s cannot do direct I/O (O_DIRECT); run again with "
+		       "--buffered to measure through the page cache (recorded as direct=false)",
+		       o->target);
 		return LG_RUN_FAILED;
 	}
 	if (r < 0) {
@@ -699,7 +718,8 @@ static enum lg_run_outcome finish(struct run *run, enum step s, char *message, s
 	}
 	if (s == STEP_INTERRUPTED) {
 		rep->status = LG_STATUS_INCOMPLETE;
-		snprintf(message, message_len, "interrupted: the document holds the tests completed before");
+		snprintf(message, message_len,
+			 "interrupted: the document holds the tests completed before");
 		return LG_RUN_INTERRUPTED;
 	}
 	rep->status = LG_STATUS_COMPLETE;
@@ -738,8 +758,8 @@ static enum lg_run_outcome examine_target(struct run *run, char *message, size_t
 	if (r < 0) {
 		snprintf(run->info.path, sizeof(run->info.path), "%s", o->target);
 		if (r == -ENOTSUP) {
-			snprintf(message, message_len, "%s is neither a regular file nor a block device",
-				 o->target);
+			snprintf(message, message_len,
+				 "%s is neither a regular file nor a block device", o->target);
 			return LG_RUN_USAGE;
 		}
 		failed(run, NULL, -r, "cannot examine %s: %s", o->target, strerror(-r));
@@ -748,10 +768,11 @@ static enum lg_run_outcome examine_target(struct run *run, char *message, size_t
 		return LG_RUN_FAILED;
 	}
 	if (run->info.kind == LG_TARGET_FILE && run->info.memory_fs[0] && run->direct) {
-		snprintf(message, message_len, "%s is on %s, which keeps its data in memory: the run "
+		snprintf(message, message_len,
+			 "%s is on %s, which keeps its data in memory: the run "
 			 "would measure RAM, not a drive. Put the target on a disk (or use a block "
-			 "device); --buffered runs it anyway (recorded as direct=false)", o->target,
-			 run->info.memory_fs);
+			 "device); --buffered runs it anyway (recorded as direct=false)",
+			 o->target, run->info.memory_fs);
 		return LG_RUN_USAGE;
 	}
 	/* O_DIRECT I/O must be a multiple of the logical block size; the kernel says
@@ -766,14 +787,17 @@ static enum lg_run_outcome examine_target(struct run *run, char *message, size_t
 		lg_format_size_id(t->block_size, bs, sizeof(bs));
 		lg_format_size_id(lbs, need, sizeof(need));
 		if (o->ad_hoc)
-			snprintf(message, message_len, "--bs %s is not a multiple of the logical "
+			snprintf(message, message_len,
+				 "--bs %s is not a multiple of the logical "
 				 "block size of %s (%u bytes), which direct I/O (O_DIRECT) needs: "
-				 "use a multiple of %s, or --buffered", bs, o->target, lbs, need);
+				 "use a multiple of %s, or --buffered",
+				 bs, o->target, lbs, need);
 		else
-			snprintf(message, message_len, "%s: its %s blocks are not a multiple of "
+			snprintf(message, message_len,
+				 "%s: its %s blocks are not a multiple of "
 				 "the logical block size of %s (%u bytes), which direct I/O "
-				 "(O_DIRECT) needs: leave the test out, or give --buffered", t->id,
-				 bs, o->target, lbs);
+				 "(O_DIRECT) needs: leave the test out, or give --buffered",
+				 t->id, bs, o->target, lbs);
 		return LG_RUN_USAGE;
 	}
 	return LG_RUN_COMPLETE;
@@ -867,7 +891,8 @@ static enum step close_target(struct run *run, enum step s)
 	if (run->wfd < 0)
 		return s;
 	if (fsync(run->wfd) < 0 && s == STEP_OK && errno != EINVAL)
-		s = failed(run, NULL, errno, "fsync of %s failed: %s", run->o->target, strerror(errno));
+		s = failed(run, NULL, errno, "fsync of %s failed: %s", run->o->target,
+			   strerror(errno));
 	close(run->wfd);
 	run->wfd = -1;
 	return s;
@@ -896,7 +921,8 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 		return outcome;
 	fill_drive(&run);
 	if (run.o->engine && (r = run.engine->probe()) < 0) {
-		failed(&run, NULL, -r, "the %s engine is not available on this kernel: %s (try --engine psync)",
+		failed(&run, NULL, -r,
+		       "the %s engine is not available on this kernel: %s (try --engine psync)",
 		       run.engine->name, strerror(-r));
 		return finish(&run, STEP_FAILED, message, message_len);
 	}

@@ -25,10 +25,10 @@
 #include "report_json.h"
 
 enum lg_run_outcome {
-	LG_RUN_COMPLETE = 0,     /* document status "complete" */
-	LG_RUN_FAILED = 1,       /* document status "failed" */
-	LG_RUN_USAGE = 2,        /* bad combination found late (no document) */
-	LG_RUN_REFUSED = 3,      /* safety refusal: nothing written, no document */
+	LG_RUN_COMPLETE = 0,      /* document status "complete" */
+	LG_RUN_FAILED = 1,        /* document status "failed" */
+	LG_RUN_USAGE = 2,         /* bad combination found late (no document) */
+	LG_RUN_REFUSED = 3,       /* safety refusal: nothing written, no document */
 	LG_RUN_INTERRUPTED = 130, /* document status "incomplete" */
 };
 

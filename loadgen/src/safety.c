@@ -35,8 +35,9 @@ const char *lg_target_refusal_name(enum lg_target_refusal refusal)
 	return "unknown";
 }
 
-__attribute__((format(printf, 3, 4)))
-static int refuse(struct lg_target_check *check, enum lg_target_refusal refusal, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int refuse(struct lg_target_check *check,
+							enum lg_target_refusal refusal,
+							const char *fmt, ...)
 {
 	va_list ap;
 
@@ -64,12 +65,14 @@ static int confirm_rule(const struct lg_safety_facts *f, struct lg_target_check 
 	bool same;
 
 	if (!f->destroy_data || !f->destroy_data[0])
-		return refuse(check, LG_REFUSE_NO_CONFIRM,
-			      "writing to %s destroys the data on it; confirm with --destroy-data=%s",
-			      f->path, f->path);
+		return refuse(
+			check, LG_REFUSE_NO_CONFIRM,
+			"writing to %s destroys the data on it; confirm with --destroy-data=%s",
+			f->path, f->path);
 	if (f->destroy_data_errno)
-		return refuse(check, LG_REFUSE_CONFIRM_MISMATCH, "--destroy-data=%s: %s; the target is %s",
-			      f->destroy_data, strerror(f->destroy_data_errno), f->path);
+		return refuse(check, LG_REFUSE_CONFIRM_MISMATCH,
+			      "--destroy-data=%s: %s; the target is %s", f->destroy_data,
+			      strerror(f->destroy_data_errno), f->path);
 	if (f->destroy_data_is_device && f->destroy_data_dev == f->devices[0].dev)
 		return 0;
 	snprintf(kernel_name, sizeof(kernel_name), "/dev/%s", name);
@@ -93,8 +96,8 @@ static int mount_rule(const struct lg_safety_facts *f, struct lg_target_check *c
 				      f->devices[0].name, m->mountpoint);
 		if (hit > 0)
 			return refuse(check, LG_REFUSE_PARTITION_MOUNTED,
-				      "partition /dev/%s of /dev/%s is mounted on %s", f->devices[hit].name,
-				      f->devices[0].name, m->mountpoint);
+				      "partition /dev/%s of /dev/%s is mounted on %s",
+				      f->devices[hit].name, f->devices[0].name, m->mountpoint);
 	}
 	return 0;
 }
@@ -106,9 +109,11 @@ static int swap_rule(const struct lg_safety_facts *f, struct lg_target_check *ch
 		int hit = device_index(f, f->swaps[i]);
 
 		if (hit == 0)
-			return refuse(check, LG_REFUSE_SWAP, "/dev/%s is in use as swap", f->devices[0].name);
+			return refuse(check, LG_REFUSE_SWAP, "/dev/%s is in use as swap",
+				      f->devices[0].name);
 		if (hit > 0)
-			return refuse(check, LG_REFUSE_SWAP, "partition /dev/%s of /dev/%s is in use as swap",
+			return refuse(check, LG_REFUSE_SWAP,
+				      "partition /dev/%s of /dev/%s is in use as swap",
 				      f->devices[hit].name, f->devices[0].name);
 	}
 	return 0;
@@ -124,11 +129,12 @@ static int holders_rule(const struct lg_safety_facts *f, struct lg_target_check 
 			continue;
 		if (i == 0)
 			return refuse(check, LG_REFUSE_HOLDERS,
-				      "/dev/%s is in use by %s (device-mapper, LVM or RAID)", d->name,
-				      d->holder);
-		return refuse(check, LG_REFUSE_HOLDERS,
-			      "partition /dev/%s of /dev/%s is in use by %s (device-mapper, LVM or RAID)",
-			      d->name, f->devices[0].name, d->holder);
+				      "/dev/%s is in use by %s (device-mapper, LVM or RAID)",
+				      d->name, d->holder);
+		return refuse(
+			check, LG_REFUSE_HOLDERS,
+			"partition /dev/%s of /dev/%s is in use by %s (device-mapper, LVM or RAID)",
+			d->name, f->devices[0].name, d->holder);
 	}
 	return 0;
 }
@@ -139,9 +145,10 @@ int lg_safety_decide(const struct lg_safety_facts *f, struct lg_target_check *ch
 	check->detail[0] = '\0';
 	if (f->kind == LG_TARGET_FILE) {
 		if (f->exists && !f->created_by_loadgen && !f->force)
-			return refuse(check, LG_REFUSE_EXISTING_FILE,
-				      "%s exists and was not created by loadgen; --force overwrites it",
-				      f->path);
+			return refuse(
+				check, LG_REFUSE_EXISTING_FILE,
+				"%s exists and was not created by loadgen; --force overwrites it",
+				f->path);
 		return 0;
 	}
 	if (f->kind != LG_TARGET_BLOCK || f->ndevices == 0)
@@ -153,7 +160,8 @@ int lg_safety_decide(const struct lg_safety_facts *f, struct lg_target_check *ch
 	/* The block layer's own answer: an exclusive open fails while anything else
 	 * (a filesystem, swap, device-mapper, another exclusive opener) claims it. */
 	if (f->busy)
-		return refuse(check, LG_REFUSE_BUSY, "/dev/%s is in use: it cannot be opened exclusively",
+		return refuse(check, LG_REFUSE_BUSY,
+			      "/dev/%s is in use: it cannot be opened exclusively",
 			      f->devices[0].name);
 	return 0;
 }
@@ -165,7 +173,8 @@ void lg_safety_unescape(char *s)
 	for (char *in = s; *in; in++) {
 		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
 		    in[3] >= '0' && in[3] <= '7') {
-			*out++ = (char)(((in[1] - '0') << 6) | ((in[2] - '0') << 3) | (in[3] - '0'));
+			*out++ = (char)(((in[1] - '0') << 6) | ((in[2] - '0') << 3) |
+					(in[3] - '0'));
 			in += 3;
 		} else {
 			*out++ = *in;
@@ -174,14 +183,16 @@ void lg_safety_unescape(char *s)
 	*out = '\0';
 }
 
-int lg_safety_parse_mountinfo(char *line, struct lg_safety_mount *ret_mount, const char **ret_source)
+int lg_safety_parse_mountinfo(char *line, struct lg_safety_mount *ret_mount,
+			      const char **ret_source)
 {
 	char *fields[16] = {0}, *save = NULL;
 	size_t nf = 0;
 	const char *source = NULL;
 	dev_t dev;
 
-	for (char *tok = strtok_r(line, " \n", &save); tok && nf < 16; tok = strtok_r(NULL, " \n", &save))
+	for (char *tok = strtok_r(line, " \n", &save); tok && nf < 16;
+	     tok = strtok_r(NULL, " \n", &save))
 		fields[nf++] = tok;
 	if (nf < 5 || lg_sysfs_parse_devnum(fields[2], &dev) < 0)
 		return -EINVAL;

@@ -27,8 +27,8 @@
 /* The device itself (index 0) or one of its partitions. */
 struct lg_safety_device {
 	dev_t dev;
-	char name[64];    /* kernel name: "sdb", "sdb1", "loop0p1" */
-	char holder[64];  /* the first entry of its holders/ directory; empty when none */
+	char name[64];   /* kernel name: "sdb", "sdb1", "loop0p1" */
+	char holder[64]; /* the first entry of its holders/ directory; empty when none */
 };
 
 /* A mounted filesystem (a line of /proc/self/mountinfo). */
@@ -40,24 +40,24 @@ struct lg_safety_mount {
 
 struct lg_safety_facts {
 	enum lg_target_kind kind;
-	const char *path;             /* as given on the command line */
+	const char *path; /* as given on the command line */
 	/* a file */
 	bool exists;
 	bool created_by_loadgen;
 	bool force;
 	/* a block device: --destroy-data */
-	const char *destroy_data;     /* NULL or empty: not given */
-	int destroy_data_errno;       /* resolving it failed with this errno; 0 when it resolved */
-	bool destroy_data_is_device;  /* it resolved to a block device node ... */
-	dev_t destroy_data_dev;       /* ... with this number */
+	const char *destroy_data;    /* NULL or empty: not given */
+	int destroy_data_errno;      /* resolving it failed with this errno; 0 when it resolved */
+	bool destroy_data_is_device; /* it resolved to a block device node ... */
+	dev_t destroy_data_dev;      /* ... with this number */
 	/* a block device: the device [0] and its partitions */
 	struct lg_safety_device devices[LG_SAFETY_MAX_DEVICES];
 	size_t ndevices;
 	const struct lg_safety_mount *mounts;
 	size_t nmounts;
-	const dev_t *swaps;           /* block devices in use as swap */
+	const dev_t *swaps; /* block devices in use as swap */
 	size_t nswaps;
-	bool busy;                    /* an exclusive open of the device failed with EBUSY */
+	bool busy; /* an exclusive open of the device failed with EBUSY */
 };
 
 /* Decide from the facts. Returns 0 when writing is allowed, 1 when refused
@@ -68,7 +68,8 @@ int lg_safety_decide(const struct lg_safety_facts *facts, struct lg_target_check
  * and the unescaped mount point (source_dev 0); *ret_source the unescaped mount
  * source (the field after "-" and the filesystem type), NULL when absent.
  * Returns 0, or -EINVAL for a line that is not one. */
-int lg_safety_parse_mountinfo(char *line, struct lg_safety_mount *ret_mount, const char **ret_source);
+int lg_safety_parse_mountinfo(char *line, struct lg_safety_mount *ret_mount,
+			      const char **ret_source);
 
 /* The device node named by a line of /proc/swaps (modified in place), unescaped;
  * NULL for the header line or a line without one. */

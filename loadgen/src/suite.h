@@ -22,11 +22,11 @@ struct lg_test_def {
 	const char *id;
 	const char *name;
 	enum lg_test_kind kind;
-	bool write;             /* operation: write (else read) */
-	bool random;            /* access: random (else sequential) */
+	bool write;  /* operation: write (else read) */
+	bool random; /* access: random (else sequential) */
 	uint32_t block_size;
 	uint32_t queue_depth;
-	uint64_t span_bytes;    /* 0: the whole target */
+	uint64_t span_bytes; /* 0: the whole target */
 	uint32_t duration_s;
 	const char *const *metrics; /* NULL-terminated */
 	const char *unit;

@@ -125,7 +125,8 @@ bool lg_sysfs_is_partition(const char *dir)
 {
 	char path[PATH_MAX];
 
-	return lg_sysfs_path(path, sizeof(path), "%s/partition", dir) == 0 && access(path, F_OK) == 0;
+	return lg_sysfs_path(path, sizeof(path), "%s/partition", dir) == 0 &&
+	       access(path, F_OK) == 0;
 }
 
 int lg_sysfs_whole_disk_dir(const char *dir, char *ret_dir, size_t size)

@@ -11,7 +11,8 @@
 #include <sys/types.h>
 
 /* snprintf into a path buffer; truncation is -ENAMETOOLONG. Returns 0 or -errno. */
-int lg_sysfs_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int lg_sysfs_path(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Read up to size-1 bytes of a file into buf, terminated. Returns the byte
  * count read, or -errno. */

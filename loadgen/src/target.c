@@ -95,7 +95,8 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 
 	if (lg_sysfs_attr(device, "firmware_rev", info->firmware, sizeof(info->firmware)) < 0 &&
 	    lg_sysfs_attr(device, "rev", info->firmware, sizeof(info->firmware)) < 0)
-		(void)lg_sysfs_attr(device, "fwrev", info->firmware, sizeof(info->firmware)); /* MMC */
+		(void)lg_sysfs_attr(device, "fwrev", info->firmware,
+				    sizeof(info->firmware)); /* MMC */
 
 	/* MMC and SD cards name their product "name". */
 	if (info->model[0] == '\0')
@@ -103,7 +104,8 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 
 	/* Virtual devices have no hardware identity: say what they are. */
 	char dm_dir[PATH_MAX], dm_name[128];
-	if (info->model[0] == '\0' && lg_sysfs_path(dm_dir, sizeof(dm_dir), "%s/dm", disk_dir) == 0 &&
+	if (info->model[0] == '\0' &&
+	    lg_sysfs_path(dm_dir, sizeof(dm_dir), "%s/dm", disk_dir) == 0 &&
 	    lg_sysfs_attr(dm_dir, "name", dm_name, sizeof(dm_name)) == 0) {
 		char desc[sizeof(info->model) + sizeof(dm_name)];
 		snprintf(desc, sizeof(desc), "device-mapper %s", dm_name);
@@ -187,8 +189,7 @@ static uint32_t dio_alignment(const char *path)
 {
 #ifdef STATX_DIOALIGN
 	struct statx stx;
-	if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &stx) == 0 &&
-	    (stx.stx_mask & STATX_DIOALIGN))
+	if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &stx) == 0 && (stx.stx_mask & STATX_DIOALIGN))
 		return stx.stx_dio_offset_align;
 #else
 	(void)path;
@@ -206,9 +207,11 @@ static void probe_file_backing(dev_t backing, const char *path, struct lg_target
 	if (major(backing) != 0 && lg_sysfs_block_dir(backing, dir, sizeof(dir)) == 0 &&
 	    lg_sysfs_whole_disk_dir(dir, disk, sizeof(disk)) == 0 &&
 	    lg_sysfs_path(queue, sizeof(queue), "%s/queue", disk) == 0) {
-		if (lg_sysfs_attr_u64(queue, "logical_block_size", &v) == 0 && v > 0 && v <= UINT32_MAX)
+		if (lg_sysfs_attr_u64(queue, "logical_block_size", &v) == 0 && v > 0 &&
+		    v <= UINT32_MAX)
 			info->logical_block_size = (uint32_t)v;
-		if (lg_sysfs_attr_u64(queue, "physical_block_size", &v) == 0 && v > 0 && v <= UINT32_MAX)
+		if (lg_sysfs_attr_u64(queue, "physical_block_size", &v) == 0 && v > 0 &&
+		    v <= UINT32_MAX)
 			info->physical_block_size = (uint32_t)v;
 	}
 	/* The filesystem knows best what direct I/O on it needs. */
@@ -347,8 +350,7 @@ static int set_direct(int fd)
 	return 0;
 }
 
-static int open_file(const struct lg_target_info *info, int flags, uint64_t size_bytes,
-                     int *ret_fd)
+static int open_file(const struct lg_target_info *info, int flags, uint64_t size_bytes, int *ret_fd)
 {
 	bool write = flags & LG_OPEN_WRITE;
 	bool created = false;
@@ -403,8 +405,7 @@ fail:
 	return r;
 }
 
-int lg_target_open(const struct lg_target_info *info, int flags, uint64_t size_bytes,
-                   int *ret_fd)
+int lg_target_open(const struct lg_target_info *info, int flags, uint64_t size_bytes, int *ret_fd)
 {
 	if (!info || !ret_fd)
 		return -EINVAL;
@@ -431,8 +432,8 @@ int lg_target_open(const struct lg_target_info *info, int flags, uint64_t size_b
 	return 0;
 }
 
-int lg_target_discard(int fd, const struct lg_target_info *info, uint64_t offset,
-                      uint64_t length, const char **ret_method)
+int lg_target_discard(int fd, const struct lg_target_info *info, uint64_t offset, uint64_t length,
+		      const char **ret_method)
 {
 	if (fd < 0 || !info || !ret_method)
 		return -EINVAL;
@@ -449,7 +450,7 @@ int lg_target_discard(int fd, const struct lg_target_info *info, uint64_t offset
 	} else if (info->kind == LG_TARGET_FILE) {
 		method = "punch-hole";
 		if (length > 0 && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		                            (off_t)offset, (off_t)length) < 0)
+					    (off_t)offset, (off_t)length) < 0)
 			return errno == ENOSYS ? -EOPNOTSUPP : -errno;
 	} else {
 		return -ENOTSUP;

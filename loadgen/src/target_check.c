@@ -79,7 +79,8 @@ static int gather_devices(const struct lg_target_info *info, struct lg_safety_fa
 		char sub[PATH_MAX], devstr[32];
 		struct lg_safety_device *p = &f->devices[f->ndevices];
 
-		if (e->d_name[0] == '.' || lg_sysfs_path(sub, sizeof(sub), "%s/%s", dir, e->d_name) < 0 ||
+		if (e->d_name[0] == '.' ||
+		    lg_sysfs_path(sub, sizeof(sub), "%s/%s", dir, e->d_name) < 0 ||
 		    !lg_sysfs_is_partition(sub))
 			continue;
 		if (lg_sysfs_attr(sub, "dev", devstr, sizeof(devstr)) < 0 ||
@@ -90,7 +91,8 @@ static int gather_devices(const struct lg_target_info *info, struct lg_safety_fa
 	}
 	closedir(d);
 	for (size_t i = 0; i < f->ndevices; i++) {
-		r = first_holder(f->devices[i].name, f->devices[i].holder, sizeof(f->devices[i].holder));
+		r = first_holder(f->devices[i].name, f->devices[i].holder,
+				 sizeof(f->devices[i].holder));
 		if (r < 0)
 			return r;
 	}

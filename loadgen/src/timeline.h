@@ -13,8 +13,8 @@
 
 struct lg_timeline {
 	uint64_t interval_ns;
-	size_t capacity;  /* slots allocated: the planned duration in intervals */
-	size_t used;      /* slots up to the latest interval reached */
+	size_t capacity; /* slots allocated: the planned duration in intervals */
+	size_t used;     /* slots up to the latest interval reached */
 	uint64_t *counts;
 };
 

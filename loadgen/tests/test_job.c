@@ -47,7 +47,8 @@ static void test_timed(const struct lg_engine_ops *ops)
 	struct lg_job_result res;
 	struct lg_job_hooks hooks = {.progress = on_progress};
 
-	if (fd < 0 || lg_histogram_new(&h) < 0 || lg_timeline_new(LG_NSEC_PER_SEC / 10, 100, &tl) < 0) {
+	if (fd < 0 || lg_histogram_new(&h) < 0 ||
+	    lg_timeline_new(LG_NSEC_PER_SEC / 10, 100, &tl) < 0) {
 		CHECK(!"setup");
 		goto out;
 	}
@@ -69,7 +70,8 @@ static void test_timed(const struct lg_engine_ops *ops)
 	CHECK(lg_job_run(&spec, ops, fd, &hooks, &res) == 0);
 	CHECK(!res.interrupted && res.error == 0);
 	CHECK(res.ios > 0 && res.bytes == res.ios * 4096);
-	CHECKF(res.elapsed_ns >= spec.duration_ns && res.elapsed_ns < spec.duration_ns + LG_NSEC_PER_SEC,
+	CHECKF(res.elapsed_ns >= spec.duration_ns &&
+		       res.elapsed_ns < spec.duration_ns + LG_NSEC_PER_SEC,
 	       "%s elapsed %lu", ops->name, (unsigned long)res.elapsed_ns);
 	CHECK(h->count == res.ios);
 	CHECK(h->min > 0 && h->max >= h->min);
@@ -254,7 +256,10 @@ static void test_bad_specs(const struct lg_engine_ops *ops)
 {
 	struct lg_job_result res;
 	struct lg_job_spec spec = {
-		.block_size = 4096, .queue_depth = 1, .span_bytes = MIB, .duration_ns = 1,
+		.block_size = 4096,
+		.queue_depth = 1,
+		.span_bytes = MIB,
+		.duration_ns = 1,
 	};
 	struct lg_job_spec bad;
 

@@ -92,17 +92,27 @@ static void complete_report(struct lg_report *r)
 		.bytes_per_second = 122879998.4,
 		.iops = 29999.99961,
 		.has_latency = true,
-		.latency = {
-			.count = 5400000, .min = 25000, .max = 9000000, .mean = 99876.54, .stddev = 1234.5,
-			.percentiles = {60000, 70000, 75000, 85000, 95000, 105000, 120000, 140000, 250000,
-					900000, 4000000},
-		},
+		.latency =
+			{
+				.count = 5400000,
+				.min = 25000,
+				.max = 9000000,
+				.mean = 99876.54,
+				.stddev = 1234.5,
+				.percentiles = {60000, 70000, 75000, 85000, 95000, 105000, 120000,
+						140000, 250000, 900000, 4000000},
+			},
 		.has_clat = true,
-		.clat = {
-			.count = 5400000, .min = 21000, .max = 8990000, .mean = 97001.25, .stddev = 1230.5,
-			.percentiles = {57000, 67000, 72000, 82000, 92000, 102000, 117000, 137000, 247000,
-					897000, 3990000},
-		},
+		.clat =
+			{
+				.count = 5400000,
+				.min = 21000,
+				.max = 8990000,
+				.mean = 97001.25,
+				.stddev = 1230.5,
+				.percentiles = {57000, 67000, 72000, 82000, 92000, 102000, 117000,
+						137000, 247000, 897000, 3990000},
+			},
 	};
 	struct lg_consistency c = {
 		.pattern = LG_PATTERN_INCOMPRESSIBLE,
@@ -142,8 +152,9 @@ static void failed_report(struct lg_report *r)
 {
 	base_report(r);
 	r->status = LG_STATUS_FAILED;
-	snprintf(r->failure_message, sizeof(r->failure_message),
-		 "randwrite-4k-qd3-8g: write of 4096 bytes at offset 8192 failed: No space left on device");
+	snprintf(
+		r->failure_message, sizeof(r->failure_message),
+		"randwrite-4k-qd3-8g: write of 4096 bytes at offset 8192 failed: No space left on device");
 	r->failure_errno = ENOSPC;
 	snprintf(r->failure_test, sizeof(r->failure_test), "randwrite-4k-qd3-8g");
 }
@@ -244,7 +255,8 @@ static int run_validator(char **argv)
 
 static int schema(const char *python, const char *validator, const char *schema_path)
 {
-	void (*builders[])(struct lg_report *) = {complete_report, failed_report, incomplete_report};
+	void (*builders[])(struct lg_report *) = {complete_report, failed_report,
+						  incomplete_report};
 	char dir[] = "report-test-XXXXXX";
 	char paths[3][4200];
 	char *argv[8];
@@ -370,6 +382,7 @@ int main(int argc, char **argv)
 		return schema(argv[2], argv[3], argv[4]);
 	if (argc == 2 && strcmp(argv[1], "output") == 0)
 		return output();
-	fprintf(stderr, "usage: %s golden DIR | schema PYTHON VALIDATOR SCHEMA | output\n", argv[0]);
+	fprintf(stderr, "usage: %s golden DIR | schema PYTHON VALIDATOR SCHEMA | output\n",
+		argv[0]);
 	return 2;
 }

@@ -107,8 +107,8 @@ static void test_mounts(void)
 
 	m[2].dev = makedev(8, 18);
 	CHECK(decide(&f, &c) == LG_REFUSE_PARTITION_MOUNTED);
-	CHECKF(strcmp(c.detail, "partition /dev/sdb2 of /dev/sdb is mounted on /mnt/a b") == 0, "%s",
-	       c.detail);
+	CHECKF(strcmp(c.detail, "partition /dev/sdb2 of /dev/sdb is mounted on /mnt/a b") == 0,
+	       "%s", c.detail);
 
 	/* btrfs: an anonymous st_dev, the source names the partition */
 	m[2].dev = makedev(0, 40);
@@ -138,7 +138,8 @@ static void test_swap_holders_busy(void)
 	f = block_facts();
 	snprintf(f.devices[2].holder, sizeof(f.devices[2].holder), "md0");
 	CHECK(decide(&f, &c) == LG_REFUSE_HOLDERS);
-	CHECKF(strstr(c.detail, "partition /dev/sdb2 of /dev/sdb is in use by md0"), "%s", c.detail);
+	CHECKF(strstr(c.detail, "partition /dev/sdb2 of /dev/sdb is in use by md0"), "%s",
+	       c.detail);
 	snprintf(f.devices[0].holder, sizeof(f.devices[0].holder), "dm-0");
 	CHECK(decide(&f, &c) == LG_REFUSE_HOLDERS);
 	CHECKF(strstr(c.detail, "/dev/sdb is in use by dm-0"), "%s", c.detail);
@@ -206,8 +207,9 @@ static void test_parsers(void)
 	const char *source;
 	char line[512];
 
-	snprintf(line, sizeof(line), "36 35 8:17 / /mnt/my\\040disk rw,noatime shared:1 master:2 - "
-				     "ext4 /dev/sdb1 rw,errors=remount-ro\n");
+	snprintf(line, sizeof(line),
+		 "36 35 8:17 / /mnt/my\\040disk rw,noatime shared:1 master:2 - "
+		 "ext4 /dev/sdb1 rw,errors=remount-ro\n");
 	CHECK(lg_safety_parse_mountinfo(line, &m, &source) == 0);
 	CHECK(m.dev == makedev(8, 17) && m.source_dev == 0);
 	CHECKF(strcmp(m.mountpoint, "/mnt/my disk") == 0, "%s", m.mountpoint);
@@ -228,7 +230,8 @@ static void test_parsers(void)
 
 	snprintf(line, sizeof(line), "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
 	CHECK(lg_safety_parse_swaps(line) == NULL);
-	snprintf(line, sizeof(line), "/dev/sdb2                               partition\t8388604\t0\t-2\n");
+	snprintf(line, sizeof(line),
+		 "/dev/sdb2                               partition\t8388604\t0\t-2\n");
 	CHECK(strcmp(lg_safety_parse_swaps(line), "/dev/sdb2") == 0);
 	snprintf(line, sizeof(line), "/swap\\040file file 100 0 -3\n");
 	CHECK(strcmp(lg_safety_parse_swaps(line), "/swap file") == 0);
@@ -284,7 +287,8 @@ static void test_signatures(void)
 		memset(b, 0, size);
 		memcpy(b + t->offset, t->magic, t->len);
 		got = lg_safety_find_signature(b, size, 512);
-		CHECKF(got && strcmp(got, t->expected) == 0, "at %zu: %s", t->offset, got ? got : "none");
+		CHECKF(got && strcmp(got, t->expected) == 0, "at %zu: %s", t->offset,
+		       got ? got : "none");
 		/* exactly long enough, then one byte short; copied so that ASan sees the end */
 		for (size_t len = end; len + 1 >= end && len > 0; len--) {
 			unsigned char *cut = malloc(len);

@@ -38,11 +38,13 @@ static void test_attributes(void)
 	put("empty", "  \n", 3);
 	put("size", "468862128\n", 10);
 	put("bad", "12x\n", 4);
-	CHECK(lg_sysfs_attr(dir, "model", buf, sizeof(buf)) == 0 && strcmp(buf, "Samsung SSD 860") == 0);
+	CHECK(lg_sysfs_attr(dir, "model", buf, sizeof(buf)) == 0 &&
+	      strcmp(buf, "Samsung SSD 860") == 0);
 	CHECK(lg_sysfs_attr(dir, "vendor", buf, sizeof(buf)) == 0 && strcmp(buf, "ATA") == 0);
 	CHECK(lg_sysfs_attr(dir, "empty", buf, sizeof(buf)) == -ENODATA);
 	CHECK(lg_sysfs_attr(dir, "missing", buf, sizeof(buf)) == -ENOENT);
-	CHECK(lg_sysfs_attr(dir, "model", buf, 8) == 0 && strcmp(buf, "Samsung") == 0); /* truncated */
+	CHECK(lg_sysfs_attr(dir, "model", buf, 8) == 0 &&
+	      strcmp(buf, "Samsung") == 0); /* truncated */
 	CHECK(lg_sysfs_attr_u64(dir, "size", &v) == 0 && v == UINT64_C(468862128));
 	CHECK(lg_sysfs_attr_u64(dir, "bad", &v) == -EINVAL);
 	CHECK(lg_sysfs_attr_u64(dir, "model", &v) == -EINVAL);
@@ -73,7 +75,8 @@ static void test_real_device(void)
 	struct stat st;
 	char bdir[PATH_MAX], disk[PATH_MAX];
 
-	if (stat(".", &st) < 0 || major(st.st_dev) == 0 || lg_sysfs_block_dir(st.st_dev, bdir, sizeof(bdir)) < 0) {
+	if (stat(".", &st) < 0 || major(st.st_dev) == 0 ||
+	    lg_sysfs_block_dir(st.st_dev, bdir, sizeof(bdir)) < 0) {
 		printf("sysfs: no block device under the working directory; real-device case skipped\n");
 		return;
 	}
@@ -95,7 +98,7 @@ int main(void)
 	test_devnum();
 	test_real_device();
 	for (const char *const *n = (const char *const[]){"model", "vendor", "empty", "size", "bad",
-							     "partition", NULL};
+							  "partition", NULL};
 	     *n; n++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, *n);
 		unlink(path);

@@ -34,22 +34,22 @@
 static int failures;
 static int skips;
 
-#define CHECK(cond)                                                                  \
-	do {                                                                         \
-		if (!(cond)) {                                                       \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
 			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                  \
-		}                                                                    \
+			failures++;                                                              \
+		}                                                                                \
 	} while (0)
 
-#define CHECK_EQ_INT(a, b)                                                           \
-	do {                                                                         \
-		long long va_ = (long long)(a), vb_ = (long long)(b);                \
-		if (va_ != vb_) {                                                    \
+#define CHECK_EQ_INT(a, b)                                                                    \
+	do {                                                                                  \
+		long long va_ = (long long)(a), vb_ = (long long)(b);                         \
+		if (va_ != vb_) {                                                             \
 			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
-			        __LINE__, #a, va_, #b, vb_);                         \
-			failures++;                                                  \
-		}                                                                    \
+				__LINE__, #a, va_, #b, vb_);                                  \
+			failures++;                                                           \
+		}                                                                             \
 	} while (0)
 
 static void skip(const char *what, const char *why)
@@ -370,11 +370,11 @@ static void test_file_rotational(void)
 	int expected = -1;
 	if (major(st.st_dev) != 0) {
 		char sys[256];
-		snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/queue/rotational", major(st.st_dev),
-		         minor(st.st_dev));
+		snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/queue/rotational",
+			 major(st.st_dev), minor(st.st_dev));
 		if (access(sys, F_OK) != 0)
 			snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/../queue/rotational",
-			         major(st.st_dev), minor(st.st_dev));
+				 major(st.st_dev), minor(st.st_dev));
 		FILE *f = fopen(sys, "r");
 		if (f) {
 			if (fscanf(f, "%d", &expected) != 1)
@@ -411,7 +411,8 @@ static void test_file_mount_cases(void)
 	/* ramfs has no direct I/O: the open fails and leaves no file behind. */
 	if (mount("ramfs", mnt, "ramfs", 0, NULL) == 0) {
 		CHECK_EQ_INT(lg_target_probe(path, &info), 0);
-		CHECK_EQ_INT(lg_target_open(&info, LG_OPEN_WRITE | LG_OPEN_DIRECT, 4096, &fd), -EINVAL);
+		CHECK_EQ_INT(lg_target_open(&info, LG_OPEN_WRITE | LG_OPEN_DIRECT, 4096, &fd),
+			     -EINVAL);
 		CHECK(access(path, F_OK) < 0);
 		/* Buffered is fine there. */
 		CHECK_EQ_INT(lg_target_open(&info, LG_OPEN_WRITE, 4096, &fd), 0);
@@ -437,7 +438,7 @@ static void test_file_mount_cases(void)
 /* ---- block-device cases (root, loop devices) -------------------------------------- */
 
 struct loopdev {
-	int fd;           /* open on /dev/loopN; the device is released with it (autoclear) */
+	int fd; /* open on /dev/loopN; the device is released with it (autoclear) */
 	char path[64];
 	char backing[4200];
 };
@@ -469,7 +470,8 @@ static int loop_attach(const char *backing, bool partscan, struct loopdev *ret)
 		struct loop_config cfg = {0};
 		cfg.fd = (unsigned)bfd;
 		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | (partscan ? LO_FLAGS_PARTSCAN : 0);
-		snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s", backing);
+		snprintf((char *)cfg.info.lo_file_name, sizeof(cfg.info.lo_file_name), "%s",
+			 backing);
 		if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0) {
 			ret->fd = fd;
 			snprintf(ret->path, sizeof(ret->path), "%s", path);
@@ -518,7 +520,7 @@ static void dev_zero_start(const struct loopdev *loop)
 }
 
 static enum lg_target_refusal refusal_of(const char *target, const char *confirm, int *ret_r,
-                                         struct lg_target_check *ret_check)
+					 struct lg_target_check *ret_check)
 {
 	struct lg_target_info info;
 	int r = lg_target_probe(target, &info);
@@ -535,8 +537,8 @@ static enum lg_target_refusal refusal_of(const char *target, const char *confirm
 	return check.refusal;
 }
 
-static void expect_signature(const struct loopdev *loop, off_t off, const void *magic,
-                             size_t len, const char *expected)
+static void expect_signature(const struct loopdev *loop, off_t off, const void *magic, size_t len,
+			     const char *expected)
 {
 	dev_zero_start(loop);
 	dev_write(loop, off, magic, len);
@@ -546,7 +548,7 @@ static void expect_signature(const struct loopdev *loop, off_t off, const void *
 	CHECK_EQ_INT(r, 0);
 	if (strcmp(check.signature, expected) != 0) {
 		fprintf(stderr, "signature at %lld: got \"%s\", expected \"%s\"\n", (long long)off,
-		        check.signature, expected);
+			check.signature, expected);
 		failures++;
 	}
 }
@@ -581,7 +583,7 @@ static void test_loop_probe_and_confirm(const struct loopdev *loop, const struct
 	CHECK(strstr(check.detail, other->path) != NULL);
 	CHECK_EQ_INT(refusal_of(loop->path, "/dev/null", &r, NULL), LG_REFUSE_CONFIRM_MISMATCH);
 	CHECK_EQ_INT(refusal_of(loop->path, "/dev/no-such-device", &r, NULL),
-	             LG_REFUSE_CONFIRM_MISMATCH);
+		     LG_REFUSE_CONFIRM_MISMATCH);
 	CHECK_EQ_INT(refusal_of(loop->path, loop->backing, &r, NULL), LG_REFUSE_CONFIRM_MISMATCH);
 	CHECK_EQ_INT(refusal_of(loop->path, loop->path, &r, &check), LG_REFUSE_NONE);
 	CHECK_EQ_INT(r, 0);
@@ -629,7 +631,8 @@ static void test_loop_busy_open_discard(const struct loopdev *loop)
 	close(holder);
 
 	/* loadgen's own exclusive open keeps others out for the run. */
-	CHECK_EQ_INT(lg_target_open(&info, LG_OPEN_WRITE | LG_OPEN_DIRECT | LG_OPEN_EXCL, 0, &fd), 0);
+	CHECK_EQ_INT(lg_target_open(&info, LG_OPEN_WRITE | LG_OPEN_DIRECT | LG_OPEN_EXCL, 0, &fd),
+		     0);
 	CHECK(fcntl(fd, F_GETFL) & O_DIRECT);
 	CHECK(open(loop->path, O_RDONLY | O_EXCL | O_CLOEXEC) < 0 && errno == EBUSY);
 
@@ -726,7 +729,8 @@ static void test_loop_mounted(const struct loopdev *loop)
 		CHECK_EQ_INT(refusal_of(loop->path, loop->path, &r, &check), LG_REFUSE_MOUNTED);
 		CHECK_EQ_INT(r, -EPERM);
 		CHECK(strstr(check.detail, mnt) != NULL);
-		CHECK(strcmp(check.signature, "ext4 superblock") == 0); /* reported on refusals too */
+		CHECK(strcmp(check.signature, "ext4 superblock") ==
+		      0); /* reported on refusals too */
 		CHECK(umount2(mnt, 0) == 0);
 		CHECK_EQ_INT(refusal_of(loop->path, loop->path, &r, &check), LG_REFUSE_NONE);
 	}
@@ -820,12 +824,13 @@ static void test_loop_partitions(void)
 		goto cleanup;
 	}
 	char mnt[4200];
-	path_in_tmp(mnt, sizeof(mnt), "mnt part");  /* a space, escaped in mountinfo */
+	path_in_tmp(mnt, sizeof(mnt), "mnt part"); /* a space, escaped in mountinfo */
 	CHECK(mkdir(mnt, 0755) == 0);
 	if (mount(part, mnt, "ext4", 0, NULL) < 0) {
 		skip("partition-mounted refusal", strerror(errno));
 	} else {
-		CHECK_EQ_INT(refusal_of(loop.path, loop.path, &r, &check), LG_REFUSE_PARTITION_MOUNTED);
+		CHECK_EQ_INT(refusal_of(loop.path, loop.path, &r, &check),
+			     LG_REFUSE_PARTITION_MOUNTED);
 		CHECK_EQ_INT(r, -EPERM);
 		CHECK(strstr(check.detail, mnt) != NULL);
 		CHECK(strstr(check.detail, "p1") != NULL);
@@ -936,7 +941,8 @@ int main(int argc, char **argv)
 
 	if (rmdir(tmpdir) < 0)
 		fprintf(stderr, "warning: %s left behind: %s\n", tmpdir, strerror(errno));
-	fprintf(stderr, "test_target %s: %d failure(s), %d skipped case(s)\n", argv[1], failures, skips);
+	fprintf(stderr, "test_target %s: %d failure(s), %d skipped case(s)\n", argv[1], failures,
+		skips);
 	if (failures)
 		return 1;
 	return ran ? 0 : 77;

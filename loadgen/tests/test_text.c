@@ -20,12 +20,12 @@ int main(void)
 	expect_trim("   ", "");
 	expect_trim("abc", "abc");
 	expect_trim(" \t\n\v\f\rabc def \r\n", "abc def");
-	expect_trim("\xc2\xa0Samsung\xe2\x80\x83", "Samsung");  /* U+00A0, U+2003 */
-	expect_trim("\xe3\x80\x80\xef\xbb\xbf", "");             /* U+3000, U+FEFF */
+	expect_trim("\xc2\xa0Samsung\xe2\x80\x83", "Samsung"); /* U+00A0, U+2003 */
+	expect_trim("\xe3\x80\x80\xef\xbb\xbf", "");           /* U+3000, U+FEFF */
 	expect_trim("\xe2\x80\xa8x\xe2\x80\xaf y\xe2\x81\x9f", "x\xe2\x80\xaf y"); /* inner kept */
 	expect_trim("caf\xc3\xa9 ", "caf\xc3\xa9");
 	expect_trim(" \xff ", "\xff"); /* invalid UTF-8 is not a space */
-	expect_trim("\xc2", "\xc2");  /* nor a truncated sequence */
+	expect_trim("\xc2", "\xc2");   /* nor a truncated sequence */
 
 	CHECK(lg_space_length(" x") == 1 && lg_space_length("x") == 0 && lg_space_length("") == 0);
 	CHECK(lg_space_length("\xe1\x9a\x80") == 3 && lg_space_length("\xe2\x80\x8b") == 0);
