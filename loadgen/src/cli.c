@@ -155,8 +155,9 @@ static const char usage_tail[] =
 	"\n"
 	"Exit status: 0 complete; 1 the run failed (document written with status \"failed\");\n"
 	"2 usage error; 3 refused for safety (nothing written); 130 interrupted by SIGINT/SIGTERM\n"
-	"(document written with status \"incomplete\"; more signals within 2 s of the first are\n"
-	"ignored, a later one leaves at once without the document).\n";
+	"(document written with status \"incomplete\", the test interrupted keeping what it measured\n"
+	"until then, marked partial; more signals within 2 s of the first are ignored, a later one\n"
+	"leaves at once without the document).\n";
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define HELP_COLUMN 28

@@ -163,10 +163,11 @@ static void ui_result(void *ctx, const struct lg_result *r)
 	if (ui->quiet)
 		return;
 	table_header(ui);
-	printf("%-24s %-14s %10.1f %10.0f %10.1f %10.1f %10.1f %10.1f\n", r->test,
+	printf("%-24s %-14s %10.1f %10.0f %10.1f %10.1f %10.1f %10.1f%s\n", r->test,
 	       lg_pattern_name(r->pattern), r->bytes_per_second / 1e6, r->iops,
 	       r->latency.mean / 1e3, (double)r->latency.percentiles[4] / 1e3,
-	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3);
+	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3,
+	       r->partial ? "  (partial: interrupted)" : "");
 	fflush(stdout);
 }
 
@@ -192,9 +193,10 @@ static void ui_consistency(void *ctx, const struct lg_consistency *c)
 	}
 	table_header(ui);
 	printf("%-24s spare %2u%%: %zu s, IOPS per second mean %.0f, min %" PRIu64 ", max %" PRIu64
-	       ", last quarter mean %.0f\n",
+	       ", last quarter mean %.0f%s\n",
 	       c->test, c->spare_area_percent, c->len, (double)sum / (double)c->len, min, max,
-	       tail_n ? (double)tail_sum / (double)tail_n : 0.0);
+	       tail_n ? (double)tail_sum / (double)tail_n : 0.0,
+	       c->partial ? " (partial: interrupted)" : "");
 	fflush(stdout);
 }
 

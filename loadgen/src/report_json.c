@@ -109,6 +109,15 @@ static void opt_uint(struct lg_json *w, const char *key, uint64_t value)
 	}
 }
 
+/* A flag written only when set. */
+static void opt_true(struct lg_json *w, const char *key, bool value)
+{
+	if (value) {
+		lg_json_key(w, key);
+		lg_json_bool(w, true);
+	}
+}
+
 static void write_latency(struct lg_json *w, const struct lg_latency_summary *l)
 {
 	lg_json_begin_object(w);
@@ -161,6 +170,7 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 		lg_json_key(w, "clat_ns");
 		write_latency(w, &r->clat);
 	}
+	opt_true(w, "partial", r->partial);
 	lg_json_end_object(w);
 }
 
@@ -180,6 +190,7 @@ static void write_consistency(struct lg_json *w, const struct lg_consistency *c)
 	opt_uint(w, "queue_depth", c->queue_depth);
 	opt_uint(w, "interval_ns", c->interval_ns);
 	opt_string(w, "discard_method", c->discard_method);
+	opt_true(w, "partial", c->partial);
 	lg_json_key(w, "iops");
 	/* One line for the whole series keeps 2,000 points readable. */
 	bool pretty = w->pretty;

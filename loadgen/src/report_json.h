@@ -46,6 +46,7 @@ struct lg_result {
 	struct lg_latency_summary latency; /* issue to completion (fio's lat) */
 	bool has_clat;
 	struct lg_latency_summary clat; /* its completion part (fio's clat) */
+	bool partial;                   /* interrupted: the figures up to the interrupt */
 };
 
 struct lg_consistency {
@@ -60,6 +61,7 @@ struct lg_consistency {
 	                          * "blkdiscard", "punch-hole", "none"; empty: absent */
 	uint64_t *iops;          /* owned; len entries */
 	size_t len;
+	bool partial; /* interrupted: the series up to the interrupt */
 };
 
 struct lg_trim {

@@ -190,11 +190,12 @@ static enum step job_step(struct run *run, const char *test, struct lg_job_spec 
 			      "%s: %s of %u bytes at offset %" PRIu64 " failed: %s", test, op,
 			      res.error_length, res.error_offset, strerror(-res.error));
 	}
+	*ret_result = res;
+	/* Interrupted: what completed before is in *ret_result, for the caller to keep. */
 	if (res.interrupted)
 		return STEP_INTERRUPTED;
 	if (res.ios == 0)
 		return failed(run, test, 0, "%s: no I/O completed", test);
-	*ret_result = res;
 	return STEP_OK;
 }
 
@@ -288,17 +289,20 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 		if (s != STEP_OK)
 			return s;
 	}
+	memset(&res, 0, sizeof(res));
 	s = job_step(run, t->id, &spec, fd, &res);
 	if (!t->write)
 		close(fd);
-	if (s != STEP_OK)
+	/* An interrupted test keeps what it measured until then, marked partial. */
+	if (s != STEP_OK && !(s == STEP_INTERRUPTED && res.ios > 0))
 		return s;
 	to_result(t->id, &spec, &res, &result);
+	result.partial = s == STEP_INTERRUPTED;
 	if (lg_report_add_result(run->rep, &result) < 0)
 		return failed(run, t->id, ENOMEM, "out of memory");
 	if (run->obs->result)
 		run->obs->result(run->obs->ctx, &result);
-	return STEP_OK;
+	return s;
 }
 
 /* Discard the whole target before a spare-area level's fill, so that what the
@@ -334,6 +338,40 @@ static enum step discard_target(struct run *run, const struct lg_test_def *t, ui
 	return STEP_OK;
 }
 
+/* The series of one spare-area level from its job's timeline into the report.
+ * Returns STEP_INTERRUPTED for a partial one, after keeping it. */
+static enum step add_series(struct run *run, const struct lg_test_def *t,
+			    const struct lg_job_spec *spec, uint32_t spare,
+			    const char *discard_method, bool partial)
+{
+	struct lg_consistency series;
+	size_t len;
+	const uint64_t *counts = lg_timeline_counts(spec->timeline, &len);
+
+	memset(&series, 0, sizeof(series));
+	snprintf(series.test, sizeof(series.test), "%s", t->id);
+	series.pattern = LG_PATTERN_INCOMPRESSIBLE;
+	series.spare_area_percent = spare;
+	series.span_bytes = spec->span_bytes;
+	series.block_size = t->block_size;
+	series.queue_depth = t->queue_depth;
+	series.interval_ns = spec->timeline->interval_ns;
+	series.partial = partial;
+	snprintf(series.discard_method, sizeof(series.discard_method), "%s", discard_method);
+	series.len = len;
+	series.iops = malloc((len ? len : 1) * sizeof(uint64_t));
+	if (!series.iops)
+		return failed(run, t->id, ENOMEM, "out of memory");
+	memcpy(series.iops, counts, len * sizeof(uint64_t));
+	if (run->obs->consistency)
+		run->obs->consistency(run->obs->ctx, &series);
+	if (lg_report_add_consistency(run->rep, &series) < 0) {
+		free(series.iops);
+		return failed(run, t->id, ENOMEM, "out of memory");
+	}
+	return partial ? STEP_INTERRUPTED : STEP_OK;
+}
+
 static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 {
 	uint64_t duration = phase_ns(run, t->duration_s, QUICK_CONSISTENCY_S);
@@ -351,7 +389,6 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 					   t->block_size);
 		struct lg_timeline *tl = NULL;
 		struct lg_job_result res;
-		struct lg_consistency series;
 		char size[32], discard_method[16];
 		enum step s;
 		int r;
@@ -384,38 +421,14 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 		phase(run, t->id,
 		      "4KB random write QD%u over %s (%u%% spare area), %.3g s, incompressible",
 		      t->queue_depth, size, spare, (double)duration / 1e9);
+		memset(&res, 0, sizeof(res));
 		s = job_step(run, t->id, &spec, run->wfd, &res);
-		if (s != STEP_OK) {
-			lg_timeline_free(tl);
-			return s;
-		}
-		size_t len;
-		const uint64_t *counts = lg_timeline_counts(tl, &len);
-
-		memset(&series, 0, sizeof(series));
-		snprintf(series.test, sizeof(series.test), "%s", t->id);
-		series.pattern = LG_PATTERN_INCOMPRESSIBLE;
-		series.spare_area_percent = spare;
-		series.span_bytes = span;
-		series.block_size = t->block_size;
-		series.queue_depth = t->queue_depth;
-		series.interval_ns = LG_NSEC_PER_SEC;
-		snprintf(series.discard_method, sizeof(series.discard_method), "%s",
-			 discard_method);
-		series.len = len;
-		series.iops = malloc((len ? len : 1) * sizeof(uint64_t));
-		if (!series.iops) {
-			lg_timeline_free(tl);
-			return failed(run, t->id, ENOMEM, "out of memory");
-		}
-		memcpy(series.iops, counts, len * sizeof(uint64_t));
+		/* An interrupted level keeps its series up to the interrupt, marked partial. */
+		if (s == STEP_OK || (s == STEP_INTERRUPTED && res.ios > 0))
+			s = add_series(run, t, &spec, spare, discard_method, s == STEP_INTERRUPTED);
 		lg_timeline_free(tl);
-		if (run->obs->consistency)
-			run->obs->consistency(run->obs->ctx, &series);
-		if (lg_report_add_consistency(run->rep, &series) < 0) {
-			free(series.iops);
-			return failed(run, t->id, ENOMEM, "out of memory");
-		}
+		if (s != STEP_OK)
+			return s;
 	}
 	return STEP_OK;
 }
@@ -719,7 +732,8 @@ static enum lg_run_outcome finish(struct run *run, enum step s, char *message, s
 	if (s == STEP_INTERRUPTED) {
 		rep->status = LG_STATUS_INCOMPLETE;
 		snprintf(message, message_len,
-			 "interrupted: the document holds the tests completed before");
+			 "interrupted: the document holds the tests completed before, and what the "
+			 "interrupted one measured until then, marked partial");
 		return LG_RUN_INTERRUPTED;
 	}
 	rep->status = LG_STATUS_COMPLETE;

@@ -171,6 +171,32 @@ static void incomplete_report(struct lg_report *r)
 	r->parameters.duration_scale = 0.25;
 	memset(&r->bench, 0, sizeof(r->bench));
 	r->drive.manufacturer[0] = '\0'; /* falls back to "unknown" */
+	/* the test interrupted keeps what it measured, marked partial */
+	static const uint64_t series[3] = {5000, 4800, 1200};
+	struct lg_consistency c = {
+		.test = "consistency-4k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.interval_ns = 1000000000,
+		.len = 3,
+		.partial = true,
+	};
+	struct lg_result res = {
+		.test = "randwrite-4k-qd3-8g",
+		.pattern = LG_PATTERN_COMPRESSIBLE,
+		.block_size = 4096,
+		.queue_depth = 3,
+		.duration_ns = 1500000000,
+		.io_count = 3000,
+		.bytes = 3000 * 4096,
+		.bytes_per_second = 8192000,
+		.iops = 2000,
+		.partial = true,
+	};
+
+	CHECK(lg_report_add_result(r, &res) == 0);
+	c.iops = malloc(sizeof(series));
+	memcpy(c.iops, series, sizeof(series));
+	CHECK(lg_report_add_consistency(r, &c) == 0);
 }
 
 static char *render(struct lg_report *r)
