@@ -37,6 +37,9 @@ enum {
 	OPT_FIRMWARE,
 	OPT_BENCH,
 	OPT_STATE,
+	OPT_JOBS,
+	OPT_RWMIX,
+	OPT_PRECONDITION,
 	OPT_OUTPUT,
 	OPT_QUIET,
 	OPT_JSON,
@@ -61,8 +64,12 @@ static const struct option_doc run_docs[] = {
 	 "desktop-2010, desktop-2011, steady-state-2013 (latest version if omitted)"},
 	{NULL, "tests", required_argument, OPT_TESTS, " ID[,ID...]",
 	 "a subset of catalog tests, by id (see `loadgen list`)"},
-	{NULL, "rw", required_argument, OPT_RW, " randread|randwrite|read|write",
+	{NULL, "rw", required_argument, OPT_RW, " randread|randwrite|read|write|randrw|rw",
 	 "one ad-hoc test, id \"adhoc-<rw>-<bs>-qd<N>\" (parameters.ad_hoc=true), with:"},
+	{NULL, "rwmixread", required_argument, OPT_RWMIX, " P",
+	 "randrw and rw: each I/O a read with probability P%, else a write\n"
+	 "(default 50; id \"adhoc-randrw<P>-...\"); reads and writes are\n"
+	 "reported separately (read, write) beside their sum"},
 	{NULL, "bs", required_argument, OPT_BS, " SIZE", "its block size (default 4k)"},
 	{NULL, "qd", required_argument, OPT_QD, " N", "its queue depth (default 1)"},
 	{NULL, "span", required_argument, OPT_SPAN, " SIZE", "its span (default the whole target)"},
@@ -85,8 +92,18 @@ static const struct option_doc run_docs[] = {
 	 "whole target is discarded, so that the part left out is really unused"},
 	{NULL, "seed", required_argument, OPT_SEED, " N",
 	 "random seed (default: from the clock; always recorded)"},
+	{NULL, "precondition", required_argument, OPT_PRECONDITION, " fill|none",
+	 "fill (default): before the throughput tests of each pattern, write the\n"
+	 "span the read tests read with that pattern. none: read what is there\n"
+	 "already, as a previous run left it (say so with --drive-state). Recorded\n"
+	 "as parameters.precondition. A file this run creates is always filled."},
 	{"run: I/O", "engine", required_argument, OPT_ENGINE, " io_uring|psync",
 	 "(default io_uring when the kernel offers it, else psync)"},
+	{NULL, "jobs", required_argument, OPT_JOBS, " N",
+	 "throughput tests: N workers (threads, 1-64), each with its own engine,\n"
+	 "buffers and queue of the test's depth, like fio's numjobs with\n"
+	 "group_reporting: random ones over the whole span, sequential ones each\n"
+	 "on its 1/N of it; IOPS and bytes summed, latencies merged (default 1)"},
 	{NULL, "buffered", no_argument, OPT_BUFFERED, NULL,
 	 "allow buffered I/O (default O_DIRECT; a target that cannot do it is an error,\n"
 	 "and so is a file on tmpfs or ramfs, whose data lives in memory)"},
@@ -550,7 +567,11 @@ static int bad_option(const char *cmd, int argc, char **argv, const struct optio
 
 static int parse_rw(const char *v, struct lg_test_def *t)
 {
-	if (strcmp(v, "randread") == 0) {
+	t->mixed = strcmp(v, "randrw") == 0 || strcmp(v, "rw") == 0;
+	if (t->mixed) {
+		t->write = true; /* it writes: the target must be writable */
+		t->random = v[0] == 'r' && v[1] == 'a';
+	} else if (strcmp(v, "randread") == 0) {
 		t->write = false;
 		t->random = true;
 	} else if (strcmp(v, "randwrite") == 0) {
@@ -572,7 +593,8 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 {
 	struct lg_run_options *o = &cli->run;
 	const char *rw = NULL, *tests = NULL, *suite = NULL;
-	uint64_t bs = 4096, qd = 1, span = 0;
+	uint64_t bs = 4096, qd = 1, span = 0, rwmix = 50, jobs = 1;
+	bool have_rwmix = false;
 	bool have_bs = false, have_qd = false, have_span = false, have_time = false;
 	const char *firmware = NULL;
 	struct option run_options[COUNT(run_docs) + 1];
@@ -701,6 +723,24 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			if (r < 0)
 				return r;
 			break;
+		case OPT_JOBS:
+			if (lg_parse_u64(optarg, &jobs) < 0 || jobs < 1 || jobs > 64)
+				return fail(err, err_len,
+					    "--jobs: \"%s\" is not a number of jobs from 1 to 64",
+					    optarg);
+			break;
+		case OPT_RWMIX:
+			if (lg_parse_u64(optarg, &rwmix) < 0 || rwmix > 100)
+				return fail(err, err_len,
+					    "--rwmixread: \"%s\" is not a percentage from 0 to 100",
+					    optarg);
+			have_rwmix = true;
+			break;
+		case OPT_PRECONDITION:
+			if (strcmp(optarg, "fill") != 0 && strcmp(optarg, "none") != 0)
+				return fail(err, err_len, "--precondition must be fill or none");
+			o->precondition_none = strcmp(optarg, "none") == 0;
+			break;
 		case OPT_STATE: {
 			static const char *const states[] = {"fresh", "preconditioned", "used",
 							     "unknown", NULL};
@@ -743,8 +783,10 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			    "run needs --suite, --tests or --rw (see loadgen --help)");
 	if (selections > 1)
 		return fail(err, err_len, "--suite, --tests and --rw exclude each other");
-	if (!rw && (have_bs || have_qd || have_span || have_time))
-		return fail(err, err_len, "--bs, --qd, --span and --time go with --rw");
+	if (!rw && (have_bs || have_qd || have_span || have_time || have_rwmix))
+		return fail(err, err_len,
+			    "--bs, --qd, --span, --time and --rwmixread go with --rw");
+	o->jobs = (uint32_t)jobs;
 	if (suite) {
 		r = lg_suite_find(suite, &o->suite);
 		if (r == -EINVAL)
@@ -769,18 +811,25 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	}
 	if (rw) {
 		struct lg_test_def *t = &o->adhoc;
-		char bs_id[32];
+		char bs_id[32], mix[8] = "", jobs_id[8] = "";
 
 		if (parse_rw(rw, t) < 0)
 			return fail(err, err_len,
-				    "--rw must be randread, randwrite, read or write");
+				    "--rw must be randread, randwrite, read, write, randrw or rw");
+		if (have_rwmix && !t->mixed)
+			return fail(err, err_len, "--rwmixread goes with --rw randrw or rw");
+		t->read_percent = t->mixed ? (uint32_t)rwmix : 0;
 		if (!have_time)
 			return fail(err, err_len, "--rw needs --time SECONDS");
 		if (have_span && span < bs)
 			return fail(err, err_len, "--span is smaller than --bs");
 		lg_format_size_id(bs, bs_id, sizeof(bs_id));
-		snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s-%s-qd%u", rw, bs_id,
-			 (unsigned)qd);
+		if (t->mixed)
+			snprintf(mix, sizeof(mix), "%u", t->read_percent);
+		if (jobs > 1)
+			snprintf(jobs_id, sizeof(jobs_id), "-j%u", (unsigned)jobs);
+		snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s%s-%s-qd%u%s", rw, mix, bs_id,
+			 (unsigned)qd, jobs_id);
 		t->id = o->adhoc_id;
 		t->name = o->adhoc_id;
 		t->kind = LG_KIND_THROUGHPUT;

@@ -36,6 +36,8 @@ struct lg_run_options {
 	bool quick;
 	uint32_t spare[LG_MAX_SPARE];
 	size_t nspare;
+	uint32_t jobs;          /* --jobs, 1 unless given */
+	bool precondition_none; /* --precondition none */
 	bool seed_given;
 	uint64_t seed;
 	const char *engine; /* NULL: default */

@@ -139,6 +139,45 @@ static void write_latency(struct lg_json *w, const struct lg_latency_summary *l)
 	lg_json_end_object(w);
 }
 
+static void write_rates(struct lg_json *w, double bytes_per_second, double iops)
+{
+	if (bytes_per_second > 0) {
+		lg_json_key(w, "bytes_per_second");
+		lg_json_double(w, bytes_per_second, 1);
+	}
+	if (iops > 0) {
+		lg_json_key(w, "iops");
+		lg_json_double(w, iops, 3);
+	}
+}
+
+static void write_latencies(struct lg_json *w, bool has_latency,
+			    const struct lg_latency_summary *latency, bool has_clat,
+			    const struct lg_latency_summary *clat)
+{
+	if (has_latency) {
+		lg_json_key(w, "latency_ns");
+		write_latency(w, latency);
+	}
+	if (has_clat) {
+		lg_json_key(w, "clat_ns");
+		write_latency(w, clat);
+	}
+}
+
+static void write_direction(struct lg_json *w, const char *key, const struct lg_direction *d)
+{
+	lg_json_key(w, key);
+	lg_json_begin_object(w);
+	lg_json_key(w, "io_count");
+	lg_json_uint(w, d->io_count);
+	lg_json_key(w, "bytes");
+	lg_json_uint(w, d->bytes);
+	write_rates(w, d->bytes_per_second, d->iops);
+	write_latencies(w, d->has_latency, &d->latency, d->has_clat, &d->clat);
+	lg_json_end_object(w);
+}
+
 static void write_result(struct lg_json *w, const struct lg_result *r)
 {
 	lg_json_begin_object(w);
@@ -154,21 +193,14 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 	lg_json_uint(w, r->io_count);
 	lg_json_key(w, "bytes");
 	lg_json_uint(w, r->bytes);
-	if (r->bytes_per_second > 0) {
-		lg_json_key(w, "bytes_per_second");
-		lg_json_double(w, r->bytes_per_second, 1);
-	}
-	if (r->iops > 0) {
-		lg_json_key(w, "iops");
-		lg_json_double(w, r->iops, 3);
-	}
-	if (r->has_latency) {
-		lg_json_key(w, "latency_ns");
-		write_latency(w, &r->latency);
-	}
-	if (r->has_clat) {
-		lg_json_key(w, "clat_ns");
-		write_latency(w, &r->clat);
+	write_rates(w, r->bytes_per_second, r->iops);
+	write_latencies(w, r->has_latency, &r->latency, r->has_clat, &r->clat);
+	opt_uint(w, "jobs", r->jobs);
+	if (r->mixed) {
+		lg_json_key(w, "rwmixread");
+		lg_json_uint(w, r->read_percent);
+		write_direction(w, "read", &r->dir[0]);
+		write_direction(w, "write", &r->dir[1]);
 	}
 	opt_true(w, "partial", r->partial);
 	lg_json_end_object(w);
@@ -267,6 +299,8 @@ static void write_parameters(struct lg_json *w, const struct lg_parameters *p)
 	opt_uint(w, "target_size_bytes", p->target_size_bytes);
 	lg_json_key(w, "ad_hoc");
 	lg_json_bool(w, p->ad_hoc);
+	opt_uint(w, "jobs", p->jobs);
+	opt_string(w, "precondition", p->precondition);
 	lg_json_end_object(w);
 }
 

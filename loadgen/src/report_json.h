@@ -31,6 +31,18 @@ enum lg_status {
 	LG_STATUS_FAILED,
 };
 
+/* What the reads or the writes of a mixed test did. */
+struct lg_direction {
+	uint64_t io_count;
+	uint64_t bytes;
+	double bytes_per_second;
+	double iops;
+	bool has_latency;
+	struct lg_latency_summary latency;
+	bool has_clat;
+	struct lg_latency_summary clat;
+};
+
 struct lg_result {
 	char test[LG_ID_MAX];
 	enum lg_pattern pattern;
@@ -47,6 +59,10 @@ struct lg_result {
 	bool has_clat;
 	struct lg_latency_summary clat; /* its completion part (fio's clat) */
 	bool partial;                   /* interrupted: the figures up to the interrupt */
+	uint32_t jobs;                  /* workers whose figures are summed; 0: absent */
+	bool mixed;                     /* reads and writes: read_percent, and each in dir[] */
+	uint32_t read_percent;
+	struct lg_direction dir[2]; /* by enum lg_dir: read, write */
 };
 
 struct lg_consistency {
@@ -108,6 +124,8 @@ struct lg_parameters {
 	size_t nspare;
 	uint64_t target_size_bytes; /* 0: absent */
 	bool ad_hoc;
+	uint32_t jobs;        /* --jobs; 0: absent */
+	char precondition[8]; /* "fill" or "none"; empty: absent */
 };
 
 struct lg_report {

@@ -49,9 +49,11 @@ struct run {
 	int wfd;        /* read-write descriptor, -1 for a read-only run */
 	uint64_t whole; /* usable bytes of the target */
 	uint64_t seed_state;
-	struct lg_histogram *hist;      /* latency, issue to completion */
-	struct lg_histogram *clat_hist; /* its completion part */
-	bool said_no_discard;           /* the warning that the target cannot discard was given */
+	struct lg_histogram *hist;                           /* latency, issue to completion */
+	struct lg_histogram *clat_hist;                      /* its completion part */
+	struct lg_histogram *dir_hist[2], *dir_clat_hist[2]; /* the same of reads, writes */
+	bool said_no_discard; /* the warning that the target cannot discard was given */
+	bool said_no_precondition;
 	const char *clamp_said[LG_MAX_TESTS]; /* tests whose span clamp was said */
 	size_t nclamp_said;
 };
@@ -169,10 +171,16 @@ static enum step job_step(struct run *run, const char *test, struct lg_job_spec 
 	int r;
 
 	spec->seed = lg_splitmix64(&run->seed_state);
-	if (spec->hist)
-		lg_histogram_reset(spec->hist);
-	if (spec->clat_hist)
-		lg_histogram_reset(spec->clat_hist);
+	struct lg_histogram *hists[] = {spec->hist,
+					spec->clat_hist,
+					spec->dir_hist[0],
+					spec->dir_hist[1],
+					spec->dir_clat_hist[0],
+					spec->dir_clat_hist[1]};
+
+	for (size_t i = 0; i < sizeof(hists) / sizeof(hists[0]); i++)
+		if (hists[i])
+			lg_histogram_reset(hists[i]);
 	r = lg_job_run(spec, run->engine, fd, &hooks, &res);
 	if (r < 0)
 		return failed(run, test, -r, "%s: could not start I/O (%s engine): %s", test,
@@ -232,9 +240,24 @@ static enum step open_read_fd(struct run *run, const char *test, int *ret_fd)
 	return STEP_OK;
 }
 
+/* Rates and latencies of ios I/Os and bytes over elapsed_ns. */
+static void to_direction(uint64_t ios, uint64_t bytes, uint64_t elapsed_ns,
+			 const struct lg_histogram *hist, const struct lg_histogram *clat_hist,
+			 struct lg_direction *ret)
+{
+	ret->io_count = ios;
+	ret->bytes = bytes;
+	ret->bytes_per_second = (double)bytes * 1e9 / (double)elapsed_ns;
+	ret->iops = (double)ios * 1e9 / (double)elapsed_ns;
+	ret->has_latency = hist && lg_histogram_summarize(hist, &ret->latency) == 0;
+	ret->has_clat = clat_hist && lg_histogram_summarize(clat_hist, &ret->clat) == 0;
+}
+
 static void to_result(const char *test, const struct lg_job_spec *spec,
 		      const struct lg_job_result *res, struct lg_result *ret)
 {
+	struct lg_direction all;
+
 	memset(ret, 0, sizeof(*ret));
 	snprintf(ret->test, sizeof(ret->test), "%s", test);
 	ret->pattern = spec->pattern;
@@ -242,12 +265,21 @@ static void to_result(const char *test, const struct lg_job_spec *spec,
 	ret->queue_depth = spec->queue_depth;
 	ret->span_bytes = spec->span_bytes;
 	ret->duration_ns = res->elapsed_ns;
-	ret->io_count = res->ios;
-	ret->bytes = res->bytes;
-	ret->bytes_per_second = (double)res->bytes * 1e9 / (double)res->elapsed_ns;
-	ret->iops = (double)res->ios * 1e9 / (double)res->elapsed_ns;
-	ret->has_latency = spec->hist && lg_histogram_summarize(spec->hist, &ret->latency) == 0;
-	ret->has_clat = spec->clat_hist && lg_histogram_summarize(spec->clat_hist, &ret->clat) == 0;
+	ret->jobs = spec->jobs ? spec->jobs : 1;
+	to_direction(res->ios, res->bytes, res->elapsed_ns, spec->hist, spec->clat_hist, &all);
+	ret->io_count = all.io_count;
+	ret->bytes = all.bytes;
+	ret->bytes_per_second = all.bytes_per_second;
+	ret->iops = all.iops;
+	ret->has_latency = all.has_latency;
+	ret->latency = all.latency;
+	ret->has_clat = all.has_clat;
+	ret->clat = all.clat;
+	ret->mixed = spec->mixed;
+	ret->read_percent = spec->read_percent;
+	for (int d = 0; d < 2 && spec->mixed; d++)
+		to_direction(res->dir_ios[d], res->dir_bytes[d], res->elapsed_ns, spec->dir_hist[d],
+			     spec->dir_clat_hist[d], &ret->dir[d]);
 }
 
 static enum step throughput_test(struct run *run, const struct lg_test_def *t,
@@ -259,14 +291,21 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 	struct lg_job_spec spec = {
 		.name = t->id,
 		.write = t->write,
+		.mixed = t->mixed,
+		.read_percent = t->read_percent,
 		.random = t->random,
 		.block_size = t->block_size,
 		.queue_depth = t->queue_depth,
+		.jobs = run->o->jobs,
 		.span_bytes = test_span(run, t->id, t->span_bytes, t->block_size),
 		.duration_ns = phase_ns(run, nominal, QUICK_PHASE_S),
 		.pattern = pattern,
 		.hist = run->hist,
 		.clat_hist = run->clat_hist,
+		.dir_hist = {t->mixed ? run->dir_hist[0] : NULL,
+			     t->mixed ? run->dir_hist[1] : NULL},
+		.dir_clat_hist = {t->mixed ? run->dir_clat_hist[0] : NULL,
+				  t->mixed ? run->dir_clat_hist[1] : NULL},
 	};
 	char span[32];
 	int fd = run->wfd;
@@ -280,9 +319,12 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 		phase(run, t->id, "%s, %s span, %.3g s, reading the data already there", t->name,
 		      span, (double)spec.duration_ns / 1e9);
 	else
-		phase(run, t->id, "%s, %s span, %.3g s, %s %s data", t->name, span,
-		      (double)spec.duration_ns / 1e9, t->write ? "writing" : "reading",
-		      lg_pattern_name(pattern));
+		phase(run, t->id, "%s, %s span, %.3g s, %s %s data, %u job%s", t->name, span,
+		      (double)spec.duration_ns / 1e9,
+		      t->mixed   ? "reading and writing"
+		      : t->write ? "writing"
+				 : "reading",
+		      lg_pattern_name(pattern), spec.jobs, spec.jobs > 1 ? "s" : "");
 	if (!t->write) {
 		/* Read tests open the target read-only. */
 		s = open_read_fd(run, t->id, &fd);
@@ -610,6 +652,9 @@ static void fill_parameters(struct run *run)
 	for (size_t i = 0; i < o->nspare; i++)
 		p->spare_area_percent[p->nspare++] = o->spare[i];
 	p->ad_hoc = o->ad_hoc;
+	p->jobs = o->jobs ? o->jobs : 1;
+	snprintf(p->precondition, sizeof(p->precondition), "%s",
+		 o->precondition_none ? "none" : "fill");
 }
 
 /* "a" or "an" before a signature's name, by its sound: "an ext4 superblock",
@@ -829,9 +874,16 @@ static bool any_test(const struct lg_run_options *o, int kind, int write)
 	return false;
 }
 
+/* Whether a test reads: a read test or a mixed one. */
+static bool test_reads(const struct lg_test_def *t)
+{
+	return !t->write || t->mixed;
+}
+
 /* Before the throughput tests of one pattern: write the span the read tests
- * use with that pattern, so that they read data really written in it; a file
- * this run created is written whole before anything is measured. */
+ * use with that pattern, so that they read data really written in it (unless
+ * --precondition none, which is said); a file this run created is written
+ * whole before anything is measured. */
 static enum step precondition(struct run *run, enum lg_pattern pattern)
 {
 	const struct lg_run_options *o = run->o;
@@ -840,20 +892,41 @@ static enum step precondition(struct run *run, enum lg_pattern pattern)
 	uint64_t span = 0;
 
 	run->created = false;
-	if (!run->writable || !(any_test(o, LG_KIND_THROUGHPUT, 0) || created))
+	if (!run->writable)
 		return STEP_OK;
 	for (size_t i = 0; i < o->ntests; i++) {
 		const struct lg_test_def *t = o->tests[i];
 		uint64_t ts = clamped_span(run, t->span_bytes, 4096);
 
-		if (t->kind != LG_KIND_THROUGHPUT || (t->write && !created))
+		if (t->kind != LG_KIND_THROUGHPUT || !(created || test_reads(t)))
 			continue;
 		if (ts > span)
 			span = ts;
 		if (!first)
 			first = t->id;
 	}
-	return span > 0 ? fill(run, first, span, pattern) : STEP_OK;
+	if (span == 0)
+		return STEP_OK;
+	if (o->precondition_none && created) {
+		warn(run,
+		     "--precondition none: %s was just created and holds no data to read; it is "
+		     "filled anyway (recorded as precondition \"fill\")",
+		     o->target);
+		snprintf(run->rep->parameters.precondition,
+			 sizeof(run->rep->parameters.precondition), "fill");
+	} else if (o->precondition_none) {
+		if (!run->said_no_precondition)
+			warn(run,
+			     "no preconditioning (--precondition none): the read tests read the data "
+			     "already on the target, as %s",
+			     strcmp(run->rep->drive_state, "unknown") == 0
+				     ? "an earlier run left it (drive state unknown: say it with "
+				       "--drive-state)"
+				     : "the drive state recorded says");
+		run->said_no_precondition = true;
+		return STEP_OK;
+	}
+	return fill(run, first, span, pattern);
 }
 
 /* The throughput tests, pattern by pattern, each pattern's preconditioning first. */
@@ -912,6 +985,30 @@ static enum step close_target(struct run *run, enum step s)
 	return s;
 }
 
+static int histograms_new(struct run *run)
+{
+	int r = lg_histogram_new(&run->hist);
+
+	if (r == 0)
+		r = lg_histogram_new(&run->clat_hist);
+	for (int d = 0; d < 2 && r == 0; d++) {
+		r = lg_histogram_new(&run->dir_hist[d]);
+		if (r == 0)
+			r = lg_histogram_new(&run->dir_clat_hist[d]);
+	}
+	return r;
+}
+
+static void histograms_free(struct run *run)
+{
+	lg_histogram_free(run->hist);
+	lg_histogram_free(run->clat_hist);
+	for (int d = 0; d < 2; d++) {
+		lg_histogram_free(run->dir_hist[d]);
+		lg_histogram_free(run->dir_clat_hist[d]);
+	}
+}
+
 enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observer *observer,
 			   const volatile sig_atomic_t *stop, struct lg_report *report,
 			   char *message, size_t message_len)
@@ -948,14 +1045,13 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 	if (!run.writable)
 		report->parameters.npatterns = 0;
 
-	if (lg_histogram_new(&run.hist) < 0 || lg_histogram_new(&run.clat_hist) < 0)
+	if (histograms_new(&run) < 0)
 		s = failed(&run, NULL, ENOMEM, "out of memory");
 	if (s == STEP_OK)
 		s = throughput_tests(&run);
 	if (s == STEP_OK)
 		s = long_tests(&run);
 	s = close_target(&run, s);
-	lg_histogram_free(run.hist);
-	lg_histogram_free(run.clat_hist);
+	histograms_free(&run);
 	return finish(&run, s, message, message_len);
 }

@@ -22,8 +22,10 @@ struct lg_test_def {
 	const char *id;
 	const char *name;
 	enum lg_test_kind kind;
-	bool write;  /* operation: write (else read) */
+	bool write;  /* operation: write (else read); a mixed test writes too */
 	bool random; /* access: random (else sequential) */
+	bool mixed;  /* ad-hoc only: each I/O a read with probability read_percent/100 */
+	uint32_t read_percent;
 	uint32_t block_size;
 	uint32_t queue_depth;
 	uint64_t span_bytes; /* 0: the whole target */

@@ -96,8 +96,44 @@ int main(void)
 		"1.5") == 0);
 	CHECK(strcmp(cli.run.tests[0]->id, "adhoc-read-128k-qd1") == 0);
 	CHECK(!cli.run.adhoc.write && !cli.run.adhoc.random);
+	CHECK(cli.run.jobs == 1 && !cli.run.precondition_none);
+
+	/* several jobs, mixed workloads, preconditioning */
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randrw", "--time", "1") == 0);
+	CHECKF(strcmp(cli.run.tests[0]->id, "adhoc-randrw50-4k-qd1") == 0, "%s",
+	       cli.run.tests[0]->id);
+	CHECK(cli.run.adhoc.mixed && cli.run.adhoc.write && cli.run.adhoc.random &&
+	      cli.run.adhoc.read_percent == 50);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "rw", "--rwmixread", "70", "--jobs", "2",
+		"--qd", "8", "--time", "1") == 0);
+	CHECKF(strcmp(cli.run.tests[0]->id, "adhoc-rw70-4k-qd8-j2") == 0, "%s",
+	       cli.run.tests[0]->id);
+	CHECK(cli.run.adhoc.mixed && !cli.run.adhoc.random && cli.run.adhoc.read_percent == 70);
+	CHECK(cli.run.jobs == 2);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "rw", "--rwmixread", "0", "--time",
+		"1") == 0);
+	CHECK(cli.run.adhoc.read_percent == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "rw", "--rwmixread", "101", "--time",
+		"1") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--rwmixread", "70",
+		"--time", "1") < 0);
+	CHECKF(strstr(err, "randrw"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--rwmixread", "70") <
+	      0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "4") == 0);
+	CHECK(cli.run.jobs == 4);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "0") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "65") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--precondition",
+		"none") == 0);
+	CHECK(cli.run.precondition_none);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--precondition",
+		"fill") == 0);
+	CHECK(!cli.run.precondition_none);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--precondition",
+		"trim") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread") < 0); /* no --time */
-	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randrw", "--time", "1") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randtrim", "--time", "1") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--rw", "read", "--bs", "1000", "--time", "1") <
 	      0);
 	CHECK(P("loadgen", "run", "--target", "f", "--rw", "read", "--qd", "0", "--time", "1") < 0);

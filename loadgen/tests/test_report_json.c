@@ -77,6 +77,8 @@ static void base_report(struct lg_report *r)
 	p->spare_area_percent[1] = 25;
 	p->nspare = 2;
 	p->target_size_bytes = UINT64_C(240057409536);
+	p->jobs = 1;
+	snprintf(p->precondition, sizeof(p->precondition), "fill");
 }
 
 static void complete_report(struct lg_report *r)
@@ -137,7 +139,32 @@ static void complete_report(struct lg_report *r)
 
 	base_report(r);
 	snprintf(res.test, sizeof(res.test), "randread-4k-qd3");
+	res.jobs = 1;
 	CHECK(lg_report_add_result(r, &res) == 0);
+	/* a mixed ad-hoc test of two jobs: reads and writes beside their sum */
+	struct lg_result mixed = res;
+
+	snprintf(mixed.test, sizeof(mixed.test), "adhoc-randrw70-4k-qd3-j2");
+	mixed.jobs = 2;
+	mixed.mixed = true;
+	mixed.read_percent = 70;
+	mixed.dir[0] = (struct lg_direction){
+		.io_count = 3780000,
+		.bytes = UINT64_C(15482880000),
+		.bytes_per_second = 86015998.9,
+		.iops = 20999.9997,
+		.has_latency = true,
+		.latency = res.latency,
+		.has_clat = true,
+		.clat = res.clat,
+	};
+	mixed.dir[1] = (struct lg_direction){
+		.io_count = 1620000,
+		.bytes = UINT64_C(6635520000),
+		.bytes_per_second = 36863999.5,
+		.iops = 8999.9999,
+	};
+	CHECK(lg_report_add_result(r, &mixed) == 0);
 	c.iops = malloc(sizeof(series));
 	if (c.iops)
 		memcpy(c.iops, series, sizeof(series));
