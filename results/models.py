@@ -33,6 +33,7 @@ class Test(models.Model):
         THROUGHPUT = "throughput", "throughput"
         CONSISTENCY = "consistency", "performance consistency"
         TRIM = "trim", "TRIM validation"
+        SATURATION = "saturation", "write saturation"
 
     class Operation(models.TextChoices):
         READ = "read", "read"

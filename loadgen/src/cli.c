@@ -13,7 +13,6 @@
 #include "text.h"
 #include "util.h"
 
-/* clang-format off: the tables read best as they are laid out */
 enum {
 	OPT_TARGET = 256,
 	OPT_SUITE,
@@ -144,7 +143,6 @@ static const struct option_doc simple_docs[] = {
 	 "results/schema/catalog.json; info, what it shows as one object"},
 	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
 };
-/* clang-format on */
 
 static const char usage_head[] =
 	"Usage:\n"

@@ -214,6 +214,31 @@ static void ui_trim(void *ctx, const struct lg_trim *t)
 	fflush(stdout);
 }
 
+static void ui_saturation(void *ctx, const struct lg_saturation *s)
+{
+	struct ui *ui = ctx;
+	const struct lg_saturation_summary *m = &s->summary;
+
+	clear_progress(ui);
+	if (ui->quiet)
+		return;
+	table_header(ui);
+	printf("%-24s %.1f GB in %.0f s, mean %.1f MB/s, initially %.1f MB/s", s->test,
+	       (double)m->bytes / 1e9, (double)s->duration_ns / 1e9, m->mean_bytes_per_second / 1e6,
+	       m->initial_bytes_per_second / 1e6);
+	if (m->initial_bytes_per_second == 0)
+		printf("; too short to tell where a cache runs out");
+	else if (m->exhausted)
+		printf("; cache ran out after %.0f s and %.1f GB: %.1f MB/s before, %.1f MB/s after",
+		       m->exhausted_at_s, (double)m->bytes_before / 1e9,
+		       m->bytes_per_second_before / 1e6, m->bytes_per_second_after / 1e6);
+	else
+		printf("; the rate did not fall below %.0f%% of it and stay there",
+		       LG_SATURATION_THRESHOLD * 100);
+	printf("%s\n", s->partial ? " (partial: interrupted)" : "");
+	fflush(stdout);
+}
+
 static int print_json(void (*build)(struct lg_json *w, const void *arg), const void *arg)
 {
 	struct lg_json w;
@@ -255,20 +280,24 @@ static int cmd_list(bool json)
 		printf("\n");
 	}
 	printf("\nTests:\n");
-	printf("  %-22s %-6s %-10s %8s %4s %8s %7s  %s\n", "id", "op", "access", "block", "QD",
+	printf("  %-26s %-6s %-10s %8s %4s %8s %7s  %s\n", "id", "op", "access", "block", "QD",
 	       "span", "time", "name");
 	for (size_t i = 0; i < ntests; i++) {
 		const struct lg_test_def *t = &tests[i];
-		char bs[32], span[32];
+		char bs[32], span[32], time[32];
 
 		lg_format_size_id(t->block_size, bs, sizeof(bs));
+		if (t->duration_s)
+			snprintf(time, sizeof(time), "%us", t->duration_s);
+		else
+			snprintf(time, sizeof(time), "once"); /* until the span is written once */
 		if (t->span_bytes)
 			lg_format_size_id(t->span_bytes, span, sizeof(span));
 		else
 			snprintf(span, sizeof(span), "whole");
-		printf("  %-22s %-6s %-10s %8s %4u %8s %6us  %s\n", t->id,
+		printf("  %-26s %-6s %-10s %8s %4u %8s %7s  %s\n", t->id,
 		       t->write ? "write" : "read", t->random ? "random" : "sequential", bs,
-		       t->queue_depth, span, t->duration_s, t->name);
+		       t->queue_depth, span, time, t->name);
 	}
 	printf("\nEngines:");
 	for (const char *const *n = lg_engine_names(); *n; n++)
@@ -456,6 +485,7 @@ static int cmd_run(const struct lg_cli *cli)
 		.result = ui_result,
 		.consistency = ui_consistency,
 		.trim = ui_trim,
+		.saturation = ui_saturation,
 	};
 	char message[1024];
 	char default_output[64];

@@ -25,6 +25,11 @@ void lg_report_fini(struct lg_report *report)
 	free(report->results);
 	free(report->consistency);
 	free(report->trims);
+	for (size_t i = 0; i < report->nsaturation; i++)
+		free(report->saturation[i].bytes);
+	free(report->saturation);
+	report->saturation = NULL;
+	report->nsaturation = report->saturation_cap = 0;
 	report->results = NULL;
 	report->consistency = NULL;
 	report->trims = NULL;
@@ -67,6 +72,19 @@ int lg_report_add_consistency(struct lg_report *report, struct lg_consistency *s
 	report->consistency[report->nconsistency++] = *series;
 	series->iops = NULL;
 	series->len = 0;
+	return 0;
+}
+
+int lg_report_add_saturation(struct lg_report *report, struct lg_saturation *sat)
+{
+	int r = grow((void **)&report->saturation, &report->saturation_cap, report->nsaturation,
+		     sizeof(*sat));
+
+	if (r < 0)
+		return r;
+	report->saturation[report->nsaturation++] = *sat;
+	sat->bytes = NULL;
+	sat->len = 0;
 	return 0;
 }
 
@@ -231,6 +249,58 @@ static void write_consistency(struct lg_json *w, const struct lg_consistency *c)
 	w->pretty = false;
 	for (size_t i = 0; i < c->len; i++)
 		lg_json_uint(w, c->iops[i]);
+	lg_json_end_array(w);
+	w->pretty = pretty;
+	lg_json_end_object(w);
+}
+
+static void write_saturation(struct lg_json *w, const struct lg_saturation *s)
+{
+	const struct lg_saturation_summary *m = &s->summary;
+	bool pretty = w->pretty;
+
+	lg_json_begin_object(w);
+	lg_json_key(w, "test");
+	lg_json_string(w, s->test);
+	lg_json_key(w, "pattern");
+	lg_json_string(w, lg_pattern_name(s->pattern));
+	opt_uint(w, "span_bytes", s->span_bytes);
+	opt_uint(w, "block_size", s->block_size);
+	opt_uint(w, "queue_depth", s->queue_depth);
+	opt_uint(w, "interval_ns", s->interval_ns);
+	opt_uint(w, "duration_ns", s->duration_ns);
+	opt_string(w, "discard_method", s->discard_method);
+	opt_true(w, "partial", s->partial);
+	lg_json_key(w, "bytes_written");
+	lg_json_uint(w, m->bytes);
+	if (m->mean_bytes_per_second > 0) {
+		lg_json_key(w, "mean_bytes_per_second");
+		lg_json_double(w, m->mean_bytes_per_second, 1);
+	}
+	if (m->initial_bytes_per_second > 0) {
+		lg_json_key(w, "initial_bytes_per_second");
+		lg_json_double(w, m->initial_bytes_per_second, 1);
+	}
+	lg_json_key(w, "threshold_fraction");
+	lg_json_double(w, LG_SATURATION_THRESHOLD, 3);
+	lg_json_key(w, "exhausted");
+	lg_json_bool(w, m->exhausted);
+	if (m->exhausted) {
+		lg_json_key(w, "exhausted_at_s");
+		lg_json_double(w, m->exhausted_at_s, 3);
+		lg_json_key(w, "bytes_before_exhausted");
+		lg_json_uint(w, m->bytes_before);
+		lg_json_key(w, "bytes_per_second_before");
+		lg_json_double(w, m->bytes_per_second_before, 1);
+		lg_json_key(w, "bytes_per_second_after");
+		lg_json_double(w, m->bytes_per_second_after, 1);
+	}
+	lg_json_key(w, "bytes_per_interval");
+	/* One line for the whole series, as for consistency. */
+	lg_json_begin_array(w);
+	w->pretty = false;
+	for (size_t i = 0; i < s->len; i++)
+		lg_json_uint(w, s->bytes[i]);
 	lg_json_end_array(w);
 	w->pretty = pretty;
 	lg_json_end_object(w);
@@ -428,6 +498,13 @@ void lg_report_json(const struct lg_report *report, struct lg_json *w)
 		lg_json_begin_array(w);
 		for (size_t i = 0; i < report->nconsistency; i++)
 			write_consistency(w, &report->consistency[i]);
+		lg_json_end_array(w);
+	}
+	if (report->nsaturation) {
+		lg_json_key(w, "saturation");
+		lg_json_begin_array(w);
+		for (size_t i = 0; i < report->nsaturation; i++)
+			write_saturation(w, &report->saturation[i]);
 		lg_json_end_array(w);
 	}
 	if (report->ntrims) {

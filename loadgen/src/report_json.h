@@ -17,6 +17,7 @@
 #include "host.h"
 #include "json.h"
 #include "pattern.h"
+#include "saturation.h"
 #include "target.h"
 
 #define LG_ID_MAX 64
@@ -91,6 +92,23 @@ struct lg_trim {
 	double after_trim_bytes_per_second;
 };
 
+/* The write saturation: bytes written in each interval of one sequential write
+ * of the span, and where the cache ran out (saturation.h). */
+struct lg_saturation {
+	char test[LG_ID_MAX];
+	enum lg_pattern pattern;
+	uint64_t span_bytes;
+	uint32_t block_size;
+	uint32_t queue_depth;
+	uint64_t interval_ns;
+	uint64_t duration_ns;
+	char discard_method[16];
+	uint64_t *bytes; /* owned; len entries */
+	size_t len;
+	struct lg_saturation_summary summary;
+	bool partial;
+};
+
 struct lg_drive {
 	char manufacturer[201];
 	char model[201];
@@ -154,6 +172,8 @@ struct lg_report {
 	size_t nconsistency, consistency_cap;
 	struct lg_trim *trims;
 	size_t ntrims, trims_cap;
+	struct lg_saturation *saturation;
+	size_t nsaturation, saturation_cap;
 };
 
 /* An empty report (status complete, no results). */
@@ -168,6 +188,10 @@ int lg_report_add_result(struct lg_report *report, const struct lg_result *resul
 /* Append a series; the report takes ownership of series->iops on success.
  * Returns 0 or -ENOMEM. */
 int lg_report_add_consistency(struct lg_report *report, struct lg_consistency *series);
+
+/* Append a write saturation; the report takes ownership of sat->bytes on
+ * success. Returns 0 or -ENOMEM. */
+int lg_report_add_saturation(struct lg_report *report, struct lg_saturation *sat);
 
 /* Append a copy of *trim. Returns 0 or -ENOMEM. */
 int lg_report_add_trim(struct lg_report *report, const struct lg_trim *trim);

@@ -347,28 +347,27 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 	return s;
 }
 
-/* Discard the whole target before a spare-area level's fill, so that what the
- * level leaves unwritten is really free, as on a secure-erased drive of which a
- * part is left unused: the levels before have written every LBA of it. The
- * method ("none" when the target cannot discard) goes into *method. */
-static enum step discard_target(struct run *run, const struct lg_test_def *t, uint32_t spare,
-				char *method, size_t method_len)
+/* Discard the whole target before a test that needs it unused: each spare-area
+ * level of the consistency test (so that what the level leaves unwritten is
+ * really free, as on a secure-erased drive of which a part is left unused: the
+ * levels before have written every LBA of it), and the write saturation (so
+ * that it starts as fresh as the target can be made). why says which, in the
+ * phase and in the warning when the target cannot discard; the method ("none"
+ * then) goes into *method. */
+static enum step discard_target(struct run *run, const struct lg_test_def *t, const char *why,
+				const char *without, char *method, size_t method_len)
 {
 	const char *m = NULL;
 	char size[32];
 	int r;
 
 	lg_format_size_human(run->info.capacity_bytes, size, sizeof(size));
-	phase(run, t->id, "discarding the whole target (%s) so that the %u%% spare area is unused",
-	      size, spare);
+	phase(run, t->id, "discarding the whole target (%s) %s", size, why);
 	r = lg_target_discard(run->wfd, &run->info, 0, run->info.capacity_bytes, &m);
 	if (r == -EOPNOTSUPP) {
 		if (!run->said_no_discard)
-			warn(run,
-			     "%s: %s cannot discard: the spare area of each level is only left "
-			     "unwritten by that level, not freed, and still holds the data written "
-			     "there before (recorded as discard_method \"none\")",
-			     t->id, run->info.path);
+			warn(run, "%s: %s cannot discard: %s (recorded as discard_method \"none\")",
+			     t->id, run->info.path, without);
 		run->said_no_discard = true;
 		snprintf(method, method_len, "none");
 		return STEP_OK;
@@ -437,7 +436,14 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 
 		if (span < t->block_size)
 			return failed(run, t->id, 0, "%s: the target is too small", t->id);
-		s = discard_target(run, t, spare, discard_method, sizeof(discard_method));
+		char why[64];
+
+		snprintf(why, sizeof(why), "so that the %u%% spare area is unused", spare);
+		s = discard_target(
+			run, t, why,
+			"the spare area of each level is only left unwritten by that level, "
+			"not freed, and still holds the data written there before",
+			discard_method, sizeof(discard_method));
 		if (s != STEP_OK)
 			return s;
 		s = fill(run, t->id, span, LG_PATTERN_INCOMPRESSIBLE);
@@ -473,6 +479,82 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 			return s;
 	}
 	return STEP_OK;
+}
+
+/* Write saturation: the whole span written once, sequentially, with fresh random
+ * data, the bytes of every second counted; where the cache runs out is read from
+ * them (saturation.h). */
+static enum step saturation_test(struct run *run, const struct lg_test_def *t)
+{
+	struct lg_saturation sat;
+	struct lg_timeline *tl = NULL;
+	struct lg_job_result res;
+	uint64_t span = test_span(run, t->id, 0, t->block_size);
+	char size[32];
+	size_t len;
+	const uint64_t *bytes;
+	enum step s;
+	int r;
+
+	if (span < t->block_size)
+		return failed(run, t->id, 0, "%s: the target is too small", t->id);
+	memset(&sat, 0, sizeof(sat));
+	s = discard_target(run, t, "so that the write starts on a drive as fresh as it can be made",
+			   "the write starts on a drive that holds the data written before",
+			   sat.discard_method, sizeof(sat.discard_method));
+	if (s != STEP_OK)
+		return s;
+	r = lg_timeline_new(LG_NSEC_PER_SEC, MAX_INTERVALS, &tl);
+	if (r < 0)
+		return failed(run, t->id, -r, "out of memory");
+
+	struct lg_job_spec spec = {
+		.name = t->id,
+		.write = true,
+		.random = false,
+		.block_size = t->block_size,
+		.queue_depth = t->queue_depth,
+		.span_bytes = span,
+		.total_bytes = span,
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.byte_timeline = tl,
+	};
+
+	lg_format_size_human(span, size, sizeof(size));
+	phase(run, t->id, "128KB sequential write QD%u of %s, incompressible, MB/s every second",
+	      t->queue_depth, size);
+	memset(&res, 0, sizeof(res));
+	s = job_step(run, t->id, &spec, run->wfd, &res);
+	/* An interrupted write keeps its series up to the interrupt, marked partial. */
+	if (s != STEP_OK && !(s == STEP_INTERRUPTED && res.ios > 0)) {
+		lg_timeline_free(tl);
+		return s;
+	}
+	bytes = lg_timeline_counts(tl, &len);
+	snprintf(sat.test, sizeof(sat.test), "%s", t->id);
+	sat.pattern = LG_PATTERN_INCOMPRESSIBLE;
+	sat.span_bytes = span;
+	sat.block_size = t->block_size;
+	sat.queue_depth = t->queue_depth;
+	sat.interval_ns = LG_NSEC_PER_SEC;
+	sat.duration_ns = res.elapsed_ns;
+	sat.partial = s == STEP_INTERRUPTED;
+	sat.len = len;
+	sat.bytes = malloc((len ? len : 1) * sizeof(uint64_t));
+	if (!sat.bytes) {
+		lg_timeline_free(tl);
+		return failed(run, t->id, ENOMEM, "out of memory");
+	}
+	memcpy(sat.bytes, bytes, len * sizeof(uint64_t));
+	lg_timeline_free(tl);
+	lg_saturation_summarize(sat.bytes, sat.len, sat.interval_ns, sat.duration_ns, &sat.summary);
+	if (run->obs->saturation)
+		run->obs->saturation(run->obs->ctx, &sat);
+	if (lg_report_add_saturation(run->rep, &sat) < 0) {
+		free(sat.bytes);
+		return failed(run, t->id, ENOMEM, "out of memory");
+	}
+	return s;
 }
 
 /* One sequential-write measurement of the TRIM validation. */
@@ -956,7 +1038,8 @@ static enum step throughput_tests(struct run *run)
 	return s;
 }
 
-/* The long tests, after the throughput tests: consistency and TRIM validation. */
+/* The long tests, after the throughput tests: consistency, TRIM validation and
+ * write saturation. */
 static enum step long_tests(struct run *run)
 {
 	enum step s = STEP_OK;
@@ -968,6 +1051,8 @@ static enum step long_tests(struct run *run)
 			s = consistency_test(run, t);
 		else if (t->kind == LG_KIND_TRIM)
 			s = trim_test(run, t);
+		else if (t->kind == LG_KIND_SATURATION)
+			s = saturation_test(run, t);
 	}
 	return s;
 }

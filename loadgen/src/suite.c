@@ -11,6 +11,13 @@
 
 static const char *const throughput_metrics[] = {"bytes_per_second", "iops", "latency", NULL};
 static const char *const consistency_metrics[] = {"iops_per_second", NULL};
+static const char *const saturation_metrics[] = {
+	"bytes_per_second_series",
+	"bytes_before_exhausted",
+	"bytes_per_second_before",
+	"bytes_per_second_after",
+	NULL,
+};
 static const char *const trim_metrics[] = {
 	"clean_bytes_per_second",
 	"after_torture_bytes_per_second",
@@ -18,7 +25,6 @@ static const char *const trim_metrics[] = {
 	NULL,
 };
 
-/* clang-format off: one test per block, its fields grouped by line */
 static const struct lg_test_def tests[] = {
 	{
 		.id = "randread-4k-qd3",
@@ -146,8 +152,22 @@ static const struct lg_test_def tests[] = {
 		.unit = "bytes/s",
 		.higher_is_better = true,
 	},
+	{
+		.id = "write-saturation-128k-qd32",
+		.name = "Write saturation (128KB sequential write QD32 of the whole drive, "
+			"incompressible)",
+		.kind = LG_KIND_SATURATION,
+		.write = true,
+		.random = false,
+		.block_size = 128 * KIB,
+		.queue_depth = 32,
+		.span_bytes = 0,
+		.duration_s = 0, /* as long as writing the whole span once takes */
+		.metrics = saturation_metrics,
+		.unit = "bytes/s",
+		.higher_is_better = true,
+	},
 };
-/* clang-format on */
 
 static const char *const desktop_2010[] = {
 	"randread-4k-qd3", "randwrite-4k-qd3-8g", "seqread-2m-qd1", "seqwrite-2m-qd1", NULL,
@@ -157,6 +177,12 @@ static const char *const desktop_2011[] = {
 	"seqread-128k-qd1", "seqwrite-128k-qd1",   NULL,
 };
 static const char *const steady_state_2013[] = {"consistency-4k-qd32", "trim-validation", NULL};
+static const char *const steady_state_2013_v2[] = {
+	"consistency-4k-qd32",
+	"trim-validation",
+	"write-saturation-128k-qd32",
+	NULL,
+};
 
 static const struct lg_suite_def suites[] = {
 	{
@@ -177,6 +203,13 @@ static const struct lg_suite_def suites[] = {
 		.version = 1,
 		.title = "Performance consistency and TRIM validation (2013)",
 		.tests = steady_state_2013,
+	},
+	{
+		.name = "steady-state-2013",
+		.version = 2,
+		.title = "Performance consistency and TRIM validation (2013), with the write saturation "
+			 "of current reviews",
+		.tests = steady_state_2013_v2,
 	},
 };
 
@@ -203,6 +236,8 @@ const char *lg_test_kind_name(enum lg_test_kind kind)
 		return "consistency";
 	case LG_KIND_TRIM:
 		return "trim";
+	case LG_KIND_SATURATION:
+		return "saturation";
 	}
 	return "unknown";
 }

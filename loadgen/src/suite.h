@@ -16,6 +16,7 @@ enum lg_test_kind {
 	LG_KIND_THROUGHPUT,
 	LG_KIND_CONSISTENCY,
 	LG_KIND_TRIM,
+	LG_KIND_SATURATION,
 };
 
 struct lg_test_def {

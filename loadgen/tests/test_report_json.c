@@ -173,6 +173,28 @@ static void complete_report(struct lg_report *r)
 	CHECK(c.iops == NULL); /* the report took it */
 	snprintf(t.test, sizeof(t.test), "trim-validation");
 	CHECK(lg_report_add_trim(r, &t) == 0);
+
+	/* a write saturation whose cache ran out after 3 s */
+	static const uint64_t written[8] = {1000000000, 1100000000, 1050000000, 300000000,
+					    310000000,  290000000,  305000000,  150000000};
+	struct lg_saturation sat = {
+		.test = "write-saturation-128k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.span_bytes = UINT64_C(4505000000),
+		.block_size = 131072,
+		.queue_depth = 32,
+		.interval_ns = 1000000000,
+		.duration_ns = UINT64_C(7500000000),
+		.discard_method = "blkdiscard",
+		.len = 8,
+	};
+
+	sat.bytes = malloc(sizeof(written));
+	if (sat.bytes)
+		memcpy(sat.bytes, written, sizeof(written));
+	lg_saturation_summarize(written, 8, sat.interval_ns, sat.duration_ns, &sat.summary);
+	CHECK(sat.summary.exhausted && sat.summary.exhausted_at_s == 3);
+	CHECK(sat.bytes && lg_report_add_saturation(r, &sat) == 0 && sat.bytes == NULL);
 }
 
 static void failed_report(struct lg_report *r)
@@ -224,6 +246,21 @@ static void incomplete_report(struct lg_report *r)
 	c.iops = malloc(sizeof(series));
 	memcpy(c.iops, series, sizeof(series));
 	CHECK(lg_report_add_consistency(r, &c) == 0);
+	/* an interrupted write saturation: too short to tell */
+	static const uint64_t written[1] = {123456789};
+	struct lg_saturation sat = {
+		.test = "write-saturation-128k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.interval_ns = 1000000000,
+		.duration_ns = 400000000,
+		.len = 1,
+		.partial = true,
+	};
+
+	sat.bytes = malloc(sizeof(written));
+	memcpy(sat.bytes, written, sizeof(written));
+	lg_saturation_summarize(written, 1, sat.interval_ns, sat.duration_ns, &sat.summary);
+	CHECK(lg_report_add_saturation(r, &sat) == 0);
 }
 
 static char *render(struct lg_report *r)
