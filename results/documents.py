@@ -22,7 +22,7 @@ import jsonschema
 from jsonschema import Draft7Validator
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
-SUPPORTED_SCHEMA_VERSION = 1
+SUPPORTED_SCHEMA_VERSIONS = (1, 2)
 UNITS_TOLERANCE = 0.01  # bytes/s against IOPS x block size: 1%
 
 # Messages are constants so that tests (and API clients) can rely on them.
@@ -34,8 +34,10 @@ DUPLICATE_KEY = "the key '{key}' appears twice in one object"
 TOO_DEEP = "values are nested too deeply"
 NOT_AN_OBJECT = "a result document is a JSON object"
 UNSUPPORTED_VERSION = (
-    "schema_version {version} is not supported; this site reads version {supported}"
+    "schema_version {version} is not supported; this site reads versions {supported}"
 )
+NOT_IN_VERSION = "'{field}' is not part of a schema_version {version} document"
+PARTIAL_IN_COMPLETE = "a complete run has no partial result; an interrupted one is incomplete"
 MISSING_FIELD = "the required field '{field}' is missing"
 UNKNOWN_FIELD = "unknown field '{field}'"
 WRONG_TYPE = "must be {expected}, not {actual}"
@@ -44,6 +46,10 @@ NOT_FINITE = "must be a finite number"
 NOT_POSITIVE = "must be greater than {limit}"
 TOO_SMALL = "must be at least {limit}"
 NOT_COMPLETE = "only complete runs can be published; this run is {status}"
+NOT_COMPLETE_V1 = (
+    "a schema_version 1 document must be complete; an interrupted run is published from "
+    "schema_version 2, which marks its last test partial"
+)
 NO_RESULTS = "the document holds no results, consistency series or TRIM validations"
 UNKNOWN_TEST = "unknown test id '{test}'"
 WRONG_SECTION = "'{test}' is a {kind} test; it belongs in '{section}'"
@@ -88,7 +94,21 @@ class TestSpec:
     queue_depth: int
 
 
-SECTION_OF_KIND = {"throughput": "results", "consistency": "consistency", "trim": "trim"}
+SECTION_OF_KIND = {
+    "throughput": "results",
+    "consistency": "consistency",
+    "trim": "trim",
+    "saturation": "saturation",
+}
+
+
+def latency_kind(document: Mapping[str, Any]) -> str:
+    """Which latency a document's latency_ns is: "clat" (completion only) for a version 1
+    document measured by a tool (loadgen 0.1 measured fio's clat), "lat" (issue to
+    completion) otherwise: version 2, and figures published as their article reports them
+    (Iometer's response time)."""
+    measured = document["source"]["kind"] == "measured"
+    return "clat" if document["schema_version"] == 1 and measured else "lat"
 
 
 def pointer(*parts: Any) -> str:
@@ -177,6 +197,19 @@ SCHEMA_TYPE_NAMES = {
 }
 
 
+def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tuple[str, str]:
+    """A member the schema's false subschemas forbid: one a version 1 document may not have,
+    or a partial result in a complete run. The error names the object, not the member."""
+    parent: Any = document
+    for part in error.absolute_path:
+        parent = parent[part]
+    field = next(k for k, v in parent.items() if v is error.instance)
+    where = pointer(*error.absolute_path, field)
+    if field == "partial" and document.get("status") == "complete":
+        return where, PARTIAL_IN_COMPLETE
+    return where, NOT_IN_VERSION.format(field=field, version=1)
+
+
 def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
     """(pointer, message) in words a reviewer understands."""
     where = pointer(*error.absolute_path)
@@ -216,11 +249,11 @@ def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
 
 def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
     version = document.get("schema_version")
-    if isinstance(version, int) and version != SUPPORTED_SCHEMA_VERSION:
+    if isinstance(version, int) and version not in SUPPORTED_SCHEMA_VERSIONS:
+        supported = " and ".join(str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
         return [
             DocumentProblem(
-                "/schema_version",
-                UNSUPPORTED_VERSION.format(version=version, supported=SUPPORTED_SCHEMA_VERSION),
+                "/schema_version", UNSUPPORTED_VERSION.format(version=version, supported=supported)
             )
         ]
     try:
@@ -230,7 +263,10 @@ def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
         refusal = exc
     found = {}
     for error in _explaining_validator().iter_errors(document):
-        where, message = _plain_message(error)
+        if error.validator is None and error.schema is False:
+            where, message = _forbidden_member(document, error)
+        else:
+            where, message = _plain_message(error)
         found.setdefault((where, message), DocumentProblem(where, message))
     if not found:
         # The two validators differ on a detail (a format, say): the stricter one decides.
@@ -276,8 +312,7 @@ def meaning_problems(
         if not math.isfinite(number):
             problem(pointer(*path), NOT_FINITE)
 
-    if document["status"] != "complete":
-        problem("/status", NOT_COMPLETE.format(status=document["status"]))
+    _check_status(document, problem)
 
     started, finished = document.get("started_at"), document.get("finished_at")
     times = {}
@@ -320,9 +355,18 @@ def meaning_problems(
             seen.add(key)
             if section == "results":
                 _check_result(entry, spec, where, problem)
-            elif section == "consistency":
+            elif section in ("consistency", "saturation"):
                 _check_shape(entry, spec, where, problem)
     return problems
+
+
+def _check_status(document: dict, problem) -> None:
+    """Complete runs; from version 2, interrupted ones too, their last test marked partial."""
+    status = document["status"]
+    if status == "incomplete" and document["schema_version"] == 1:
+        problem("/status", NOT_COMPLETE_V1)
+    elif status not in ("complete", "incomplete"):
+        problem("/status", NOT_COMPLETE.format(status=status))
 
 
 def _check_shape(entry: dict, spec: TestSpec, where: str, problem) -> None:
