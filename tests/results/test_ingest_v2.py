@@ -168,3 +168,17 @@ def test_several_jobs_are_noted(document):
 def test_run_model_records_the_version(document):
     run_ingest(document=json.dumps(version_2(document)), submitter=None)
     assert Run.objects.get().schema_version == 2
+
+
+def test_drive_page_shows_the_write_saturation(document, client):
+    from django.urls import reverse
+
+    doc = version_2(document)
+    doc["saturation"] = [saturation()]
+    run = run_ingest(document=json.dumps(doc), submitter=None).run
+    html = client.get(reverse("drives:detail", args=[run.drive.slug])).content.decode()
+    assert "Write saturation" in html
+    assert (
+        "1,000.0" in html and "1,050.0" in html and "301.1" in html
+    )  # MB/s: initial, before, after
+    assert "3 s" in html
