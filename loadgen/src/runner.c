@@ -386,8 +386,6 @@ static enum step add_series(struct run *run, const struct lg_test_def *t,
 			    const char *discard_method, bool partial)
 {
 	struct lg_consistency series;
-	size_t len;
-	const uint64_t *counts = lg_timeline_counts(spec->timeline, &len);
 
 	memset(&series, 0, sizeof(series));
 	snprintf(series.test, sizeof(series.test), "%s", t->id);
@@ -399,11 +397,8 @@ static enum step add_series(struct run *run, const struct lg_test_def *t,
 	series.interval_ns = spec->timeline->interval_ns;
 	series.partial = partial;
 	snprintf(series.discard_method, sizeof(series.discard_method), "%s", discard_method);
-	series.len = len;
-	series.iops = malloc((len ? len : 1) * sizeof(uint64_t));
-	if (!series.iops)
+	if (lg_timeline_copy(spec->timeline, &series.iops, &series.len) < 0)
 		return failed(run, t->id, ENOMEM, "out of memory");
-	memcpy(series.iops, counts, len * sizeof(uint64_t));
 	if (run->obs->consistency)
 		run->obs->consistency(run->obs->ctx, &series);
 	if (lg_report_add_consistency(run->rep, &series) < 0) {
@@ -491,8 +486,6 @@ static enum step saturation_test(struct run *run, const struct lg_test_def *t)
 	struct lg_job_result res;
 	uint64_t span = test_span(run, t->id, 0, t->block_size);
 	char size[32];
-	size_t len;
-	const uint64_t *bytes;
 	enum step s;
 	int r;
 
@@ -530,7 +523,6 @@ static enum step saturation_test(struct run *run, const struct lg_test_def *t)
 		lg_timeline_free(tl);
 		return s;
 	}
-	bytes = lg_timeline_counts(tl, &len);
 	snprintf(sat.test, sizeof(sat.test), "%s", t->id);
 	sat.pattern = LG_PATTERN_INCOMPRESSIBLE;
 	sat.span_bytes = span;
@@ -539,14 +531,10 @@ static enum step saturation_test(struct run *run, const struct lg_test_def *t)
 	sat.interval_ns = LG_NSEC_PER_SEC;
 	sat.duration_ns = res.elapsed_ns;
 	sat.partial = s == STEP_INTERRUPTED;
-	sat.len = len;
-	sat.bytes = malloc((len ? len : 1) * sizeof(uint64_t));
-	if (!sat.bytes) {
-		lg_timeline_free(tl);
-		return failed(run, t->id, ENOMEM, "out of memory");
-	}
-	memcpy(sat.bytes, bytes, len * sizeof(uint64_t));
+	r = lg_timeline_copy(tl, &sat.bytes, &sat.len);
 	lg_timeline_free(tl);
+	if (r < 0)
+		return failed(run, t->id, ENOMEM, "out of memory");
 	lg_saturation_summarize(sat.bytes, sat.len, sat.interval_ns, sat.duration_ns, &sat.summary);
 	if (run->obs->saturation)
 		run->obs->saturation(run->obs->ctx, &sat);
