@@ -1117,6 +1117,13 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 		return finish(&run, STEP_FAILED, message, message_len);
 	if (!run.writable)
 		report->parameters.npatterns = 0;
+	if (run.o->jobs > 1 &&
+	    (any_test(run.o, LG_KIND_CONSISTENCY, -1) || any_test(run.o, LG_KIND_TRIM, -1) ||
+	     any_test(run.o, LG_KIND_SATURATION, -1)))
+		warn(&run,
+		     "--jobs %u applies to the throughput tests; consistency, TRIM validation and "
+		     "write saturation run one job, as their method says",
+		     run.o->jobs);
 
 	if (histograms_new(&run) < 0)
 		s = failed(&run, NULL, ENOMEM, "out of memory");

@@ -3,7 +3,8 @@
 document checked against the schema.
 
 jobs: --jobs 2 on a random read and on a sequential write: the document records the
-  job count (parameters and result), the result is the sum of both workers.
+  job count (parameters and result), the result is the sum of both workers; on a long
+  test (write saturation), which runs one job, a warning says so.
 mixed: --rw randrw --rwmixread 70 with 2 jobs: reads and writes reported apart, their
   sum in the result, about 70% of the I/Os reads.
 precondition: --precondition none reads a file that a first run filled, says so in a
@@ -34,6 +35,9 @@ def jobs(scene):
     check(r["jobs"] == 2 and r["io_count"] > 0, f"sequential jobs: {r}")
     doc, _ = run(scene, "one", *common, "--rw", "randread")
     check(doc["parameters"]["jobs"] == 1 and doc["results"][0]["jobs"] == 1, "one job by default")
+    sat = ["--target", target, "--tests", "write-saturation-128k-qd32", "--jobs", "2"]
+    doc, err = run(scene, "saturation", *sat)
+    check("run one job" in err and len(doc["saturation"]) == 1, f"--jobs on a long test:\n{err}")
 
 
 def mixed(scene):
