@@ -22,7 +22,7 @@ help:
 	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
-	@echo "make lint          ruff check and format check"
+	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 
 install: $(INSTALLED)
@@ -67,9 +67,15 @@ test-deps:
 test-faults: $(INSTALLED)
 	$(PY) -m benchsite.faults
 
+CLANG_FORMAT ?= clang-format
+C_SOURCES = loadgen/src/*.[ch] loadgen/tests/*.[ch]
+
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@command -v $(CLANG_FORMAT) >/dev/null || \
+	  { echo "clang-format is missing (Debian: apt-get install clang-format)" >&2; exit 1; }
+	$(CLANG_FORMAT) --dry-run --Werror --style=file:loadgen/.clang-format $(C_SOURCES)
 
 migrations-check: $(INSTALLED)
 	DJANGO_SETTINGS_MODULE=benchsite.settings.test $(EPHEMERAL) \

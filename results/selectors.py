@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from django.db.models import Prefetch
 
 from drives.models import Drive
-from results.models import ConsistencySeries, Result, Run, TrimValidation
+from results.models import ConsistencySeries, Result, Run, SaturationSeries, TrimValidation
 
 
 @dataclass
@@ -16,6 +16,7 @@ class DriveResults:
     results: list[Result] = field(default_factory=list)
     consistency: list[ConsistencySeries] = field(default_factory=list)
     trim: list[TrimValidation] = field(default_factory=list)
+    saturation: list[SaturationSeries] = field(default_factory=list)
 
 
 def drive_results(*, drive: Drive) -> DriveResults:
@@ -38,6 +39,12 @@ def drive_results(*, drive: Drive) -> DriveResults:
                 .order_by("spare_area_percent"),
             ),
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),
+            Prefetch(
+                "saturation_series",
+                queryset=SaturationSeries.objects.select_related("test").defer(
+                    "bytes_per_interval"
+                ),
+            ),
         )
         .order_by("-started_at", "-ingested_at")
     )
@@ -46,5 +53,6 @@ def drive_results(*, drive: Drive) -> DriveResults:
         grouped.results.extend(run.results.all())
         grouped.consistency.extend(run.consistency_series.all())
         grouped.trim.extend(run.trim_validations.all())
+        grouped.saturation.extend(run.saturation_series.all())
     grouped.results.sort(key=lambda r: (r.test.identifier, r.pattern, -(r.run.pk)))
     return grouped

@@ -20,6 +20,7 @@ from results.models import (
     ConsistencySeries,
     Result,
     Run,
+    SaturationSeries,
     Suite,
     Test,
     TestBench,
@@ -77,6 +78,65 @@ def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
     return start, statistics.fmean(tail), statistics.pstdev(tail), min(tail)
 
 
+def _latency_fields(prefix: str, latency: dict[str, Any]) -> dict[str, Any]:
+    """A latency summary of the document as the model's <prefix>_* fields."""
+    return {
+        f"{prefix}_mean_ns": latency.get("mean"),
+        f"{prefix}_stddev_ns": latency.get("stddev"),
+        f"{prefix}_min_ns": latency.get("min"),
+        f"{prefix}_max_ns": latency.get("max"),
+        f"{prefix}_percentiles_ns": latency.get("percentiles"),
+    }
+
+
+def _result(run: Run, test: Test, entry: dict[str, Any], latency_kind: str) -> Result:
+    """One throughput result; latency_kind says which latency its latency_ns is."""
+    latency = entry.get("latency_ns", {})
+    return Result(
+        run=run,
+        test=test,
+        pattern=entry["pattern"],
+        block_size=entry.get("block_size"),
+        queue_depth=entry.get("queue_depth"),
+        span_bytes=entry.get("span_bytes"),
+        duration_ns=entry.get("duration_ns"),
+        io_count=entry.get("io_count"),
+        bytes=entry.get("bytes"),
+        bytes_per_second=entry.get("bytes_per_second"),
+        iops=entry.get("iops"),
+        latency_kind=latency_kind if latency else "",
+        jobs=entry.get("jobs", 1),
+        partial=entry.get("partial", False),
+        **_latency_fields("latency", latency),
+        **_latency_fields("clat", entry.get("clat_ns", {})),
+    )
+
+
+def _saturation(run: Run, test: Test, entry: dict[str, Any]) -> SaturationSeries:
+    """One write saturation: its series and where its cache ran out."""
+    entry = with_defaults("saturation", entry)
+    return SaturationSeries(
+        run=run,
+        test=test,
+        pattern=entry["pattern"],
+        span_bytes=entry.get("span_bytes"),
+        interval_ns=entry["interval_ns"],
+        duration_ns=entry.get("duration_ns"),
+        discard_method=entry.get("discard_method", ""),
+        bytes_per_interval=entry["bytes_per_interval"],
+        bytes_written=entry["bytes_written"],
+        mean_bytes_per_second=entry.get("mean_bytes_per_second"),
+        initial_bytes_per_second=entry.get("initial_bytes_per_second"),
+        threshold_fraction=entry.get("threshold_fraction"),
+        exhausted=entry["exhausted"],
+        exhausted_at_s=entry.get("exhausted_at_s"),
+        bytes_before_exhausted=entry.get("bytes_before_exhausted"),
+        bytes_per_second_before=entry.get("bytes_per_second_before"),
+        bytes_per_second_after=entry.get("bytes_per_second_after"),
+        partial=entry.get("partial", False),
+    )
+
+
 def _write(
     document: dict[str, Any],
     raw: str,
@@ -127,6 +187,8 @@ def _write(
         citation=citation,
         citation_locator=locator,
         drive_state=document.get("drive_state", Run.DriveState.UNKNOWN),
+        schema_version=document["schema_version"],
+        complete=document["status"] == "complete",
         document=raw,
         content_hash=digest,
     )
@@ -135,30 +197,10 @@ def _write(
     run.full_clean(exclude=RUN_RELATIONS, validate_unique=False, validate_constraints=False)
     run.save()
 
-    results = []
-    for entry in document.get("results", []):
-        latency = entry.get("latency_ns", {})
-        results.append(
-            Result(
-                run=run,
-                test=tests[entry["test"]],
-                pattern=entry["pattern"],
-                block_size=entry.get("block_size"),
-                queue_depth=entry.get("queue_depth"),
-                span_bytes=entry.get("span_bytes"),
-                duration_ns=entry.get("duration_ns"),
-                io_count=entry.get("io_count"),
-                bytes=entry.get("bytes"),
-                bytes_per_second=entry.get("bytes_per_second"),
-                iops=entry.get("iops"),
-                latency_mean_ns=latency.get("mean"),
-                latency_stddev_ns=latency.get("stddev"),
-                latency_min_ns=latency.get("min"),
-                latency_max_ns=latency.get("max"),
-                latency_percentiles_ns=latency.get("percentiles"),
-            )
-        )
-    Result.objects.bulk_create(results)
+    kind = documents.latency_kind(document)
+    Result.objects.bulk_create(
+        [_result(run, tests[entry["test"]], entry, kind) for entry in document.get("results", [])]
+    )
 
     series = []
     for entry in document.get("consistency", []):
@@ -177,6 +219,7 @@ def _write(
                 steady_mean_iops=mean,
                 steady_stddev_iops=stddev,
                 steady_min_iops=minimum,
+                partial=entry.get("partial", False),
             )
         )
     ConsistencySeries.objects.bulk_create(series)
@@ -196,6 +239,9 @@ def _write(
             )
             for entry in (with_defaults("trim", e) for e in document.get("trim", []))
         ]
+    )
+    SaturationSeries.objects.bulk_create(
+        [_saturation(run, tests[entry["test"]], entry) for entry in document.get("saturation", [])]
     )
     return run
 
