@@ -40,6 +40,7 @@ run: $(INSTALLED)
 test: lint migrations-check test-python loadgen-test loadgen-san-test
 
 test-python: $(INSTALLED)
+	@command -v fio >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends fio  # tests/results/test_importers_fio.py runs fio
 	$(PY) -m pytest
 
 lint: $(INSTALLED)

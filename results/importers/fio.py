@@ -179,8 +179,8 @@ NO_TEST_AT_BS = "bs={bs}: no standard {label} test at {size} (they use {availabl
 NO_TEST_AT_QD = "queue depth {depth} ({how}): no standard {label} test at it (they use {available})"
 MANY_FILES = "{how}: a standard test runs on one file or device"
 SPAN_UNKNOWN = (
-    "{test} writes within a {limit} span; this job states none (size), so it covered the "
-    "whole file or device"
+    "{test} writes within an LBA span of {limit}; this job states none (size), so it "
+    "covered the whole file or device"
 )
 SPAN_TOO_BIG = "span {span} ({how}) is larger than the {limit} span of {test}"
 UNREADABLE_OPTION = "{option}={value} could not be read"
@@ -608,19 +608,22 @@ def _read_side(side: dict, where: str) -> _Side:
     io_bytes = _count(side, "io_bytes", where)
     ios = _count(side, "total_ios", where)
     runtime = _count(side, "runtime", where)
+    if runtime > LONGEST_RUN_S * 1000:
+        raise _Bad(f"{where}/runtime", NOT_A_DURATION.format(value=runtime))
     if ios and not runtime:
         raise _Bad(f"{where}/runtime", ZERO_RUNTIME.format(ios=ios))
     if io_bytes and not ios:
         raise _Bad(f"{where}/total_ios", BYTES_WITHOUT_IOS.format(io_bytes=io_bytes))
-    bw_bytes = _count(side, "bw_bytes", where)
     iops = _real(side, "iops", where)
     if runtime:
-        expected_bw = io_bytes * 1000 // runtime  # fio's own integer arithmetic
-        if bw_bytes != expected_bw:
-            raise _Bad(
-                f"{where}/bw_bytes",
-                FIGURE_MISMATCH.format(field="bw_bytes", value=bw_bytes, expected=expected_bw),
-            )
+        # fio's rates, in its own integer arithmetic: bw_bytes (fio 3.2+) and bw (KiB/s).
+        rate = io_bytes * 1000 // runtime
+        for field, expected in (("bw_bytes", rate), ("bw", rate // 1024)):
+            if field in side and _count(side, field, where) != expected:
+                raise _Bad(
+                    _at(where, field),
+                    FIGURE_MISMATCH.format(field=field, value=side[field], expected=expected),
+                )
         expected_iops = ios * 1000 / runtime
         if not math.isclose(iops, expected_iops, rel_tol=1e-6, abs_tol=1e-5):
             raise _Bad(
@@ -641,7 +644,8 @@ def _read_latency(stat: dict, where: str) -> dict[str, Any] | None:
     when fio took no samples."""
     low, high = _count(stat, "min", where), _count(stat, "max", where)
     mean, stddev = _real(stat, "mean", where), _real(stat, "stddev", where)
-    samples = _count(stat, "N", where)
+    # N (fio 3.18+): without it, a maximum above 0 says that fio took samples.
+    samples = _count(stat, "N", where) if "N" in stat else high
     percentiles = {}
     if "percentile" in stat:
         table = _mapping(stat, "percentile", where)
@@ -655,7 +659,7 @@ def _read_latency(stat: dict, where: str) -> dict[str, Any] | None:
                 raise _Bad(key_where, NOT_A_PERCENTILE.format(key=key[:40]))
             value = _count(table, key, f"{where}/percentile")
             if rank == rank.quantize(Decimal("0.0001")):
-                name = format(rank.normalize(), "f")
+                name = format(rank.normalize() + 0, "f")  # + 0: no "-0"
                 percentiles[name] = min(max(value, low), high)
         ranked = [percentiles[name] for name in sorted(percentiles, key=Decimal)]
         if ranked != sorted(ranked):
@@ -934,7 +938,7 @@ def _span(options: dict[str, str], clones: int, kb_base: int) -> tuple[int | Non
             if re.search(r"[-:]", value.strip().lstrip("-")):
                 return None, f"{option}={value}"  # a range of file sizes
             span = _bytes(option, value, kb_base)
-            if not span:
+            if not span or span >= 2**63:
                 return None, f"{option}={value}"
             how = f"{option}={value}"
             if clones > 1:
@@ -984,10 +988,17 @@ def _concurrency(run: _Run, options: list[dict[str, str]]) -> tuple[dict[int, st
     clones: dict[int, int] = {}
     groups: dict[tuple, list[_Job]] = defaultdict(list)
     for job in run.jobs:
-        groups[(job.hostname or "", job.groupid)].append(job)
+        if _sums_clients(job):
+            reasons[job.index] = ALL_CLIENTS
+        else:
+            groups[(job.hostname or "", job.groupid)].append(job)
     for members in groups.values():
         for job in members:
-            numjobs = _number("numjobs", options[job.index].get("numjobs", "1")) or 1
+            try:
+                numjobs = _number("numjobs", options[job.index].get("numjobs", "1")) or 1
+            except _NotMapped as unreadable:
+                reasons[job.index] = unreadable.reason
+                continue
             if len(members) == 1:
                 clones[job.index] = numjobs
             elif numjobs == len(members) and len({m.name for m in members}) == 1:
@@ -998,15 +1009,23 @@ def _concurrency(run: _Run, options: list[dict[str, str]]) -> tuple[dict[int, st
     # A new_group without a stonewall (visible from fio 3.39) started beside the group before.
     ordered = sorted(groups)
     for position, key in enumerate(ordered[1:], start=1):
-        first = groups[key][0]
-        opts = options[first.index]
-        if _flag(opts, "new_group") and not _flag(opts, "stonewall"):
+        opts = options[groups[key][0].index]
+        try:
+            beside = _flag(opts, "new_group") and not _flag(opts, "stonewall")
+        except _NotMapped:
+            beside = True  # unreadable: the safe reading
+        if beside:
             previous = groups[ordered[position - 1]]
             for job in (*groups[key], *previous):
                 partners = previous if job in groups[key] else groups[key]
                 names = ", ".join(sorted({f"'{m.name}'" for m in partners}))
                 reasons.setdefault(job.index, CONCURRENT.format(others=names))
     return reasons, clones
+
+
+def _sums_clients(job: _Job) -> bool:
+    """fio's client mode adds an entry that sums every client's jobs."""
+    return job.hostname is not None and job.name == "All clients"
 
 
 def _iso(milliseconds: int) -> str:
@@ -1027,7 +1046,8 @@ def _started_ms(run: _Run, options: list[dict[str, str]]) -> int:
     else:  # groups ran one after another; a group lasts as long as its longest job
         longest: dict[int, int] = defaultdict(int)
         for job in run.jobs:
-            longest[job.groupid] = max(longest[job.groupid], job.job_runtime_ms or 0)
+            if not _sums_clients(job):
+                longest[job.groupid] = max(longest[job.groupid], job.job_runtime_ms or 0)
         started = run.finished_ms - sum(longest.values())
     return max(0, min(started, run.finished_ms))
 
@@ -1073,16 +1093,13 @@ def _result(candidate: _Candidate) -> dict[str, Any]:
 
 def _convert(run: _Run, *, drive: dict, bench: dict | None, drive_state: str) -> FioConversion:
     options = [_effective(run, job) for job in run.jobs]
-    hosts = sorted({job.hostname for job in run.jobs if job.hostname and job.name != "All clients"})
+    hosts = sorted({job.hostname for job in run.jobs if job.hostname and not _sums_clients(job)})
     if len(hosts) > 1:
         raise _rejected("", MANY_HOSTS.format(count=len(hosts), hosts=", ".join(hosts)))
     reasons, clones = _concurrency(run, options)
     candidates: list[_Candidate] = []
     for job in run.jobs:
         if job.index in reasons:
-            continue
-        if job.hostname and job.name == "All clients":
-            reasons[job.index] = ALL_CLIENTS
             continue
         try:
             candidates.append(_map_job(run, job, options[job.index], clones[job.index]))
