@@ -3,9 +3,12 @@
 Public surface
 --------------
 `fio_document(*, fio_json, drive, bench=None, drive_state="unknown") -> FioConversion`
-    Pure (no database). `fio_json` is fio's output, bytes or text; lines fio printed before
-    its JSON (`fio: pid=..., err=...`, notes) are skipped. `drive`, `bench` and `drive_state`
-    are what fio cannot know, in the result document's own shape. Returns the document
+    Pure (no database). `fio_json` is fio's output, bytes (UTF-8, or UTF-16 with its byte
+    order mark, as PowerShell's `>` writes it) or text; lines fio printed before or after
+    its JSON (`fio: pid=..., err=...`, notes) are skipped. Plain `json`, `json+` (its
+    histogram bins are not used) and client/server mode (`client_stats`) are read.
+    `drive`, `bench` and `drive_state` are what fio cannot know, in the result document's
+    own shape (the schema checks them in run_ingest). Returns the document
     (schema version 1, `source.kind` "measured"), the jobs that became results (`mapped`)
     and the jobs that did not, each with its reason (`unmapped`). Raises DocumentRejected,
     every problem with a JSON pointer into fio's document, when the output is not fio 3.x
@@ -29,8 +32,9 @@ solarisaio), nothing shaped its load (rate, rate_iops, thinktime, latency_target
 verify, fsync/fdatasync/sync/write_barrier, non-uniform random_distribution,
 percentage_random, zones, bsrange/bssplit), it ran on one file or device, and it ran
 alone on the drive. Its figures are checked against each other before they are used:
-bytes = I/Os x block size, and by Little's law IOPS x mean latency cannot exceed the
-queue depth (an entry that sums more load than one job shows up here). Each job is
+bytes = I/Os x block size, only the job's own direction did I/O, and by Little's law
+IOPS x mean latency cannot exceed the queue depth (an entry that sums more load than one
+job, or an engine that ran deeper than asked, shows up here). Each job is
 reported by name: mapped with its test and pattern, or not mapped with the first reason.
 
 - Queue depth: `iodepth` (default 1) for asynchronous engines, 1 for synchronous ones,
@@ -42,8 +46,13 @@ reported by name: mapped with its test and pattern, or not mapped with the first
 - Time: the result's duration is fio's measured runtime of that direction (ramp_time
   excluded, as fio excludes it); a job that ran shorter than the test still maps, and
   the site shows the difference. Started/finished come from fio's clocks: the first
-  `job_start` (fio 3.36+) or the output's timestamp less `elapsed`, and the timestamp.
-- Span: `size` (else `filesize`), times numjobs when each clone has its own file.
+  `job_start` (fio 3.36+), else the output's timestamp less `elapsed`, else (client
+  mode) less the longest job of each reporting group; finished is the timestamp.
+- Figures: io_count is the I/Os completed in the measured time (io_bytes / bs), and IOPS
+  and bytes/s are it and io_bytes over the runtime, so that the result agrees with
+  itself. Without ramp_time that is exactly fio's iops and (unrounded) bw_bytes; with it,
+  fio's iops counts the I/Os issued instead, which differs by at most the queue depth.
+- Span: `filesize` (else `size`), times numjobs when each clone has its own file.
   Tests with a fixed LBA span (8 GiB) need a stated span no larger than theirs; the
   whole-drive tests take any span and record it when known.
 - The same test and pattern from two jobs: neither is mapped (which one to keep is not
@@ -270,7 +279,7 @@ def is_fio_output(raw: bytes | str) -> bool:
     """Whether an upload looks like fio's output (its "fio version" key near the top)."""
     head = raw[:65536]
     if isinstance(head, bytes):
-        head = head.decode("utf-8", "replace")
+        head = _decoded(head, errors="replace")
     return '"fio version"' in head
 
 
@@ -328,6 +337,20 @@ _JSON_START = re.compile(r"^\{", re.MULTILINE)
 _FIO_NONNUMBER = re.compile(r"(?<=[:,\[])(\s*)-?(nan|inf)\b", re.IGNORECASE)
 
 
+def _decoded(raw: bytes, errors: str = "strict") -> str:
+    """UTF-8, or UTF-16 with its byte order mark (what PowerShell's > makes of fio's output)."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return raw[: len(raw) // 2 * 2].decode("utf-16", errors)
+    return raw.decode("utf-8", errors)
+
+
+def _json_decoder() -> json.JSONDecoder:
+    # strict=False: fio writes control characters in names and options unescaped.
+    return json.JSONDecoder(
+        object_pairs_hook=_object, parse_constant=lambda _: _Constant(), strict=False
+    )
+
+
 def _rejected(where: str, message: str) -> DocumentRejected:
     return DocumentRejected([DocumentProblem(where, message)])
 
@@ -339,16 +362,15 @@ def _parse(raw: bytes | str) -> dict[str, Any]:
         raise _rejected("", TOO_LARGE.format(size=size, limit=limit))
     if isinstance(raw, bytes):
         try:
-            raw = raw.decode("utf-8")
+            raw = _decoded(raw)
         except UnicodeDecodeError as exc:
             raise _rejected("", NOT_UTF8) from exc
     text = raw.removeprefix("\ufeff")
     start = _JSON_START.search(text)
     if start is None:
         raise _rejected("", NOT_FIO.format(detail="no JSON object in it"))
-    decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=lambda _: _Constant())
     try:
-        tree, end = decoder.raw_decode(text, start.start())
+        tree, end = _json_decoder().raw_decode(text, start.start())
     except json.JSONDecodeError as exc:
         raise _explain_bad_json(text, start.start(), exc) from exc
     except RecursionError as exc:
@@ -365,9 +387,8 @@ def _explain_bad_json(text: str, start: int, error: json.JSONDecodeError) -> Doc
     """fio prints nan and inf with printf's %f, which is not JSON: name where they are."""
     patched = _FIO_NONNUMBER.sub(lambda m: m.group(1) + "NaN", text)
     if patched != text:
-        decoder = json.JSONDecoder(object_pairs_hook=_object, parse_constant=lambda _: _Constant())
         try:
-            tree, _ = decoder.raw_decode(patched, start)
+            tree, _ = _json_decoder().raw_decode(patched, start)
         except (json.JSONDecodeError, RecursionError):
             pass
         else:
@@ -931,8 +952,9 @@ def _map_job(run: _Run, job: _Job, options: dict[str, str], clones: int) -> _Can
 
 
 def _span(options: dict[str, str], clones: int, kb_base: int) -> tuple[int | None, str]:
-    """The bytes a job's offsets covered, when its options say: size (else filesize)."""
-    for option in ("size", "filesize"):
+    """The bytes a job's offsets covered, when its options say: filesize (the size of its
+    file when given; size is then only the amount of I/O), else size."""
+    for option in ("filesize", "size"):
         if option in options:
             value = options[option]
             if re.search(r"[-:]", value.strip().lstrip("-")):

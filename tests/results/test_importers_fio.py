@@ -712,7 +712,7 @@ def test_bad_output_is_refused_with_a_pointer(change, where, message):
         (b"hello", fio.NOT_FIO.format(detail="no JSON object in it")),
         (b"3;fio-3.33;job;0;0;0;0", fio.NOT_FIO.format(detail="no JSON object in it")),
         (b'{"fio version": "fio-3.33"', "fio's output is not valid JSON: "),
-        (b"\xff\xfe{}", documents.NOT_UTF8),
+        (b'{"fio version": "\xff"}', documents.NOT_UTF8),
         (b"[" * 100_000, fio.NOT_FIO.format(detail="no JSON object in it")),
         (b"{" + b'"a":[' * 100_000, "fio's output is not valid JSON: "),
     ],
@@ -788,6 +788,13 @@ def test_text_before_and_after_fios_json_is_skipped():
     noted = b"note: both iodepth >= 1 and synchronous I/O engine are selected\n" + raw
     assert convert(noted).document == convert(raw).document
     assert convert(raw + b"\nfio: file hash not empty on exit\n").document == convert(raw).document
+
+
+def test_utf16_with_its_mark_and_control_characters_in_names_are_read():
+    text = (FIXTURES / STANDARD_33).read_text()
+    assert convert(text.encode("utf-16")).document == convert(text).document  # PowerShell's >
+    tabbed = text.replace('"jobname" : "randrw"', '"jobname" : "rand\trw"')  # fio escapes no tab
+    assert "rand\trw" in outcomes(convert(tabbed))
 
 
 def leaf_paths(tree, path=()) -> list[tuple]:
