@@ -399,43 +399,49 @@ def _explain_bad_json(text: str, start: int, error: json.JSONDecodeError) -> Doc
     return _rejected("", NOT_JSON.format(detail=detail))
 
 
-def _bad_text(value: str) -> bool:
-    return "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value)
+_BAD_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
-def _value_problems(tree: Any) -> list[DocumentProblem]:
+def _scalar_problem(value: Any) -> str | None:
+    if isinstance(value, _Constant):
+        return NOT_A_NUMBER
+    if isinstance(value, float) and not math.isfinite(value):
+        return NOT_FINITE
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return BEYOND_64_BITS
+    if isinstance(value, str) and _BAD_TEXT.search(value):
+        return NOT_TEXT
+    return None
+
+
+def _value_problems(tree: dict) -> list[DocumentProblem]:
     """Values no fio writes, anywhere in its output; each named by its pointer."""
     problems: list[DocumentProblem] = []
     stack: list[tuple[Any, tuple]] = [(tree, ())]
     while stack and len(problems) < 50:
-        value, path = stack.pop()
-        if len(path) > MAX_DEPTH:
+        container, path = stack.pop()
+        if len(path) >= MAX_DEPTH:
             problems.append(DocumentProblem(pointer(*path), NOT_JSON.format(detail=TOO_DEEP)))
-        elif isinstance(value, _Constant):
-            problems.append(DocumentProblem(pointer(*path), NOT_A_NUMBER))
-        elif isinstance(value, float) and not math.isfinite(value):
-            problems.append(DocumentProblem(pointer(*path), NOT_FINITE))
-        elif isinstance(value, int) and not isinstance(value, bool):
-            if not -(2**63) <= value < 2**64:
-                problems.append(DocumentProblem(pointer(*path), BEYOND_64_BITS))
-        elif isinstance(value, str):
-            if _bad_text(value):
-                problems.append(DocumentProblem(pointer(*path), NOT_TEXT))
-        elif isinstance(value, list):
-            stack.extend((item, (*path, i)) for i, item in enumerate(value))
-        elif isinstance(value, dict):
-            options = path[-1:] in (("global options",), ("job options",))
-            seen: dict[str, Any] = {}
-            for key, item in _pairs(value):
-                if _bad_text(key):
-                    problems.append(DocumentProblem(pointer(*path, key), NOT_TEXT))
-                elif key in seen and seen[key] != item and not options:
-                    problems.append(
-                        DocumentProblem(pointer(*path, key), DUPLICATE_KEY.format(key=key))
-                    )
-                seen[key] = item
-                stack.append((item, (*path, key)))
-    return sorted(problems, key=lambda p: p.pointer)
+            continue
+        if isinstance(container, list):
+            items = enumerate(container)
+        else:
+            items = _pairs(container)
+            repeated = getattr(container, "pairs", None)
+            if repeated and path[-1:] not in (("global options",), ("job options",)):
+                for key, value in repeated:
+                    if container[key] != value:  # fio writes a key twice only in options
+                        problems.append(
+                            DocumentProblem(pointer(*path, key), DUPLICATE_KEY.format(key=key))
+                        )
+        for key, value in items:
+            if isinstance(key, str) and _BAD_TEXT.search(key):
+                problems.append(DocumentProblem(pointer(*path, key), NOT_TEXT))
+            elif isinstance(value, dict | list):
+                stack.append((value, (*path, key)))
+            elif message := _scalar_problem(value):
+                problems.append(DocumentProblem(pointer(*path, key), message))
+    return sorted(set(problems), key=lambda p: p.pointer)
 
 
 # -- reading: fio's document, every field typed and bounded -----------------------------
