@@ -147,7 +147,10 @@ NOT_A_NUMBER = "not a number (fio prints nan or inf when it divides by zero)"
 NOT_FINITE = "must be a finite number"
 BEYOND_64_BITS = "is beyond the 64-bit integers fio writes"
 NOT_TEXT = "text with a NUL character or a lone surrogate, which fio does not write"
-TWO_OUTPUTS = "the file holds more than one fio output: convert each run on its own"
+TWO_OUTPUTS = (
+    "the file holds more than one JSON output (several runs, or --status-interval "
+    "snapshots): convert one run's final output"
+)
 UNSUPPORTED_VERSION = (
     "fio {version} is not supported: its JSON differs (latencies in microseconds, no "
     "clat_ns); use fio 3.0 or newer"
