@@ -52,9 +52,9 @@ test-python: $(INSTALLED) test-deps
 	$(PY) -m pytest
 
 # Debian packages the Python tests run for real (redis-server; nginx, with openssl for its
-# certificate, runs deploy/nginx.conf), installed where missing.
+# certificate, runs deploy/nginx.conf; fio, whose JSON the importer reads), installed where missing.
 test-deps:
-	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl; do \
+	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl fio:fio; do \
 	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || need="$$need $${p#*:}"; \
 	done; \
 	if [ -n "$$need" ]; then \
