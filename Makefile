@@ -23,7 +23,7 @@ help:
 	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
-	@echo "make lint          ruff check and format check"
+	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 
@@ -54,10 +54,10 @@ test-python: $(INSTALLED) test-deps
 	$(PY) -m pytest
 
 # Debian packages the Python tests run for real (redis-server; nginx, with openssl for its
-# certificate, runs deploy/nginx.conf; chromium for tests/browser, never a browser that
-# Playwright downloads), installed where missing.
+# certificate, runs deploy/nginx.conf; fio, whose JSON the importer reads; chromium for
+# tests/browser, never a browser that Playwright downloads), installed where missing.
 test-deps:
-	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl chromium:chromium; do \
+	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl fio:fio chromium:chromium; do \
 	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || need="$$need $${p#*:}"; \
 	done; \
 	if [ -n "$$need" ]; then \
@@ -70,9 +70,15 @@ test-deps:
 test-faults: $(INSTALLED)
 	$(PY) -m benchsite.faults
 
+CLANG_FORMAT ?= clang-format
+C_SOURCES = loadgen/src/*.[ch] loadgen/tests/*.[ch]
+
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@command -v $(CLANG_FORMAT) >/dev/null || \
+	  { echo "clang-format is missing (Debian: apt-get install clang-format)" >&2; exit 1; }
+	$(CLANG_FORMAT) --dry-run --Werror --style=file:loadgen/.clang-format $(C_SOURCES)
 
 migrations-check: $(INSTALLED)
 	DJANGO_SETTINGS_MODULE=benchsite.settings.test $(EPHEMERAL) \

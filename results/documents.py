@@ -32,7 +32,7 @@ from jsonschema import Draft7Validator
 from drives.links import is_http_url
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
-SUPPORTED_SCHEMA_VERSION = 1
+SUPPORTED_SCHEMA_VERSIONS = (1, 2)
 UNITS_TOLERANCE = Fraction(1, 100)  # bytes/s against IOPS x block size: 1%
 QUOTE_LIMIT = 60  # characters of a submitted value that a message repeats
 MAX_PROBLEMS = 100  # problems listed for one document; the rest are summed up
@@ -51,8 +51,10 @@ LONE_SURROGATE = "contains a lone UTF-16 surrogate escape (\\ud800-\\udfff), whi
 KEY_NUL_CHARACTER = "a key of this object contains a NUL character (\\u0000)"
 KEY_LONE_SURROGATE = "a key of this object contains a lone UTF-16 surrogate escape"
 UNSUPPORTED_VERSION = (
-    "schema_version {version} is not supported; this site reads version {supported}"
+    "schema_version {version} is not supported; this site reads versions {supported}"
 )
+NOT_IN_VERSION = "'{field}' is not part of a schema_version {version} document"
+PARTIAL_IN_COMPLETE = "a complete run has no partial result; an interrupted one is incomplete"
 MISSING_FIELD = "the required field '{field}' is missing"
 NEEDS_ONE_OF = "needs at least one of: {fields}"
 UNKNOWN_FIELD = "unknown field {field}"
@@ -70,6 +72,10 @@ NO_PROPERTIES = "must hold at least one value"
 NO_MATCH = "must match the pattern {pattern}"
 BAD_FORMAT = "must be {format}"
 NOT_COMPLETE = "only complete runs can be published; this run is {status}"
+NOT_COMPLETE_V1 = (
+    "a schema_version 1 document must be complete; an interrupted run is published from "
+    "schema_version 2, which marks its last test partial"
+)
 NO_RESULTS = "the document holds no results, consistency series or TRIM validations"
 UNKNOWN_TEST = "unknown test id {test}"
 WRONG_SECTION = "'{test}' is a {kind} test; it belongs in '{section}'"
@@ -132,7 +138,22 @@ class TestSpec:
     queue_depth: int
 
 
-SECTION_OF_KIND = {"throughput": "results", "consistency": "consistency", "trim": "trim"}
+SECTION_OF_KIND = {
+    "throughput": "results",
+    "consistency": "consistency",
+    "trim": "trim",
+    "saturation": "saturation",
+}
+
+
+def latency_kind(document: Mapping[str, Any]) -> str:
+    """Which latency a document's latency_ns is: "clat" (completion only) for a version 1
+    document measured by a tool (loadgen 0.1 measured fio's clat), "lat" (issue to
+    completion) otherwise: version 2, and figures published as their article reports them
+    (Iometer's response time)."""
+    measured = document["source"]["kind"] == "measured"
+    return "clat" if document["schema_version"] == 1 and measured else "lat"
+
 
 # What makes an entry one of a kind within its run. results/models.py builds the unique
 # constraints result_unique, consistency_unique and trim_unique from these same fields, so
@@ -141,6 +162,7 @@ ENTRY_IDENTITY = {
     "results": ("test", "pattern"),
     "consistency": ("test", "spare_area_percent"),
     "trim": ("test", "pattern"),
+    "saturation": ("test", "pattern"),
 }
 # Values an entry stands for when it leaves a field out: the check and the writer both
 # read entries through with_defaults().
@@ -148,6 +170,7 @@ ENTRY_DEFAULTS: dict[str, dict[str, Any]] = {
     "results": {},
     "consistency": {"pattern": "incompressible", "interval_ns": 1_000_000_000},
     "trim": {"pattern": "unspecified"},
+    "saturation": {"pattern": "incompressible", "interval_ns": 1_000_000_000},
 }
 
 
@@ -361,6 +384,19 @@ LIMIT_MESSAGES = {
 }
 
 
+def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tuple[str, str]:
+    """A member the schema's false subschemas forbid: one a version 1 document may not have,
+    or a partial result in a complete run. The error names the object, not the member."""
+    parent: Any = document
+    for part in error.absolute_path:
+        parent = parent[part]
+    field = next(k for k, v in parent.items() if v is error.instance)
+    where = pointer(*error.absolute_path, field)
+    if field == "partial" and document.get("status") == "complete":
+        return where, PARTIAL_IN_COMPLETE
+    return where, NOT_IN_VERSION.format(field=field, version=1)
+
+
 def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
     """(pointer, message) in words a reviewer understands. A message never repeats more
     than QUOTE_LIMIT characters of the document."""
@@ -428,13 +464,12 @@ def _plain_messages(error: jsonschema.ValidationError) -> list[tuple[str, str]]:
 
 def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
     version = document.get("schema_version")
-    if isinstance(version, int) and version != SUPPORTED_SCHEMA_VERSION:
+    if isinstance(version, int) and version not in SUPPORTED_SCHEMA_VERSIONS:
+        supported = " and ".join(str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
         return [
             DocumentProblem(
                 "/schema_version",
-                UNSUPPORTED_VERSION.format(
-                    version=quote(version), supported=SUPPORTED_SCHEMA_VERSION
-                ),
+                UNSUPPORTED_VERSION.format(version=quote(version), supported=supported),
             )
         ]
     try:
@@ -444,7 +479,11 @@ def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
         refusal = exc
     found: dict[tuple[str, str], DocumentProblem] = {}
     for error in _explaining_validator().iter_errors(document):
-        for where, message in _plain_messages(error):
+        if error.validator is None and error.schema is False:
+            messages = [_forbidden_member(document, error)]
+        else:
+            messages = _plain_messages(error)
+        for where, message in messages:
             found.setdefault((where, message), DocumentProblem(where, message))
         if len(found) > MAX_PROBLEMS:
             break
@@ -548,8 +587,7 @@ def meaning_problems(
         if not math.isfinite(number):
             problem(pointer(*path), NOT_FINITE)
 
-    if document["status"] != "complete":
-        problem("/status", NOT_COMPLETE.format(status=document["status"]))
+    _check_status(document, problem)
 
     when = {}
     for field in ("started_at", "finished_at"):
@@ -596,9 +634,18 @@ def meaning_problems(
             seen.add(key)
             if section == "results":
                 _check_result(entry, spec, where, problem)
-            elif section == "consistency":
+            elif section in ("consistency", "saturation"):
                 _check_shape(entry, spec, where, problem)
     return _capped(problems)
+
+
+def _check_status(document: dict, problem) -> None:
+    """Complete runs; from version 2, interrupted ones too, their last test marked partial."""
+    status = document["status"]
+    if status == "incomplete" and document["schema_version"] == 1:
+        problem("/status", NOT_COMPLETE_V1)
+    elif status not in ("complete", "incomplete"):
+        problem("/status", NOT_COMPLETE.format(status=status))
 
 
 def _check_shape(entry: dict, spec: TestSpec, where: str, problem) -> None:

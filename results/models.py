@@ -37,6 +37,7 @@ class Test(models.Model):
         THROUGHPUT = "throughput", "throughput"
         CONSISTENCY = "consistency", "performance consistency"
         TRIM = "trim", "TRIM validation"
+        SATURATION = "saturation", "write saturation"
 
     class Operation(models.TextChoices):
         READ = "read", "read"
@@ -264,6 +265,14 @@ class Run(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     withdrawn_reason = models.TextField(blank=True)
+    schema_version = models.PositiveSmallIntegerField(
+        default=1, db_default=1, help_text="Version of the result document's schema"
+    )
+    complete = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="False: the run was interrupted; its last test's results are partial",
+    )
     document = models.TextField(help_text="The result document exactly as it was submitted")
     content_hash = models.CharField(
         max_length=64, unique=True, help_text="SHA-256 of the document's canonical JSON"
@@ -317,6 +326,24 @@ class DataPattern(models.TextChoices):
     UNSPECIFIED = "unspecified", "unspecified"
 
 
+class ResultQuerySet(models.QuerySet):
+    def rankable(self):
+        """Results a ranking may hold: whole tests of published, real runs."""
+        return self.filter(
+            partial=False, run__status=Run.Status.PUBLISHED, run__source__in=RANKED_SOURCES
+        )
+
+
+RANKED_SOURCES = (Run.Source.MEASURED, Run.Source.PUBLISHED)
+
+
+class LatencyKind(models.TextChoices):
+    """Which latency a figure is."""
+
+    TOTAL = "lat", "issue to completion"
+    COMPLETION = "clat", "completion only (fio's clat)"
+
+
 class Result(models.Model):
     """One throughput test of a run, in one data pattern."""
 
@@ -338,6 +365,28 @@ class Result(models.Model):
     latency_percentiles_ns = models.JSONField(
         null=True, blank=True, help_text='Percentile to nanoseconds, e.g. {"99.9": 812000}'
     )
+    latency_kind = models.CharField(
+        max_length=4,
+        choices=LatencyKind.choices,
+        blank=True,
+        db_default="",
+        help_text="Which latency the latency_* fields are; empty without latency",
+    )
+    clat_mean_ns = models.FloatField(null=True, blank=True)
+    clat_stddev_ns = models.FloatField(null=True, blank=True)
+    clat_min_ns = models.BigIntegerField(null=True, blank=True)
+    clat_max_ns = models.BigIntegerField(null=True, blank=True)
+    clat_percentiles_ns = models.JSONField(
+        null=True, blank=True, help_text="The completion part of the latency (fio's clat)"
+    )
+    jobs = models.PositiveSmallIntegerField(default=1, db_default=1)
+    partial = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Interrupted: the figures until the interrupt; never ranked",
+    )
+
+    objects = ResultQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -377,8 +426,15 @@ class Result(models.Model):
     @property
     def deviations(self) -> list[str]:
         """How this result's recorded conditions differ from its test's method, if they do
-        (a quick smoke run, a span clamped to a small target)."""
+        (interrupted, a latency that is not issue to completion, several jobs, a quick smoke
+        run, a span clamped to a small target)."""
         notes = []
+        if self.partial:
+            notes.append("partial: the run was interrupted")
+        if self.latency_kind == LatencyKind.COMPLETION:
+            notes.append("latency: completion only (fio's clat)")
+        if self.jobs > 1:
+            notes.append(f"{self.jobs} jobs of QD{self.queue_depth or self.test.queue_depth}")
         seconds = self.duration_ns / 1e9 if self.duration_ns else None
         if seconds is not None and seconds < 0.9 * self.test.duration_s:
             notes.append(f"ran {seconds:.0f} s, not {self.test.duration_s} s")
@@ -409,6 +465,11 @@ class ConsistencySeries(models.Model):
     steady_mean_iops = models.FloatField()
     steady_stddev_iops = models.FloatField()
     steady_min_iops = models.BigIntegerField()
+    partial = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Interrupted: the seconds until the interrupt; never ranked",
+    )
 
     class Meta:
         constraints = [
@@ -453,6 +514,48 @@ class TrimValidation(models.Model):
 
     def __str__(self) -> str:
         return f"TRIM validation of run {self.run_id}"
+
+
+class SaturationSeries(models.Model):
+    """Bytes written in each second of one sequential write of the whole drive, and where its
+    write cache ran out (docs/methodology.md, write saturation)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="saturation_series")
+    test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="saturation_series")
+    pattern = models.CharField(
+        max_length=14, choices=DataPattern.choices, default=DataPattern.INCOMPRESSIBLE
+    )
+    span_bytes = models.BigIntegerField(null=True, blank=True)
+    interval_ns = models.BigIntegerField(default=1_000_000_000)
+    duration_ns = models.BigIntegerField(null=True, blank=True)
+    discard_method = models.CharField(max_length=20, blank=True)
+    bytes_per_interval = ArrayField(models.BigIntegerField())
+    bytes_written = models.BigIntegerField()
+    mean_bytes_per_second = models.FloatField(null=True, blank=True)
+    initial_bytes_per_second = models.FloatField(null=True, blank=True)
+    threshold_fraction = models.FloatField(null=True, blank=True)
+    exhausted = models.BooleanField()
+    exhausted_at_s = models.FloatField(null=True, blank=True)
+    bytes_before_exhausted = models.BigIntegerField(null=True, blank=True)
+    bytes_per_second_before = models.FloatField(null=True, blank=True)
+    bytes_per_second_after = models.FloatField(null=True, blank=True)
+    partial = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", *ENTRY_IDENTITY["saturation"]], name="saturation_unique"
+            ),
+            models.CheckConstraint(condition=Q(interval_ns__gt=0), name="saturation_interval"),
+            models.CheckConstraint(
+                condition=Q(exhausted=False, exhausted_at_s__isnull=True)
+                | Q(exhausted=True, exhausted_at_s__isnull=False),
+                name="saturation_exhausted_has_point",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"write saturation of run {self.run_id}"
 
 
 class LeaderboardEntry(models.Model):

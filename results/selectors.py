@@ -21,6 +21,7 @@ from results.models import (
     LeaderboardEntry,
     Result,
     Run,
+    SaturationSeries,
     Suite,
     Test,
     TrimValidation,
@@ -88,6 +89,12 @@ class Figures:
     @property
     def block_size(self) -> int:
         return self.result.block_size or self.result.test.block_size
+
+    @property
+    def quick(self) -> bool:
+        """Measured for less than 90% of the test's duration: a quick (smoke) run."""
+        ns = self.result.duration_ns
+        return ns is not None and ns < 0.9 * self.result.test.duration_s * 1e9
 
 
 # -- head to head --------------------------------------------------------------------------
@@ -591,12 +598,13 @@ class DrivePage:
     results: list[Figures] = field(default_factory=list)
     consistency: list[ConsistencySeries] = field(default_factory=list)
     trim: list[TrimValidation] = field(default_factory=list)
+    saturation: list[SaturationSeries] = field(default_factory=list)
     prices: list[Price] = field(default_factory=list)
 
 
 def drive_page(*, slug: str) -> DrivePage:
     """One drive's specs, firmware versions, price history and every published run with its
-    results and provenance. Seven queries. Raises Drive.DoesNotExist."""
+    results and provenance. Eight queries. Raises Drive.DoesNotExist."""
     drive = Drive.objects.real().with_specs().prefetch_related("firmware_versions").get(slug=slug)
     runs = sorted(
         Run.objects.published()
@@ -614,6 +622,12 @@ def drive_page(*, slug: str) -> DrivePage:
                 .order_by("spare_area_percent"),
             ),
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),
+            Prefetch(
+                "saturation_series",
+                queryset=SaturationSeries.objects.select_related("test").defer(
+                    "bytes_per_interval"
+                ),
+            ),
         ),
         key=run_recency,
     )
@@ -624,6 +638,7 @@ def drive_page(*, slug: str) -> DrivePage:
             series.quick = series_is_quick(series, series.points)
             page.consistency.append(series)
         page.trim.extend(run.trim_validations.all())
+        page.saturation.extend(run.saturation_series.all())
     rank = {r.pk: i for i, r in enumerate(runs)}
     page.results.sort(
         key=lambda f: (

@@ -21,6 +21,7 @@ from results.models import (
     LeaderboardEntry,
     Result,
     Run,
+    SaturationSeries,
     Suite,
     Test,
     TestBench,
@@ -78,6 +79,65 @@ def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
     return start, statistics.fmean(tail), statistics.pstdev(tail), min(tail)
 
 
+def _latency_fields(prefix: str, latency: dict[str, Any]) -> dict[str, Any]:
+    """A latency summary of the document as the model's <prefix>_* fields."""
+    return {
+        f"{prefix}_mean_ns": latency.get("mean"),
+        f"{prefix}_stddev_ns": latency.get("stddev"),
+        f"{prefix}_min_ns": latency.get("min"),
+        f"{prefix}_max_ns": latency.get("max"),
+        f"{prefix}_percentiles_ns": latency.get("percentiles"),
+    }
+
+
+def _result(run: Run, test: Test, entry: dict[str, Any], latency_kind: str) -> Result:
+    """One throughput result; latency_kind says which latency its latency_ns is."""
+    latency = entry.get("latency_ns", {})
+    return Result(
+        run=run,
+        test=test,
+        pattern=entry["pattern"],
+        block_size=entry.get("block_size"),
+        queue_depth=entry.get("queue_depth"),
+        span_bytes=entry.get("span_bytes"),
+        duration_ns=entry.get("duration_ns"),
+        io_count=entry.get("io_count"),
+        bytes=entry.get("bytes"),
+        bytes_per_second=entry.get("bytes_per_second"),
+        iops=entry.get("iops"),
+        latency_kind=latency_kind if latency else "",
+        jobs=entry.get("jobs", 1),
+        partial=entry.get("partial", False),
+        **_latency_fields("latency", latency),
+        **_latency_fields("clat", entry.get("clat_ns", {})),
+    )
+
+
+def _saturation(run: Run, test: Test, entry: dict[str, Any]) -> SaturationSeries:
+    """One write saturation: its series and where its cache ran out."""
+    entry = with_defaults("saturation", entry)
+    return SaturationSeries(
+        run=run,
+        test=test,
+        pattern=entry["pattern"],
+        span_bytes=entry.get("span_bytes"),
+        interval_ns=entry["interval_ns"],
+        duration_ns=entry.get("duration_ns"),
+        discard_method=entry.get("discard_method", ""),
+        bytes_per_interval=entry["bytes_per_interval"],
+        bytes_written=entry["bytes_written"],
+        mean_bytes_per_second=entry.get("mean_bytes_per_second"),
+        initial_bytes_per_second=entry.get("initial_bytes_per_second"),
+        threshold_fraction=entry.get("threshold_fraction"),
+        exhausted=entry["exhausted"],
+        exhausted_at_s=entry.get("exhausted_at_s"),
+        bytes_before_exhausted=entry.get("bytes_before_exhausted"),
+        bytes_per_second_before=entry.get("bytes_per_second_before"),
+        bytes_per_second_after=entry.get("bytes_per_second_after"),
+        partial=entry.get("partial", False),
+    )
+
+
 def _write(
     document: dict[str, Any],
     raw: str,
@@ -128,6 +188,8 @@ def _write(
         citation=citation,
         citation_locator=locator,
         drive_state=document.get("drive_state", Run.DriveState.UNKNOWN),
+        schema_version=document["schema_version"],
+        complete=document["status"] == "complete",
         document=raw,
         content_hash=digest,
     )
@@ -136,30 +198,10 @@ def _write(
     run.full_clean(exclude=RUN_RELATIONS, validate_unique=False, validate_constraints=False)
     run.save()
 
-    results = []
-    for entry in document.get("results", []):
-        latency = entry.get("latency_ns", {})
-        results.append(
-            Result(
-                run=run,
-                test=tests[entry["test"]],
-                pattern=entry["pattern"],
-                block_size=entry.get("block_size"),
-                queue_depth=entry.get("queue_depth"),
-                span_bytes=entry.get("span_bytes"),
-                duration_ns=entry.get("duration_ns"),
-                io_count=entry.get("io_count"),
-                bytes=entry.get("bytes"),
-                bytes_per_second=entry.get("bytes_per_second"),
-                iops=entry.get("iops"),
-                latency_mean_ns=latency.get("mean"),
-                latency_stddev_ns=latency.get("stddev"),
-                latency_min_ns=latency.get("min"),
-                latency_max_ns=latency.get("max"),
-                latency_percentiles_ns=latency.get("percentiles"),
-            )
-        )
-    Result.objects.bulk_create(results)
+    kind = documents.latency_kind(document)
+    Result.objects.bulk_create(
+        [_result(run, tests[entry["test"]], entry, kind) for entry in document.get("results", [])]
+    )
 
     series = []
     for entry in document.get("consistency", []):
@@ -178,6 +220,7 @@ def _write(
                 steady_mean_iops=mean,
                 steady_stddev_iops=stddev,
                 steady_min_iops=minimum,
+                partial=entry.get("partial", False),
             )
         )
     ConsistencySeries.objects.bulk_create(series)
@@ -197,6 +240,9 @@ def _write(
             )
             for entry in (with_defaults("trim", e) for e in document.get("trim", []))
         ]
+    )
+    SaturationSeries.objects.bulk_create(
+        [_saturation(run, tests[entry["test"]], entry) for entry in document.get("saturation", [])]
     )
     leaderboard_refresh(drive_ids=[drive.pk])
     return run
@@ -246,12 +292,13 @@ def run_withdraw(*, run: Run, reason: str) -> Run:
     return run
 
 
-# The latest published result of each drive, test and data pattern. "Latest" prefers a
-# full-length result to a quick one, then the newest run: when it started, else when its
-# source was published, else when it was ingested (results.selectors.run_recency, the same
-# rule for the series and TRIM validations a comparison shows). Each drive's slowest
-# pattern in a test is marked `worst`; every entry carries the drive's capacity and latest
-# USD price, which triggers on drives_drive and drives_price keep current (migration 0004).
+# The latest published whole (not partial) result of each drive, test and data pattern.
+# "Latest" prefers a full-length result to a quick one, then the newest run: when it
+# started, else when its source was published, else when it was ingested
+# (results.selectors.run_recency, the same rule for the series and TRIM validations a
+# comparison shows). Each drive's slowest pattern in a test is marked `worst`; every entry
+# carries the drive's capacity and latest USD price, which triggers on drives_drive and
+# drives_price keep current (migration 0009).
 _LEADERBOARD_SQL = """
 INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
     synthetic, capacity_bytes, bytes_per_second, iops, derived, latency_mean_ns, quick, worst,
@@ -276,7 +323,7 @@ FROM (
   JOIN results_test t ON t.id = r.test_id
   JOIN drives_drive d ON d.id = run.drive_id
   LEFT JOIN results_citation c ON c.id = run.citation_id
-  WHERE run.status = 'published' AND t.kind = 'throughput' {where}
+  WHERE run.status = 'published' AND t.kind = 'throughput' AND NOT r.partial {where}
   ORDER BY run.drive_id, r.test_id, r.pattern, quick,
       COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) DESC, run.id DESC
 ) latest

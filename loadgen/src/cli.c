@@ -10,93 +10,246 @@
 
 #include "engine.h"
 #include "json.h"
+#include "text.h"
 #include "util.h"
 
-static const char usage_text[] =
+enum {
+	OPT_TARGET = 256,
+	OPT_SUITE,
+	OPT_TESTS,
+	OPT_RW,
+	OPT_BS,
+	OPT_QD,
+	OPT_SPAN,
+	OPT_TIME,
+	OPT_PATTERN,
+	OPT_SCALE,
+	OPT_QUICK,
+	OPT_SPARE,
+	OPT_SEED,
+	OPT_ENGINE,
+	OPT_BUFFERED,
+	OPT_SIZE,
+	OPT_DESTROY,
+	OPT_FORCE,
+	OPT_DRIVE,
+	OPT_FIRMWARE,
+	OPT_BENCH,
+	OPT_STATE,
+	OPT_JOBS,
+	OPT_RWMIX,
+	OPT_PRECONDITION,
+	OPT_OUTPUT,
+	OPT_QUIET,
+	OPT_JSON,
+	OPT_HELP,
+};
+
+/* An option with its --help text: the getopt tables and the help are both built
+ * from these, so that they cannot drift apart. */
+struct option_doc {
+	const char *section; /* a heading printed before the option, or NULL */
+	const char *name;
+	int has_arg;
+	int id;
+	const char *arg;  /* how its value is written: " PATH", "=DEVICE"; NULL for none */
+	const char *help; /* lines separated by \n */
+};
+
+static const struct option_doc run_docs[] = {
+	{"run: test selection", "target", required_argument, OPT_TARGET, " PATH",
+	 "file (created when missing, with --size) or block device"},
+	{NULL, "suite", required_argument, OPT_SUITE, " NAME[:VERSION]",
+	 "desktop-2010, desktop-2011, steady-state-2013 (latest version if omitted)"},
+	{NULL, "tests", required_argument, OPT_TESTS, " ID[,ID...]",
+	 "a subset of catalog tests, by id (see `loadgen list`)"},
+	{NULL, "rw", required_argument, OPT_RW, " randread|randwrite|read|write|randrw|rw",
+	 "one ad-hoc test, id \"adhoc-<rw>-<bs>-qd<N>\" (parameters.ad_hoc=true), with:"},
+	{NULL, "rwmixread", required_argument, OPT_RWMIX, " P",
+	 "randrw and rw: each I/O a read with probability P%, else a write\n"
+	 "(default 50; id \"adhoc-randrw<P>-...\"); reads and writes are\n"
+	 "reported separately (read, write) beside their sum"},
+	{NULL, "bs", required_argument, OPT_BS, " SIZE", "its block size (default 4k)"},
+	{NULL, "qd", required_argument, OPT_QD, " N", "its queue depth (default 1)"},
+	{NULL, "span", required_argument, OPT_SPAN, " SIZE", "its span (default the whole target)"},
+	{NULL, "time", required_argument, OPT_TIME, " SECONDS", "its duration (required)"},
+	{"run: data and timing", "pattern", required_argument, OPT_PATTERN,
+	 " compressible|incompressible|both",
+	 "data of write tests (default both). compressible: each 4 KiB is 2 KiB\n"
+	 "of fresh random bytes then 2 KiB of zeros (ratio 2.0); incompressible:\n"
+	 "fresh random bytes for every write. Read tests read data written in\n"
+	 "that pattern, so each pattern has its own read results. Consistency\n"
+	 "and TRIM validation always write incompressible data."},
+	{NULL, "duration-scale", required_argument, OPT_SCALE, " F",
+	 "multiply every test's duration (and the TRIM torture) by F"},
+	{NULL, "quick", no_argument, OPT_QUICK, NULL,
+	 "short smoke run: every timed phase 2 s (consistency 10 s, torture 5 s),\n"
+	 "every span capped at 256 MiB; the real spans and times are recorded"},
+	{NULL, "spare-area", required_argument, OPT_SPARE, " P[,P...]",
+	 "consistency spare-area levels in percent, 0-90 (default 0,25: the test\n"
+	 "is repeated on 100% and 75% of the target); before each level the\n"
+	 "whole target is discarded, so that the part left out is really unused"},
+	{NULL, "seed", required_argument, OPT_SEED, " N",
+	 "random seed (default: from the clock; always recorded)"},
+	{NULL, "precondition", required_argument, OPT_PRECONDITION, " fill|none",
+	 "fill (default): before the throughput tests of each pattern, write the\n"
+	 "span the read tests read with that pattern. none: read what is there\n"
+	 "already, as a previous run left it (say so with --drive-state). Recorded\n"
+	 "as parameters.precondition. A file this run creates is always filled."},
+	{"run: I/O", "engine", required_argument, OPT_ENGINE, " io_uring|psync",
+	 "(default io_uring when the kernel offers it, else psync)"},
+	{NULL, "jobs", required_argument, OPT_JOBS, " N",
+	 "throughput tests: N workers (threads, 1-64), each with its own engine,\n"
+	 "buffers and queue of the test's depth, like fio's numjobs with\n"
+	 "group_reporting: random ones over the whole span, sequential ones each\n"
+	 "on its 1/N of it; IOPS and bytes summed, latencies merged (default 1)"},
+	{NULL, "buffered", no_argument, OPT_BUFFERED, NULL,
+	 "allow buffered I/O (default O_DIRECT; a target that cannot do it is an error,\n"
+	 "and so is a file on tmpfs or ramfs, whose data lives in memory)"},
+	{NULL, "size", required_argument, OPT_SIZE, " SIZE",
+	 "size of a file target (needed when the file does not exist yet)"},
+	{"run: safety", "destroy-data", required_argument, OPT_DESTROY, "=DEVICE",
+	 "required to write to a block device; must name the target device.\n"
+	 "Even then a device that is mounted, has a mounted or in-use partition,\n"
+	 "has holders (LVM, RAID, dm), is swap or cannot be opened exclusively is\n"
+	 "refused. Read-only runs (read tests only) need no confirmation."},
+	{NULL, "force", no_argument, OPT_FORCE, NULL,
+	 "allow overwriting an existing file that loadgen did not create"},
+	{"run: provenance (copied into the document)", "drive", required_argument, OPT_DRIVE,
+	 " KEY=VALUE[,KEY=VALUE...]",
+	 "manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
+	 "kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk),\n"
+	 "interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)"},
+	{NULL, "firmware", required_argument, OPT_FIRMWARE, " REV",
+	 "drive firmware (default: the target's reported revision)"},
+	{NULL, "bench", required_argument, OPT_BENCH, " KEY=VALUE[,...]",
+	 "name, cpu, motherboard, chipset, memory, os, storage_driver, interface\n"
+	 "(--drive, --bench and --firmware values are trimmed of spaces; a blank,\n"
+	 "too long (200 bytes; 100 for part_number, hardware_revision, firmware),\n"
+	 "non-UTF-8 or control-character value is refused)"},
+	{NULL, "drive-state", required_argument, OPT_STATE, " fresh|preconditioned|used|unknown",
+	 "the drive's state before the run (default unknown)"},
+	{"run: output", "output", required_argument, OPT_OUTPUT, " FILE",
+	 "result document path (default: loadgen-YYYYMMDD-HHMMSS.json), written\n"
+	 "atomically (temporary file, fsync, rename); the temporary file is\n"
+	 "created before the run, so an output that cannot be written stops\n"
+	 "it before any I/O (exit 2)"},
+	{NULL, "quiet", no_argument, OPT_QUIET, NULL, "no table on stdout, no progress line"},
+	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
+};
+
+static const struct option_doc simple_docs[] = {
+	{"list and info", "json", no_argument, OPT_JSON, NULL,
+	 "print JSON: list, {\"tests\", \"suites\"} with the fields of\n"
+	 "results/schema/catalog.json; info, what it shows as one object"},
+	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
+};
+
+static const char usage_head[] =
 	"Usage:\n"
 	"  loadgen list [--json]\n"
 	"  loadgen info TARGET [--json]\n"
-	"  loadgen run --target PATH (--suite NAME[:VERSION] | --tests ID[,ID...] | ad-hoc options) [options]\n"
+	"  loadgen run --target PATH (--suite NAME[:VERSION] | --tests ID[,ID...] | --rw ...) [options]\n"
 	"  loadgen --help | --version\n"
 	"\n"
 	"Runs the standard SSD tests (4KB random read/write, 128KB and 2MB sequential\n"
 	"read/write, performance consistency, TRIM validation) against a file or a block\n"
 	"device and writes one result document (JSON, results/schema/result-document.schema.json).\n"
 	"\n"
-	"list                        suites and tests built in; --json prints {\"tests\", \"suites\"}\n"
-	"                            with the fields of results/schema/catalog.json\n"
+	"list                        suites and tests built in\n"
 	"info TARGET                 kind, model, serial, firmware, capacity, rotational, logical and\n"
-	"                            physical block size, discard support, mounted/holders/swap\n"
-	"\n"
-	"run: test selection\n"
-	"  --target PATH             file (created when missing, with --size) or block device\n"
-	"  --suite NAME[:VERSION]    desktop-2010, desktop-2011, steady-state-2013 (latest version if omitted)\n"
-	"  --tests ID[,ID...]        a subset of catalog tests, by id (see `loadgen list`)\n"
-	"  --rw randread|randwrite|read|write --bs SIZE --qd N [--span SIZE] --time SECONDS\n"
-	"                            one ad-hoc test, id \"adhoc-<rw>-<bs>-qd<N>\" (parameters.ad_hoc=true);\n"
-	"                            --bs defaults to 4k, --qd to 1, --span to the whole target\n"
-	"run: data and timing\n"
-	"  --pattern compressible|incompressible|both\n"
-	"                            data of write tests (default both). compressible: each 4 KiB is 2 KiB\n"
-	"                            of fresh random bytes then 2 KiB of zeros (ratio 2.0); incompressible:\n"
-	"                            fresh random bytes for every write. Read tests read data written in\n"
-	"                            that pattern, so each pattern has its own read results. Consistency\n"
-	"                            and TRIM validation always write incompressible data.\n"
-	"  --duration-scale F        multiply every test's duration (and the TRIM torture) by F\n"
-	"  --quick                   short smoke run: every timed phase 2 s (consistency 10 s, torture 5 s),\n"
-	"                            every span capped at 256 MiB; the real spans and times are recorded\n"
-	"  --spare-area P[,P...]     consistency spare-area levels in percent, 0-90 (default 0,25: the test\n"
-	"                            is repeated on 100% and 75% of the target); before each level the\n"
-	"                            whole target is discarded, so that the part left out is really unused\n"
-	"  --seed N                  random seed (default: from the clock; always recorded)\n"
-	"run: I/O\n"
-	"  --engine io_uring|psync   (default io_uring when the kernel offers it, else psync)\n"
-	"  --buffered                allow buffered I/O (default O_DIRECT; a target that cannot do it is an error,\n"
-	"                            and so is a file on tmpfs or ramfs, whose data lives in memory)\n"
-	"  --size SIZE               size of a file target (needed when the file does not exist yet)\n"
-	"run: safety\n"
-	"  --destroy-data=DEVICE     required to write to a block device; must name the target device.\n"
-	"                            Even then a device that is mounted, has a mounted or in-use partition,\n"
-	"                            has holders (LVM, RAID, dm), is swap or cannot be opened exclusively is\n"
-	"                            refused. Read-only runs (read tests only) need no confirmation.\n"
-	"  --force                   allow overwriting an existing file that loadgen did not create\n"
-	"run: provenance (copied into the document)\n"
-	"  --drive KEY=VALUE[,KEY=VALUE...]\n"
-	"                            manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
-	"                            kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk),\n"
-	"                            interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)\n"
-	"  --firmware REV            drive firmware (default: the target's reported revision)\n"
-	"  --bench KEY=VALUE[,...]   name, cpu, motherboard, chipset, memory, os, storage_driver, interface\n"
-	"                            (--drive, --bench and --firmware values are trimmed of spaces; a blank,\n"
-	"                            too long (200 bytes; 100 for part_number, hardware_revision, firmware),\n"
-	"                            non-UTF-8 or control-character value is refused)\n"
-	"  --drive-state fresh|preconditioned|used|unknown\n"
-	"run: output\n"
-	"  --output FILE             result document path (default: loadgen-YYYYMMDD-HHMMSS.json), written\n"
-	"                            atomically (temporary file, fsync, rename); the temporary file is\n"
-	"                            created before the run, so an output that cannot be written stops\n"
-	"                            it before any I/O (exit 2)\n"
-	"  --quiet                   no table on stdout, no progress line\n"
+	"                            physical block size, discard support, mounted/holders/swap\n";
+
+static const char usage_tail[] =
 	"\n"
 	"SIZE is a byte count or a number with a binary suffix: 4k = 4K = 4KiB = 4096, M/MiB, G/GiB, T/TiB.\n"
-	"Rates: MB/s = 10^6 bytes per second. Latency is fio's completion latency (clat), CLOCK_MONOTONIC:\n"
-	"from the return of the call that hands the I/O over (io_uring: the io_uring_enter that submits\n"
-	"it; psync: queueing it for a worker thread, whose pread/pwrite may already have begun) to the\n"
-	"return of the wait that reaps its completion, the clock read once per reaped batch. The time\n"
-	"spent in the submitting call itself is not counted.\n"
+	"Rates: MB/s = 10^6 bytes per second. Latency (CLOCK_MONOTONIC) runs from just before the call\n"
+	"that hands the I/O to the kernel (io_uring: writing its submission before the io_uring_enter;\n"
+	"psync: queueing it for a worker thread) to the reaping of its completion: fio's total latency\n"
+	"(lat), what Iometer reports. Its completion part, from the return of that call to the reaping\n"
+	"(fio's clat), is recorded beside it (clat_ns), the clock read once per reaped completion.\n"
 	"\n"
 	"Exit status: 0 complete; 1 the run failed (document written with status \"failed\");\n"
 	"2 usage error; 3 refused for safety (nothing written); 130 interrupted by SIGINT/SIGTERM\n"
-	"(document written with status \"incomplete\"; more signals within 2 s of the first are\n"
-	"ignored, a later one leaves at once without the document).\n";
+	"(document written with status \"incomplete\", the test interrupted keeping what it measured\n"
+	"until then, marked partial; more signals within 2 s of the first are ignored, a later one\n"
+	"leaves at once without the document).\n";
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define HELP_COLUMN 28
+
+/* The getopt table of docs, terminated. */
+static void option_table(const struct option_doc *docs, size_t n, struct option *ret)
+{
+	for (size_t i = 0; i < n; i++)
+		ret[i] = (struct option){docs[i].name, docs[i].has_arg, NULL, docs[i].id};
+	ret[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+struct text {
+	char buf[12000];
+	size_t len;
+};
+
+/* Append to t, silently cut at its capacity (a test checks the help is whole). */
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->len >= sizeof(t->buf) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, sizeof(t->buf) - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->len += (size_t)n < sizeof(t->buf) - t->len ? (size_t)n
+							      : sizeof(t->buf) - 1 - t->len;
+}
+
+/* The help of docs: each option, then its text from column HELP_COLUMN, on the
+ * option's line when it fits there. */
+static void describe(struct text *t, const struct option_doc *docs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct option_doc *d = &docs[i];
+		const char *line = d->help;
+		size_t before;
+
+		if (d->section)
+			put(t, "%s\n", d->section);
+		before = t->len;
+		put(t, "  --%s%s", d->name, d->arg ? d->arg : "");
+		if (t->len - before >= HELP_COLUMN)
+			put(t, "\n%*s", HELP_COLUMN, "");
+		else
+			put(t, "%*s", (int)(HELP_COLUMN - (t->len - before)), "");
+		for (;;) {
+			size_t l = strcspn(line, "\n");
+
+			put(t, "%.*s\n", (int)l, line);
+			if (!line[l] || !line[l + 1])
+				break;
+			line += l + 1;
+			put(t, "%*s", HELP_COLUMN, "");
+		}
+	}
+}
 
 const char *lg_cli_usage(void)
 {
-	return usage_text;
+	static struct text t;
+
+	if (t.len)
+		return t.buf;
+	put(&t, "%s\n", usage_head);
+	describe(&t, run_docs, COUNT(run_docs));
+	describe(&t, simple_docs, COUNT(simple_docs));
+	put(&t, "%s", usage_tail);
+	return t.buf;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -104,51 +257,6 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-/* Byte length of the whitespace character at s, 0 when there is none: ASCII
- * whitespace and the Unicode spaces that a JSON Schema "\\S" (ECMA-262) does
- * not match either, so that a value of spaces alone is blank here too. */
-static size_t space_length(const unsigned char *s)
-{
-	if (*s == ' ' || (*s >= '\t' && *s <= '\r'))
-		return 1;
-	if (s[0] == 0xc2 && s[1] == 0xa0)
-		return 2; /* U+00A0 no-break space */
-	if (s[0] == 0xe1 && s[1] == 0x9a && s[2] == 0x80)
-		return 3; /* U+1680 */
-	if (s[0] == 0xe2 && s[1] == 0x80 &&
-	    ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 || s[2] == 0xa9 || s[2] == 0xaf))
-		return 3; /* U+2000-U+200A, U+2028, U+2029, U+202F */
-	if (s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0x9f)
-		return 3; /* U+205F */
-	if (s[0] == 0xe3 && s[1] == 0x80 && s[2] == 0x80)
-		return 3; /* U+3000 */
-	if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
-		return 3; /* U+FEFF */
-	return 0;
-}
-
-/* Strip leading and trailing whitespace from s in place; returns the start. */
-static char *trim(char *s)
-{
-	unsigned char *p = (unsigned char *)s, *q, *end;
-	size_t n;
-
-	while ((n = space_length(p)) > 0)
-		p += n;
-	for (q = end = p; *q;) {
-		n = space_length(q);
-		if (n > 0) {
-			q += n;
-			continue;
-		}
-		n = lg_utf8_sequence_length((const char *)q);
-		q += n ? n : 1;
-		end = q;
-	}
-	*end = '\0';
-	return (char *)p;
 }
 
 /* A value that goes into the document as text, already trimmed: not blank (the
@@ -183,7 +291,7 @@ static int copy_field(char *dst, size_t cap, const char *what, const char *value
 
 	if (!copy)
 		return fail(err, err_len, "out of memory");
-	v = trim(copy);
+	v = lg_trim(copy);
 	r = check_text(what, v, cap - 1, err, err_len);
 	if (r == 0)
 		memcpy(dst, v, strlen(v) + 1);
@@ -204,18 +312,14 @@ static int split_item(const char *opt, char *item, const char **ret_key, const c
 		      char *err, size_t err_len)
 {
 	char *eq = strchr(item, '=');
-	const char *key;
 
-	if (eq)
-		*eq = '\0';
-	key = trim(item);
-	if (!eq || !key[0]) {
-		if (eq)
-			*eq = '=';
+	if (!eq)
 		return fail(err, err_len, "%s: expected KEY=VALUE, got \"%s\"", opt, item);
-	}
-	*ret_key = key;
-	*ret_value = trim(eq + 1);
+	*eq = '\0';
+	*ret_key = lg_trim(item);
+	if (!(*ret_key)[0])
+		return fail(err, err_len, "%s: expected KEY=VALUE, got \"=%s\"", opt, eq + 1);
+	*ret_value = lg_trim(eq + 1);
 	return 0;
 }
 
@@ -240,26 +344,36 @@ static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t er
 			break;
 		snprintf(what, sizeof(what), "--drive %.40s", key);
 		if (strcmp(key, "manufacturer") == 0) {
-			r = copy_field(d->manufacturer, sizeof(d->manufacturer), what, value, err, err_len);
+			r = copy_field(d->manufacturer, sizeof(d->manufacturer), what, value, err,
+				       err_len);
 		} else if (strcmp(key, "model") == 0) {
 			r = copy_field(d->model, sizeof(d->model), what, value, err, err_len);
 		} else if (strcmp(key, "part_number") == 0) {
-			r = copy_field(d->part_number, sizeof(d->part_number), what, value, err, err_len);
+			r = copy_field(d->part_number, sizeof(d->part_number), what, value, err,
+				       err_len);
 		} else if (strcmp(key, "hardware_revision") == 0) {
-			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), what, value, err, err_len);
+			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), what,
+				       value, err, err_len);
 		} else if (strcmp(key, "capacity") == 0) {
 			if (!value[0])
-				r = fail(err, err_len, "%s is blank: give a size or leave it out", what);
-			else if (lg_parse_size(value, &d->capacity_bytes) < 0 || d->capacity_bytes == 0)
-				r = fail(err, err_len, "--drive capacity: not a size: \"%s\"", value);
+				r = fail(err, err_len, "%s is blank: give a size or leave it out",
+					 what);
+			else if (lg_parse_size(value, &d->capacity_bytes) < 0 ||
+				 d->capacity_bytes == 0)
+				r = fail(err, err_len, "--drive capacity: not a size: \"%s\"",
+					 value);
 		} else if (strcmp(key, "kind") == 0) {
 			if (!in_list(value, kinds))
-				r = fail(err, err_len, "--drive kind must be ssd, hdd or virtual, not \"%s\"", value);
+				r = fail(err, err_len,
+					 "--drive kind must be ssd, hdd or virtual, not \"%s\"",
+					 value);
 			else
 				snprintf(d->kind, sizeof(d->kind), "%s", value);
 		} else if (strcmp(key, "interface") == 0) {
 			if (!in_list(value, interfaces))
-				r = fail(err, err_len, "--drive interface must be one of sata-1.5g, sata-3g, sata-6g, pcie-nvme, pata, other; not \"%s\"", value);
+				r = fail(err, err_len,
+					 "--drive interface must be one of sata-1.5g, sata-3g, sata-6g, pcie-nvme, pata, other; not \"%s\"",
+					 value);
 			else
 				snprintf(d->interface, sizeof(d->interface), "%s", value);
 		} else {
@@ -276,9 +390,14 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 		const char *key;
 		char *dst;
 	} fields[] = {
-		{"name", b->name}, {"cpu", b->cpu}, {"motherboard", b->motherboard},
-		{"chipset", b->chipset}, {"memory", b->memory}, {"os", b->os},
-		{"storage_driver", b->storage_driver}, {"interface", b->interface},
+		{"name", b->name},
+		{"cpu", b->cpu},
+		{"motherboard", b->motherboard},
+		{"chipset", b->chipset},
+		{"memory", b->memory},
+		{"os", b->os},
+		{"storage_driver", b->storage_driver},
+		{"interface", b->interface},
 	};
 	char *copy = strdup(arg), *save = NULL;
 	int r = 0;
@@ -298,7 +417,8 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 				char what[64];
 
 				snprintf(what, sizeof(what), "--bench %s", key);
-				r = copy_field(fields[i].dst, sizeof(b->name), what, value, err, err_len);
+				r = copy_field(fields[i].dst, sizeof(b->name), what, value, err,
+					       err_len);
 				found = true;
 			}
 		}
@@ -309,7 +429,8 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 	return r;
 }
 
-static int add_test(struct lg_run_options *o, const struct lg_test_def *t, char *err, size_t err_len)
+static int add_test(struct lg_run_options *o, const struct lg_test_def *t, char *err,
+		    size_t err_len)
 {
 	for (size_t i = 0; i < o->ntests; i++)
 		if (o->tests[i] == t)
@@ -353,7 +474,8 @@ static int parse_spare(const char *arg, struct lg_run_options *o, char *err, siz
 		uint64_t v;
 
 		if (lg_parse_u64(p, &v) < 0 || v > 90)
-			r = fail(err, err_len, "--spare-area: \"%s\" is not a percentage from 0 to 90", p);
+			r = fail(err, err_len,
+				 "--spare-area: \"%s\" is not a percentage from 0 to 90", p);
 		else if (o->nspare >= LG_MAX_SPARE)
 			r = fail(err, err_len, "--spare-area: at most %d levels", LG_MAX_SPARE);
 		else
@@ -376,7 +498,8 @@ static void join_command_line(int argc, char **argv, char *out, size_t cap)
 		char piece[1024];
 
 		for (const char *p = a; *p; p++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%", *p))
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%",
+				    *p))
 				plain = false;
 		if (plain) {
 			snprintf(piece, sizeof(piece), "%s", a);
@@ -407,48 +530,6 @@ static void join_command_line(int argc, char **argv, char *out, size_t cap)
 	}
 }
 
-enum {
-	OPT_TARGET = 256, OPT_SUITE, OPT_TESTS, OPT_RW, OPT_BS, OPT_QD, OPT_SPAN, OPT_TIME,
-	OPT_PATTERN, OPT_SCALE, OPT_QUICK, OPT_SPARE, OPT_SEED, OPT_ENGINE, OPT_BUFFERED,
-	OPT_SIZE, OPT_DESTROY, OPT_FORCE, OPT_DRIVE, OPT_FIRMWARE, OPT_BENCH, OPT_STATE,
-	OPT_OUTPUT, OPT_QUIET, OPT_JSON, OPT_HELP,
-};
-
-static const struct option run_options[] = {
-	{"target", required_argument, NULL, OPT_TARGET},
-	{"suite", required_argument, NULL, OPT_SUITE},
-	{"tests", required_argument, NULL, OPT_TESTS},
-	{"rw", required_argument, NULL, OPT_RW},
-	{"bs", required_argument, NULL, OPT_BS},
-	{"qd", required_argument, NULL, OPT_QD},
-	{"span", required_argument, NULL, OPT_SPAN},
-	{"time", required_argument, NULL, OPT_TIME},
-	{"pattern", required_argument, NULL, OPT_PATTERN},
-	{"duration-scale", required_argument, NULL, OPT_SCALE},
-	{"quick", no_argument, NULL, OPT_QUICK},
-	{"spare-area", required_argument, NULL, OPT_SPARE},
-	{"seed", required_argument, NULL, OPT_SEED},
-	{"engine", required_argument, NULL, OPT_ENGINE},
-	{"buffered", no_argument, NULL, OPT_BUFFERED},
-	{"size", required_argument, NULL, OPT_SIZE},
-	{"destroy-data", required_argument, NULL, OPT_DESTROY},
-	{"force", no_argument, NULL, OPT_FORCE},
-	{"drive", required_argument, NULL, OPT_DRIVE},
-	{"firmware", required_argument, NULL, OPT_FIRMWARE},
-	{"bench", required_argument, NULL, OPT_BENCH},
-	{"drive-state", required_argument, NULL, OPT_STATE},
-	{"output", required_argument, NULL, OPT_OUTPUT},
-	{"quiet", no_argument, NULL, OPT_QUIET},
-	{"help", no_argument, NULL, OPT_HELP},
-	{NULL, 0, NULL, 0},
-};
-
-static const struct option simple_options[] = {
-	{"json", no_argument, NULL, OPT_JSON},
-	{"help", no_argument, NULL, OPT_HELP},
-	{NULL, 0, NULL, 0},
-};
-
 /* Why getopt_long() returned '?' for argv, as an error naming the option. */
 static int bad_option(const char *cmd, int argc, char **argv, const struct option *options,
 		      char *err, size_t err_len)
@@ -466,23 +547,31 @@ static int bad_option(const char *cmd, int argc, char **argv, const struct optio
 		return fail(err, err_len, "--%s needs a value", o->name);
 	}
 	if (optopt != 0)
-		return fail(err, err_len, "unknown option -%c for %s (see loadgen --help)", optopt, cmd);
+		return fail(err, err_len, "unknown option -%c for %s (see loadgen --help)", optopt,
+			    cmd);
 	if (strncmp(arg, "--", 2) != 0)
-		return fail(err, err_len, "unknown option \"%s\" for %s (see loadgen --help)", arg, cmd);
+		return fail(err, err_len, "unknown option \"%s\" for %s (see loadgen --help)", arg,
+			    cmd);
 	name_len = strcspn(arg + 2, "=");
 	for (const struct option *o = options; o->name; o++)
 		if (strncmp(o->name, arg + 2, name_len) == 0)
 			matches++;
 	if (matches > 1)
-		return fail(err, err_len, "option --%.*s is ambiguous: %zu options of %s begin with it "
-			    "(see loadgen --help)", (int)name_len, arg + 2, matches, cmd);
-	return fail(err, err_len, "unknown option --%.*s for %s (see loadgen --help)", (int)name_len,
-		    arg + 2, cmd);
+		return fail(err, err_len,
+			    "option --%.*s is ambiguous: %zu options of %s begin with it "
+			    "(see loadgen --help)",
+			    (int)name_len, arg + 2, matches, cmd);
+	return fail(err, err_len, "unknown option --%.*s for %s (see loadgen --help)",
+		    (int)name_len, arg + 2, cmd);
 }
 
 static int parse_rw(const char *v, struct lg_test_def *t)
 {
-	if (strcmp(v, "randread") == 0) {
+	t->mixed = strcmp(v, "randrw") == 0 || strcmp(v, "rw") == 0;
+	if (t->mixed) {
+		t->write = true; /* it writes: the target must be writable */
+		t->random = v[0] == 'r' && v[1] == 'a';
+	} else if (strcmp(v, "randread") == 0) {
 		t->write = false;
 		t->random = true;
 	} else if (strcmp(v, "randwrite") == 0) {
@@ -504,9 +593,11 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 {
 	struct lg_run_options *o = &cli->run;
 	const char *rw = NULL, *tests = NULL, *suite = NULL;
-	uint64_t bs = 4096, qd = 1, span = 0;
+	uint64_t bs = 4096, qd = 1, span = 0, rwmix = 50, jobs = 1;
+	bool have_rwmix = false;
 	bool have_bs = false, have_qd = false, have_span = false, have_time = false;
 	const char *firmware = NULL;
+	struct option run_options[COUNT(run_docs) + 1];
 	int c, r;
 
 	o->duration_scale = 1.0;
@@ -514,6 +605,7 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	o->spare[0] = 0;
 	o->spare[1] = 25;
 	o->nspare = 2;
+	option_table(run_docs, COUNT(run_docs), run_options);
 	while ((c = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_TARGET:
@@ -529,13 +621,18 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			rw = optarg;
 			break;
 		case OPT_BS:
-			if (lg_parse_size(optarg, &bs) < 0 || bs < 512 || bs % 512 || bs > 64u * 1024 * 1024)
-				return fail(err, err_len, "--bs: \"%s\" is not a multiple of 512 from 512 to 64M", optarg);
+			if (lg_parse_size(optarg, &bs) < 0 || bs < 512 || bs % 512 ||
+			    bs > 64u * 1024 * 1024)
+				return fail(err, err_len,
+					    "--bs: \"%s\" is not a multiple of 512 from 512 to 64M",
+					    optarg);
 			have_bs = true;
 			break;
 		case OPT_QD:
 			if (lg_parse_u64(optarg, &qd) < 0 || qd < 1 || qd > 1024)
-				return fail(err, err_len, "--qd: \"%s\" is not a queue depth from 1 to 1024", optarg);
+				return fail(err, err_len,
+					    "--qd: \"%s\" is not a queue depth from 1 to 1024",
+					    optarg);
 			have_qd = true;
 			break;
 		case OPT_SPAN:
@@ -544,8 +641,11 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			have_span = true;
 			break;
 		case OPT_TIME:
-			if (lg_parse_positive_double(optarg, &o->adhoc_time_s) < 0 || o->adhoc_time_s > 1e6)
-				return fail(err, err_len, "--time: \"%s\" is not a positive number of seconds", optarg);
+			if (lg_parse_positive_double(optarg, &o->adhoc_time_s) < 0 ||
+			    o->adhoc_time_s > 1e6)
+				return fail(err, err_len,
+					    "--time: \"%s\" is not a positive number of seconds",
+					    optarg);
 			have_time = true;
 			break;
 		case OPT_PATTERN:
@@ -558,12 +658,18 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 				o->want_compressible = false;
 				o->want_incompressible = true;
 			} else {
-				return fail(err, err_len, "--pattern must be compressible, incompressible or both");
+				return fail(
+					err, err_len,
+					"--pattern must be compressible, incompressible or both");
 			}
 			break;
 		case OPT_SCALE:
-			if (lg_parse_positive_double(optarg, &o->duration_scale) < 0 || o->duration_scale > 1000)
-				return fail(err, err_len, "--duration-scale: \"%s\" is not a positive number up to 1000", optarg);
+			if (lg_parse_positive_double(optarg, &o->duration_scale) < 0 ||
+			    o->duration_scale > 1000)
+				return fail(
+					err, err_len,
+					"--duration-scale: \"%s\" is not a positive number up to 1000",
+					optarg);
 			break;
 		case OPT_QUICK:
 			o->quick = true;
@@ -575,14 +681,18 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			break;
 		case OPT_SEED:
 			if (lg_parse_u64(optarg, &o->seed) < 0 || o->seed > (UINT64_C(1) << 53) - 1)
-				return fail(err, err_len, "--seed: \"%s\" is not an integer from 0 to 2^53-1", optarg);
+				return fail(err, err_len,
+					    "--seed: \"%s\" is not an integer from 0 to 2^53-1",
+					    optarg);
 			o->seed_given = true;
 			break;
 		case OPT_ENGINE: {
 			const struct lg_engine_ops *ops;
 
 			if (lg_engine_find(optarg, &ops) < 0)
-				return fail(err, err_len, "--engine: \"%s\" is not built in (io_uring, psync)", optarg);
+				return fail(err, err_len,
+					    "--engine: \"%s\" is not built in (io_uring, psync)",
+					    optarg);
 			o->engine = optarg;
 			break;
 		}
@@ -613,11 +723,32 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			if (r < 0)
 				return r;
 			break;
+		case OPT_JOBS:
+			if (lg_parse_u64(optarg, &jobs) < 0 || jobs < 1 || jobs > 64)
+				return fail(err, err_len,
+					    "--jobs: \"%s\" is not a number of jobs from 1 to 64",
+					    optarg);
+			break;
+		case OPT_RWMIX:
+			if (lg_parse_u64(optarg, &rwmix) < 0 || rwmix > 100)
+				return fail(err, err_len,
+					    "--rwmixread: \"%s\" is not a percentage from 0 to 100",
+					    optarg);
+			have_rwmix = true;
+			break;
+		case OPT_PRECONDITION:
+			if (strcmp(optarg, "fill") != 0 && strcmp(optarg, "none") != 0)
+				return fail(err, err_len, "--precondition must be fill or none");
+			o->precondition_none = strcmp(optarg, "none") == 0;
+			break;
 		case OPT_STATE: {
-			static const char *const states[] = {"fresh", "preconditioned", "used", "unknown", NULL};
+			static const char *const states[] = {"fresh", "preconditioned", "used",
+							     "unknown", NULL};
 
 			if (!in_list(optarg, states))
-				return fail(err, err_len, "--drive-state must be fresh, preconditioned, used or unknown");
+				return fail(
+					err, err_len,
+					"--drive-state must be fresh, preconditioned, used or unknown");
 			snprintf(o->drive_state, sizeof(o->drive_state), "%s", optarg);
 			break;
 		}
@@ -639,7 +770,8 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	if (!o->target || !o->target[0])
 		return fail(err, err_len, "run needs --target PATH");
 	if (firmware) {
-		r = copy_field(o->drive.firmware, sizeof(o->drive.firmware), "--firmware", firmware, err, err_len);
+		r = copy_field(o->drive.firmware, sizeof(o->drive.firmware), "--firmware", firmware,
+			       err, err_len);
 		if (r < 0)
 			return r;
 	}
@@ -647,17 +779,21 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	int selections = (suite != NULL) + (tests != NULL) + (rw != NULL);
 
 	if (selections == 0)
-		return fail(err, err_len, "run needs --suite, --tests or --rw (see loadgen --help)");
+		return fail(err, err_len,
+			    "run needs --suite, --tests or --rw (see loadgen --help)");
 	if (selections > 1)
 		return fail(err, err_len, "--suite, --tests and --rw exclude each other");
-	if (!rw && (have_bs || have_qd || have_span || have_time))
-		return fail(err, err_len, "--bs, --qd, --span and --time go with --rw");
+	if (!rw && (have_bs || have_qd || have_span || have_time || have_rwmix))
+		return fail(err, err_len,
+			    "--bs, --qd, --span, --time and --rwmixread go with --rw");
+	o->jobs = (uint32_t)jobs;
 	if (suite) {
 		r = lg_suite_find(suite, &o->suite);
 		if (r == -EINVAL)
 			return fail(err, err_len, "--suite: malformed version in \"%s\"", suite);
 		if (r < 0)
-			return fail(err, err_len, "unknown suite \"%s\" (see `loadgen list`)", suite);
+			return fail(err, err_len, "unknown suite \"%s\" (see `loadgen list`)",
+				    suite);
 		for (const char *const *id = o->suite->tests; *id; id++) {
 			const struct lg_test_def *t;
 
@@ -675,16 +811,25 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	}
 	if (rw) {
 		struct lg_test_def *t = &o->adhoc;
-		char bs_id[32];
+		char bs_id[32], mix[8] = "", jobs_id[8] = "";
 
 		if (parse_rw(rw, t) < 0)
-			return fail(err, err_len, "--rw must be randread, randwrite, read or write");
+			return fail(err, err_len,
+				    "--rw must be randread, randwrite, read, write, randrw or rw");
+		if (have_rwmix && !t->mixed)
+			return fail(err, err_len, "--rwmixread goes with --rw randrw or rw");
+		t->read_percent = t->mixed ? (uint32_t)rwmix : 0;
 		if (!have_time)
 			return fail(err, err_len, "--rw needs --time SECONDS");
 		if (have_span && span < bs)
 			return fail(err, err_len, "--span is smaller than --bs");
 		lg_format_size_id(bs, bs_id, sizeof(bs_id));
-		snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s-%s-qd%u", rw, bs_id, (unsigned)qd);
+		if (t->mixed)
+			snprintf(mix, sizeof(mix), "%u", t->read_percent);
+		if (jobs > 1)
+			snprintf(jobs_id, sizeof(jobs_id), "-j%u", (unsigned)jobs);
+		snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s%s-%s-qd%u%s", rw, mix, bs_id,
+			 (unsigned)qd, jobs_id);
 		t->id = o->adhoc_id;
 		t->name = o->adhoc_id;
 		t->kind = LG_KIND_THROUGHPUT;
@@ -705,6 +850,7 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 {
 	struct lg_cli *cli = ret_cli;
 	const char *cmd;
+	struct option simple_options[COUNT(simple_docs) + 1];
 	int c, r;
 
 	memset(cli, 0, sizeof(*cli));
@@ -730,6 +876,7 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 	}
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0) {
 		cli->command = strcmp(cmd, "list") == 0 ? LG_CMD_LIST : LG_CMD_INFO;
+		option_table(simple_docs, COUNT(simple_docs), simple_options);
 		while ((c = getopt_long(argc - 1, argv + 1, "", simple_options, NULL)) != -1) {
 			if (c == OPT_JSON) {
 				cli->json = true;
@@ -737,7 +884,8 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 				cli->command = LG_CMD_HELP;
 				return 0;
 			} else {
-				return bad_option(cmd, argc - 1, argv + 1, simple_options, err, err_len);
+				return bad_option(cmd, argc - 1, argv + 1, simple_options, err,
+						  err_len);
 			}
 		}
 		int rest = argc - 1 - optind;
@@ -751,5 +899,6 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 		cli->info_target = argv[1 + optind];
 		return 0;
 	}
-	return fail(err, err_len, "unknown command \"%s\" (list, info, run; see loadgen --help)", cmd);
+	return fail(err, err_len, "unknown command \"%s\" (list, info, run; see loadgen --help)",
+		    cmd);
 }

@@ -24,39 +24,41 @@ enum lg_command {
 
 struct lg_run_options {
 	const char *target;
-	const struct lg_suite_def *suite;            /* NULL unless --suite */
+	const struct lg_suite_def *suite;              /* NULL unless --suite */
 	const struct lg_test_def *tests[LG_MAX_TESTS]; /* in run order */
 	size_t ntests;
 	bool ad_hoc;
-	struct lg_test_def adhoc;                    /* the ad-hoc test, when ad_hoc */
+	struct lg_test_def adhoc; /* the ad-hoc test, when ad_hoc */
 	char adhoc_id[LG_ID_MAX];
 	double adhoc_time_s;
 	bool want_compressible, want_incompressible;
-	double duration_scale;                       /* 1 unless --duration-scale */
+	double duration_scale; /* 1 unless --duration-scale */
 	bool quick;
 	uint32_t spare[LG_MAX_SPARE];
 	size_t nspare;
+	uint32_t jobs;          /* --jobs, 1 unless given */
+	bool precondition_none; /* --precondition none */
 	bool seed_given;
 	uint64_t seed;
-	const char *engine;                          /* NULL: default */
+	const char *engine; /* NULL: default */
 	bool buffered;
 	bool size_given;
 	uint64_t size;
 	const char *destroy_data;
 	bool force;
-	struct lg_drive drive;                       /* from --drive and --firmware */
+	struct lg_drive drive; /* from --drive and --firmware */
 	struct lg_bench bench;
 	char drive_state[16];
-	const char *output;                          /* NULL: default name */
+	const char *output; /* NULL: default name */
 	bool quiet;
 };
 
 struct lg_cli {
 	enum lg_command command;
-	bool json;                 /* list --json, info --json */
+	bool json; /* list --json, info --json */
 	const char *info_target;
 	struct lg_run_options run;
-	char command_line[4001];   /* argv joined, shell-quoted where needed */
+	char command_line[4001]; /* argv joined, shell-quoted where needed */
 };
 
 /* Parse argv. Returns 0 and *ret_cli, or -EINVAL with a one-line reason in err. */

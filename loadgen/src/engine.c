@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
-#include "lg_config.h"
 #include "engine.h"
+#include "lg_config.h"
 
 #include <errno.h>
 #include <string.h>

@@ -25,9 +25,10 @@ struct lg_io {
 	void *buf;
 	uint32_t length;
 	bool write;
-	int32_t result;     /* set on completion: bytes transferred, or -errno */
-	uint64_t start_ns;  /* the caller's, untouched by engines */
-	uint32_t slot;      /* the caller's, untouched by engines */
+	int32_t result;    /* set on completion: bytes transferred, or -errno */
+	uint64_t start_ns; /* the caller's, untouched by engines */
+	uint64_t issue_ns; /* the caller's, untouched by engines */
+	uint32_t slot;     /* the caller's, untouched by engines */
 };
 
 struct lg_engine;

@@ -6,8 +6,8 @@
  * and completions are harvested from the CQ ring without a syscall each. The
  * file and the buffer area are registered when the kernel allows it, which
  * saves a file lookup and page pinning per I/O. */
-#include "lg_config.h"
 #include "engine.h"
+#include "lg_config.h"
 
 #include <errno.h>
 #include <linux/io_uring.h>
@@ -42,7 +42,7 @@ struct uring_engine {
 	unsigned *sq_khead, *sq_ktail, *sq_kmask, *sq_karray;
 	struct io_uring_sqe *sqes;
 	size_t sqes_len;
-	unsigned sq_tail;  /* local tail, published on flush */
+	unsigned sq_tail; /* local tail, published on flush */
 	unsigned sq_mask;
 
 	/* completion ring */

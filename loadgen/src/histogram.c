@@ -113,7 +113,8 @@ int lg_histogram_summarize(const struct lg_histogram *hist, struct lg_latency_su
 	unsigned __int128 sum = hist->sum;
 	unsigned __int128 nss = n * hist->sum_sq;
 	unsigned __int128 ss = sum * sum;
-	long double var = nss > ss ? (long double)(nss - ss) / ((long double)n * (long double)n) : 0.0L;
+	long double var = nss > ss ? (long double)(nss - ss) / ((long double)n * (long double)n)
+				   : 0.0L;
 
 	s.stddev = (double)sqrtl(var);
 	for (int i = 0; i < LG_PERCENTILE_COUNT; i++)

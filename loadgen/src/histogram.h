@@ -20,8 +20,8 @@ struct lg_histogram {
 	uint64_t count;
 	uint64_t min;
 	uint64_t max;
-	uint64_t sum;                /* wraps only after 584 years of latency */
-	unsigned __int128 sum_sq;    /* exact sum of squares */
+	uint64_t sum;             /* wraps only after 584 years of latency */
+	unsigned __int128 sum_sq; /* exact sum of squares */
 	uint64_t buckets[LG_HIST_BUCKETS];
 };
 

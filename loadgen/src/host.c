@@ -1,25 +1,13 @@
 #define _GNU_SOURCE
 #include "host.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static void trim(char *s)
-{
-	size_t n = strlen(s);
-	char *p = s;
-
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	while (*p && isspace((unsigned char)*p))
-		p++;
-	if (p != s)
-		memmove(s, p, strlen(p) + 1);
-}
+#include "text.h"
 
 /* Value of the first line "key<sep>value" of a text file, trimmed and unquoted. */
 static void read_key(const char *path, const char *key, char sep, char *out, size_t len)
@@ -40,7 +28,7 @@ static void read_key(const char *path, const char *key, char sep, char *out, siz
 		if (*p != sep)
 			continue;
 		p++;
-		trim(p);
+		lg_trim(p);
 		size_t n = strlen(p);
 
 		if (n >= 2 && (p[0] == '"' || p[0] == '\'') && p[n - 1] == p[0]) {

@@ -8,11 +8,11 @@
 
 struct lg_host {
 	char hostname[256];
-	char os[200];        /* PRETTY_NAME of /etc/os-release; empty when unknown */
-	char kernel[200];    /* "Linux 6.1.0-18-amd64" (uname sysname and release) */
-	char machine[64];    /* uname machine: "x86_64" */
-	char cpu[200];       /* model name from /proc/cpuinfo; empty when unknown */
-	uint32_t cpu_count;  /* online CPUs */
+	char os[200];       /* PRETTY_NAME of /etc/os-release; empty when unknown */
+	char kernel[200];   /* "Linux 6.1.0-18-amd64" (uname sysname and release) */
+	char machine[64];   /* uname machine: "x86_64" */
+	char cpu[200];      /* model name from /proc/cpuinfo; empty when unknown */
+	uint32_t cpu_count; /* online CPUs */
 	uint64_t memory_bytes;
 };
 

@@ -2,59 +2,122 @@
 #include "job.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rng.h"
 #include "util.h"
 
 #define BUF_ALIGN 4096u
 #define PROGRESS_INTERVAL_NS (LG_NSEC_PER_SEC / 2)
+#define MAX_JOBS 64
 /* Writes keep a second set of buffers: while the device works on one set, the
  * data of the other is refreshed, so that a completed slot is refilled at once
  * with fresh bytes instead of waiting for them to be generated. */
 #define WRITE_BUFFER_SETS 2
 
+/* Buffers of one direction. */
+struct pool {
+	unsigned char **fresh; /* ready: written data refreshed (writes), or any (reads) */
+	uint32_t nfresh;
+	unsigned char **stale; /* writes only: written, to be refreshed */
+	uint32_t nstale;
+};
+
 struct job_state {
 	const struct lg_job_spec *spec;
-	struct lg_rng off_rng, data_rng;
-	uint64_t nblocks;      /* random: span / block_size */
-	uint64_t seq_pos;      /* sequential: next position in the span */
+	struct lg_rng off_rng, data_rng, mix_rng;
+	uint64_t nblocks; /* random: span / block_size */
+	uint64_t seq_pos; /* sequential: next position in the span */
 	uint64_t submitted_bytes;
 	unsigned char *buf_area;
 	size_t buf_area_len;
-	uint32_t nbufs;
-	unsigned char **fresh; /* buffers ready for the next write (or any for reads) */
-	uint32_t nfresh;
-	unsigned char **stale; /* written buffers whose data must be refreshed */
-	uint32_t nstale;
+	struct pool pool[2]; /* by enum lg_dir */
 	struct lg_io *ios;
 	struct lg_io **free_ios;
 	uint32_t nfree;
 	struct lg_io **done;
 };
 
+struct group;
+
+/* One worker of a job: its own copy of the spec, state and engine, on cache lines
+ * of its own (what one worker writes in its loop must not share a line with what
+ * another reads in its). */
+struct __attribute__((aligned(64))) worker {
+	struct lg_job_spec spec;
+	struct job_state st;
+	struct lg_engine *engine;
+	int fd; /* the group's, or its own open file of the same target */
+	struct group *g;
+	uint32_t index;
+	int r; /* 0, or why it could not start */
+	struct lg_job_result res;
+	uint64_t t0, t_end;
+	uint64_t ios_now, bytes_now; /* published for the progress report */
+	pthread_t thread;
+};
+
+struct group {
+	const struct lg_job_spec *spec;
+	const struct lg_engine_ops *ops;
+	int fd;
+	const struct lg_job_hooks *hooks;
+	uint32_t n;
+	struct worker *w;
+	/* The start gate: every worker set up, then all go at once. */
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	uint32_t ready;
+	bool go;
+	int setup_failed; /* a worker could not start: none runs */
+	int abort;        /* a worker failed: the others stop submitting */
+};
+
+static bool reads(const struct lg_job_spec *s)
+{
+	return s->mixed || !s->write;
+}
+
+static bool writes(const struct lg_job_spec *s)
+{
+	return s->mixed || s->write;
+}
+
 static int validate(const struct lg_job_spec *s)
 {
+	uint32_t jobs = s->jobs ? s->jobs : 1;
+
 	if (s->block_size == 0 || s->block_size % 512 || s->queue_depth == 0 ||
-	    s->queue_depth > 4096)
+	    s->queue_depth > 4096 || jobs > MAX_JOBS || (s->mixed && s->read_percent > 100))
 		return -EINVAL;
 	if (s->span_bytes < s->block_size && s->total_bytes == 0)
 		return -EINVAL;
 	if ((s->duration_ns == 0) == (s->total_bytes == 0))
 		return -EINVAL; /* exactly one of timed or sized */
-	if (s->total_bytes && (s->random || s->total_bytes % 512))
+	if (s->total_bytes && (s->random || s->mixed || s->total_bytes % 512))
 		return -EINVAL;
 	if (s->span_offset % 512)
 		return -EINVAL;
+	if (jobs > 1 && (s->total_bytes || s->timeline || s->byte_timeline))
+		return -EINVAL; /* sized jobs and series are one worker's */
+	if (jobs > 1 && !s->random && s->span_bytes / jobs < s->block_size)
+		return -EINVAL; /* each sequential worker needs a block of its own */
 	return 0;
 }
 
 static void state_free(struct job_state *st)
 {
 	free(st->buf_area);
-	free(st->fresh);
-	free(st->stale);
+	for (int d = 0; d < 2; d++) {
+		free(st->pool[d].fresh);
+		free(st->pool[d].stale);
+	}
 	free(st->ios);
 	free(st->free_ios);
 	free(st->done);
@@ -63,39 +126,45 @@ static void state_free(struct job_state *st)
 static int state_init(struct job_state *st, const struct lg_job_spec *spec)
 {
 	uint32_t qd = spec->queue_depth;
+	uint32_t nbufs[2] = {reads(spec) ? qd : 0, writes(spec) ? qd * WRITE_BUFFER_SETS : 0};
 	uint64_t seed_state = spec->seed;
+	unsigned char *b;
 
 	memset(st, 0, sizeof(*st));
 	st->spec = spec;
 	lg_rng_seed(&st->off_rng, lg_splitmix64(&seed_state));
 	lg_rng_seed(&st->data_rng, lg_splitmix64(&seed_state));
+	lg_rng_seed(&st->mix_rng, lg_splitmix64(&seed_state));
 	st->nblocks = spec->span_bytes / spec->block_size;
-	st->nbufs = spec->write ? qd * WRITE_BUFFER_SETS : qd;
-	st->buf_area_len = (size_t)st->nbufs * spec->block_size;
+	st->buf_area_len = (size_t)(nbufs[0] + nbufs[1]) * spec->block_size;
 	if (posix_memalign((void **)&st->buf_area, BUF_ALIGN, st->buf_area_len) != 0) {
 		st->buf_area = NULL;
 		return -ENOMEM;
 	}
-	st->fresh = calloc(st->nbufs, sizeof(*st->fresh));
-	st->stale = calloc(st->nbufs, sizeof(*st->stale));
+	for (int d = 0; d < 2; d++) {
+		st->pool[d].fresh = calloc(nbufs[d] ? nbufs[d] : 1, sizeof(unsigned char *));
+		st->pool[d].stale = calloc(nbufs[d] ? nbufs[d] : 1, sizeof(unsigned char *));
+		if (!st->pool[d].fresh || !st->pool[d].stale)
+			return -ENOMEM;
+	}
 	st->ios = calloc(qd, sizeof(*st->ios));
 	st->free_ios = calloc(qd, sizeof(*st->free_ios));
 	st->done = calloc(qd, sizeof(*st->done));
-	if (!st->fresh || !st->stale || !st->ios || !st->free_ios || !st->done)
+	if (!st->ios || !st->free_ios || !st->done)
 		return -ENOMEM;
 
 	/* Touch every buffer now so that page faults do not land in the timing. */
-	for (uint32_t i = 0; i < st->nbufs; i++) {
-		unsigned char *b = st->buf_area + (size_t)i * spec->block_size;
-
-		lg_pattern_init(spec->pattern, b, spec->block_size);
-		if (spec->write)
-			lg_pattern_fill(spec->pattern, &st->data_rng, b, spec->block_size);
-		st->fresh[st->nfresh++] = b;
+	b = st->buf_area;
+	for (int d = 0; d < 2; d++) {
+		for (uint32_t i = 0; i < nbufs[d]; i++, b += spec->block_size) {
+			lg_pattern_init(spec->pattern, b, spec->block_size);
+			if (d == LG_DIR_WRITE)
+				lg_pattern_fill(spec->pattern, &st->data_rng, b, spec->block_size);
+			st->pool[d].fresh[st->pool[d].nfresh++] = b;
+		}
 	}
 	for (uint32_t i = 0; i < qd; i++) {
 		st->ios[i].slot = i;
-		st->ios[i].write = spec->write;
 		st->free_ios[st->nfree++] = &st->ios[i];
 	}
 	return 0;
@@ -107,7 +176,8 @@ static inline bool next_io(struct job_state *st, uint64_t *ret_offset, uint32_t 
 	const struct lg_job_spec *s = st->spec;
 
 	if (s->random) {
-		*ret_offset = lg_rng_offset(&st->off_rng, s->span_offset, st->nblocks, s->block_size);
+		*ret_offset = lg_rng_offset(&st->off_rng, s->span_offset, st->nblocks,
+					    s->block_size);
 		*ret_length = s->block_size;
 		return true;
 	}
@@ -128,12 +198,25 @@ static inline bool next_io(struct job_state *st, uint64_t *ret_offset, uint32_t 
 	return true;
 }
 
-static inline unsigned char *take_buffer(struct job_state *st)
+/* Whether the next I/O writes. */
+static inline bool next_is_write(struct job_state *st)
 {
-	if (st->nfresh)
-		return st->fresh[--st->nfresh];
+	const struct lg_job_spec *s = st->spec;
+
+	if (!s->mixed)
+		return s->write;
+	/* uniform over [0, 100) from the top 32 bits, without modulo bias worth the name */
+	return ((lg_rng_next(&st->mix_rng) >> 32) * 100 >> 32) >= s->read_percent;
+}
+
+static inline unsigned char *take_buffer(struct job_state *st, int dir)
+{
+	struct pool *p = &st->pool[dir];
+
+	if (p->nfresh)
+		return p->fresh[--p->nfresh];
 	/* Only writes run out of fresh buffers: refresh a stale one now. */
-	unsigned char *b = st->stale[--st->nstale];
+	unsigned char *b = p->stale[--p->nstale];
 
 	lg_pattern_fill(st->spec->pattern, &st->data_rng, b, st->spec->block_size);
 	return b;
@@ -141,49 +224,114 @@ static inline unsigned char *take_buffer(struct job_state *st)
 
 static void refresh_stale(struct job_state *st)
 {
-	while (st->nstale) {
-		unsigned char *b = st->stale[--st->nstale];
+	struct pool *p = &st->pool[LG_DIR_WRITE];
+
+	while (p->nstale) {
+		unsigned char *b = p->stale[--p->nstale];
 
 		lg_pattern_fill(st->spec->pattern, &st->data_rng, b, st->spec->block_size);
-		st->fresh[st->nfresh++] = b;
+		p->fresh[p->nfresh++] = b;
 	}
 }
 
-int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, int fd,
-	       const struct lg_job_hooks *hooks, struct lg_job_result *ret_result)
+static inline bool stop_requested(const struct worker *w)
 {
-	struct job_state st;
-	struct lg_engine *engine = NULL;
-	struct lg_job_result res = {0};
-	uint32_t qd = spec->queue_depth;
-	uint32_t inflight = 0;
+	const struct lg_job_hooks *hooks = w->g->hooks;
+
+	return hooks && hooks->stop && *hooks->stop;
+}
+
+/* The progress of every worker, reported by the first one. */
+static void report_progress(struct worker *w, uint64_t now, uint64_t *last_t, uint64_t *last_ios,
+			    uint64_t *last_bytes)
+{
+	const struct lg_job_spec *spec = w->g->spec;
+	struct lg_job_progress p = {.name = spec->name, .elapsed_ns = now - w->t0};
+	double dt = (double)(now - *last_t) / 1e9;
+
+	for (uint32_t i = 0; i < w->g->n; i++) {
+		p.ios += __atomic_load_n(&w->g->w[i].ios_now, __ATOMIC_RELAXED);
+		p.bytes += __atomic_load_n(&w->g->w[i].bytes_now, __ATOMIC_RELAXED);
+	}
+	p.iops_now = (double)(p.ios - *last_ios) / dt;
+	p.bytes_per_second_now = (double)(p.bytes - *last_bytes) / dt;
+	if (spec->duration_ns) {
+		p.remaining_ns = p.elapsed_ns < spec->duration_ns ? spec->duration_ns - p.elapsed_ns
+								  : 0;
+	} else if (p.bytes > 0) {
+		double rate = (double)p.bytes / (double)p.elapsed_ns;
+
+		p.remaining_ns = (uint64_t)((double)(spec->total_bytes - p.bytes) / rate);
+	}
+	w->g->hooks->progress(w->g->hooks->ctx, &p);
+	*last_t = now;
+	*last_ios = p.ios;
+	*last_bytes = p.bytes;
+}
+
+/* Account one completed I/O at now. Returns false when it failed. */
+static inline bool complete(struct worker *w, struct lg_io *io, uint64_t now)
+{
+	const struct lg_job_spec *spec = &w->spec;
+	struct lg_job_result *res = &w->res;
+	struct job_state *st = &w->st;
+	int dir = io->write ? LG_DIR_WRITE : LG_DIR_READ;
+	bool ok = io->result == (int32_t)io->length;
+
+	if (ok) {
+		uint64_t lat = now - io->start_ns, clat = now - io->issue_ns;
+
+		res->dir_ios[dir]++;
+		res->dir_bytes[dir] += io->length;
+		res->bytes += io->length;
+		if (spec->hist)
+			lg_histogram_add(spec->hist, lat);
+		if (spec->clat_hist)
+			lg_histogram_add(spec->clat_hist, clat);
+		if (spec->dir_hist[dir])
+			lg_histogram_add(spec->dir_hist[dir], lat);
+		if (spec->dir_clat_hist[dir])
+			lg_histogram_add(spec->dir_clat_hist[dir], clat);
+	} else if (res->error == 0) {
+		res->error = io->result < 0 ? io->result : -EIO;
+		res->short_io = io->result >= 0;
+		res->write_failed = io->write;
+		res->error_offset = io->offset;
+		res->error_length = io->length;
+		res->error_transferred = io->result >= 0 ? io->result : 0;
+	}
+	if (io->write)
+		st->pool[dir].stale[st->pool[dir].nstale++] = io->buf;
+	else
+		st->pool[dir].fresh[st->pool[dir].nfresh++] = io->buf;
+	st->free_ios[st->nfree++] = io;
+	return ok;
+}
+
+/* The hot loop of one worker; returns 0 or an engine's -errno. */
+static int worker_loop(struct worker *w)
+{
+	const struct lg_job_spec *spec = &w->spec;
+	struct lg_engine *engine = w->engine;
+	struct job_state *st = &w->st;
+	struct lg_job_result *res = &w->res;
+	uint32_t qd = spec->queue_depth, inflight = 0;
 	bool submitting = true;
-	uint64_t t0, now, deadline, next_progress;
-	uint64_t last_ios = 0, last_bytes = 0, last_t;
-	int r;
+	bool reporter = w->index == 0 && w->g->hooks && w->g->hooks->progress;
+	uint64_t now, deadline, next_progress, last_ios = 0, last_bytes = 0, last_t;
+	int r = 0;
 
-	r = validate(spec);
-	if (r < 0)
-		return r;
-	r = state_init(&st, spec);
-	if (r < 0)
-		goto out;
-	r = lg_engine_create(ops, fd, qd, st.buf_area, st.buf_area_len, &engine);
-	if (r < 0)
-		goto out;
-
-	t0 = lg_now_ns();
-	now = t0;
-	last_t = t0;
-	deadline = spec->duration_ns ? t0 + spec->duration_ns : UINT64_MAX;
-	next_progress = t0 + PROGRESS_INTERVAL_NS;
+	w->t0 = now = last_t = lg_now_ns();
+	deadline = spec->duration_ns ? w->t0 + spec->duration_ns : UINT64_MAX;
+	next_progress = w->t0 + PROGRESS_INTERVAL_NS;
 
 	while (submitting || inflight > 0) {
-		if (submitting && hooks && hooks->stop && *hooks->stop) {
+		if (submitting && stop_requested(w)) {
 			submitting = false;
-			res.interrupted = true;
+			res->interrupted = true;
 		}
-		if (submitting && now >= deadline)
+		if (submitting &&
+		    (now >= deadline || __atomic_load_n(&w->g->abort, __ATOMIC_RELAXED)))
 			submitting = false;
 		/* Refill the queue one I/O at a time, each handed to the kernel as soon
 		 * as it is ready (as fio does by default): batching the refill delays the
@@ -193,119 +341,302 @@ int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, 
 			uint64_t offset;
 			uint32_t length, none;
 
-			if (!next_io(&st, &offset, &length)) {
+			if (!next_io(st, &offset, &length)) {
 				submitting = false;
 				break;
 			}
-			struct lg_io *io = st.free_ios[--st.nfree];
+			struct lg_io *io = st->free_ios[--st->nfree];
 
-			io->buf = take_buffer(&st);
+			io->write = next_is_write(st);
+			io->buf = take_buffer(st, io->write ? LG_DIR_WRITE : LG_DIR_READ);
 			io->offset = offset;
 			io->length = length;
-			st.submitted_bytes += length;
+			st->submitted_bytes += length;
+			/* Latency starts before the I/O is handed over (fio's lat); its
+			 * completion part once the kernel has it (fio's clat). */
+			io->start_ns = lg_now_ns();
 			r = engine->ops->submit(engine, &io, 1);
 			if (r < 0)
-				goto out;
-			inflight++; /* queued: the drain below must wait for it even if
+				return r;
+			inflight++; /* queued: the drain must wait for it even if
 				     * handing it to the kernel fails now */
-			r = engine->ops->reap(engine, 0, NULL, 0, &none); /* start it, harvest nothing */
+			r = engine->ops->reap(engine, 0, NULL, 0, &none); /* start it */
 			if (r < 0)
-				goto out;
-			/* Latency runs from the moment the kernel has the I/O (the
-			 * submitting call returned) to the moment its completion is
-			 * reaped: fio's "completion latency" (clat). */
-			io->start_ns = lg_now_ns();
+				return r;
+			io->issue_ns = lg_now_ns();
 		}
 		if (inflight == 0)
 			break;
 
 		uint32_t ndone = 0;
+		uint64_t ok = 0;
 
 		/* Prepare the next write data while the device works. */
-		if (st.nstale > 0)
-			refresh_stale(&st);
+		if (st->pool[LG_DIR_WRITE].nstale > 0)
+			refresh_stale(st);
 		/* Take one completion at a time and refill its slot at once, as fio
 		 * does by default. Taking a whole burst first (virtio disks complete
 		 * in bursts of ~16 at QD32) would leave the burst's slots idle while
 		 * the others are resubmitted one by one: the queue would not be full,
 		 * and the idle time would fall outside every I/O's measured latency
 		 * (4KB random writes at QD32: p50 ~8% below fio's at the same IOPS). */
-		r = engine->ops->reap(engine, 1, st.done, 1, &ndone);
+		r = engine->ops->reap(engine, 1, st->done, 1, &ndone);
 		if (r < 0)
-			goto out;
+			return r;
 		now = lg_now_ns();
-
-		uint64_t ok = 0;
-
 		for (uint32_t i = 0; i < ndone; i++) {
-			struct lg_io *io = st.done[i];
-
-			if (io->result == (int32_t)io->length) {
+			if (complete(w, st->done[i], now)) {
 				ok++;
-				res.bytes += io->length;
-				if (spec->hist)
-					lg_histogram_add(spec->hist, now - io->start_ns);
-			} else if (res.error == 0) {
-				res.error = io->result < 0 ? io->result : -EIO;
-				res.short_io = io->result >= 0;
-				res.write_failed = io->write;
-				res.error_offset = io->offset;
-				res.error_length = io->length;
-				res.error_transferred = io->result >= 0 ? io->result : 0;
+			} else if (submitting) {
 				submitting = false;
+				__atomic_store_n(&w->g->abort, 1, __ATOMIC_RELAXED);
 			}
-			if (spec->write)
-				st.stale[st.nstale++] = io->buf;
-			else
-				st.fresh[st.nfresh++] = io->buf;
-			st.free_ios[st.nfree++] = io;
 		}
 		inflight -= ndone;
-		res.ios += ok;
+		res->ios += ok;
+		__atomic_store_n(&w->ios_now, res->ios, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->bytes_now, res->bytes, __ATOMIC_RELAXED);
 		if (spec->timeline) {
 			if (ok)
-				lg_timeline_add(spec->timeline, now - t0, ok);
-			lg_timeline_reach(spec->timeline, now - t0);
+				lg_timeline_add(spec->timeline, now - w->t0, ok);
+			lg_timeline_reach(spec->timeline, now - w->t0);
 		}
-		if (now >= next_progress && hooks && hooks->progress) {
-			struct lg_job_progress p = {
-				.name = spec->name,
-				.elapsed_ns = now - t0,
-				.ios = res.ios,
-				.bytes = res.bytes,
-			};
-			double dt = (double)(now - last_t) / 1e9;
+		if (spec->byte_timeline) {
+			uint64_t bytes = 0;
 
-			p.iops_now = (double)(res.ios - last_ios) / dt;
-			p.bytes_per_second_now = (double)(res.bytes - last_bytes) / dt;
-			if (spec->duration_ns) {
-				p.remaining_ns = now - t0 < spec->duration_ns ? spec->duration_ns - (now - t0) : 0;
-			} else if (res.bytes > 0) {
-				double rate = (double)res.bytes / (double)(now - t0);
-
-				p.remaining_ns = (uint64_t)((double)(spec->total_bytes - res.bytes) / rate);
-			}
-			hooks->progress(hooks->ctx, &p);
-			last_t = now;
-			last_ios = res.ios;
-			last_bytes = res.bytes;
+			for (uint32_t i = 0; i < ndone; i++)
+				if (st->done[i]->result == (int32_t)st->done[i]->length)
+					bytes += st->done[i]->length;
+			if (bytes)
+				lg_timeline_add(spec->byte_timeline, now - w->t0, bytes);
+			lg_timeline_reach(spec->byte_timeline, now - w->t0);
+		}
+		if (reporter && now >= next_progress) {
+			report_progress(w, now, &last_t, &last_ios, &last_bytes);
 			next_progress = now + PROGRESS_INTERVAL_NS;
 		}
 	}
-	res.elapsed_ns = now - t0;
-	if (res.elapsed_ns == 0)
-		res.elapsed_ns = 1;
-	*ret_result = res;
-	r = 0;
-out:
-	if (r < 0 && engine && inflight > 0) {
-		/* Never free buffers the kernel may still use. */
-		uint32_t ndone;
+	w->t_end = now;
+	return 0;
+}
 
-		while (inflight > 0 && engine->ops->reap(engine, 1, st.done, qd, &ndone) == 0)
-			inflight -= ndone;
+/* Wait for every I/O still in flight: never free buffers the kernel may use. */
+static void drain(struct worker *w)
+{
+	uint32_t inflight = w->spec.queue_depth - w->st.nfree, ndone;
+
+	while (inflight > 0 &&
+	       w->engine->ops->reap(w->engine, 1, w->st.done, w->spec.queue_depth, &ndone) == 0)
+		inflight -= ndone;
+}
+
+/* An open file of its own on the target of fd, with the same access and O_DIRECT:
+ * workers sharing one would all update its readahead state (struct file's f_ra)
+ * on every buffered read, a cache line bouncing between their CPUs (page-cache
+ * reads of 2 jobs ran slower than of 1). fd itself when it cannot be reopened. */
+static int own_file(int fd)
+{
+	char path[64];
+	int flags = fcntl(fd, F_GETFL), own;
+
+	if (flags < 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	own = open(path, (flags & (O_ACCMODE | O_DIRECT)) | O_CLOEXEC);
+	return own >= 0 ? own : fd;
+}
+
+static int worker_setup(struct worker *w)
+{
+	int r = state_init(&w->st, &w->spec);
+
+	w->fd = w->g->n > 1 ? own_file(w->g->fd) : w->g->fd;
+	if (r == 0)
+		r = lg_engine_create(w->g->ops, w->fd, w->spec.queue_depth, w->st.buf_area,
+				     w->st.buf_area_len, &w->engine);
+	return r;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	struct group *g = w->g;
+
+	w->r = worker_setup(w);
+	if (w->r < 0)
+		__atomic_store_n(&g->setup_failed, 1, __ATOMIC_RELAXED);
+	if (g->n > 1) {
+		pthread_mutex_lock(&g->lock);
+		g->ready++;
+		pthread_cond_broadcast(&g->cv);
+		while (!g->go)
+			pthread_cond_wait(&g->cv, &g->lock);
+		pthread_mutex_unlock(&g->lock);
 	}
-	lg_engine_destroy(engine);
-	state_free(&st);
+	if (!__atomic_load_n(&g->setup_failed, __ATOMIC_RELAXED)) {
+		w->r = worker_loop(w);
+		if (w->r < 0)
+			__atomic_store_n(&w->g->abort, 1, __ATOMIC_RELAXED);
+	}
+	if (w->engine && w->r < 0)
+		drain(w);
+	lg_engine_destroy(w->engine);
+	if (w->fd != g->fd)
+		close(w->fd);
+	state_free(&w->st);
+	return NULL;
+}
+
+/* Worker i's spec: its seed, its part of a sequential span, its own histograms
+ * when there are several workers (merged afterwards). */
+static int worker_spec(const struct lg_job_spec *spec, uint32_t n, uint32_t i, uint64_t *seed_state,
+		       struct lg_job_spec *ret)
+{
+	struct lg_histogram **hists[] = {&ret->hist,
+					 &ret->clat_hist,
+					 &ret->dir_hist[0],
+					 &ret->dir_hist[1],
+					 &ret->dir_clat_hist[0],
+					 &ret->dir_clat_hist[1]};
+	bool wanted[sizeof(hists) / sizeof(hists[0])];
+
+	*ret = *spec;
+	if (n == 1)
+		return 0; /* the spec as it is, in the calling thread */
+	ret->seed = lg_splitmix64(seed_state);
+	if (!spec->random) {
+		uint64_t part = spec->span_bytes / n / spec->block_size * spec->block_size;
+
+		ret->span_offset = spec->span_offset + part * i;
+		ret->span_bytes = part;
+	}
+	/* Histograms of its own, never the caller's (which worker_hists_free() would free). */
+	for (size_t h = 0; h < sizeof(hists) / sizeof(hists[0]); h++) {
+		wanted[h] = *hists[h] != NULL;
+		*hists[h] = NULL;
+	}
+	for (size_t h = 0; h < sizeof(hists) / sizeof(hists[0]); h++)
+		if (wanted[h] && lg_histogram_new(hists[h]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void worker_hists_free(struct worker *w)
+{
+	lg_histogram_free(w->spec.hist);
+	lg_histogram_free(w->spec.clat_hist);
+	for (int d = 0; d < 2; d++) {
+		lg_histogram_free(w->spec.dir_hist[d]);
+		lg_histogram_free(w->spec.dir_clat_hist[d]);
+	}
+}
+
+static void merge_hist(struct lg_histogram *dst, const struct lg_histogram *src)
+{
+	if (dst && src && dst != src)
+		lg_histogram_merge(dst, src);
+}
+
+/* The group's result: sums over the workers, from the first start to the last
+ * end, the first failure; their histograms merged into the spec's. */
+static void merge(struct group *g, struct lg_job_result *ret)
+{
+	const struct lg_job_spec *spec = g->spec;
+	struct lg_job_result res = {0};
+	uint64_t t0 = UINT64_MAX, t_end = 0;
+
+	for (uint32_t i = 0; i < g->n; i++) {
+		const struct worker *w = &g->w[i];
+
+		res.ios += w->res.ios;
+		res.bytes += w->res.bytes;
+		for (int d = 0; d < 2; d++) {
+			res.dir_ios[d] += w->res.dir_ios[d];
+			res.dir_bytes[d] += w->res.dir_bytes[d];
+			merge_hist(spec->dir_hist[d], w->spec.dir_hist[d]);
+			merge_hist(spec->dir_clat_hist[d], w->spec.dir_clat_hist[d]);
+		}
+		merge_hist(spec->hist, w->spec.hist);
+		merge_hist(spec->clat_hist, w->spec.clat_hist);
+		res.interrupted |= w->res.interrupted;
+		if (res.error == 0 && w->res.error) {
+			res.error = w->res.error;
+			res.short_io = w->res.short_io;
+			res.write_failed = w->res.write_failed;
+			res.error_offset = w->res.error_offset;
+			res.error_length = w->res.error_length;
+			res.error_transferred = w->res.error_transferred;
+		}
+		if (w->t0 < t0)
+			t0 = w->t0;
+		if (w->t_end > t_end)
+			t_end = w->t_end;
+	}
+	res.elapsed_ns = t_end > t0 ? t_end - t0 : 1;
+	*ret = res;
+}
+
+int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, int fd,
+	       const struct lg_job_hooks *hooks, struct lg_job_result *ret_result)
+{
+	struct group g = {.spec = spec, .ops = ops, .fd = fd, .hooks = hooks};
+	uint64_t seed_state = spec->seed;
+	uint32_t started = 0;
+	int r = validate(spec);
+
+	if (r < 0)
+		return r;
+	g.n = spec->jobs ? spec->jobs : 1;
+	if (posix_memalign((void **)&g.w, 64, g.n * sizeof(*g.w)) != 0)
+		return -ENOMEM;
+	memset(g.w, 0, g.n * sizeof(*g.w));
+	for (uint32_t i = 0; i < g.n && r == 0; i++) {
+		g.w[i].g = &g;
+		g.w[i].index = i;
+		r = worker_spec(spec, g.n, i, &seed_state, &g.w[i].spec);
+	}
+	if (r == 0 && g.n == 1) {
+		worker_main(&g.w[0]); /* in this thread: nothing to start, nothing to merge */
+		started = 1;
+	} else if (r == 0) {
+		sigset_t block, old;
+
+		pthread_mutex_init(&g.lock, NULL);
+		pthread_cond_init(&g.cv, NULL);
+		/* Signals go to the calling thread, whose handler sets hooks->stop. */
+		sigemptyset(&block);
+		sigaddset(&block, SIGINT);
+		sigaddset(&block, SIGTERM);
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		for (; started < g.n; started++)
+			if (pthread_create(&g.w[started].thread, NULL, worker_main,
+					   &g.w[started]) != 0)
+				break;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		for (uint32_t i = started; i < g.n; i++)
+			g.w[i].r = -EAGAIN;
+		/* Once every worker is set up, all start together (or none, after a failure). */
+		pthread_mutex_lock(&g.lock);
+		while (g.ready < started)
+			pthread_cond_wait(&g.cv, &g.lock);
+		if (started < g.n)
+			__atomic_store_n(&g.setup_failed, 1, __ATOMIC_RELAXED);
+		g.go = true;
+		pthread_cond_broadcast(&g.cv);
+		pthread_mutex_unlock(&g.lock);
+		for (uint32_t i = 0; i < started; i++)
+			pthread_join(g.w[i].thread, NULL);
+		pthread_cond_destroy(&g.cv);
+		pthread_mutex_destroy(&g.lock);
+	}
+	for (uint32_t i = 0; i < g.n && r == 0; i++)
+		if (g.w[i].r < 0)
+			r = g.w[i].r;
+	if (r == 0)
+		merge(&g, ret_result);
+	for (uint32_t i = 0; g.n > 1 && i < g.n; i++)
+		worker_hists_free(&g.w[i]);
+	free(g.w);
 	return r;
 }

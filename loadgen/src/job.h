@@ -1,18 +1,27 @@
 /* job: one timed (or sized) stream of I/Os against an open target, keeping the
  * queue full at the stated depth, timed with the monotonic clock. It is the
  * hot loop of loadgen: no allocation per I/O; each freed slot refilled at once
- * (one submission call and one clock read per I/O); one clock read per batch of
- * completions and a histogram insert per completion; write data refreshed while
- * the device works, in a second set of buffers.
+ * (one submission call and two clock reads per I/O); one clock read per batch
+ * of completions and two histogram inserts per completion; write data refreshed
+ * while the device works, in a second set of buffers.
  *
- * Latency: from the moment the kernel has the I/O (the call that handed it
- * over has returned) to the moment its completion is reaped, the same
- * definition as fio's completion latency (clat). An I/O that completes during
- * the handing-over call itself (a page-cache hit) therefore shows only the time
- * it waits while the rest of the queue is submitted.
+ * Latency (hist): from just before the call that hands the I/O to the kernel to
+ * the moment its completion is reaped: the whole life of the I/O as the
+ * application sees it, fio's total latency (lat), Iometer's response time. Its
+ * completion part (clat_hist) starts when that call has returned, fio's clat:
+ * an I/O that completes during the handing-over call itself (a page-cache hit
+ * with io_uring) shows there only the time it waits while the rest of the queue
+ * is submitted.
  *
  * Offsets: random jobs pick block-aligned offsets uniformly over the span from a
  * generator seeded with spec.seed; sequential jobs walk the span and wrap.
+ * Mixed jobs draw each I/O's direction from a generator of their own.
+ *
+ * Several jobs (spec.jobs, like fio's numjobs with group_reporting): one thread
+ * each, with its own engine (ring), buffers and generators (seeds derived from
+ * spec.seed), started together; the result sums their I/Os and bytes over the
+ * time from the first start to the last completion, and their latencies are
+ * merged into the spec's histograms.
  * A sized job (total_bytes) writes or reads [span_offset, +total_bytes) once,
  * sequentially, the last I/O possibly shorter than the block size.
  *
@@ -31,33 +40,48 @@
 #include "pattern.h"
 #include "timeline.h"
 
+/* Direction of an I/O, the index of per-direction figures. */
+enum lg_dir {
+	LG_DIR_READ = 0,
+	LG_DIR_WRITE = 1,
+};
+
 struct lg_job_spec {
-	const char *name;        /* shown in progress reports */
-	bool write;
+	const char *name; /* shown in progress reports */
+	bool write;       /* every I/O a write (else a read), unless mixed */
+	bool mixed;       /* each I/O a read with probability read_percent/100, else a write */
+	uint32_t read_percent;
 	bool random;
-	uint32_t block_size;     /* bytes, a multiple of 512 */
+	uint32_t block_size; /* bytes, a multiple of 512 */
 	uint32_t queue_depth;
+	uint32_t jobs; /* workers, each with its own engine, buffers and generators:
+				  * 0 or 1 runs one in the calling thread. Random jobs all cover
+				  * the span; sequential job i walks the i-th of jobs equal parts */
 	uint64_t span_offset;
 	uint64_t span_bytes;     /* region the offsets fall in; >= block_size */
-	uint64_t duration_ns;    /* time-based job; 0 for a sized job */
+	uint64_t duration_ns;    /* time-based job; 0 for a sized job (one worker only) */
 	uint64_t total_bytes;    /* sized job: bytes to transfer once; 0 for a timed job */
 	enum lg_pattern pattern; /* data of writes */
 	uint64_t seed;
-	struct lg_histogram *hist;         /* latencies; may be NULL */
-	struct lg_timeline *timeline;      /* completions per interval; may be NULL */
+	struct lg_histogram *hist;        /* latencies, issue to completion; may be NULL */
+	struct lg_histogram *clat_hist;   /* their completion part; may be NULL */
+	struct lg_histogram *dir_hist[2]; /* the same by direction; may be NULL */
+	struct lg_histogram *dir_clat_hist[2];
+	struct lg_timeline *timeline;      /* completions per interval (one worker); may be NULL */
+	struct lg_timeline *byte_timeline; /* bytes per interval (one worker); may be NULL */
 };
 
 struct lg_job_progress {
 	const char *name;
 	uint64_t elapsed_ns;
-	uint64_t remaining_ns;   /* time-based: exact; sized: estimated from the rate */
-	uint64_t ios, bytes;     /* so far */
-	double iops_now;         /* over the last report interval */
+	uint64_t remaining_ns; /* time-based: exact; sized: estimated from the rate */
+	uint64_t ios, bytes;   /* so far, every worker */
+	double iops_now;       /* over the last report interval */
 	double bytes_per_second_now;
 };
 
 struct lg_job_hooks {
-	/* Called about twice a second from the job's thread; may be NULL. */
+	/* Called about twice a second from the first worker's thread; may be NULL. */
 	void (*progress)(void *ctx, const struct lg_job_progress *progress);
 	void *ctx;
 	/* When it becomes non-zero the job stops submitting, waits for the I/Os in
@@ -66,21 +90,24 @@ struct lg_job_hooks {
 };
 
 struct lg_job_result {
-	uint64_t ios;            /* completed successfully */
+	uint64_t ios; /* completed successfully, every worker */
 	uint64_t bytes;
-	uint64_t elapsed_ns;     /* first submission to last completion */
+	uint64_t dir_ios[2]; /* the same by direction */
+	uint64_t dir_bytes[2];
+	uint64_t elapsed_ns; /* first submission to last completion */
 	bool interrupted;
-	int error;               /* 0, or the first failed I/O's -errno */
-	bool short_io;           /* the first failure was a short transfer (error is -EIO) */
-	bool write_failed;       /* the failed I/O was a write */
+	int error;         /* 0, or the first failed I/O's -errno */
+	bool short_io;     /* the first failure was a short transfer (error is -EIO) */
+	bool write_failed; /* the failed I/O was a write */
 	uint64_t error_offset;
 	uint32_t error_length;
 	int32_t error_transferred; /* bytes a short I/O did transfer */
 };
 
-/* Run one job on fd with the engine ops. Returns 0 when the job ran (an I/O
+/* Run the job on fd with the engine ops. Returns 0 when the job ran (an I/O
  * error or an interruption is reported in *ret_result, which is then filled
- * with what completed before), or -errno when it could not start (-EINVAL bad
- * spec, -ENOMEM, engine setup errors). */
+ * with what completed before; an error in one worker stops the others), or
+ * -errno when it could not start (-EINVAL bad spec, -ENOMEM, engine setup
+ * errors). */
 int lg_job_run(const struct lg_job_spec *spec, const struct lg_engine_ops *ops, int fd,
 	       const struct lg_job_hooks *hooks, struct lg_job_result *ret_result);

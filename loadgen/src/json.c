@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 void lg_json_init(struct lg_json *w, bool pretty)
 {
 	memset(w, 0, sizeof(*w));
@@ -164,36 +166,6 @@ void lg_json_key(struct lg_json *w, const char *key)
 	lg_json_escape(w, key);
 	put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
 	w->after_key = true;
-}
-
-size_t lg_utf8_sequence_length(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	unsigned char c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if (c == 0xe0 && s[1] < 0xa0)
-			return 0; /* overlong */
-		if (c == 0xed && s[1] >= 0xa0)
-			return 0; /* surrogate */
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if (c == 0xf0 && s[1] < 0x90)
-			return 0; /* overlong */
-		if (c == 0xf4 && s[1] >= 0x90)
-			return 0; /* above U+10FFFF */
-		return 4;
-	}
-	return 0;
 }
 
 void lg_json_escape(struct lg_json *w, const char *str)

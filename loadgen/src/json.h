@@ -21,7 +21,7 @@
 struct lg_json {
 	char *buf;
 	size_t len, cap;
-	int error;                      /* 0 or the first -errno */
+	int error; /* 0 or the first -errno */
 	int depth;
 	bool pretty;
 	bool need_comma[LG_JSON_MAX_DEPTH];
@@ -62,7 +62,3 @@ void lg_json_double(struct lg_json *w, double v, int decimals);
 /* Append s escaped as a JSON string (with quotes) to w; exposed for tests.
  * Invalid UTF-8 is written as U+FFFD. */
 void lg_json_escape(struct lg_json *w, const char *s);
-
-/* Length of the valid UTF-8 sequence starting at s (1-4), or 0 when invalid
- * (bad lead byte, truncated, overlong, surrogate or above U+10FFFF); s[0] != 0. */
-size_t lg_utf8_sequence_length(const char *s);

@@ -58,7 +58,8 @@ static void on_signal(int sig)
 		first_signal_at = now;
 		stop_requested = 1;
 	} else {
-		int64_t since = (int64_t)(now.tv_sec - first_signal_at.tv_sec) * (int64_t)LG_NSEC_PER_SEC +
+		int64_t since = (int64_t)(now.tv_sec - first_signal_at.tv_sec) *
+					(int64_t)LG_NSEC_PER_SEC +
 				(now.tv_nsec - first_signal_at.tv_nsec);
 
 		if (since >= (int64_t)SIGNAL_GRACE_NS) {
@@ -87,8 +88,8 @@ static void install_signals(void)
 
 struct ui {
 	bool quiet;
-	bool live;          /* progress line on stderr */
-	bool line_shown;    /* a progress line is on screen */
+	bool live;       /* progress line on stderr */
+	bool line_shown; /* a progress line is on screen */
 	bool header_done;
 };
 
@@ -115,7 +116,8 @@ static void ui_phase(void *ctx, const char *test, const char *what)
 	if (ui->quiet)
 		return;
 	clear_progress(ui);
-	fprintf(stderr, "==> %s%s%s\n", test && test[0] ? test : "", test && test[0] ? ": " : "", what);
+	fprintf(stderr, "==> %s%s%s\n", test && test[0] ? test : "", test && test[0] ? ": " : "",
+		what);
 }
 
 static void format_duration(uint64_t ns, char *buf, size_t len)
@@ -123,7 +125,8 @@ static void format_duration(uint64_t ns, char *buf, size_t len)
 	uint64_t s = ns / LG_NSEC_PER_SEC;
 
 	if (s >= 3600)
-		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, s / 3600, s / 60 % 60, s % 60);
+		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, s / 3600, s / 60 % 60,
+			 s % 60);
 	else
 		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64, s / 60, s % 60);
 }
@@ -160,10 +163,11 @@ static void ui_result(void *ctx, const struct lg_result *r)
 	if (ui->quiet)
 		return;
 	table_header(ui);
-	printf("%-24s %-14s %10.1f %10.0f %10.1f %10.1f %10.1f %10.1f\n", r->test,
+	printf("%-24s %-14s %10.1f %10.0f %10.1f %10.1f %10.1f %10.1f%s\n", r->test,
 	       lg_pattern_name(r->pattern), r->bytes_per_second / 1e6, r->iops,
 	       r->latency.mean / 1e3, (double)r->latency.percentiles[4] / 1e3,
-	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3);
+	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3,
+	       r->partial ? "  (partial: interrupted)" : "");
 	fflush(stdout);
 }
 
@@ -189,8 +193,10 @@ static void ui_consistency(void *ctx, const struct lg_consistency *c)
 	}
 	table_header(ui);
 	printf("%-24s spare %2u%%: %zu s, IOPS per second mean %.0f, min %" PRIu64 ", max %" PRIu64
-	       ", last quarter mean %.0f\n", c->test, c->spare_area_percent, c->len,
-	       (double)sum / (double)c->len, min, max, tail_n ? (double)tail_sum / (double)tail_n : 0.0);
+	       ", last quarter mean %.0f%s\n",
+	       c->test, c->spare_area_percent, c->len, (double)sum / (double)c->len, min, max,
+	       tail_n ? (double)tail_sum / (double)tail_n : 0.0,
+	       c->partial ? " (partial: interrupted)" : "");
 	fflush(stdout);
 }
 
@@ -205,6 +211,31 @@ static void ui_trim(void *ctx, const struct lg_trim *t)
 	printf("%-24s 128KB sequential write MB/s: clean %.1f, after torture %.1f, after TRIM %.1f (%s)\n",
 	       t->test, t->clean_bytes_per_second / 1e6, t->after_torture_bytes_per_second / 1e6,
 	       t->after_trim_bytes_per_second / 1e6, t->discard_method);
+	fflush(stdout);
+}
+
+static void ui_saturation(void *ctx, const struct lg_saturation *s)
+{
+	struct ui *ui = ctx;
+	const struct lg_saturation_summary *m = &s->summary;
+
+	clear_progress(ui);
+	if (ui->quiet)
+		return;
+	table_header(ui);
+	printf("%-24s %.1f GB in %.0f s, mean %.1f MB/s, initially %.1f MB/s", s->test,
+	       (double)m->bytes / 1e9, (double)s->duration_ns / 1e9, m->mean_bytes_per_second / 1e6,
+	       m->initial_bytes_per_second / 1e6);
+	if (m->initial_bytes_per_second == 0)
+		printf("; too short to tell where a cache runs out");
+	else if (m->exhausted)
+		printf("; cache ran out after %.0f s and %.1f GB: %.1f MB/s before, %.1f MB/s after",
+		       m->exhausted_at_s, (double)m->bytes_before / 1e9,
+		       m->bytes_per_second_before / 1e6, m->bytes_per_second_after / 1e6);
+	else
+		printf("; the rate did not fall below %.0f%% of it and stay there",
+		       LG_SATURATION_THRESHOLD * 100);
+	printf("%s\n", s->partial ? " (partial: interrupted)" : "");
 	fflush(stdout);
 }
 
@@ -249,19 +280,24 @@ static int cmd_list(bool json)
 		printf("\n");
 	}
 	printf("\nTests:\n");
-	printf("  %-22s %-6s %-10s %8s %4s %8s %7s  %s\n", "id", "op", "access", "block", "QD",
+	printf("  %-26s %-6s %-10s %8s %4s %8s %7s  %s\n", "id", "op", "access", "block", "QD",
 	       "span", "time", "name");
 	for (size_t i = 0; i < ntests; i++) {
 		const struct lg_test_def *t = &tests[i];
-		char bs[32], span[32];
+		char bs[32], span[32], time[32];
 
 		lg_format_size_id(t->block_size, bs, sizeof(bs));
+		if (t->duration_s)
+			snprintf(time, sizeof(time), "%us", t->duration_s);
+		else
+			snprintf(time, sizeof(time), "once"); /* until the span is written once */
 		if (t->span_bytes)
 			lg_format_size_id(t->span_bytes, span, sizeof(span));
 		else
 			snprintf(span, sizeof(span), "whole");
-		printf("  %-22s %-6s %-10s %8s %4u %8s %6us  %s\n", t->id, t->write ? "write" : "read",
-		       t->random ? "random" : "sequential", bs, t->queue_depth, span, t->duration_s, t->name);
+		printf("  %-26s %-6s %-10s %8s %4u %8s %7s  %s\n", t->id,
+		       t->write ? "write" : "read", t->random ? "random" : "sequential", bs,
+		       t->queue_depth, span, time, t->name);
 	}
 	printf("\nEngines:");
 	for (const char *const *n = lg_engine_names(); *n; n++)
@@ -356,7 +392,9 @@ static int cmd_info(const char *path, bool json)
 	memset(&check, 0, sizeof(check));
 	if (info.kind == LG_TARGET_BLOCK) {
 		/* As if --destroy-data named this device: what else would refuse it. */
-		view.check_result = lg_target_check_writable(&info, info.real_path[0] ? info.real_path : path,
+		view.check_result = lg_target_check_writable(&info,
+							     info.real_path[0] ? info.real_path
+									       : path,
 							     false, &check);
 	}
 	if (json)
@@ -366,10 +404,12 @@ static int cmd_info(const char *path, bool json)
 	printf("path:                %s\n", info.path);
 	if (strcmp(info.real_path, info.path) != 0)
 		printf("real path:           %s\n", info.real_path);
-	printf("kind:                %s%s\n", info.kind == LG_TARGET_BLOCK ? "block device" : "file",
+	printf("kind:                %s%s\n",
+	       info.kind == LG_TARGET_BLOCK ? "block device" : "file",
 	       info.exists ? "" : " (does not exist yet)");
 	if (info.kind == LG_TARGET_BLOCK)
-		printf("device:              %s (%u:%u)\n", info.devname, info.dev_major, info.dev_minor);
+		printf("device:              %s (%u:%u)\n", info.devname, info.dev_major,
+		       info.dev_minor);
 	else if (info.exists)
 		printf("created by loadgen:  %s\n", info.created_by_loadgen ? "yes" : "no");
 	printf("model:               %s\n", info.model[0] ? info.model : "(unknown)");
@@ -377,7 +417,9 @@ static int cmd_info(const char *path, bool json)
 	printf("firmware revision:   %s\n", info.firmware[0] ? info.firmware : "(unknown)");
 	printf("capacity:            %" PRIu64 " bytes (%s)\n", info.capacity_bytes, cap);
 	printf("rotational:          %s%s\n",
-	       info.rotational < 0 ? "unknown" : info.rotational ? "yes" : "no",
+	       info.rotational < 0 ? "unknown"
+	       : info.rotational   ? "yes"
+				   : "no",
 	       info.kind == LG_TARGET_FILE ? " (backing device)" : "");
 	printf("logical block size:  %u\n", info.logical_block_size);
 	printf("physical block size: %u\n", info.physical_block_size);
@@ -386,10 +428,11 @@ static int cmd_info(const char *path, bool json)
 		if (view.check_result == 0)
 			printf("in use:              no (mounted, holders, swap: none)\n");
 		else if (view.check_result == -EPERM)
-			printf("in use:              yes: %s: %s\n", lg_target_refusal_name(check.refusal),
-			       check.detail);
+			printf("in use:              yes: %s: %s\n",
+			       lg_target_refusal_name(check.refusal), check.detail);
 		else
-			printf("in use:              cannot tell: %s\n", strerror(-view.check_result));
+			printf("in use:              cannot tell: %s\n",
+			       strerror(-view.check_result));
 		if (check.signature[0])
 			printf("signature:           %s\n", check.signature);
 	}
@@ -409,8 +452,10 @@ static void print_output_error(const char *output, bool given, int err)
 		fprintf(stderr, "loadgen: %s%s is a directory; name a file\n", opt, output);
 		break;
 	case -EEXIST:
-		fprintf(stderr, "loadgen: %s%s exists and is not a regular file; the document is "
-			"written beside it and renamed over it, so name a file\n", opt, output);
+		fprintf(stderr,
+			"loadgen: %s%s exists and is not a regular file; the document is "
+			"written beside it and renamed over it, so name a file\n",
+			opt, output);
 		break;
 	case -ENOENT:
 		fprintf(stderr, "loadgen: %s%s: the directory %.*s does not exist\n", opt, output,
@@ -440,6 +485,7 @@ static int cmd_run(const struct lg_cli *cli)
 		.result = ui_result,
 		.consistency = ui_consistency,
 		.trim = ui_trim,
+		.saturation = ui_saturation,
 	};
 	char message[1024];
 	char default_output[64];
@@ -498,13 +544,14 @@ static int cmd_run(const struct lg_cli *cli)
 	}
 	r = lg_report_write(report, out);
 	if (r < 0) {
-		fprintf(stderr, "loadgen: cannot write the result document %s: %s\n", output, strerror(-r));
+		fprintf(stderr, "loadgen: cannot write the result document %s: %s\n", output,
+			strerror(-r));
 		code = code == EXIT_OK ? EXIT_FAILED : code;
 		goto out;
 	}
 	if (!o->quiet)
-		fprintf(stderr, "loadgen: result document (%s): %s\n", lg_status_name(report->status),
-			output);
+		fprintf(stderr, "loadgen: result document (%s): %s\n",
+			lg_status_name(report->status), output);
 out:
 	lg_output_free(out);
 	output_temp_set = 0;

@@ -25,6 +25,11 @@ void lg_report_fini(struct lg_report *report)
 	free(report->results);
 	free(report->consistency);
 	free(report->trims);
+	for (size_t i = 0; i < report->nsaturation; i++)
+		free(report->saturation[i].bytes);
+	free(report->saturation);
+	report->saturation = NULL;
+	report->nsaturation = report->saturation_cap = 0;
 	report->results = NULL;
 	report->consistency = NULL;
 	report->trims = NULL;
@@ -59,14 +64,27 @@ int lg_report_add_result(struct lg_report *report, const struct lg_result *resul
 
 int lg_report_add_consistency(struct lg_report *report, struct lg_consistency *series)
 {
-	int r = grow((void **)&report->consistency, &report->consistency_cap,
-		     report->nconsistency, sizeof(*series));
+	int r = grow((void **)&report->consistency, &report->consistency_cap, report->nconsistency,
+		     sizeof(*series));
 
 	if (r < 0)
 		return r;
 	report->consistency[report->nconsistency++] = *series;
 	series->iops = NULL;
 	series->len = 0;
+	return 0;
+}
+
+int lg_report_add_saturation(struct lg_report *report, struct lg_saturation *sat)
+{
+	int r = grow((void **)&report->saturation, &report->saturation_cap, report->nsaturation,
+		     sizeof(*sat));
+
+	if (r < 0)
+		return r;
+	report->saturation[report->nsaturation++] = *sat;
+	sat->bytes = NULL;
+	sat->len = 0;
 	return 0;
 }
 
@@ -109,6 +127,15 @@ static void opt_uint(struct lg_json *w, const char *key, uint64_t value)
 	}
 }
 
+/* A flag written only when set. */
+static void opt_true(struct lg_json *w, const char *key, bool value)
+{
+	if (value) {
+		lg_json_key(w, key);
+		lg_json_bool(w, true);
+	}
+}
+
 static void write_latency(struct lg_json *w, const struct lg_latency_summary *l)
 {
 	lg_json_begin_object(w);
@@ -130,6 +157,45 @@ static void write_latency(struct lg_json *w, const struct lg_latency_summary *l)
 	lg_json_end_object(w);
 }
 
+static void write_rates(struct lg_json *w, double bytes_per_second, double iops)
+{
+	if (bytes_per_second > 0) {
+		lg_json_key(w, "bytes_per_second");
+		lg_json_double(w, bytes_per_second, 1);
+	}
+	if (iops > 0) {
+		lg_json_key(w, "iops");
+		lg_json_double(w, iops, 3);
+	}
+}
+
+static void write_latencies(struct lg_json *w, bool has_latency,
+			    const struct lg_latency_summary *latency, bool has_clat,
+			    const struct lg_latency_summary *clat)
+{
+	if (has_latency) {
+		lg_json_key(w, "latency_ns");
+		write_latency(w, latency);
+	}
+	if (has_clat) {
+		lg_json_key(w, "clat_ns");
+		write_latency(w, clat);
+	}
+}
+
+static void write_direction(struct lg_json *w, const char *key, const struct lg_direction *d)
+{
+	lg_json_key(w, key);
+	lg_json_begin_object(w);
+	lg_json_key(w, "io_count");
+	lg_json_uint(w, d->io_count);
+	lg_json_key(w, "bytes");
+	lg_json_uint(w, d->bytes);
+	write_rates(w, d->bytes_per_second, d->iops);
+	write_latencies(w, d->has_latency, &d->latency, d->has_clat, &d->clat);
+	lg_json_end_object(w);
+}
+
 static void write_result(struct lg_json *w, const struct lg_result *r)
 {
 	lg_json_begin_object(w);
@@ -145,18 +211,16 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 	lg_json_uint(w, r->io_count);
 	lg_json_key(w, "bytes");
 	lg_json_uint(w, r->bytes);
-	if (r->bytes_per_second > 0) {
-		lg_json_key(w, "bytes_per_second");
-		lg_json_double(w, r->bytes_per_second, 1);
+	write_rates(w, r->bytes_per_second, r->iops);
+	write_latencies(w, r->has_latency, &r->latency, r->has_clat, &r->clat);
+	opt_uint(w, "jobs", r->jobs);
+	if (r->mixed) {
+		lg_json_key(w, "rwmixread");
+		lg_json_uint(w, r->read_percent);
+		write_direction(w, "read", &r->dir[0]);
+		write_direction(w, "write", &r->dir[1]);
 	}
-	if (r->iops > 0) {
-		lg_json_key(w, "iops");
-		lg_json_double(w, r->iops, 3);
-	}
-	if (r->has_latency) {
-		lg_json_key(w, "latency_ns");
-		write_latency(w, &r->latency);
-	}
+	opt_true(w, "partial", r->partial);
 	lg_json_end_object(w);
 }
 
@@ -176,6 +240,7 @@ static void write_consistency(struct lg_json *w, const struct lg_consistency *c)
 	opt_uint(w, "queue_depth", c->queue_depth);
 	opt_uint(w, "interval_ns", c->interval_ns);
 	opt_string(w, "discard_method", c->discard_method);
+	opt_true(w, "partial", c->partial);
 	lg_json_key(w, "iops");
 	/* One line for the whole series keeps 2,000 points readable. */
 	bool pretty = w->pretty;
@@ -184,6 +249,58 @@ static void write_consistency(struct lg_json *w, const struct lg_consistency *c)
 	w->pretty = false;
 	for (size_t i = 0; i < c->len; i++)
 		lg_json_uint(w, c->iops[i]);
+	lg_json_end_array(w);
+	w->pretty = pretty;
+	lg_json_end_object(w);
+}
+
+static void write_saturation(struct lg_json *w, const struct lg_saturation *s)
+{
+	const struct lg_saturation_summary *m = &s->summary;
+	bool pretty = w->pretty;
+
+	lg_json_begin_object(w);
+	lg_json_key(w, "test");
+	lg_json_string(w, s->test);
+	lg_json_key(w, "pattern");
+	lg_json_string(w, lg_pattern_name(s->pattern));
+	opt_uint(w, "span_bytes", s->span_bytes);
+	opt_uint(w, "block_size", s->block_size);
+	opt_uint(w, "queue_depth", s->queue_depth);
+	opt_uint(w, "interval_ns", s->interval_ns);
+	opt_uint(w, "duration_ns", s->duration_ns);
+	opt_string(w, "discard_method", s->discard_method);
+	opt_true(w, "partial", s->partial);
+	lg_json_key(w, "bytes_written");
+	lg_json_uint(w, m->bytes);
+	if (m->mean_bytes_per_second > 0) {
+		lg_json_key(w, "mean_bytes_per_second");
+		lg_json_double(w, m->mean_bytes_per_second, 1);
+	}
+	if (m->initial_bytes_per_second > 0) {
+		lg_json_key(w, "initial_bytes_per_second");
+		lg_json_double(w, m->initial_bytes_per_second, 1);
+	}
+	lg_json_key(w, "threshold_fraction");
+	lg_json_double(w, LG_SATURATION_THRESHOLD, 3);
+	lg_json_key(w, "exhausted");
+	lg_json_bool(w, m->exhausted);
+	if (m->exhausted) {
+		lg_json_key(w, "exhausted_at_s");
+		lg_json_double(w, m->exhausted_at_s, 3);
+		lg_json_key(w, "bytes_before_exhausted");
+		lg_json_uint(w, m->bytes_before);
+		lg_json_key(w, "bytes_per_second_before");
+		lg_json_double(w, m->bytes_per_second_before, 1);
+		lg_json_key(w, "bytes_per_second_after");
+		lg_json_double(w, m->bytes_per_second_after, 1);
+	}
+	lg_json_key(w, "bytes_per_interval");
+	/* One line for the whole series, as for consistency. */
+	lg_json_begin_array(w);
+	w->pretty = false;
+	for (size_t i = 0; i < s->len; i++)
+		lg_json_uint(w, s->bytes[i]);
 	lg_json_end_array(w);
 	w->pretty = pretty;
 	lg_json_end_object(w);
@@ -252,6 +369,8 @@ static void write_parameters(struct lg_json *w, const struct lg_parameters *p)
 	opt_uint(w, "target_size_bytes", p->target_size_bytes);
 	lg_json_key(w, "ad_hoc");
 	lg_json_bool(w, p->ad_hoc);
+	opt_uint(w, "jobs", p->jobs);
+	opt_string(w, "precondition", p->precondition);
 	lg_json_end_object(w);
 }
 
@@ -283,7 +402,7 @@ void lg_report_json(const struct lg_report *report, struct lg_json *w)
 
 	lg_json_begin_object(w);
 	lg_json_key(w, "schema_version");
-	lg_json_int(w, 1);
+	lg_json_int(w, LG_SCHEMA_VERSION);
 	lg_json_key(w, "status");
 	lg_json_string(w, lg_status_name(report->status));
 	if (report->status == LG_STATUS_FAILED) {
@@ -381,6 +500,13 @@ void lg_report_json(const struct lg_report *report, struct lg_json *w)
 			write_consistency(w, &report->consistency[i]);
 		lg_json_end_array(w);
 	}
+	if (report->nsaturation) {
+		lg_json_key(w, "saturation");
+		lg_json_begin_array(w);
+		for (size_t i = 0; i < report->nsaturation; i++)
+			write_saturation(w, &report->saturation[i]);
+		lg_json_end_array(w);
+	}
 	if (report->ntrims) {
 		lg_json_key(w, "trim");
 		lg_json_begin_array(w);
@@ -409,7 +535,7 @@ static int write_all(int fd, const char *text, size_t len)
 
 struct lg_output {
 	char *path;
-	char *tmp;   /* NULL once renamed over path */
+	char *tmp; /* NULL once renamed over path */
 	int fd;
 };
 

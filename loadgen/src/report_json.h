@@ -1,5 +1,6 @@
 /* report_json: the result document (results/schema/result-document.schema.json,
- * version 1) as C data, its JSON form, and writing it atomically.
+ * version 2: latency from issue to completion, its completion part beside it)
+ * as C data, its JSON form, and writing it atomically.
  *
  * Ownership: struct lg_report owns its result arrays (and each consistency
  * series); lg_report_init() prepares one, lg_report_fini() frees what it owns.
@@ -16,16 +17,31 @@
 #include "host.h"
 #include "json.h"
 #include "pattern.h"
+#include "saturation.h"
 #include "target.h"
 
 #define LG_ID_MAX 64
 #define LG_MAX_TESTS 32
 #define LG_MAX_SPARE 8
+/* The schema version loadgen writes. */
+#define LG_SCHEMA_VERSION 2
 
 enum lg_status {
 	LG_STATUS_COMPLETE,
 	LG_STATUS_INCOMPLETE,
 	LG_STATUS_FAILED,
+};
+
+/* What the reads or the writes of a mixed test did. */
+struct lg_direction {
+	uint64_t io_count;
+	uint64_t bytes;
+	double bytes_per_second;
+	double iops;
+	bool has_latency;
+	struct lg_latency_summary latency;
+	bool has_clat;
+	struct lg_latency_summary clat;
 };
 
 struct lg_result {
@@ -40,7 +56,14 @@ struct lg_result {
 	double bytes_per_second;
 	double iops;
 	bool has_latency;
-	struct lg_latency_summary latency;
+	struct lg_latency_summary latency; /* issue to completion (fio's lat) */
+	bool has_clat;
+	struct lg_latency_summary clat; /* its completion part (fio's clat) */
+	bool partial;                   /* interrupted: the figures up to the interrupt */
+	uint32_t jobs;                  /* workers whose figures are summed; 0: absent */
+	bool mixed;                     /* reads and writes: read_percent, and each in dir[] */
+	uint32_t read_percent;
+	struct lg_direction dir[2]; /* by enum lg_dir: read, write */
 };
 
 struct lg_consistency {
@@ -53,8 +76,9 @@ struct lg_consistency {
 	uint64_t interval_ns;
 	char discard_method[16]; /* how the target was discarded before the fill:
 	                          * "blkdiscard", "punch-hole", "none"; empty: absent */
-	uint64_t *iops;      /* owned; len entries */
+	uint64_t *iops;          /* owned; len entries */
 	size_t len;
+	bool partial; /* interrupted: the series up to the interrupt */
 };
 
 struct lg_trim {
@@ -68,15 +92,32 @@ struct lg_trim {
 	double after_trim_bytes_per_second;
 };
 
+/* The write saturation: bytes written in each interval of one sequential write
+ * of the span, and where the cache ran out (saturation.h). */
+struct lg_saturation {
+	char test[LG_ID_MAX];
+	enum lg_pattern pattern;
+	uint64_t span_bytes;
+	uint32_t block_size;
+	uint32_t queue_depth;
+	uint64_t interval_ns;
+	uint64_t duration_ns;
+	char discard_method[16];
+	uint64_t *bytes; /* owned; len entries */
+	size_t len;
+	struct lg_saturation_summary summary;
+	bool partial;
+};
+
 struct lg_drive {
 	char manufacturer[201];
 	char model[201];
-	uint64_t capacity_bytes;     /* 0: absent */
+	uint64_t capacity_bytes; /* 0: absent */
 	char part_number[101];
 	char hardware_revision[101];
 	char firmware[101];
-	char kind[8];                /* "ssd", "hdd", "virtual" or empty */
-	char interface[16];          /* schema enum or empty */
+	char kind[8];       /* "ssd", "hdd", "virtual" or empty */
+	char interface[16]; /* schema enum or empty */
 };
 
 struct lg_bench {
@@ -85,7 +126,7 @@ struct lg_bench {
 };
 
 struct lg_parameters {
-	char suite_name[LG_ID_MAX];  /* empty: no suite */
+	char suite_name[LG_ID_MAX]; /* empty: no suite */
 	int suite_version;
 	char tests[LG_MAX_TESTS][LG_ID_MAX];
 	size_t ntests;
@@ -99,14 +140,16 @@ struct lg_parameters {
 	double compressible_ratio;
 	uint32_t spare_area_percent[LG_MAX_SPARE];
 	size_t nspare;
-	uint64_t target_size_bytes;  /* 0: absent */
+	uint64_t target_size_bytes; /* 0: absent */
 	bool ad_hoc;
+	uint32_t jobs;        /* --jobs; 0: absent */
+	char precondition[8]; /* "fill" or "none"; empty: absent */
 };
 
 struct lg_report {
 	enum lg_status status;
 	char failure_message[1024];
-	int failure_errno;           /* 0: absent */
+	int failure_errno; /* 0: absent */
 	char failure_test[LG_ID_MAX];
 	char tool_version[101];
 	char engine[51];
@@ -114,7 +157,7 @@ struct lg_report {
 	char started_at[32];
 	char finished_at[32];
 	struct lg_drive drive;
-	char drive_state[16];        /* empty: absent */
+	char drive_state[16]; /* empty: absent */
 	struct lg_bench bench;
 	bool has_host;
 	struct lg_host host;
@@ -129,6 +172,8 @@ struct lg_report {
 	size_t nconsistency, consistency_cap;
 	struct lg_trim *trims;
 	size_t ntrims, trims_cap;
+	struct lg_saturation *saturation;
+	size_t nsaturation, saturation_cap;
 };
 
 /* An empty report (status complete, no results). */
@@ -143,6 +188,10 @@ int lg_report_add_result(struct lg_report *report, const struct lg_result *resul
 /* Append a series; the report takes ownership of series->iops on success.
  * Returns 0 or -ENOMEM. */
 int lg_report_add_consistency(struct lg_report *report, struct lg_consistency *series);
+
+/* Append a write saturation; the report takes ownership of sat->bytes on
+ * success. Returns 0 or -ENOMEM. */
+int lg_report_add_saturation(struct lg_report *report, struct lg_saturation *sat);
 
 /* Append a copy of *trim. Returns 0 or -ENOMEM. */
 int lg_report_add_trim(struct lg_report *report, const struct lg_trim *trim);

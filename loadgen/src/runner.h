@@ -1,7 +1,7 @@
 /* runner: one `loadgen run` from a parsed command line to a filled result
  * document: the safety checks, opening the target, preconditioning, every
  * selected test (throughput, consistency at each spare-area level, TRIM
- * validation) in order, and the document's status.
+ * validation, write saturation) in order, and the document's status.
  *
  * Order of a run: for each data pattern, a sequential fill of the span the read
  * tests use (so that they read data really written in that pattern), then the
@@ -25,10 +25,10 @@
 #include "report_json.h"
 
 enum lg_run_outcome {
-	LG_RUN_COMPLETE = 0,     /* document status "complete" */
-	LG_RUN_FAILED = 1,       /* document status "failed" */
-	LG_RUN_USAGE = 2,        /* bad combination found late (no document) */
-	LG_RUN_REFUSED = 3,      /* safety refusal: nothing written, no document */
+	LG_RUN_COMPLETE = 0,      /* document status "complete" */
+	LG_RUN_FAILED = 1,        /* document status "failed" */
+	LG_RUN_USAGE = 2,         /* bad combination found late (no document) */
+	LG_RUN_REFUSED = 3,       /* safety refusal: nothing written, no document */
 	LG_RUN_INTERRUPTED = 130, /* document status "incomplete" */
 };
 
@@ -41,6 +41,7 @@ struct lg_run_observer {
 	void (*result)(void *ctx, const struct lg_result *result);
 	void (*consistency)(void *ctx, const struct lg_consistency *series);
 	void (*trim)(void *ctx, const struct lg_trim *trim);
+	void (*saturation)(void *ctx, const struct lg_saturation *saturation);
 };
 
 /* Run what cli->run asks. stop is set by the signal handler. The report is

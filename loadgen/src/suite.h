@@ -16,17 +16,20 @@ enum lg_test_kind {
 	LG_KIND_THROUGHPUT,
 	LG_KIND_CONSISTENCY,
 	LG_KIND_TRIM,
+	LG_KIND_SATURATION,
 };
 
 struct lg_test_def {
 	const char *id;
 	const char *name;
 	enum lg_test_kind kind;
-	bool write;             /* operation: write (else read) */
-	bool random;            /* access: random (else sequential) */
+	bool write;  /* operation: write (else read); a mixed test writes too */
+	bool random; /* access: random (else sequential) */
+	bool mixed;  /* ad-hoc only: each I/O a read with probability read_percent/100 */
+	uint32_t read_percent;
 	uint32_t block_size;
 	uint32_t queue_depth;
-	uint64_t span_bytes;    /* 0: the whole target */
+	uint64_t span_bytes; /* 0: the whole target */
 	uint32_t duration_s;
 	const char *const *metrics; /* NULL-terminated */
 	const char *unit;

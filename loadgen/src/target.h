@@ -18,43 +18,43 @@ enum lg_target_kind {
 };
 
 struct lg_target_info {
-	char path[4096];           /* as given on the command line */
-	char real_path[4096];      /* realpath(), or path when the file does not exist yet */
+	char path[4096];      /* as given on the command line */
+	char real_path[4096]; /* realpath(), or path when the file does not exist yet */
 	enum lg_target_kind kind;
-	bool exists;               /* false: a file target that lg_target_open() will create */
-	bool created_by_loadgen;   /* an existing file that carries loadgen's creation mark */
-	char devname[64];          /* kernel name ("sda", "loop0", "nvme0n1"); empty for files */
+	bool exists;             /* false: a file target that lg_target_open() will create */
+	bool created_by_loadgen; /* an existing file that carries loadgen's creation mark */
+	char devname[64];        /* kernel name ("sda", "loop0", "nvme0n1"); empty for files */
 	uint32_t dev_major, dev_minor; /* block device numbers; 0 for files */
-	char model[128];           /* empty when unknown */
+	char model[128];               /* empty when unknown */
 	char serial[128];
 	char firmware[64];
-	uint64_t capacity_bytes;   /* device size, or file size (0 for a missing file) */
-	int rotational;            /* 1, 0, or -1 when unknown (files: of the backing device) */
+	uint64_t capacity_bytes;      /* device size, or file size (0 for a missing file) */
+	int rotational;               /* 1, 0, or -1 when unknown (files: of the backing device) */
 	uint32_t logical_block_size;  /* bytes; 512 when unknown */
 	uint32_t physical_block_size; /* bytes; logical_block_size when unknown */
-	bool supports_discard;     /* block: discard_max_bytes > 0; file: hole punching assumed */
-	char memory_fs[8];         /* "tmpfs" or "ramfs" for a file whose data lives in RAM;
+	bool supports_discard; /* block: discard_max_bytes > 0; file: hole punching assumed */
+	char memory_fs[8];     /* "tmpfs" or "ramfs" for a file whose data lives in RAM;
 	                            * empty otherwise */
 };
 
 /* Why a write was refused; LG_REFUSE_NONE when it is allowed. */
 enum lg_target_refusal {
 	LG_REFUSE_NONE = 0,
-	LG_REFUSE_NO_CONFIRM,          /* block device without --destroy-data=DEVICE */
-	LG_REFUSE_CONFIRM_MISMATCH,    /* --destroy-data names another device */
-	LG_REFUSE_MOUNTED,             /* the device itself is mounted */
-	LG_REFUSE_PARTITION_MOUNTED,   /* one of its partitions is mounted */
-	LG_REFUSE_HOLDERS,             /* it or a partition has holders (LVM, RAID, dm) */
-	LG_REFUSE_SWAP,                /* it or a partition is active swap */
-	LG_REFUSE_BUSY,                /* cannot be opened exclusively (O_EXCL gave EBUSY) */
-	LG_REFUSE_EXISTING_FILE,       /* existing file not created by loadgen, no --force */
-	LG_REFUSE_NOT_SUPPORTED,       /* neither a regular file nor a block device */
+	LG_REFUSE_NO_CONFIRM,        /* block device without --destroy-data=DEVICE */
+	LG_REFUSE_CONFIRM_MISMATCH,  /* --destroy-data names another device */
+	LG_REFUSE_MOUNTED,           /* the device itself is mounted */
+	LG_REFUSE_PARTITION_MOUNTED, /* one of its partitions is mounted */
+	LG_REFUSE_HOLDERS,           /* it or a partition has holders (LVM, RAID, dm) */
+	LG_REFUSE_SWAP,              /* it or a partition is active swap */
+	LG_REFUSE_BUSY,              /* cannot be opened exclusively (O_EXCL gave EBUSY) */
+	LG_REFUSE_EXISTING_FILE,     /* existing file not created by loadgen, no --force */
+	LG_REFUSE_NOT_SUPPORTED,     /* neither a regular file nor a block device */
 };
 
 struct lg_target_check {
 	enum lg_target_refusal refusal;
-	char detail[512];     /* human-readable reason, e.g. "/dev/loop0p1 is mounted on /mnt" */
-	char signature[128];  /* a filesystem or partition-table signature found on the device
+	char detail[512];    /* human-readable reason, e.g. "/dev/loop0p1 is mounted on /mnt" */
+	char signature[128]; /* a filesystem or partition-table signature found on the device
 	                       * ("ext4 superblock", "GPT partition table"); empty when none.
 	                       * A warning, not a refusal. */
 };
@@ -81,19 +81,18 @@ int lg_target_probe(const char *path, struct lg_target_info *ret_info);
  * refused (ret_check->refusal and detail say why), another -errno when the
  * checks themselves could not be made. */
 int lg_target_check_writable(const struct lg_target_info *info, const char *destroy_data,
-                             bool force, struct lg_target_check *ret_check);
+			     bool force, struct lg_target_check *ret_check);
 
 /* Open the target. A missing file target is created with size_bytes (and marked
  * as created by loadgen, so a later run may overwrite it without --force); an
  * existing file smaller than size_bytes is extended. size_bytes is ignored for
  * block devices. With LG_OPEN_DIRECT, a target that cannot do O_DIRECT gives
  * -EINVAL. Returns 0 and *ret_fd, or -errno. */
-int lg_target_open(const struct lg_target_info *info, int flags, uint64_t size_bytes,
-                   int *ret_fd);
+int lg_target_open(const struct lg_target_info *info, int flags, uint64_t size_bytes, int *ret_fd);
 
 /* Discard [offset, offset+length): BLKDISCARD on a block device, fallocate
  * FALLOC_FL_PUNCH_HOLE|FALLOC_FL_KEEP_SIZE on a file. *ret_method is set to
  * "blkdiscard" or "punch-hole" (static strings). Returns 0 or -errno
  * (-EOPNOTSUPP when the target cannot discard). */
-int lg_target_discard(int fd, const struct lg_target_info *info, uint64_t offset,
-                      uint64_t length, const char **ret_method);
+int lg_target_discard(int fd, const struct lg_target_info *info, uint64_t offset, uint64_t length,
+		      const char **ret_method);

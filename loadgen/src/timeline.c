@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 int lg_timeline_new(uint64_t interval_ns, size_t capacity, struct lg_timeline **ret_timeline)
 {
@@ -47,4 +48,16 @@ const uint64_t *lg_timeline_counts(const struct lg_timeline *timeline, size_t *r
 {
 	*ret_len = timeline->used;
 	return timeline->counts;
+}
+
+int lg_timeline_copy(const struct lg_timeline *timeline, uint64_t **ret_counts, size_t *ret_len)
+{
+	uint64_t *copy = malloc((timeline->used ? timeline->used : 1) * sizeof(uint64_t));
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, timeline->counts, timeline->used * sizeof(uint64_t));
+	*ret_counts = copy;
+	*ret_len = timeline->used;
+	return 0;
 }

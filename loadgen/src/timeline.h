@@ -13,8 +13,8 @@
 
 struct lg_timeline {
 	uint64_t interval_ns;
-	size_t capacity;  /* slots allocated: the planned duration in intervals */
-	size_t used;      /* slots up to the latest interval reached */
+	size_t capacity; /* slots allocated: the planned duration in intervals */
+	size_t used;     /* slots up to the latest interval reached */
 	uint64_t *counts;
 };
 
@@ -44,3 +44,7 @@ void lg_timeline_reach(struct lg_timeline *timeline, uint64_t t_ns);
 
 /* The series: *ret_len intervals, each a completion count; zeros included. */
 const uint64_t *lg_timeline_counts(const struct lg_timeline *timeline, size_t *ret_len);
+
+/* A copy of the series that the caller owns (free()): *ret_len intervals, at least
+ * one slot allocated. Returns 0 or -ENOMEM. */
+int lg_timeline_copy(const struct lg_timeline *timeline, uint64_t **ret_counts, size_t *ret_len);

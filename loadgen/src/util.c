@@ -32,11 +32,9 @@ int lg_parse_size(const char *text, uint64_t *ret_bytes)
 		const char *suffix;
 		unsigned shift;
 	} suffixes[] = {
-		{"", 0}, {"b", 0},
-		{"k", 10}, {"kib", 10}, {"kb", 10},
-		{"m", 20}, {"mib", 20}, {"mb", 20},
-		{"g", 30}, {"gib", 30}, {"gb", 30},
-		{"t", 40}, {"tib", 40}, {"tb", 40},
+		{"", 0},    {"b", 0},    {"k", 10},   {"kib", 10}, {"kb", 10},
+		{"m", 20},  {"mib", 20}, {"mb", 20},  {"g", 30},   {"gib", 30},
+		{"gb", 30}, {"t", 40},   {"tib", 40}, {"tb", 40},
 	};
 	char *end;
 	unsigned long long v;

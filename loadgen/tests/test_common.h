@@ -8,22 +8,22 @@
 
 static int test_failures;
 
-#define CHECK(cond)                                                                      \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
 			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-			test_failures++;                                                 \
-		}                                                                        \
+			test_failures++;                                                         \
+		}                                                                                \
 	} while (0)
 
-#define CHECKF(cond, ...)                                                                \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
+#define CHECKF(cond, ...)                                                                        \
+	do {                                                                                     \
+		if (!(cond)) {                                                                   \
 			fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                                    \
-			fputc('\n', stderr);                                             \
-			test_failures++;                                                 \
-		}                                                                        \
+			fprintf(stderr, __VA_ARGS__);                                            \
+			fputc('\n', stderr);                                                     \
+			test_failures++;                                                         \
+		}                                                                                \
 	} while (0)
 
 static inline int test_result(const char *name)

@@ -130,16 +130,19 @@ static void test_engine(const struct lg_engine_ops *ops)
 	}
 	memset(dst, 0xa5, (size_t)NBLOCKS * BS);
 	CHECKF(run_ios(ops, fd, 8, false, dst, order, NBLOCKS) == 0, "%s read", ops->name);
-	CHECKF(memcmp(src, dst, (size_t)NBLOCKS * BS) == 0, "%s: data read back differs", ops->name);
+	CHECKF(memcmp(src, dst, (size_t)NBLOCKS * BS) == 0, "%s: data read back differs",
+	       ops->name);
 
 	/* errors come back as -errno in the result */
 	int rofd = open(fdpath, O_RDONLY);
 
 	if (rofd >= 0) {
-		CHECKF(run_ios(ops, rofd, 2, true, src, order, 4) == -EBADF, "%s: write on a read-only fd", ops->name);
+		CHECKF(run_ios(ops, rofd, 2, true, src, order, 4) == -EBADF,
+		       "%s: write on a read-only fd", ops->name);
 		close(rofd);
 	}
-	printf("%s: %u blocks written and read back%s\n", ops->name, NBLOCKS, dfd >= 0 ? " (O_DIRECT)" : "");
+	printf("%s: %u blocks written and read back%s\n", ops->name, NBLOCKS,
+	       dfd >= 0 ? " (O_DIRECT)" : "");
 out:
 	if (fd >= 0)
 		close(fd);

@@ -41,7 +41,8 @@ static void check_distribution(const char *name, uint64_t *values, size_t n)
 	qsort(values, n, sizeof(*values), cmp_u64);
 	CHECK(lg_histogram_summarize(h, &s) == 0);
 	CHECKF(s.count == n, "%s count", name);
-	CHECKF(s.min == values[0], "%s min %lu != %lu", name, (unsigned long)s.min, (unsigned long)values[0]);
+	CHECKF(s.min == values[0], "%s min %lu != %lu", name, (unsigned long)s.min,
+	       (unsigned long)values[0]);
 	CHECKF(s.max == values[n - 1], "%s max", name);
 	for (size_t i = 0; i < n; i++) {
 		sum += values[i];
@@ -59,8 +60,8 @@ static void check_distribution(const char *name, uint64_t *values, size_t n)
 		uint64_t got = s.percentiles[i];
 		double err = want ? fabs((double)got - (double)want) / (double)want : (double)got;
 
-		CHECKF(err <= 0.01, "%s p%s: %lu vs exact %lu (%.3f%%)", name, lg_percentile_names[i],
-		       (unsigned long)got, (unsigned long)want, err * 100);
+		CHECKF(err <= 0.01, "%s p%s: %lu vs exact %lu (%.3f%%)", name,
+		       lg_percentile_names[i], (unsigned long)got, (unsigned long)want, err * 100);
 	}
 	/* more percentiles than the report's, all within 1% */
 	for (double p = 0.5; p <= 100.0; p += 0.5) {
@@ -68,7 +69,8 @@ static void check_distribution(const char *name, uint64_t *values, size_t n)
 		uint64_t got = lg_histogram_percentile(h, p);
 		double err = want ? fabs((double)got - (double)want) / (double)want : (double)got;
 
-		CHECKF(err <= 0.01, "%s p%.1f: %lu vs %lu", name, p, (unsigned long)got, (unsigned long)want);
+		CHECKF(err <= 0.01, "%s p%.1f: %lu vs %lu", name, p, (unsigned long)got,
+		       (unsigned long)want);
 	}
 	lg_histogram_free(h);
 }
@@ -105,8 +107,9 @@ int main(void)
 	for (size_t i = 0; i < N; i++) {
 		uint64_t r = lg_rng_below(&rng, 1000);
 
-		v[i] = r < 900 ? 80000 + lg_rng_below(&rng, 5000) :
-		       r < 999 ? 2000000 + lg_rng_below(&rng, 1000000) : 500000000;
+		v[i] = r < 900   ? 80000 + lg_rng_below(&rng, 5000)
+		       : r < 999 ? 2000000 + lg_rng_below(&rng, 1000000)
+				 : 500000000;
 	}
 	check_distribution("bimodal", v, N);
 

@@ -47,7 +47,8 @@ static void test_timed(const struct lg_engine_ops *ops)
 	struct lg_job_result res;
 	struct lg_job_hooks hooks = {.progress = on_progress};
 
-	if (fd < 0 || lg_histogram_new(&h) < 0 || lg_timeline_new(LG_NSEC_PER_SEC / 10, 100, &tl) < 0) {
+	if (fd < 0 || lg_histogram_new(&h) < 0 ||
+	    lg_timeline_new(LG_NSEC_PER_SEC / 10, 100, &tl) < 0) {
 		CHECK(!"setup");
 		goto out;
 	}
@@ -69,7 +70,8 @@ static void test_timed(const struct lg_engine_ops *ops)
 	CHECK(lg_job_run(&spec, ops, fd, &hooks, &res) == 0);
 	CHECK(!res.interrupted && res.error == 0);
 	CHECK(res.ios > 0 && res.bytes == res.ios * 4096);
-	CHECKF(res.elapsed_ns >= spec.duration_ns && res.elapsed_ns < spec.duration_ns + LG_NSEC_PER_SEC,
+	CHECKF(res.elapsed_ns >= spec.duration_ns &&
+		       res.elapsed_ns < spec.duration_ns + LG_NSEC_PER_SEC,
 	       "%s elapsed %lu", ops->name, (unsigned long)res.elapsed_ns);
 	CHECK(h->count == res.ios);
 	CHECK(h->min > 0 && h->max >= h->min);
@@ -250,11 +252,130 @@ static void test_interrupted(const struct lg_engine_ops *ops)
 	close(fd);
 }
 
+/* Two workers: the sums, the merged histograms, each sequential worker in its own
+ * half of the span. */
+static void test_jobs(const struct lg_engine_ops *ops)
+{
+	int fd = temp_file(4 * MIB);
+	struct lg_histogram *h = NULL, *ch = NULL;
+	struct lg_job_result res;
+	struct lg_job_hooks hooks = {.progress = on_progress};
+	unsigned char *buf = malloc(4 * MIB);
+
+	if (fd < 0 || !buf || lg_histogram_new(&h) < 0 || lg_histogram_new(&ch) < 0) {
+		CHECK(!"setup");
+		goto out;
+	}
+	struct lg_job_spec spec = {
+		.name = "jobs",
+		.write = true,
+		.random = false,
+		.block_size = 64 * 1024,
+		.queue_depth = 2,
+		.jobs = 2,
+		.span_bytes = 4 * MIB,
+		.duration_ns = LG_NSEC_PER_SEC / 4,
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.seed = 11,
+		.hist = h,
+		.clat_hist = ch,
+	};
+
+	progress_calls = 0;
+	CHECK(lg_job_run(&spec, ops, fd, &hooks, &res) == 0);
+	CHECK(res.error == 0 && !res.interrupted && res.ios > 0);
+	CHECK(res.bytes == res.ios * 64 * 1024 && res.dir_ios[LG_DIR_WRITE] == res.ios);
+	CHECK(h->count == res.ios && ch->count == res.ios);
+	CHECK(res.elapsed_ns >= spec.duration_ns);
+	/* both halves were written from their start */
+	CHECK(pread(fd, buf, 4 * MIB, 0) == 4 * MIB);
+	static const unsigned char zero[4096];
+
+	CHECK(memcmp(buf, zero, sizeof(zero)) != 0);
+	CHECK(memcmp(buf + 2 * MIB, zero, sizeof(zero)) != 0);
+
+	/* a sized job, a series or too small a span is one worker's */
+	struct lg_job_spec bad = spec;
+
+	bad.duration_ns = 0;
+	bad.total_bytes = MIB;
+	CHECK(lg_job_run(&bad, ops, fd, NULL, &res) == -EINVAL);
+	bad = spec;
+	bad.span_bytes = 64 * 1024;
+	CHECK(lg_job_run(&bad, ops, fd, NULL, &res) == -EINVAL);
+	bad = spec;
+	bad.jobs = 1000;
+	CHECK(lg_job_run(&bad, ops, fd, NULL, &res) == -EINVAL);
+out:
+	free(buf);
+	lg_histogram_free(h);
+	lg_histogram_free(ch);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Mixed reads and writes: the share of reads, and the figures of each direction. */
+static void test_mixed(const struct lg_engine_ops *ops)
+{
+	int fd = temp_file(4 * MIB);
+	struct lg_histogram *h[2] = {NULL, NULL}, *all = NULL;
+	struct lg_job_result res;
+
+	if (fd < 0 || lg_histogram_new(&h[0]) < 0 || lg_histogram_new(&h[1]) < 0 ||
+	    lg_histogram_new(&all) < 0) {
+		CHECK(!"setup");
+		goto out;
+	}
+	struct lg_job_spec spec = {
+		.name = "mixed",
+		.mixed = true,
+		.read_percent = 70,
+		.random = true,
+		.block_size = 4096,
+		.queue_depth = 4,
+		.jobs = 2,
+		.span_bytes = 4 * MIB,
+		.duration_ns = LG_NSEC_PER_SEC / 2,
+		.pattern = LG_PATTERN_COMPRESSIBLE,
+		.seed = 12,
+		.hist = all,
+		.dir_hist = {h[0], h[1]},
+	};
+
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0);
+	CHECK(res.error == 0 && res.ios > 200);
+	CHECK(res.dir_ios[0] + res.dir_ios[1] == res.ios);
+	CHECK(res.dir_bytes[0] == res.dir_ios[0] * 4096 &&
+	      res.dir_bytes[1] == res.dir_ios[1] * 4096);
+	CHECK(h[0]->count == res.dir_ios[0] && h[1]->count == res.dir_ios[1] &&
+	      all->count == res.ios);
+	double share = (double)res.dir_ios[0] / (double)res.ios;
+
+	CHECKF(share > 0.62 && share < 0.78, "%s: read share %.3f of %lu", ops->name, share,
+	       (unsigned long)res.ios);
+	spec.read_percent = 100;
+	spec.jobs = 1;
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0 && res.dir_ios[1] == 0 && res.ios > 0);
+	spec.read_percent = 0;
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0 && res.dir_ios[0] == 0 && res.ios > 0);
+	spec.read_percent = 101;
+	CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == -EINVAL);
+out:
+	lg_histogram_free(h[0]);
+	lg_histogram_free(h[1]);
+	lg_histogram_free(all);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void test_bad_specs(const struct lg_engine_ops *ops)
 {
 	struct lg_job_result res;
 	struct lg_job_spec spec = {
-		.block_size = 4096, .queue_depth = 1, .span_bytes = MIB, .duration_ns = 1,
+		.block_size = 4096,
+		.queue_depth = 1,
+		.span_bytes = MIB,
+		.duration_ns = 1,
 	};
 	struct lg_job_spec bad;
 
@@ -287,6 +408,8 @@ int main(void)
 		test_short_io(ops);
 		test_interrupted(ops);
 		test_bad_specs(ops);
+		test_jobs(ops);
+		test_mixed(ops);
 		printf("job: %s engine checked\n", ops->name);
 	}
 	return test_result("job");

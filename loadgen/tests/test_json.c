@@ -40,11 +40,15 @@ int main(void)
 	expect_escape("\x01\x1f", "\"\\u0001\\u001f\"");
 	expect_escape("\x7f", "\"\x7f\""); /* DEL needs no escape */
 	expect_escape("/", "\"/\"");
-	expect_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
+	expect_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		      "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
 	/* invalid UTF-8 becomes U+FFFD so the document stays valid */
-	expect_escape("a\xff" "b", "\"a\xef\xbf\xbd" "b\"");
-	expect_escape("\xc3", "\"\xef\xbf\xbd\"");               /* truncated */
-	expect_escape("\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\""); /* overlong */
+	expect_escape("a\xff"
+		      "b",
+		      "\"a\xef\xbf\xbd"
+		      "b\"");
+	expect_escape("\xc3", "\"\xef\xbf\xbd\"");                                 /* truncated */
+	expect_escape("\xc0\xaf", "\"\xef\xbf\xbd\xef\xbf\xbd\"");                 /* overlong */
 	expect_escape("\xed\xa0\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\""); /* surrogate */
 	expect_escape("\xf4\x90\x80\x80", "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
 
@@ -75,7 +79,8 @@ int main(void)
 	lg_json_end_object(&w);
 	CHECK(lg_json_error(&w) == 0);
 	CHECKF(strcmp(lg_json_text(&w, NULL),
-		      "{\"a\":[18446744073709551615,-9223372036854775808,true,null,{},[]],\"k\\\"ey\":\"v\"}") == 0,
+		      "{\"a\":[18446744073709551615,-9223372036854775808,true,null,{},[]],\"k\\\"ey\":\"v\"}") ==
+		       0,
 	       "%s", lg_json_text(&w, NULL));
 	lg_json_fini(&w);
 
@@ -91,7 +96,8 @@ int main(void)
 	lg_json_begin_object(&w);
 	lg_json_end_object(&w);
 	lg_json_end_object(&w);
-	CHECKF(strcmp(lg_json_text(&w, NULL), "{\n  \"x\": [\n    1,\n    2\n  ],\n  \"e\": {}\n}") == 0,
+	CHECKF(strcmp(lg_json_text(&w, NULL),
+		      "{\n  \"x\": [\n    1,\n    2\n  ],\n  \"e\": {}\n}") == 0,
 	       "%s", lg_json_text(&w, NULL));
 	lg_json_fini(&w);
 
@@ -112,7 +118,7 @@ int main(void)
 	lg_json_begin_object(&w);
 	CHECK(lg_json_error(&w) == -EINVAL); /* unbalanced */
 	lg_json_key(&w, "k");
-	lg_json_end_object(&w);              /* key without value */
+	lg_json_end_object(&w); /* key without value */
 	CHECK(lg_json_error(&w) == -EINVAL);
 	lg_json_fini(&w);
 

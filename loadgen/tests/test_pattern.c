@@ -45,7 +45,8 @@ static void check_pattern(enum lg_pattern pattern, size_t block, double lo, doub
 	memcpy(prev, buf, block);
 	lg_pattern_fill(pattern, &rng, buf, block);
 	/* fresh data for every write: never the same buffer twice */
-	CHECKF(memcmp(prev, buf, block) != 0, "%s %zu: repeated data", lg_pattern_name(pattern), block);
+	CHECKF(memcmp(prev, buf, block) != 0, "%s %zu: repeated data", lg_pattern_name(pattern),
+	       block);
 
 	double r = ratio(buf, block);
 

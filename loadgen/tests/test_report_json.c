@@ -77,6 +77,8 @@ static void base_report(struct lg_report *r)
 	p->spare_area_percent[1] = 25;
 	p->nspare = 2;
 	p->target_size_bytes = UINT64_C(240057409536);
+	p->jobs = 1;
+	snprintf(p->precondition, sizeof(p->precondition), "fill");
 }
 
 static void complete_report(struct lg_report *r)
@@ -92,11 +94,27 @@ static void complete_report(struct lg_report *r)
 		.bytes_per_second = 122879998.4,
 		.iops = 29999.99961,
 		.has_latency = true,
-		.latency = {
-			.count = 5400000, .min = 25000, .max = 9000000, .mean = 99876.54, .stddev = 1234.5,
-			.percentiles = {60000, 70000, 75000, 85000, 95000, 105000, 120000, 140000, 250000,
-					900000, 4000000},
-		},
+		.latency =
+			{
+				.count = 5400000,
+				.min = 25000,
+				.max = 9000000,
+				.mean = 99876.54,
+				.stddev = 1234.5,
+				.percentiles = {60000, 70000, 75000, 85000, 95000, 105000, 120000,
+						140000, 250000, 900000, 4000000},
+			},
+		.has_clat = true,
+		.clat =
+			{
+				.count = 5400000,
+				.min = 21000,
+				.max = 8990000,
+				.mean = 97001.25,
+				.stddev = 1230.5,
+				.percentiles = {57000, 67000, 72000, 82000, 92000, 102000, 117000,
+						137000, 247000, 897000, 3990000},
+			},
 	};
 	struct lg_consistency c = {
 		.pattern = LG_PATTERN_INCOMPRESSIBLE,
@@ -121,7 +139,32 @@ static void complete_report(struct lg_report *r)
 
 	base_report(r);
 	snprintf(res.test, sizeof(res.test), "randread-4k-qd3");
+	res.jobs = 1;
 	CHECK(lg_report_add_result(r, &res) == 0);
+	/* a mixed ad-hoc test of two jobs: reads and writes beside their sum */
+	struct lg_result mixed = res;
+
+	snprintf(mixed.test, sizeof(mixed.test), "adhoc-randrw70-4k-qd3-j2");
+	mixed.jobs = 2;
+	mixed.mixed = true;
+	mixed.read_percent = 70;
+	mixed.dir[0] = (struct lg_direction){
+		.io_count = 3780000,
+		.bytes = UINT64_C(15482880000),
+		.bytes_per_second = 86015998.9,
+		.iops = 20999.9997,
+		.has_latency = true,
+		.latency = res.latency,
+		.has_clat = true,
+		.clat = res.clat,
+	};
+	mixed.dir[1] = (struct lg_direction){
+		.io_count = 1620000,
+		.bytes = UINT64_C(6635520000),
+		.bytes_per_second = 36863999.5,
+		.iops = 8999.9999,
+	};
+	CHECK(lg_report_add_result(r, &mixed) == 0);
 	c.iops = malloc(sizeof(series));
 	if (c.iops)
 		memcpy(c.iops, series, sizeof(series));
@@ -130,14 +173,37 @@ static void complete_report(struct lg_report *r)
 	CHECK(c.iops == NULL); /* the report took it */
 	snprintf(t.test, sizeof(t.test), "trim-validation");
 	CHECK(lg_report_add_trim(r, &t) == 0);
+
+	/* a write saturation whose cache ran out after 3 s */
+	static const uint64_t written[8] = {1000000000, 1100000000, 1050000000, 300000000,
+					    310000000,  290000000,  305000000,  150000000};
+	struct lg_saturation sat = {
+		.test = "write-saturation-128k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.span_bytes = UINT64_C(4505000000),
+		.block_size = 131072,
+		.queue_depth = 32,
+		.interval_ns = 1000000000,
+		.duration_ns = UINT64_C(7500000000),
+		.discard_method = "blkdiscard",
+		.len = 8,
+	};
+
+	sat.bytes = malloc(sizeof(written));
+	if (sat.bytes)
+		memcpy(sat.bytes, written, sizeof(written));
+	lg_saturation_summarize(written, 8, sat.interval_ns, sat.duration_ns, &sat.summary);
+	CHECK(sat.summary.exhausted && sat.summary.exhausted_at_s == 3);
+	CHECK(sat.bytes && lg_report_add_saturation(r, &sat) == 0 && sat.bytes == NULL);
 }
 
 static void failed_report(struct lg_report *r)
 {
 	base_report(r);
 	r->status = LG_STATUS_FAILED;
-	snprintf(r->failure_message, sizeof(r->failure_message),
-		 "randwrite-4k-qd3-8g: write of 4096 bytes at offset 8192 failed: No space left on device");
+	snprintf(
+		r->failure_message, sizeof(r->failure_message),
+		"randwrite-4k-qd3-8g: write of 4096 bytes at offset 8192 failed: No space left on device");
 	r->failure_errno = ENOSPC;
 	snprintf(r->failure_test, sizeof(r->failure_test), "randwrite-4k-qd3-8g");
 }
@@ -154,6 +220,47 @@ static void incomplete_report(struct lg_report *r)
 	r->parameters.duration_scale = 0.25;
 	memset(&r->bench, 0, sizeof(r->bench));
 	r->drive.manufacturer[0] = '\0'; /* falls back to "unknown" */
+	/* the test interrupted keeps what it measured, marked partial */
+	static const uint64_t series[3] = {5000, 4800, 1200};
+	struct lg_consistency c = {
+		.test = "consistency-4k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.interval_ns = 1000000000,
+		.len = 3,
+		.partial = true,
+	};
+	struct lg_result res = {
+		.test = "randwrite-4k-qd3-8g",
+		.pattern = LG_PATTERN_COMPRESSIBLE,
+		.block_size = 4096,
+		.queue_depth = 3,
+		.duration_ns = 1500000000,
+		.io_count = 3000,
+		.bytes = 3000 * 4096,
+		.bytes_per_second = 8192000,
+		.iops = 2000,
+		.partial = true,
+	};
+
+	CHECK(lg_report_add_result(r, &res) == 0);
+	c.iops = malloc(sizeof(series));
+	memcpy(c.iops, series, sizeof(series));
+	CHECK(lg_report_add_consistency(r, &c) == 0);
+	/* an interrupted write saturation: too short to tell */
+	static const uint64_t written[1] = {123456789};
+	struct lg_saturation sat = {
+		.test = "write-saturation-128k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.interval_ns = 1000000000,
+		.duration_ns = 400000000,
+		.len = 1,
+		.partial = true,
+	};
+
+	sat.bytes = malloc(sizeof(written));
+	memcpy(sat.bytes, written, sizeof(written));
+	lg_saturation_summarize(written, 1, sat.interval_ns, sat.duration_ns, &sat.summary);
+	CHECK(lg_report_add_saturation(r, &sat) == 0);
 }
 
 static char *render(struct lg_report *r)
@@ -238,7 +345,8 @@ static int run_validator(char **argv)
 
 static int schema(const char *python, const char *validator, const char *schema_path)
 {
-	void (*builders[])(struct lg_report *) = {complete_report, failed_report, incomplete_report};
+	void (*builders[])(struct lg_report *) = {complete_report, failed_report,
+						  incomplete_report};
 	char dir[] = "report-test-XXXXXX";
 	char paths[3][4200];
 	char *argv[8];
@@ -364,6 +472,7 @@ int main(int argc, char **argv)
 		return schema(argv[2], argv[3], argv[4]);
 	if (argc == 2 && strcmp(argv[1], "output") == 0)
 		return output();
-	fprintf(stderr, "usage: %s golden DIR | schema PYTHON VALIDATOR SCHEMA | output\n", argv[0]);
+	fprintf(stderr, "usage: %s golden DIR | schema PYTHON VALIDATOR SCHEMA | output\n",
+		argv[0]);
 	return 2;
 }

@@ -13,8 +13,8 @@ int main(void)
 	const struct lg_test_def *t;
 	const struct lg_suite_def *s;
 
-	CHECK(ntests == 9);
-	CHECK(nsuites == 3);
+	CHECK(ntests == 10);
+	CHECK(nsuites == 4);
 	CHECK(lg_suite_find_test("randwrite-4k-qd32-8g", &t) == 0);
 	CHECK(t->block_size == 4096 && t->queue_depth == 32 && t->write && t->random);
 	CHECK(t->span_bytes == UINT64_C(8589934592) && t->duration_s == 180);
@@ -31,7 +31,14 @@ int main(void)
 	CHECK(lg_suite_find("desktop-2011:", &s) == -EINVAL);
 	CHECK(lg_suite_find("desktop-2011:x", &s) == -EINVAL);
 	CHECK(lg_suite_find("desktop", &s) == -ENOENT);
-	CHECK(lg_suite_find("steady-state-2013", &s) == 0);
+	CHECK(lg_suite_find("steady-state-2013", &s) == 0 && s->version == 2);
+	CHECK(strcmp(s->tests[2], "write-saturation-128k-qd32") == 0 && s->tests[3] == NULL);
+	CHECK(lg_suite_find("steady-state-2013:1", &s) == 0 && s->version == 1 &&
+	      s->tests[2] == NULL);
+	CHECK(lg_suite_find_test("write-saturation-128k-qd32", &t) == 0 &&
+	      t->kind == LG_KIND_SATURATION && t->write && !t->random && t->block_size == 131072 &&
+	      t->queue_depth == 32 && t->span_bytes == 0 && t->duration_s == 0);
+	CHECK(strcmp(lg_test_kind_name(LG_KIND_SATURATION), "saturation") == 0);
 
 	/* every test a suite names exists; every id is unique */
 	for (size_t i = 0; i < nsuites; i++)

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdlib.h>
 
 #include "test_common.h"
 #include "timeline.h"
@@ -59,6 +60,15 @@ int main(void)
 	lg_timeline_add(tl, S, 1);
 	c = lg_timeline_counts(tl, &len);
 	CHECK(len == 11 && c[10] == 1 && c[0] == 0);
+	/* a copy the caller owns, of the intervals reached only */
+	uint64_t *copy = NULL;
+
+	CHECK(lg_timeline_copy(tl, &copy, &len) == 0 && len == 11 && copy[10] == 1);
+	free(copy);
+	lg_timeline_free(tl);
+	CHECK(lg_timeline_new(S, 5, &tl) == 0);
+	CHECK(lg_timeline_copy(tl, &copy, &len) == 0 && len == 0 && copy != NULL);
+	free(copy);
 	lg_timeline_free(tl);
 	return test_result("timeline");
 }

@@ -57,7 +57,8 @@ int main(void)
 	CHECK(lg_format_size_id(4096, buf, sizeof(buf)) == 0 && strcmp(buf, "4k") == 0);
 	CHECK(lg_format_size_id(131072, buf, sizeof(buf)) == 0 && strcmp(buf, "128k") == 0);
 	CHECK(lg_format_size_id(2097152, buf, sizeof(buf)) == 0 && strcmp(buf, "2m") == 0);
-	CHECK(lg_format_size_id(UINT64_C(8589934592), buf, sizeof(buf)) == 0 && strcmp(buf, "8g") == 0);
+	CHECK(lg_format_size_id(UINT64_C(8589934592), buf, sizeof(buf)) == 0 &&
+	      strcmp(buf, "8g") == 0);
 	CHECK(lg_format_size_id(512, buf, sizeof(buf)) == 0 && strcmp(buf, "512") == 0);
 	CHECK(lg_format_size_id(6144, buf, sizeof(buf)) == 0 && strcmp(buf, "6k") == 0);
 	CHECK(lg_format_size_id(4096, buf, 2) == -ENOSPC);

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -99,3 +101,19 @@ def test_drive_page_flags_results_measured_off_method(client, demo):
     html = client.get(reverse("bench:drive", args=[run.drive.slug])).content.decode()
     assert "ran 2 s, not 180 s" in html
     assert "span 256 MiB, not 8 GiB" in html
+
+
+def test_drive_page_says_which_latency_and_marks_partial_results(client, document):
+    from results.services import run_ingest
+    from tests.results.test_ingest_v2 import version_2
+
+    doc = version_2(document)
+    doc["status"] = "incomplete"
+    doc["results"][0]["partial"] = True
+    run = run_ingest(document=json.dumps(doc), submitter=None).run
+    older = run_ingest(document=json.dumps(document), submitter=None)  # version 1
+    html = client.get(reverse("bench:drive", args=[run.drive.slug])).content.decode()
+    assert "Latency mean <small>(issue to completion)</small>" in html
+    assert html.count("partial: the run was interrupted") == 1
+    assert "latency: completion only (fio&#x27;s clat)" in html  # the version 1 run's
+    assert older.run.drive == run.drive

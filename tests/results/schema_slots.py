@@ -85,6 +85,7 @@ ROWS: dict[str, Callable] = {
     "result": lambda run: run.results.get(),
     "consistency": lambda run: run.consistency_series.get(),
     "trim": lambda run: run.trim_validations.get(),
+    "saturation": lambda run: run.saturation_series.get(),
     "test": lambda run: run.results.get().test,
 }
 MODELS = {
@@ -98,6 +99,7 @@ MODELS = {
     "result": ("results", "Result"),
     "consistency": ("results", "ConsistencySeries"),
     "trim": ("results", "TrimValidation"),
+    "saturation": ("results", "SaturationSeries"),
     "test": ("results", "Test"),
 }
 COLUMNS: dict[tuple, tuple[str, str]] = {
@@ -136,6 +138,10 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("results", STAR, "latency_ns", "min"): ("result", "latency_min_ns"),
     ("results", STAR, "latency_ns", "max"): ("result", "latency_max_ns"),
     ("results", STAR, "latency_ns", "percentiles", STAR): ("result", "latency_percentiles_ns"),
+    ("results", STAR, "clat_ns", "min"): ("result", "clat_min_ns"),
+    ("results", STAR, "clat_ns", "max"): ("result", "clat_max_ns"),
+    ("results", STAR, "clat_ns", "percentiles", STAR): ("result", "clat_percentiles_ns"),
+    ("results", STAR, "jobs"): ("result", "jobs"),
     ("consistency", STAR, "test"): ("test", "identifier"),
     ("consistency", STAR, "spare_area_percent"): ("consistency", "spare_area_percent"),
     ("consistency", STAR, "span_bytes"): ("consistency", "span_bytes"),
@@ -150,6 +156,16 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("trim", STAR, "clean_bytes_per_second"): ("trim", "clean_bytes_per_second"),
     ("trim", STAR, "after_torture_bytes_per_second"): ("trim", "after_torture_bytes_per_second"),
     ("trim", STAR, "after_trim_bytes_per_second"): ("trim", "after_trim_bytes_per_second"),
+    ("saturation", STAR, "test"): ("test", "identifier"),
+    ("saturation", STAR, "span_bytes"): ("saturation", "span_bytes"),
+    ("saturation", STAR, "interval_ns"): ("saturation", "interval_ns"),
+    ("saturation", STAR, "duration_ns"): ("saturation", "duration_ns"),
+    ("saturation", STAR, "bytes_written"): ("saturation", "bytes_written"),
+    ("saturation", STAR, "bytes_before_exhausted"): ("saturation", "bytes_before_exhausted"),
+    ("saturation", STAR, "bytes_per_interval", STAR): ("saturation", "bytes_per_interval"),
+    # Not stored with the series: they must equal the test's, so the test's columns bound them.
+    ("saturation", STAR, "block_size"): ("test", "block_size"),
+    ("saturation", STAR, "queue_depth"): ("test", "queue_depth"),
     ("failure", "test"): ("test", "identifier"),
     ("parameters", "tests", STAR): ("test", "identifier"),
 }
@@ -176,6 +192,19 @@ DOCUMENT_ONLY = {
     ("parameters", "engine"),
     ("parameters", "target_size_bytes"),
     ("parameters", "spare_area_percent", STAR),
+    ("parameters", "jobs"),
+    ("results", STAR, "rwmixread"),
+    # The reads and the writes of a mixed test: their sum is the result's columns.
+    *{
+        ("results", STAR, side, *field)
+        for side in ("read", "write")
+        for field in (
+            ("io_count",),
+            ("bytes",),
+            *((kind, bound) for kind in ("latency_ns", "clat_ns") for bound in ("min", "max")),
+            *((kind, "percentiles", STAR) for kind in ("latency_ns", "clat_ns")),
+        )
+    },
 }
 # Names are stored trimmed of surrounding white space (drives.services.drive_resolve).
 TRIMMED = {("drive", "manufacturer"), ("drive", "model")}

@@ -67,6 +67,7 @@ def test_every_sample_and_demo_document_ingests(path):
     assert run.results.count() == len(parsed.get("results", []))
     assert run.consistency_series.count() == len(parsed.get("consistency", []))
     assert run.trim_validations.count() == len(parsed.get("trim", []))
+    assert run.saturation_series.count() == len(parsed.get("saturation", []))
     assert run.document == path.read_text()
     assert run.source == parsed["source"]["kind"]
 
@@ -165,9 +166,9 @@ def test_duplicate_keys(raw):
 
 
 def test_wrong_schema_version(document):
-    assert only(rejected(with_changes(document, schema_version=2))) == (
+    assert only(rejected(with_changes(document, schema_version=3))) == (
         "/schema_version",
-        documents.UNSUPPORTED_VERSION.format(version=2, supported=1),
+        documents.UNSUPPORTED_VERSION.format(version=3, supported="1 and 2"),
     )
 
 
@@ -282,7 +283,7 @@ def test_duplicate_result(document):
 def test_incomplete_run(document):
     assert only(rejected(with_changes(document, status="incomplete"))) == (
         "/status",
-        documents.NOT_COMPLETE.format(status="incomplete"),
+        documents.NOT_COMPLETE_V1,
     )
 
 

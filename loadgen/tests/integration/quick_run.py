@@ -94,6 +94,14 @@ def check_document(
                 f"spans {spans}: 25% spare is not 75% of the span",
             )
 
+    if "write-saturation-128k-qd32" in ids:
+        (sat,) = doc.get("saturation", [])
+        check(sat["bytes_written"] == SIZE, f"saturation wrote {sat['bytes_written']} of {SIZE}")
+        check(sum(sat["bytes_per_interval"]) == SIZE, "the series does not add up to the span")
+        check(sat["duration_ns"] > 0 and sat["discard_method"] == discard_method, f"{sat}")
+        check(sat["block_size"] == 131072 and sat["queue_depth"] == 32, f"{sat}")
+        check("partial" not in sat, "a complete run has no partial result")
+
     if "trim-validation" in ids:
         trims = doc.get("trim", [])
         check(len(trims) == 1, f"{len(trims)} trim entries")

@@ -8,6 +8,7 @@ usage: cli_smoke.py LOADGEN VALIDATOR SCHEMA
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -37,8 +38,23 @@ def validate(validator, schema, path):
     return r.returncode == 0
 
 
+def options_in(text):
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z-]*[a-z]", text))
+
+
+def check_help(loadgen, schema):
+    """--help is built from the option table; the documented contract must name the same
+    options, no more, no fewer."""
+    r = subprocess.run([loadgen, "--help"], capture_output=True, text=True)
+    check(r.returncode == 0 and r.stdout.rstrip().endswith("without the document)."), "whole help")
+    doc = Path(schema).resolve().parents[2] / "docs" / "loadgen-cli.md"
+    in_help, in_doc = options_in(r.stdout), options_in(doc.read_text())
+    check(in_help == in_doc, f"--help and {doc.name} differ: {sorted(in_help ^ in_doc)}")
+
+
 def main():
     loadgen, validator, schema = sys.argv[1:4]
+    check_help(loadgen, schema)
     with tempfile.TemporaryDirectory(dir=".") as tmp:
         target = os.path.join(tmp, "target.bin")
         doc = os.path.join(tmp, "adhoc.json")

@@ -1,5 +1,6 @@
 """Load the demo data of `make run`: the seed articles' drives, prices and published
-figures, and the real loadgen runs kept as samples. Safe to run any number of times."""
+figures, the full-length loadgen runs measured for the demo (demo/measured/, made by
+demo/measure), and the real loadgen runs kept as samples. Safe to run any number of times."""
 
 import json
 
@@ -23,6 +24,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         counts = catalog_load(data=json.loads((DEMO_DIR / "catalog.json").read_text()))
         documents = sorted((DEMO_DIR / "runs").glob("*.json"))
+        documents += sorted((DEMO_DIR / "measured").glob("*.json"))
         documents += sorted(MEASURED_SAMPLES.glob("measured-*.json"))
         created, current = 0, []
         for path in documents:

@@ -29,7 +29,7 @@ FROM (
   JOIN results_test t ON t.id = r.test_id
   JOIN drives_drive d ON d.id = run.drive_id
   LEFT JOIN results_citation c ON c.id = run.citation_id
-  WHERE run.status = 'published' AND t.kind = 'throughput'
+  WHERE run.status = 'published' AND t.kind = 'throughput' AND NOT r.partial
   ORDER BY run.drive_id, r.test_id, r.pattern, quick,
       COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) DESC, run.id DESC
 ) latest
@@ -81,7 +81,7 @@ DROP FUNCTION results_leaderboard_price_sync();
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("results", "0006_leaderboard_entry"),
+        ("results", "0008_leaderboard_entry"),
         ("drives", "0003_drive_virtual_kind_configuration_unverified_specs"),
     ]
 
