@@ -128,5 +128,4 @@ BENCH_WEB_DATA := var/bench-web/pg
 bench-web: $(INSTALLED)
 	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
-	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py load_demo >/dev/null && \
-	  $(PY) manage.py bench_web'
+	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py bench_web'
