@@ -3,8 +3,11 @@ synthetic seed_scale catalog shown as if it were real so that every page works o
 drives. Never used to serve anyone."""
 
 from .prod import *  # noqa: F403
+from .prod import env
 
 ALLOWED_HOSTS = ["127.0.0.1"]
 BENCH_SHOW_SYNTHETIC = True
 ROOT_URLCONF = "benchsite.bench_urls"
 SECURE_HSTS_SECONDS = 0
+# The pages as computed, unless a benchmark's cached mode asks for the response cache.
+BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
