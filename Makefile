@@ -56,9 +56,10 @@ test-python: $(INSTALLED) test-deps
 
 # Debian packages the Python tests run for real (redis-server; nginx, with openssl for its
 # certificate, runs deploy/nginx.conf; fio, whose JSON the importer reads; chromium for
-# tests/browser, never a browser that Playwright downloads), installed where missing.
+# tests/browser, never a browser that Playwright downloads; wrk, which the load benchmarks
+# drive and tests/site/test_loadrig.py checks), installed where missing.
 test-deps:
-	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl fio:fio chromium:chromium; do \
+	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl fio:fio chromium:chromium wrk:wrk; do \
 	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || need="$$need $${p#*:}"; \
 	done; \
 	if [ -n "$$need" ]; then \

@@ -18,6 +18,7 @@ import json
 import os
 import random
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -81,6 +82,36 @@ def _families(rng: random.Random) -> dict[str, list[str]]:
     }
 
 
+@dataclass
+class Spent:
+    """The server's own account of a family's requests (benchsite/request_timing.py)."""
+
+    requests: int = 0
+    total_ms: float = 0.0
+    database_ms: float = 0.0
+    hits: int = 0
+
+    @property
+    def database_share(self) -> float:
+        return self.database_ms / self.total_ms if self.total_ms else 0.0
+
+
+def time_spent(log: Path, families: dict[str, list[str]]) -> dict[str, Spent]:
+    family_of = {path: name for name, paths in families.items() for path in paths}
+    spent: dict[str, Spent] = {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        path, total, database, _statements, cache = line.split("\t")
+        name = family_of.get(path, "uploads" if path.startswith("/api/v1/runs/") else None)
+        if name is None:
+            continue
+        entry = spent.setdefault(name, Spent())
+        entry.requests += 1
+        entry.total_ms += float(total)
+        entry.database_ms += float(database)
+        entry.hits += cache == "hit"
+    return spent
+
+
 def _reviewer_token() -> str:
     user, _ = User.objects.get_or_create(username=REVIEWER)
     user.groups.add(Group.objects.get(name="reviewer"))
@@ -125,6 +156,8 @@ class Command(BaseCommand):
         runs_before = Run.objects.count()
         with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
             folder = Path(tmp)
+            timing = folder / "timing.tsv"
+            env["BENCH_TIMING_LOG"] = str(timing)
             jobs = self.jobs(folder, families, opts)
             with AppServer(env=env, log=folder / "gunicorn.log", workers=None) as server:
                 self.stdout.write(
@@ -136,7 +169,8 @@ class Command(BaseCommand):
                     results = run_wrk_together(server.url, jobs, seconds=opts["seconds"])
                 except WrkMissing as error:
                     raise CommandError(str(error)) from error
-        self.report(results, jobs, uploaded=Run.objects.count() - runs_before)
+            spent = time_spent(timing, families)
+        self.report(results, jobs, spent, uploaded=Run.objects.count() - runs_before)
 
     def jobs(self, folder: Path, families: dict[str, list[str]], opts) -> dict:
         total = opts["connections"]
@@ -161,17 +195,22 @@ class Command(BaseCommand):
             jobs["uploads"] = (script_file(folder / "uploads.lua", source), uploaders)
         return jobs
 
-    def report(self, results, jobs, *, uploaded: int) -> None:
+    def report(self, results, jobs, spent: dict[str, Spent], *, uploaded: int) -> None:
         header = (
             f"{'URL family':<14}{'conns':>6}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
-            f"{'requests':>10}{'non-2xx':>9}{'sock err':>9}"
+            f"{'requests':>10}{'non-2xx':>9}{'sock err':>9}{'server ms':>10}{'db share':>9}"
+            f"{'cache hits':>11}"
         )
         self.stdout.write("\n" + header + "\n" + "-" * len(header))
         for name, result in results.items():
+            own = spent.get(name, Spent())
+            served = own.total_ms / own.requests if own.requests else float("nan")
+            hits = own.hits / own.requests if own.requests else 0.0
             self.stdout.write(
                 f"{name:<14}{jobs[name][1]:>6}{result.rate:>9.1f}{result.p50_ms:>9.1f}"
                 f"{result.p99_ms:>9.1f}{result.requests:>10}{result.non_2xx:>9}"
-                f"{result.socket_errors:>9}"
+                f"{result.socket_errors:>9}{served:>10.2f}{own.database_share:>9.0%}"
+                f"{hits:>11.0%}"
             )
         reads = [r for name, r in results.items() if name != "uploads"]
         self.stdout.write("-" * len(header))
@@ -185,6 +224,10 @@ class Command(BaseCommand):
                 f"upload latency p50 {results['uploads'].p50_ms:.1f} ms, "
                 f"p99 {results['uploads'].p99_ms:.1f} ms"
             )
+        self.stdout.write(
+            "\nserver ms: mean time in Django per request (the server's own log); db share: the "
+            "part of it in SQL statements; cache hits: responses served from the response cache"
+        )
         failures = sum(r.failures for r in results.values())
         self.stdout.write(f"\nnon-2xx responses and socket errors: {failures} (the bar: 0)")
         if failures:
