@@ -14,7 +14,7 @@ LOADGEN_SAN := loadgen/build-san
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web \
+        loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-load \
         seed-scale plotly clean
 
 help:
@@ -25,6 +25,7 @@ help:
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
 	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives"
+	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 
 install: $(INSTALLED)
@@ -55,9 +56,10 @@ test-python: $(INSTALLED) test-deps
 
 # Debian packages the Python tests run for real (redis-server; nginx, with openssl for its
 # certificate, runs deploy/nginx.conf; fio, whose JSON the importer reads; chromium for
-# tests/browser, never a browser that Playwright downloads), installed where missing.
+# tests/browser, never a browser that Playwright downloads; wrk, which the load benchmarks
+# drive and tests/site/test_loadrig.py checks), installed where missing.
 test-deps:
-	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl fio:fio chromium:chromium; do \
+	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl fio:fio chromium:chromium wrk:wrk; do \
 	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || need="$$need $${p#*:}"; \
 	done; \
 	if [ -n "$$need" ]; then \
@@ -129,3 +131,11 @@ bench-web: $(INSTALLED)
 	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py bench_web'
+
+# The production server (response cache on) under 64 connections for 60 s, on the same
+# seed_scale catalog; UPLOADS=1 adds reviewers uploading through the API meanwhile.
+bench-load: $(INSTALLED)
+	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && \
+	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(BENCH_LOAD_ARGS)'

@@ -103,6 +103,30 @@ def _current_version(found: dict) -> Version:
     return version
 
 
+def lookup(key: str) -> tuple[bool, Any, Version | None]:
+    """(hit, value, version) for key: a hit when stored at the current catalog version.
+
+    version is None when the cache cannot be reached (then nothing should be stored)."""
+    try:
+        found = cache.get_many([key, VERSION_KEY])
+        version = _current_version(found)
+    except CACHE_ERRORS:
+        logger.warning("cache unavailable; computing %s uncached", key, exc_info=True)
+        return False, None, None
+    entry = found.get(key)
+    if entry is not None and entry[0] == version:
+        return True, entry[1], version
+    return False, None, version
+
+
+def store(key: str, version: Version, value: Any, timeout: int = DEFAULT_TIMEOUT_S) -> None:
+    """Keep value for key as computed at version (from lookup)."""
+    try:
+        cache.set(key, (version, value), timeout=timeout)
+    except CACHE_ERRORS:
+        logger.warning("cache unavailable; %s not stored", key, exc_info=True)
+
+
 def cached(name: str, *parts: Any, compute: Callable[[], T], timeout: int = DEFAULT_TIMEOUT_S) -> T:
     """compute(), or the value it returned for the same name and parts at this catalog version.
 
@@ -110,19 +134,12 @@ def cached(name: str, *parts: Any, compute: Callable[[], T], timeout: int = DEFA
     The value must pickle.
     """
     key = entry_key(name, parts)
-    try:
-        found = cache.get_many([key, VERSION_KEY])
-        version = _current_version(found)
-    except CACHE_ERRORS:
-        logger.warning("cache unavailable; computing %s uncached", name, exc_info=True)
+    hit, value, version = lookup(key)
+    if hit:
+        return value
+    if version is None:
         return compute()
-    entry = found.get(key)
-    if entry is not None and entry[0] == version:
-        return entry[1]
     with replicas.reads_including(version[1]):
         value = compute()
-    try:
-        cache.set(key, (version, value), timeout=timeout)
-    except CACHE_ERRORS:
-        logger.warning("cache unavailable; %s not stored", name, exc_info=True)
+    store(key, version, value, timeout)
     return value

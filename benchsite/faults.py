@@ -20,11 +20,13 @@ injects one fault, and checks what the clients saw:
                      goes in, exactly once. Needs root (it mounts the tmpfs).
 
 A scenario is a function taking a Stage and returning an Outcome, registered in SCENARIOS.
-Upload scenarios join once the upload API (POST /api/v1/runs/) exists: documents with
-distinct content and Idempotency-Keys streaming in, retried by the client on connection
-errors and 503s, across a db-stop-immediate (afterwards each accepted upload is stored
-exactly once, none half-written); and a client that disconnects in the middle of an upload
-(nothing stored, the worker free again).
+  uploads-db-stop    reviewers upload distinct documents through POST /api/v1/runs/, each with
+                     its own Idempotency-Key, retried with it on no answer and on 503, while
+                     PostgreSQL is stopped hard and restarted: every upload a client saw
+                     accepted is stored exactly once and whole; no other 5xx.
+  upload-disconnect  clients that close the connection half-way through an upload, more of
+                     them than there are workers: nothing stored, every worker free again,
+                     the next whole upload stored.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -351,10 +354,183 @@ def _fill_the_tablespace(stage: Stage, space: Path) -> Outcome:
     return Outcome(not problems, traffic.answers, note=note)
 
 
+# -- uploads -------------------------------------------------------------------------------
+UPLOADERS = 2
+RUN_ROWS_SQL = (
+    "SELECT d.model, count(DISTINCT r.id), count(res.id) FROM results_run r "
+    "JOIN drives_drive d ON d.id = r.drive_id LEFT JOIN results_result res ON res.run_id = r.id "
+    "WHERE d.model LIKE %s GROUP BY d.model"
+)
+
+REVIEWER_TOKEN_CODE = """
+from django.contrib.auth.models import Group, User
+from rest_framework.authtoken.models import Token
+user, _ = User.objects.get_or_create(username="faults-reviewer")
+user.groups.add(Group.objects.get(name="reviewer"))
+print(Token.objects.get_or_create(user=user)[0].key)
+"""
+
+
+def reviewer_token(stage: Stage) -> str:
+    made = stage.manage("shell", "-c", REVIEWER_TOKEN_CODE)
+    if made.returncode != 0:
+        raise RuntimeError(f"could not make a reviewer token: {made.stderr}")
+    return made.stdout.strip().splitlines()[-1]
+
+
+def upload_document(n: int, prefix: str) -> dict:
+    return measured_document(seed=5000 + n, model=f"{prefix} {n}", series_seconds=60)
+
+
+class Uploads:
+    """UPLOADERS threads sending distinct documents, each with its own Idempotency-Key, each
+    retried with the same key on no answer and on 503 until it gets another answer."""
+
+    def __init__(self, url: str, token: str, prefix: str) -> None:
+        self.url, self.token, self.prefix = url, token, prefix
+        self.answers: list[Answer] = []  # every attempt
+        self.accepted: dict[int, int] = {}  # document number -> the status that accepted it
+        self.refused: dict[int, int] = {}
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._client, args=(n,)) for n in range(UPLOADERS)]
+        self.started = time.monotonic()
+
+    def send(self, n: int) -> Answer:
+        body = json.dumps(upload_document(n, self.prefix)).encode()
+        request = urllib.request.Request(
+            self.url + "/api/v1/runs/",
+            data=body,
+            method="POST",
+            headers={
+                "Authorization": f"Token {self.token}",
+                "Content-Type": "application/json",
+                "Idempotency-Key": f"{self.prefix}-{n}",
+            },
+        )
+        at = time.monotonic() - self.started
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S) as response:
+                status, headers, text = response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            status, headers, text = error.code, error.headers, error.read()
+        except (OSError, urllib.error.URLError):
+            return Answer(at, time.monotonic() - self.started, f"upload {n}", None)
+        done = time.monotonic() - self.started
+        return Answer(
+            at, done, f"upload {n}", status, "Retry-After" in headers, b"Traceback" in text
+        )
+
+    def _client(self, k: int) -> None:
+        n = k
+        while not self._stop.is_set():
+            while True:  # the same document and key until it is answered for good
+                answer = self.send(n)
+                self.answers.append(answer)
+                if answer.status not in (None, 503):
+                    break
+                time.sleep(0.2)
+            (self.accepted if answer.status in (200, 201) else self.refused)[n] = answer.status
+            n += UPLOADERS
+
+    def __enter__(self) -> Uploads:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+        self.answers.sort(key=lambda a: a.at)
+
+
+def stored_uploads(stage: Stage, prefix: str) -> dict[int, tuple[int, int]]:
+    """document number -> (runs, results) stored for it."""
+    rows = stage.sql(RUN_ROWS_SQL, [f"{prefix} %"])
+    return {int(model.rsplit(" ", 1)[1]): (runs, results) for model, runs, results in rows}
+
+
+def uploads_across_db_stop(stage: Stage) -> Outcome:
+    token = reviewer_token(stage)
+    prefix = f"Upload Fault {secrets.token_hex(3)}"
+    expected_results = len(upload_document(0, prefix)["results"])
+    with stage.server() as server, Uploads(server.url, token, prefix) as uploads:
+        time.sleep(2)
+        stage.cluster.stop_immediate()
+        time.sleep(DOWN_S)
+        stage.cluster.start()
+        time.sleep(RECOVERY_LIMIT_S + 2)
+    stored = stored_uploads(stage, prefix)
+    problems = []
+    if uploads.refused:
+        problems.append(f"uploads refused: {sorted(set(uploads.refused.values()))}")
+    missing = [n for n in uploads.accepted if n not in stored]
+    twice = [n for n, (runs, _) in stored.items() if runs != 1]
+    partial = [n for n, (_, results) in stored.items() if results != expected_results]
+    unasked = [n for n in stored if n not in uploads.accepted]
+    if missing:
+        problems.append(f"{len(missing)} accepted uploads not stored")
+    if twice:
+        problems.append(f"{len(twice)} uploads stored more than once")
+    if partial:
+        problems.append(f"{len(partial)} uploads half-written")
+    if len(unasked) > UPLOADERS:  # at most the ones in flight when the clients stopped
+        problems.append(f"{len(unasked)} runs stored that no client saw accepted")
+    if any(a.status is not None and a.status >= 500 and a.status != 503 for a in uploads.answers):
+        problems.append("an upload answered with a 5xx other than 503")
+    if any(a.status == 503 and not a.retry_after for a in uploads.answers):
+        problems.append("a 503 without Retry-After")
+    if any(a.traceback for a in uploads.answers):
+        problems.append("a traceback in an answer")
+    if not any(a.status in (503, None) for a in uploads.answers):
+        problems.append("no upload met the stopped database")
+    note = "; ".join(problems) or (
+        f"{len(uploads.accepted)} uploads accepted, each stored exactly once and whole; "
+        f"retried through the restart with their Idempotency-Keys"
+    )
+    return Outcome(not problems, uploads.answers, None, note)
+
+
+def client_disconnects_mid_upload(stage: Stage) -> Outcome:
+    token = reviewer_token(stage)
+    prefix = f"Disconnect {secrets.token_hex(3)}"
+    with stage.server(workers=2) as server:
+        host, port = server.url.removeprefix("http://").rsplit(":", 1)
+        for n in range(4):  # more than there are workers: each must be freed
+            body = json.dumps(upload_document(n, prefix)).encode()
+            head = (
+                f"POST /api/v1/runs/ HTTP/1.1\r\nHost: {host}\r\n"
+                f"Authorization: Token {token}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            with socket.create_connection((host, int(port)), timeout=REQUEST_TIMEOUT_S) as conn:
+                conn.sendall(head + body[: len(body) // 2])
+            # closed with half the document sent
+        time.sleep(1)
+        started = time.monotonic()
+        answers = [fetch(server.url, path, started) for path in PAGES]
+        whole = Uploads(server.url, token, prefix)
+        answers.append(whole.send(99))
+    stored = stored_uploads(stage, prefix)
+    problems = []
+    if set(stored) - {99}:
+        problems.append("a half-sent upload was stored")
+    if any(a.status not in (200, 201) for a in answers):
+        problems.append("the server did not answer normally afterwards")
+    if stored.get(99, (0, 0))[0] != 1:
+        problems.append("a whole upload after the disconnects was not stored")
+    note = "; ".join(problems) or (
+        "4 uploads cut off half-way: nothing stored, every worker free; the next upload stored"
+    )
+    return Outcome(not problems, answers, None, note)
+
+
 SCENARIOS: dict[str, Callable[[Stage], Outcome]] = {
     "db-stop-immediate": db_stop_immediate,
     "worker-killed": worker_killed,
     "disk-full": disk_full,
+    "uploads-db-stop": uploads_across_db_stop,
+    "upload-disconnect": client_disconnects_mid_upload,
 }
 
 

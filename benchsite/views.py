@@ -21,7 +21,8 @@ UNAVAILABLE_ERRORS = (OperationalError, InterfaceError, RedisConnectionError, Re
 def _error(request: HttpRequest, status: int, message: str) -> HttpResponse:
     # No database, session or user here: the page must render while they are down.
     if request.path.startswith("/api/"):
-        response = JsonResponse({"detail": message}, status=status)
+        # The API's one error body (benchsite/api.py): a summary and the errors by pointer.
+        response = JsonResponse({"detail": message, "errors": []}, status=status)
     else:
         body = render_to_string("error.html", {"status": status, "message": message})
         response = HttpResponse(body, status=status)

@@ -298,3 +298,98 @@ def price_history(prices) -> dict:
             yaxis={"title": {"text": "USD"}, "rangemode": "tozero"},
         ),
     }
+
+
+SATURATION_POINTS = 1500  # a long series is drawn as means of equal runs of seconds
+SATURATION_STYLES = (
+    (COLOUR_A, SYMBOL_A, "solid"),
+    (COLOUR_B, SYMBOL_B, "dash"),
+    (COLOUR_FRONTIER, "square", "dot"),
+    (COLOUR_HIGHLIGHT, "triangle-up", "dashdot"),
+)
+
+
+def _rate_points(series) -> tuple[list[float], float]:
+    """The series' MB/s and the seconds between points, at most SATURATION_POINTS of them."""
+    values = series.bytes_per_interval or []
+    step = series.interval_ns / 1e9
+    group = max(1, -(-len(values) // SATURATION_POINTS))
+    rates = [
+        round(sum(chunk) / len(chunk) / step / 1e6, 2)
+        for chunk in (values[i : i + group] for i in range(0, len(values), group))
+    ]
+    return rates, step * group
+
+
+def saturation(sides) -> dict:
+    """Write saturation: MB/s in each second of the whole-drive sequential write, one line per
+    (name, series) of `sides` (A and B overlaid on the compare page; a None series is left
+    out, the others keep their colours), and where each write cache ran out, marked by a
+    dotted line and a point."""
+    traces, shapes = [], []
+    for i, (name, series) in enumerate(sides):
+        if series is None:
+            continue
+        colour, symbol, dash = SATURATION_STYLES[i % len(SATURATION_STYLES)]
+        rates, step = _rate_points(series)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": label(name),
+                "y": rates,
+                "x0": 0,
+                "dx": step,
+                "line": {"color": colour, "width": 2, "dash": dash},
+                "hovertemplate": "%{y:,.1f} MB/s at %{x} s<extra>%{fullData.name}</extra>",
+            }
+        )
+        if series.exhausted and series.exhausted_at_s is not None:
+            at = series.exhausted_at_s
+            shapes.append(
+                {
+                    "type": "line",
+                    "xref": "x",
+                    "yref": "paper",
+                    "x0": at,
+                    "x1": at,
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"color": colour, "width": 1.5, "dash": "dot"},
+                }
+            )
+            after = mbps(series.bytes_per_second_after)
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "name": label(f"{name}: cache ran out"),
+                    "x": [at],
+                    "y": [after if after is not None else 0],
+                    "text": [
+                        label(
+                            f"cache ran out at {at:,.0f} s after "
+                            f"{series.bytes_before_exhausted / 1e9:,.1f} GB"
+                            if series.bytes_before_exhausted is not None
+                            else f"cache ran out at {at:,.0f} s"
+                        )
+                    ],
+                    "marker": {
+                        "color": colour,
+                        "symbol": f"{symbol}-open",
+                        "size": 12,
+                        "line": {"width": 2},
+                    },
+                    "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+                }
+            )
+    return {
+        "data": traces,
+        "layout": _layout(
+            height=340,
+            margin={"l": 60, "r": 20, "t": 30, "b": 45},
+            xaxis={"title": {"text": "seconds"}, "rangemode": "tozero"},
+            yaxis={"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero"},
+            shapes=shapes,
+        ),
+    }

@@ -110,6 +110,7 @@ class Side:
     results: dict[tuple[int, str], Figures] = field(default_factory=dict)
     consistency: dict[int, ConsistencySeries] = field(default_factory=dict)
     trim: dict[tuple[str, str], TrimValidation] = field(default_factory=dict)  # (test, pattern)
+    saturation: dict[str, SaturationSeries] = field(default_factory=dict)  # by data pattern
     price: Price | None = None
 
     @property
@@ -117,6 +118,7 @@ class Side:
         ids = {f.result.run_id for f in self.results.values()}
         ids |= {s.run_id for s in self.consistency.values()}
         ids |= {t.run_id for t in self.trim.values()}
+        ids |= {w.run_id for w in self.saturation.values()}
         return [r for r in self.runs if r.pk in ids]
 
     @property
@@ -194,6 +196,7 @@ class Comparison:
     consistency_levels: list[int]
     trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
     value_test: str = VALUE_DEFAULT_TEST
+    saturation_patterns: list[str] = field(default_factory=list)
 
     @property
     def price_per_kiops(self) -> tuple[float | None, float | None]:
@@ -216,7 +219,7 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
     consistency series per spare-area level, TRIM validations, specs and latest prices.
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
-    one of its runs (an unknown run falls back to the latest). Seven queries.
+    one of its runs (an unknown run falls back to the latest). Eight queries.
     Raises Drive.DoesNotExist when either slug is unknown.
     """
     drives = {d.slug: d for d in Drive.objects.real().with_specs().filter(slug__in=[a, b])}
@@ -270,6 +273,7 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
     rank = {r.pk: i for i, r in enumerate(runs)}
     series = ConsistencySeries.objects.filter(run_id__in=run_ids).select_related("test")
     trims = TrimValidation.objects.filter(run_id__in=run_ids).select_related("test")
+    saturation = SaturationSeries.objects.filter(run_id__in=run_ids)
     for side, mine in zip(sides, shown, strict=True):
         for s in sorted(series, key=lambda s: rank[s.run_id]):
             if s.run_id in mine:
@@ -277,6 +281,9 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         for t in sorted(trims, key=lambda t: rank[t.run_id]):
             if t.run_id in mine:
                 side.trim.setdefault((t.test.identifier, t.pattern), t)
+        for w in sorted(saturation, key=lambda w: rank[w.run_id]):
+            if w.run_id in mine:
+                side.saturation.setdefault(w.pattern, w)
 
     prices = _latest_prices(ids)
     for side in sides:
@@ -310,6 +317,9 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         trim_keys=sorted(
             {(t.test, t.pattern) for side in sides for t in side.trim.values()},
             key=lambda k: (k[0].identifier, PATTERN_ORDER.get(k[1], 9)),
+        ),
+        saturation_patterns=sorted(
+            set(side_a.saturation) | set(side_b.saturation), key=lambda p: PATTERN_ORDER.get(p, 9)
         ),
     )
 
@@ -622,9 +632,7 @@ def drive_page(*, slug: str) -> DrivePage:
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),
             Prefetch(
                 "saturation_series",
-                queryset=SaturationSeries.objects.select_related("test").defer(
-                    "bytes_per_interval"
-                ),
+                queryset=SaturationSeries.objects.select_related("test").order_by("pattern"),
             ),
         ),
         key=run_recency,

@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "benchsite.replicas.ReplicaMiddleware",
     "csp.middleware.CSPMiddleware",
+    "benchsite.response_cache.ResponseCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -171,6 +172,10 @@ STATIC_ROOT = Path(env("BENCH_STATIC_ROOT", str(BASE_DIR / "static_root")))
 # Only the web benchmark (make bench-web) sets this: synthetic drives then count as real, so
 # that every page searches, ranks and plots among the whole seed_scale catalog.
 BENCH_SHOW_SYNTHETIC = False
+# Whole responses of anonymous page and API reads, kept in the shared cache until the catalog
+# changes (benchsite/response_cache.py): on in production, off elsewhere unless asked for.
+BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
+BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
 
 # Result documents larger than this are refused before they are parsed.
 BENCH_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024

@@ -3,8 +3,18 @@ synthetic seed_scale catalog shown as if it were real so that every page works o
 drives. Never used to serve anyone."""
 
 from .prod import *  # noqa: F403
+from .prod import MIDDLEWARE, env
 
 ALLOWED_HOSTS = ["127.0.0.1"]
 BENCH_SHOW_SYNTHETIC = True
 ROOT_URLCONF = "benchsite.bench_urls"
 SECURE_HSTS_SECONDS = 0
+# The pages as computed, unless a benchmark's cached mode asks for the response cache.
+BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
+# bench_load: each request's total and database time, appended to this file.
+BENCH_TIMING_LOG = env("BENCH_TIMING_LOG", "")
+MIDDLEWARE = [*MIDDLEWARE]
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("benchsite.replicas.ReplicaMiddleware"),
+    "benchsite.request_timing.RequestTimingMiddleware",
+)

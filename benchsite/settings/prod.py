@@ -21,6 +21,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "1") == "1"
+
 BENCH_TLS = env("BENCH_TLS", "0") == "1"
 if BENCH_TLS:
     # The proxy terminates TLS and says so in X-Forwarded-Proto (deploy/nginx.conf sets it,

@@ -85,3 +85,10 @@ def dollars(amount) -> str:
     if amount is None:
         return "—"
     return f"${float(amount):,.2f}"
+
+
+@register.filter
+def gigabytes(num_bytes) -> str:
+    """An amount written, in decimal GB to a tenth (as the charts give it)."""
+    num_bytes = _number(num_bytes)
+    return "—" if num_bytes is None else f"{num_bytes / 1e9:,.1f} GB"

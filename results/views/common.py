@@ -40,3 +40,19 @@ def partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
     if request.htmx and not request.htmx.boosted and not request.htmx.history_restore_request:
         return f"{template}#{fragment}"
     return template
+
+
+def saturation_columns(named) -> list[dict]:
+    """The columns of a write-saturation table (templates/bench/_saturation.html) from
+    (heading, css class, series or None) triples: each with the seconds it recorded."""
+    return [
+        {
+            "heading": heading,
+            "css": css,
+            "series": series,
+            "seconds": len(series.bytes_per_interval) * series.interval_ns / 1e9
+            if series is not None
+            else None,
+        }
+        for heading, css, series in named
+    ]

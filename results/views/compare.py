@@ -18,7 +18,13 @@ from results import charts
 from results.charts import TRIM_PHASES
 from results.selectors import Comparison, compare, series_is_quick
 from results.templatetags.units import latency, mbps
-from results.views.common import HtmxHttpRequest, choice, partial, positive_int
+from results.views.common import (
+    HtmxHttpRequest,
+    choice,
+    partial,
+    positive_int,
+    saturation_columns,
+)
 
 SCALES = ("log", "linear")
 VIEWS = ("full", "steady")
@@ -155,6 +161,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "latency_rows": _latency_rows(comparison),
         "consistency": consistency,
         "trims": trims,
+        "saturation": _saturation(comparison, name_a, name_b),
         "run_choices": [
             {"key": "a", "name": "A", "side": comparison.a},
             {"key": "b", "name": "B", "side": comparison.b},
@@ -177,6 +184,22 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "latency_percentiles": LATENCY_PERCENTILES,
     }
     return render(request, partial(request, "bench/compare.html", "compare-page"), context)
+
+
+def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
+    """Write saturation in each data pattern either drive has it: A and B overlaid."""
+    rows = []
+    for pattern in c.saturation_patterns:
+        a, b = c.a.saturation.get(pattern), c.b.saturation.get(pattern)
+        rows.append(
+            {
+                "pattern": pattern,
+                "id": f"saturation-{pattern}",
+                "figure": charts.saturation([(name_a, a), (name_b, b)]),
+                "columns": saturation_columns([("A", "side-a", a), ("B", "side-b", b)]),
+            }
+        )
+    return rows
 
 
 def _latency_rows(c: Comparison) -> list[dict]:

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_GET
 from drives.models import Drive
 from results import charts
 from results.selectors import drive_page
-from results.views.common import HtmxHttpRequest
+from results.views.common import HtmxHttpRequest, saturation_columns
 
 
 @require_GET
@@ -20,5 +20,19 @@ def drive_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "drive": page.drive,
         "page": page,
         "price_figure": charts.price_history(page.prices) if page.prices else None,
+        "saturation": _saturation(page.saturation),
     }
     return render(request, "bench/drive.html", context)
+
+
+def _saturation(series: list) -> dict | None:
+    """Every write-saturation series of the drive in one chart, a column of numbers each."""
+    if not series:
+        return None
+    named = [(f"#{w.run_id} · {w.get_pattern_display()}", "", w) for w in series]
+    return {
+        "id": "saturation",
+        "figure": charts.saturation([(f"run {name}", w) for name, _, w in named]),
+        "columns": saturation_columns(named),
+        "run_links": True,
+    }

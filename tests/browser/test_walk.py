@@ -1,5 +1,6 @@
 """A reader's walk through the pages in real Chromium, at desktop and phone widths."""
 
+import json
 import os
 import re
 from pathlib import Path
@@ -14,6 +15,7 @@ from tests.results.helpers import measured
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+DEMO = Path(__file__).resolve().parents[2] / "demo" / "measured"
 SCREENSHOTS = os.environ.get("BENCH_SCREENSHOTS")  # a folder: keep the walk's pages there
 
 
@@ -142,3 +144,22 @@ def test_markup_in_a_name_stays_text_in_charts(page, live_server, catalog):
     assert any("<b>Bold</b>" in text for text in legend), legend
     assert page.locator("#bars-0 img").count() == 0
     assert Drive.objects.filter(manufacturer__name="<b>Bold</b>").exists()
+
+
+def test_write_saturation_of_the_demo_drives_is_drawn_overlaid(page, live_server, catalog):
+    file, zram = (
+        Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
+        for name in ("saturation-file.json", "saturation-zram.json")
+    )
+    page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/")
+    page.locator("#saturation-incompressible .cartesianlayer .trace").first.wait_for()
+    assert traces(page, "saturation-incompressible") == 2
+    names = page.evaluate(
+        "document.getElementById('saturation-incompressible').data.map(t => t.name)"
+    )
+    assert names == [str(file), str(zram)]
+    lines = page.evaluate(
+        "document.querySelectorAll('#saturation-incompressible .scatterlayer path.js-line').length"
+    )
+    assert lines == 2
+    assert "did not run out" in page.locator("#saturation table").inner_text()

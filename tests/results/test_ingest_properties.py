@@ -23,6 +23,7 @@ from results.documents import DocumentRejected
 from results.models import ConsistencySeries, Result, Run, TrimValidation
 from results.services import run_ingest
 from tests.results.schema_slots import (
+    BASES,
     COLUMNS,
     DOCUMENT_ONLY,
     ROWS,
@@ -37,6 +38,7 @@ from tests.results.schema_slots import (
     objects,
     rolled_back,
     row_counts,
+    schema_leaves,
     slots,
 )
 
@@ -74,6 +76,8 @@ CONSTRAINED = {
     ("results", STAR, "queue_depth"),
     ("consistency", STAR, "block_size"),
     ("consistency", STAR, "queue_depth"),
+    ("saturation", STAR, "block_size"),
+    ("saturation", STAR, "queue_depth"),
     ("parameters", "suite", "version"),
 }
 FREE_INTEGER_SLOTS = [s for s in INTEGER_SLOTS if s.template not in CONSTRAINED]
@@ -102,7 +106,7 @@ def stored(run: Run, slot: Slot):
     if slot.template in DOCUMENT_ONLY:
         return get(json.loads(run.document), slot.path)
     row, name = COLUMNS[slot.template]
-    value = getattr(ROWS[row](run), name)
+    value = getattr(ROWS[row](run, slot.path), name)
     if slot.template[-1] == STAR:  # an item of a stored array or map
         value = value[slot.path[-1]]
     return value
@@ -110,6 +114,18 @@ def stored(run: Run, slot: Slot):
 
 def pointers(problems) -> set[str]:
     return {p.pointer for p in problems}
+
+
+# -- the bases: each stored as it is, every field of the schema held by one of them ---------------
+@pytest.mark.parametrize("base", sorted(BASES))
+def test_every_maximal_document_is_stored(base):
+    document = BASES[base]()
+    run = ingest_accepted(document)
+    assert run.schema_version == document["schema_version"]
+
+
+def test_every_field_the_schema_defines_is_a_slot():
+    assert {slot.template for slot in SLOTS} == {path for path, _ in schema_leaves()}
 
 
 # -- 1. characters PostgreSQL cannot store -----------------------------------------------------
@@ -133,11 +149,7 @@ def test_a_nul_or_lone_surrogate_in_any_string_is_refused_at_its_pointer(slot, c
     assert [(p.pointer, p.message) for p in problems] == [(slot.pointer, message)]
 
 
-OBJECTS = [
-    (base, path)
-    for base, make in (("measured", maximal_measured), ("published", maximal_published))
-    for path in objects(make())
-]
+OBJECTS = [(base, path) for base, make in BASES.items() for path in objects(make())]
 
 
 @pytest.mark.parametrize(
@@ -149,7 +161,7 @@ OBJECTS = [
     ids=["nul", "surrogate"],
 )
 def test_a_bad_character_in_any_key_is_refused_at_its_object(base, path, key, message):
-    document = maximal_measured() if base == "measured" else maximal_published()
+    document = BASES[base]()
     get(document, path)[key] = 1
     assert [(p.pointer, p.message) for p in ingest_rejected(document)] == [
         (documents.pointer(*path), message)
@@ -748,7 +760,7 @@ ANY_JSON = st.recursive(
 def mutated_documents(draw):
     """A maximal document with one to three values replaced by any JSON, deleted, or
     joined by a new key."""
-    document = draw(st.sampled_from([maximal_measured, maximal_published]))()
+    document = draw(st.sampled_from(list(BASES.values())))()
     for _ in range(draw(st.integers(1, 3))):
         paths = [path for path, _ in leaves(document)] + [p for p in objects(document) if p]
         path = draw(st.sampled_from(paths))

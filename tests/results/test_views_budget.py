@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from drives.models import Drive
-from results.models import LeaderboardEntry
+from results.models import LeaderboardEntry, SaturationSeries, Test
 
 pytestmark = pytest.mark.django_db
 
@@ -32,12 +32,29 @@ def catalog(request, settings):
     return slugs
 
 
+def saturate(*slugs: str) -> None:
+    """A write-saturation series in the latest run of each drive."""
+    test = Test.objects.get(identifier="write-saturation-128k-qd32")
+    for slug in slugs:
+        SaturationSeries.objects.create(
+            run=Drive.objects.get(slug=slug).runs.order_by("-pk").first(),
+            test=test,
+            bytes_per_interval=[10**9] * 3 + [10**8] * 20,
+            bytes_written=5 * 10**9,
+            exhausted=True,
+            exhausted_at_s=3,
+        )
+
+
 def test_compare_budget(client, catalog, django_assert_max_num_queries):
     a, b = catalog[0], catalog[-1]
-    run = Drive.objects.get(slug=a).runs.first()
+    saturate(a, b)
+    run = Drive.objects.get(slug=a).runs.order_by("-pk").first()
     with django_assert_max_num_queries(10):
         response = client.get(reverse("bench:compare", args=[a, b]), {"run_a": run.pk})
-    assert response.status_code == 200 and "consistency-25" in response.content.decode()
+    html = response.content.decode()
+    assert response.status_code == 200 and "consistency-25" in html
+    assert "saturation-incompressible" in html
     with django_assert_max_num_queries(10):
         assert client.get(reverse("bench:compare_csv", args=[a, b])).status_code == 200
 
@@ -59,9 +76,10 @@ def test_value_budget(client, catalog, django_assert_max_num_queries):
 
 
 def test_drive_page_budget(client, catalog, django_assert_max_num_queries):
+    saturate(catalog[1])
     with django_assert_max_num_queries(12):
         response = client.get(reverse("bench:drive", args=[catalog[1]]))
-    assert response.status_code == 200
+    assert response.status_code == 200 and 'id="saturation"' in response.content.decode()
 
 
 def test_browsing_budgets(client, catalog, django_assert_max_num_queries):

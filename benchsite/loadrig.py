@@ -1,0 +1,174 @@
+"""Driving the served site with wrk: the request scripts and the parsing of wrk's report, for
+the load benchmarks (bench_web, bench_api, bench_load).
+
+    script = write_script(folder / "compare.lua", get_rotation(paths))
+    result = run_wrk(base_url, script, seconds=5, connections=8)
+    result.rate, result.p50_ms, result.p99_ms, result.failures
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+WRK_TIMEOUT = "10s"
+
+
+class WrkMissing(RuntimeError):
+    pass
+
+
+def _lua_string(text: str) -> str:
+    """text as a Lua long string literal (no escapes inside; the level avoids its content)."""
+    level = 0
+    while f"]{'=' * level}]" in text:
+        level += 1
+    return f"[{'=' * level}[{text}]{'=' * level}]"
+
+
+def _lua_list(items: list[str]) -> str:
+    return "{\n" + ",\n".join(_lua_string(item) for item in items) + "\n}"
+
+
+_SEEDED_START = """
+local i = 0
+init = function(args)
+  math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
+  i = math.random(#paths)
+end
+"""
+
+
+def get_rotation(paths: list[str]) -> str:
+    """A wrk script that GETs the paths in turn, each connection thread from a random start."""
+    return f"""local paths = {_lua_list(paths)}
+{_SEEDED_START}
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i])
+end
+"""
+
+
+def post_distinct(path: str, body: str, placeholder: str, headers: dict[str, str]) -> str:
+    """A wrk script that POSTs body to path, with placeholder replaced in the body and in every
+    header value by a value unique to the request (thread and counter), so that no two
+    requests carry the same document or Idempotency-Key."""
+    header_lines = "\n".join(
+        f"  h[ {_lua_string(k)} ] = string.gsub({_lua_string(v)}, {_lua_string(placeholder)}, n)"
+        for k, v in headers.items()
+    )
+    return f"""local body = {_lua_string(body)}
+local placeholder = {_lua_string(placeholder)}
+local prefix = ""
+local count = 0
+init = function(args)
+  math.randomseed(os.time() + tonumber(tostring({{}}):sub(8), 16))
+  prefix = string.format("%08x", math.random(0, 0x7fffffff))
+end
+request = function()
+  count = count + 1
+  local n = prefix .. "-" .. count
+  local h = {{}}
+{header_lines}
+  return wrk.format("POST", {_lua_string(path)}, h, (string.gsub(body, placeholder, n)))
+end
+"""
+
+
+def write_script(path: Path, source: str) -> Path:
+    path.write_text(source)
+    return path
+
+
+@dataclass
+class WrkResult:
+    rate: float  # requests per second
+    p50_ms: float
+    p99_ms: float
+    requests: int
+    non_2xx: int  # responses other than 2xx and 3xx
+    socket_errors: int
+
+    @property
+    def failures(self) -> int:
+        return self.non_2xx + self.socket_errors
+
+
+_UNITS_MS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}
+
+
+def _percentile_ms(report: str, label: str) -> float:
+    found = re.search(rf"^\s+{label}\s+([\d.]+)(us|ms|s|m)\s*$", report, re.M)
+    if found is None:
+        return float("nan")
+    return float(found[1]) * _UNITS_MS[found[2]]
+
+
+def parse_report(report: str) -> WrkResult:
+    """The figures of one `wrk --latency` report."""
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", report)
+    total = re.search(r"^\s*(\d+) requests in", report, re.M)
+    if rate is None or total is None:
+        raise ValueError(f"not a wrk report:\n{report}")
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", report)
+    socket = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", report
+    )
+    return WrkResult(
+        rate=float(rate[1]),
+        p50_ms=_percentile_ms(report, "50%"),
+        p99_ms=_percentile_ms(report, "99%"),
+        requests=int(total[1]),
+        non_2xx=int(bad[1]) if bad else 0,
+        socket_errors=sum(int(n) for n in socket.groups()) if socket else 0,
+    )
+
+
+def wrk_command(url: str, script: Path, *, seconds: float, connections: int) -> list[str]:
+    if shutil.which("wrk") is None:
+        raise WrkMissing("wrk is not installed (Debian: apt-get install wrk)")
+    threads = max(1, min(2, connections))
+    return [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{seconds:g}s",
+        "--latency",
+        "--timeout",
+        WRK_TIMEOUT,
+        "-s",
+        str(script),
+        url,
+    ]
+
+
+def run_wrk(url: str, script: Path, *, seconds: float, connections: int) -> WrkResult:
+    command = wrk_command(url, script, seconds=seconds, connections=connections)
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return parse_report(out)
+
+
+def run_wrk_together(
+    url: str, jobs: dict[str, tuple[Path, int]], *, seconds: float
+) -> dict[str, WrkResult]:
+    """Several wrk processes at once against url, one per named (script, connections)."""
+    running = {
+        name: subprocess.Popen(
+            wrk_command(url, script, seconds=seconds, connections=connections),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, (script, connections) in jobs.items()
+    }
+    results = {}
+    for name, process in running.items():
+        out, err = process.communicate(timeout=seconds + 60)
+        if process.returncode != 0:
+            raise RuntimeError(f"wrk ({name}) failed: {err}")
+        results[name] = parse_report(out)
+    return results

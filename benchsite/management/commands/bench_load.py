@@ -1,0 +1,237 @@
+"""The production server under load: 64 connections for 60 s over a mix of the compare page,
+leaderboards, the value page, the drive list API and the compare API, each family driven by
+its own wrk process at once (so each has its own latency figures), against the seed_scale
+catalog. Prints requests/s, p50 and p99 latency per family and the count of non-2xx
+responses and socket errors: zero is the bar. With --uploads, reviewers upload documents
+(each distinct, with its own Idempotency-Key) through the API during the same mix, and the
+upload latency is printed with it.
+
+Run by `make bench-load` (and `make bench-load UPLOADS=1`) inside the embedded PostgreSQL
+holding the seed_scale catalog (var/bench-web/, shared with bench-web). The server runs the
+production settings — response cache on, as deployed — with synthetic drives served as real
+(benchsite.settings.bench) and the worker count gunicorn.conf.py picks for this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+
+from benchsite.appserver import ROOT, AppServer, prepare
+from benchsite.loadrig import WrkMissing, get_rotation, post_distinct, run_wrk_together
+from benchsite.loadrig import write_script as script_file
+from drives.models import Drive
+from results.models import LeaderboardEntry, Run, Test
+
+SCALE_DRIVES = 10_000
+PATHS_PER_FAMILY = 300
+UPLOAD_DOCUMENT = ROOT / "demo" / "measured" / "consistency-file.json"
+PLACEHOLDER = "@@UPLOAD@@"
+REVIEWER = "bench-load-reviewer"
+
+
+def _families(rng: random.Random) -> dict[str, list[str]]:
+    """The paths of each URL family, drawn from the catalog so that requests vary."""
+    ranked = list(LeaderboardEntry.objects.values_list("drive__slug", flat=True).distinct())
+    if len(ranked) < 2:
+        raise CommandError("the catalog has fewer than two ranked drives: run seed_scale")
+    tests = list(
+        Test.objects.filter(kind=Test.Kind.THROUGHPUT).values_list("identifier", flat=True)
+    )
+    four_k = list(
+        Test.objects.filter(kind=Test.Kind.THROUGHPUT, block_size=4096).values_list(
+            "identifier", flat=True
+        )
+    )
+    interfaces = list(Drive.objects.values_list("interface", flat=True).distinct())
+    pairs = [rng.sample(ranked, 2) for _ in range(PATHS_PER_FAMILY)]
+    filters = [{}, {"pattern": "incompressible"}, {"kind": "ssd"}, {"cell_type": "mlc"}]
+    return {
+        "compare page": [f"/bench/compare/{a}/{b}/" for a, b in pairs],
+        "leaderboard": [
+            f"/bench/tests/{rng.choice(tests)}/?{urlencode(rng.choice(filters))}"
+            for _ in range(PATHS_PER_FAMILY)
+        ],
+        "value page": [
+            f"/bench/value/?{urlencode({'test': rng.choice(four_k), **rng.choice(filters)})}"
+            for _ in range(PATHS_PER_FAMILY)
+        ],
+        "drives API": [
+            "/api/v1/drives/?"
+            + urlencode(
+                {
+                    "interface": rng.choice(interfaces),
+                    "capacity_min": rng.choice([0, 120, 240]),
+                    "ordering": rng.choice(["model", "-capacity_bytes"]),
+                }
+            )
+            for _ in range(PATHS_PER_FAMILY)
+        ],
+        "compare API": [f"/api/v1/compare/{a}/{b}/" for a, b in pairs[::-1]],
+    }
+
+
+@dataclass
+class Spent:
+    """The server's own account of a family's requests (benchsite/request_timing.py)."""
+
+    requests: int = 0
+    total_ms: float = 0.0
+    database_ms: float = 0.0
+    hits: int = 0
+
+    @property
+    def database_share(self) -> float:
+        return self.database_ms / self.total_ms if self.total_ms else 0.0
+
+
+def time_spent(log: Path, families: dict[str, list[str]]) -> dict[str, Spent]:
+    family_of = {path: name for name, paths in families.items() for path in paths}
+    spent: dict[str, Spent] = {}
+    for line in log.read_text().splitlines() if log.exists() else []:
+        path, total, database, _statements, cache = line.split("\t")
+        name = family_of.get(path, "uploads" if path.startswith("/api/v1/runs/") else None)
+        if name is None:
+            continue
+        entry = spent.setdefault(name, Spent())
+        entry.requests += 1
+        entry.total_ms += float(total)
+        entry.database_ms += float(database)
+        entry.hits += cache == "hit"
+    return spent
+
+
+def _reviewer_token() -> str:
+    from rest_framework.authtoken.models import Token  # the API's token table, uploads only
+
+    user, _ = User.objects.get_or_create(username=REVIEWER)
+    user.groups.add(Group.objects.get(name="reviewer"))
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def _upload_body() -> str:
+    document = json.loads(UPLOAD_DOCUMENT.read_text())
+    # Distinct content per upload (the tool's command line is provenance, not a figure).
+    document["tool"]["command_line"] += f" # load upload {PLACEHOLDER}"
+    return json.dumps(document)
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        parser.add_argument("--seconds", type=float, default=60.0)
+        parser.add_argument("--connections", type=int, default=64)
+        parser.add_argument("--uploads", action="store_true", help="reviewers upload meanwhile")
+        parser.add_argument(
+            "--upload-connections", type=int, default=2, help="of --connections, uploading"
+        )
+        parser.add_argument("--no-cache", action="store_true", help="response cache off")
+        parser.add_argument("--seed", type=int, default=11)
+
+    def handle(self, *args, **opts):
+        if Drive.objects.filter(synthetic=True).count() < SCALE_DRIVES:
+            self.stdout.write("building the seed_scale catalog")
+            call_command("seed_scale", stdout=self.stdout)
+        with connection.cursor() as cursor:  # what autovacuum does after a bulk load
+            for table in ("results_leaderboardentry", "drives_drive", "drives_price"):
+                cursor.execute(f"VACUUM (ANALYZE) {table}")
+        families = _families(random.Random(opts["seed"]))
+        env = {
+            "DATABASE_URL": os.environ["DATABASE_URL"],
+            "DJANGO_SETTINGS_MODULE": "benchsite.settings.bench",
+            "DJANGO_SECRET_KEY": "bench-load-only-" + os.urandom(16).hex(),
+            "BENCH_RESPONSE_CACHE": "0" if opts["no_cache"] else "1",
+        }
+        prepare(env)
+        # What benchsite/gunicorn.conf.py picks in production: (2 x CPUs) + 1.
+        workers = 2 * len(os.sched_getaffinity(0)) + 1
+        runs_before = Run.objects.count()
+        with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
+            folder = Path(tmp)
+            timing = folder / "timing.tsv"
+            env["BENCH_TIMING_LOG"] = str(timing)
+            jobs = self.jobs(folder, families, opts)
+            with AppServer(env=env, log=folder / "gunicorn.log", workers=workers) as server:
+                self.stdout.write(
+                    f"gunicorn: {workers} workers on {server.url}, response "
+                    f"cache {'off' if opts['no_cache'] else 'on'}; {opts['connections']} "
+                    f"connections for {opts['seconds']:g} s"
+                )
+                try:
+                    results = run_wrk_together(server.url, jobs, seconds=opts["seconds"])
+                except WrkMissing as error:
+                    raise CommandError(str(error)) from error
+            spent = time_spent(timing, families)
+        self.report(results, jobs, spent, uploaded=Run.objects.count() - runs_before)
+
+    def jobs(self, folder: Path, families: dict[str, list[str]], opts) -> dict:
+        total = opts["connections"]
+        uploaders = opts["upload_connections"] if opts["uploads"] else 0
+        readers = total - uploaders
+        share, extra = divmod(readers, len(families))
+        jobs = {}
+        for n, (name, paths) in enumerate(families.items()):
+            script = script_file(folder / f"read-{n}.lua", get_rotation(paths))
+            jobs[name] = (script, share + (1 if n < extra else 0))
+        if uploaders:
+            source = post_distinct(
+                "/api/v1/runs/",
+                _upload_body(),
+                PLACEHOLDER,
+                {
+                    "Authorization": f"Token {_reviewer_token()}",
+                    "Content-Type": "application/json",
+                    "Idempotency-Key": f"bench-load-{PLACEHOLDER}",
+                },
+            )
+            jobs["uploads"] = (script_file(folder / "uploads.lua", source), uploaders)
+        return jobs
+
+    def report(self, results, jobs, spent: dict[str, Spent], *, uploaded: int) -> None:
+        header = (
+            f"{'URL family':<14}{'conns':>6}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
+            f"{'requests':>10}{'non-2xx':>9}{'sock err':>9}{'server ms':>10}{'db share':>9}"
+            f"{'cache hits':>11}"
+        )
+        self.stdout.write("\n" + header + "\n" + "-" * len(header))
+        for name, result in results.items():
+            own = spent.get(name, Spent())
+            served = own.total_ms / own.requests if own.requests else float("nan")
+            hits = own.hits / own.requests if own.requests else 0.0
+            self.stdout.write(
+                f"{name:<14}{jobs[name][1]:>6}{result.rate:>9.1f}{result.p50_ms:>9.1f}"
+                f"{result.p99_ms:>9.1f}{result.requests:>10}{result.non_2xx:>9}"
+                f"{result.socket_errors:>9}{served:>10.2f}{own.database_share:>9.0%}"
+                f"{hits:>11.0%}"
+            )
+        reads = [r for name, r in results.items() if name != "uploads"]
+        self.stdout.write("-" * len(header))
+        self.stdout.write(
+            f"{'all reads':<14}{sum(jobs[n][1] for n in results if n != 'uploads'):>6}"
+            f"{sum(r.rate for r in reads):>9.1f}"
+        )
+        if "uploads" in results:
+            self.stdout.write(
+                f"\nuploads: {results['uploads'].requests} sent, {uploaded} new runs stored; "
+                f"upload latency p50 {results['uploads'].p50_ms:.1f} ms, "
+                f"p99 {results['uploads'].p99_ms:.1f} ms"
+            )
+        self.stdout.write(
+            "\nserver ms: mean time in Django per request (the server's own log); db share: the "
+            "part of it in SQL statements; cache hits: responses served from the response cache"
+        )
+        failures = sum(r.failures for r in results.values())
+        self.stdout.write(f"\nnon-2xx responses and socket errors: {failures} (the bar: 0)")
+        if failures:
+            raise CommandError(f"{failures} requests failed under load")

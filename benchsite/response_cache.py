@@ -1,0 +1,94 @@
+"""Whole responses of the public pages and API reads, cached for every worker.
+
+A reader who is not signed in gets the same compare page, leaderboard, value table or API list
+as every other such reader, so the response itself is kept in the shared cache, under the
+catalog version of benchsite/cache.py: any write to the catalog (an ingest, a withdrawal, an
+edit in the admin) makes every kept response stale once its transaction commits, before the
+writing request returns. A hit costs one cache round trip and skips the session, CSRF, auth
+and view layers; a miss costs the page plus that read and one write.
+
+Only what cannot differ between readers is kept:
+- GET and HEAD requests under BENCH_RESPONSE_CACHE_PATHS, from clients without a session
+  (nobody signed in), without the replica stickiness cookie (their own write must show, read
+  from the primary) and without an Authorization header;
+- 200 responses that set no cookie, did not render a CSRF token and are not streamed.
+The key is the path with its query string and the request headers that change the response
+(Accept, for CSV; the htmx headers, for partials). Conditional requests are answered from the
+kept response (304 when its ETag or Last-Modified matches).
+
+BENCH_RESPONSE_CACHE switches it on (production); the benchmarks measure both ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import get_conditional_response
+from django.utils.http import parse_http_date_safe
+
+from benchsite import cache, replicas
+
+KEY_HEADERS = ("HTTP_ACCEPT", "HTTP_HX_REQUEST", "HTTP_HX_TARGET", "HTTP_HX_TRIGGER")
+CACHE_STATUS_HEADER = "X-Bench-Cache"  # hit or miss: what the benchmarks and tests read
+
+
+def cacheable_request(request: HttpRequest) -> bool:
+    if request.method not in ("GET", "HEAD"):
+        return False
+    if not request.path.startswith(tuple(settings.BENCH_RESPONSE_CACHE_PATHS)):
+        return False
+    cookies = request.COOKIES
+    if settings.SESSION_COOKIE_NAME in cookies or replicas.STICKY_COOKIE in cookies:
+        return False
+    return "HTTP_AUTHORIZATION" not in request.META
+
+
+def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+    )
+
+
+def response_key(request: HttpRequest) -> str:
+    headers = [request.META.get(name, "") for name in KEY_HEADERS]
+    return cache.entry_key("response", (request.get_full_path(), headers))
+
+
+def _conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    last_modified = response.get("Last-Modified")
+    return get_conditional_response(
+        request,
+        etag=response.get("ETag"),
+        last_modified=parse_http_date_safe(last_modified) if last_modified else None,
+        response=response,
+    )
+
+
+class ResponseCacheMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not settings.BENCH_RESPONSE_CACHE or not cacheable_request(request):
+            return self.get_response(request)
+        key = response_key(request)
+        hit, kept, version = cache.lookup(key)
+        if hit:
+            status, headers, content = kept
+            response = HttpResponse(content, status=status, headers=headers)
+            response[CACHE_STATUS_HEADER] = "hit"
+            return _conditional(request, response)
+        if version is None:  # no cache: serve uncached
+            return self.get_response(request)
+        with replicas.reads_including(version[1]):
+            response = self.get_response(request)
+        if cacheable_response(request, response):
+            headers = {k: v for k, v in response.items() if k != CACHE_STATUS_HEADER}
+            cache.store(key, version, (response.status_code, headers, response.content))
+            response[CACHE_STATUS_HEADER] = "miss"
+        return response

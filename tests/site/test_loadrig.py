@@ -1,0 +1,93 @@
+"""The wrk driver of the load benchmarks (benchsite/loadrig.py), against a small real HTTP
+server: the scripts send what they say, and the report's figures are read back."""
+
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from benchsite.loadrig import get_rotation, parse_report, post_distinct, run_wrk, write_script
+
+
+class Recorder(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        self.paths: Counter = Counter()
+        self.bodies: list[bytes] = []
+        self.keys: list[str] = []
+        self.lock = threading.Lock()
+        super().__init__(("127.0.0.1", 0), Handler)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def _answer(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def do_GET(self) -> None:
+        with self.server.lock:
+            self.server.paths[self.path] += 1
+        self._answer(404 if self.path.startswith("/missing") else 200)
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with self.server.lock:
+            self.server.bodies.append(body)
+            self.server.keys.append(self.headers["Idempotency-Key"])
+        self._answer(201)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class QuietRecorder(Recorder):
+    def handle_error(self, request, client_address) -> None:
+        pass  # wrk drops its connections mid-request when its time is up
+
+
+@pytest.fixture
+def recorder():
+    server = QuietRecorder()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def url(server: Recorder) -> str:
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def test_a_rotation_visits_every_path_and_counts_what_failed(recorder, tmp_path):
+    paths = ["/a/?q=1", "/b/?x=%22quoted%22]]", "/missing/1"]
+    script = write_script(tmp_path / "get.lua", get_rotation(paths))
+    result = run_wrk(url(recorder), script, seconds=1, connections=2)
+    assert set(recorder.paths) == set(paths)
+    assert result.requests >= sum(recorder.paths.values()) - 2  # wrk counts completed ones
+    assert recorder.paths["/missing/1"] > 0
+    assert result.non_2xx == pytest.approx(recorder.paths["/missing/1"], abs=2)
+    assert result.rate > 0 and 0 < result.p50_ms <= result.p99_ms
+
+
+def test_posts_carry_distinct_bodies_and_keys(recorder, tmp_path):
+    body = '{"note": "upload @@N@@", "end": "]]"}'
+    source = post_distinct("/up/", body, "@@N@@", {"Idempotency-Key": "key-@@N@@"})
+    result = run_wrk(
+        url(recorder), write_script(tmp_path / "post.lua", source), seconds=1, connections=2
+    )
+    assert result.failures == 0 and len(recorder.bodies) > 10
+    assert len(set(recorder.bodies)) == len(recorder.bodies)
+    assert len(set(recorder.keys)) == len(recorder.keys)
+    assert all(b"@@N@@" not in b and b.endswith(b'"end": "]]"}') for b in recorder.bodies)
+
+
+def test_a_report_without_figures_is_refused():
+    with pytest.raises(ValueError):
+        parse_report("unable to connect to 127.0.0.1:1 Connection refused")

@@ -1,0 +1,157 @@
+"""Whole-response caching of anonymous reads (benchsite/response_cache.py), against the
+database cache and a real redis-server: what is kept, for whom, and that a write makes it
+stale before the writing call returns."""
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.http import HttpResponse
+from django.middleware.csrf import get_token
+from django.test import RequestFactory
+
+from benchsite.response_cache import CACHE_STATUS_HEADER, ResponseCacheMiddleware
+from benchsite.settings.base import cache_settings
+from drives.models import Drive
+from results.services import run_ingest, run_withdraw
+
+committed = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(params=["database", "redis"])
+def backend(request, settings):
+    redis_url = request.getfixturevalue("redis_url") if request.param == "redis" else ""
+    settings.CACHES = cache_settings(redis_url)
+    settings.BENCH_RESPONSE_CACHE = True
+    cache.clear()
+    yield request.param
+    cache.clear()
+
+
+@pytest.fixture
+def run(document):
+    return run_ingest(document=json.dumps(document), submitter=None).run
+
+
+def drive_path(run) -> str:
+    return f"/drives/{Drive.objects.get(pk=run.drive_id).slug}/"
+
+
+def status(response) -> str | None:
+    return response.headers.get(CACHE_STATUS_HEADER)
+
+
+@committed
+def test_a_page_is_computed_once_then_served_from_the_cache(
+    backend, run, client, django_assert_max_num_queries
+):
+    path = drive_path(run)
+    first = client.get(path)
+    assert first.status_code == 200 and status(first) == "miss"
+    # A hit reads the entry and the catalog version in one round trip (no query on Redis).
+    with django_assert_max_num_queries(1 if backend == "database" else 0):
+        second = client.get(path)
+    assert status(second) == "hit"
+    assert second.content == first.content
+    assert second["Content-Type"] == first["Content-Type"]
+    assert client.head(path).status_code == 200
+
+
+@committed
+def test_a_withdrawal_is_gone_from_the_page_when_it_returns(backend, run, client):
+    marker = f"run-{run.pk}".encode()
+    page = client.get(drive_path(run))
+    assert marker in page.content
+    assert status(client.get(drive_path(run))) == "hit"
+    run_withdraw(run=run, reason="wrong drive named")
+    after = client.get(drive_path(run))
+    assert status(after) == "miss"
+    assert marker not in after.content
+
+
+@committed
+def test_an_ingest_shows_at_once(backend, run, client, document):
+    page = client.get("/bench/tests/")
+    assert status(client.get("/bench/tests/")) == "hit"
+    other = {**document, "drive": {**document["drive"], "model": "Another Model 240GB"}}
+    run_ingest(document=json.dumps(other), submitter=None)
+    again = client.get("/bench/tests/")
+    assert status(again) == "miss" and again.status_code == page.status_code
+
+
+@committed
+@pytest.mark.parametrize(
+    "how",
+    [
+        {"HTTP_COOKIE": "sessionid=abc"},
+        {"HTTP_COOKIE": "bench_primary=1"},
+        {"HTTP_AUTHORIZATION": "Token abc"},
+    ],
+    ids=["signed-in session", "own write still replicating", "API token"],
+)
+def test_readers_who_may_see_something_else_are_never_served_from_it(backend, run, client, how):
+    client.get(drive_path(run))
+    assert status(client.get(drive_path(run))) == "hit"
+    assert status(client.get(drive_path(run), **how)) is None
+
+
+@committed
+def test_partials_and_full_pages_are_kept_apart(backend, run, client):
+    full = client.get(drive_path(run))
+    partial = client.get(drive_path(run), HTTP_HX_REQUEST="true")
+    assert status(partial) == "miss"
+    assert status(client.get(drive_path(run))) == "hit"
+    assert client.get(drive_path(run)).content == full.content
+
+
+@pytest.mark.django_db
+def test_errors_and_pages_outside_the_paths_are_not_kept(backend, client):
+    for _ in range(2):
+        missing = client.get("/drives/no-such-drive/")
+        assert missing.status_code == 404 and status(missing) is None
+        assert status(client.get("/")) is None
+
+
+def middleware_answer(view, request):
+    return ResponseCacheMiddleware(view)(request)
+
+
+@pytest.mark.django_db
+def test_responses_with_cookies_or_a_csrf_token_are_not_kept(backend):
+    factory = RequestFactory()
+
+    def with_token(request):
+        return HttpResponse(f"form {get_token(request)}")
+
+    def with_cookie(request):
+        response = HttpResponse("hello")
+        response.set_cookie("seen", "1")
+        return response
+
+    for view in (with_token, with_cookie):
+        for _ in range(2):
+            answer = middleware_answer(view, factory.get("/bench/form/"))
+            assert status(answer) is None
+
+
+@pytest.mark.django_db
+def test_conditional_requests_get_304_from_the_kept_response(backend):
+    factory = RequestFactory()
+
+    def view(request):
+        return HttpResponse("[1, 2]", headers={"ETag": '"v1"'})
+
+    assert status(middleware_answer(view, factory.get("/api/v1/things/"))) == "miss"
+    answer = middleware_answer(view, factory.get("/api/v1/things/", HTTP_IF_NONE_MATCH='"v1"'))
+    assert answer.status_code == 304
+    other = middleware_answer(view, factory.get("/api/v1/things/", HTTP_IF_NONE_MATCH='"v0"'))
+    assert other.status_code == 200 and other.content == b"[1, 2]"
+
+
+@pytest.mark.django_db
+def test_an_unreachable_cache_serves_pages_uncached(settings, workdir, client):
+    settings.CACHES = cache_settings(f"unix://{workdir}/no-redis-here.sock")
+    settings.BENCH_RESPONSE_CACHE = True
+    for _ in range(2):
+        page = client.get("/bench/tests/")
+        assert page.status_code == 200 and status(page) is None
