@@ -44,9 +44,12 @@ def filter_context(filters) -> dict:
         "cell_types": NandType.CellType.choices,
         "patterns": DataPattern.choices,
         "sources": filters.filters["source"].extra["choices"],
-        "controllers": Controller.objects.select_related("vendor").order_by(
-            "vendor__name", "model"
-        ),
+        "controllers": [
+            (slug, f"{vendor} {model}")
+            for slug, vendor, model in Controller.objects.order_by(
+                "vendor__name", "model"
+            ).values_list("slug", "vendor__name", "model")
+        ],
     }
 
 
