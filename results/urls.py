@@ -1,6 +1,6 @@
 from django.urls import path
 
-from results.views import browse, compare, drives, leaderboards, value
+from results.views import browse, compare, drives, leaderboards, methodology, value
 
 app_name = "bench"
 urlpatterns = [
@@ -15,6 +15,7 @@ urlpatterns = [
         name="compare_markdown",
     ),
     path("bench/tests/", leaderboards.test_index, name="tests"),
+    path("bench/methodology/", methodology.methodology_page, name="methodology"),
     path("bench/tests/<slug:test_id>/", leaderboards.leaderboard_page, name="leaderboard"),
     path("bench/value/", value.value_page, name="value"),
     path("bench/controllers/<slug:slug>/", browse.controller_page, name="controller"),
