@@ -289,7 +289,7 @@ def _beyond_64_bits(document: dict) -> Iterator[DocumentProblem]:
 
 def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
     """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, an object at the top, no
-    string that PostgreSQL cannot store and no integer beyond 64 bits."""
+    string that PostgreSQL cannot store. (Integers beyond 64 bits: validate.)"""
     if isinstance(raw, str):
         try:
             raw = raw.encode("utf-8")
@@ -316,10 +316,6 @@ def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
         raise DocumentRejected([DocumentProblem("", NOT_AN_OBJECT)])
     if _UNSTORABLE_ESCAPE.search(text):  # rare: only then walk every string
         problems = sorted(_unstorable_text(document), key=lambda p: p.pointer)
-        if problems:
-            raise DocumentRejected(_capped(problems))
-    if _LONG_DIGITS.search(text):  # rare: only then walk every number
-        problems = sorted(_beyond_64_bits(document), key=lambda p: p.pointer)
         if problems:
             raise DocumentRejected(_capped(problems))
     return document
@@ -740,9 +736,13 @@ def _approx(value: Decimal) -> str:
 
 
 def validate(document: dict[str, Any], known_tests: Mapping[str, TestSpec]) -> None:
-    """Raise DocumentRejected with every problem found: schema first, then meaning."""
+    """Raise DocumentRejected with every problem found: schema first, then meaning, then
+    integers beyond 64 bits where the schema sets no bound (a bounded one is the schema's
+    "must be at most")."""
     problems = schema_problems(document)
     if not problems:
         problems = meaning_problems(document, known_tests)
+    if not problems and _LONG_DIGITS.search(json.dumps(document)):  # rare: then walk
+        problems = _capped(sorted(_beyond_64_bits(document), key=lambda p: p.pointer))
     if problems:
         raise DocumentRejected(problems)
