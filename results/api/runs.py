@@ -23,6 +23,8 @@ from typing import Any
 from django.conf import settings
 from django.db.models import QuerySet
 from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.decorators import action
@@ -284,6 +286,92 @@ class WithdrawSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=REASON_MAX, trim_whitespace=True)
 
 
+class _MappedJobSerializer(serializers.Serializer):
+    job = serializers.CharField()
+    test = serializers.CharField()
+    pattern = serializers.CharField()
+
+
+class _NotMappedJobSerializer(serializers.Serializer):
+    job = serializers.CharField()
+    reason = serializers.CharField()
+
+
+class _FioReportSerializer(serializers.Serializer):
+    mapped = _MappedJobSerializer(many=True)
+    not_mapped = _NotMappedJobSerializer(many=True)
+
+
+class UploadResultSerializer(serializers.Serializer):
+    """The answer to an upload (documentation only: upload_body builds it)."""
+
+    created = serializers.BooleanField(help_text="False: the same document was uploaded before")
+    run = OwnRunSerializer()
+    fio = _FioReportSerializer(required=False, help_text="For fio's output: the jobs mapped or not")
+
+
+class _ErrorSerializer(serializers.Serializer):
+    pointer = serializers.CharField(help_text="JSON pointer of the value at fault ('' the whole)")
+    message = serializers.CharField()
+
+
+class ErrorBodySerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = _ErrorSerializer(many=True)
+
+
+ERRORS = {
+    code: OpenApiResponse(ErrorBodySerializer, description=text)
+    for code, text in {
+        400: "The upload is not acceptable: each problem with its JSON pointer",
+        401: "No credentials (a token, or a session)",
+        403: "Not a reviewer, or no CSRF token with a session",
+        413: "The body is larger than the limit",
+        415: "Not application/json, nor a multipart/form-data form",
+        422: "The Idempotency-Key was used with another request",
+        429: "Too many uploads: wait (Retry-After)",
+    }.items()
+}
+UPLOAD_PARAMETERS = [
+    OpenApiParameter(
+        "Idempotency-Key",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        description="Any unique text: the same key and request again get the first response",
+    ),
+    *(
+        OpenApiParameter(
+            name,
+            OpenApiTypes.INT if name == "capacity_bytes" else OpenApiTypes.STR,
+            OpenApiParameter.QUERY,
+            description="fio's output only: the drive it measured (the document's drive block)",
+        )
+        for name in (*FIO_DRIVE_FIELDS, "drive_state")
+    ),
+]
+UPLOAD_REQUEST = {
+    "application/json": {
+        "type": "object",
+        "description": "A result document (results/schema/result-document.schema.json), or "
+        "fio's JSON output",
+    },
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {UPLOAD_FIELD: {"type": "string", "format": "binary"}},
+        "required": [UPLOAD_FIELD],
+    },
+}
+UPLOAD_SCHEMA = extend_schema(
+    request=UPLOAD_REQUEST,
+    parameters=UPLOAD_PARAMETERS,
+    responses={
+        201: UploadResultSerializer,
+        200: OpenApiResponse(UploadResultSerializer, description="The same document before"),
+        **ERRORS,
+    },
+)
+
+
 def upload_body(upload: Upload, request: Request) -> dict[str, Any]:
     """An upload's response: the run, whether it is new, and for fio's output which jobs
     became results and which did not (by name, with the reason)."""
@@ -351,9 +439,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             )
         return super().handle_exception(exc)
 
+    @UPLOAD_SCHEMA
     def create(self, request: Request) -> Response:
         return self._upload(request, fio=None)
 
+    @UPLOAD_SCHEMA
     @action(detail=False, methods=["post"], url_path="fio")
     def fio(self, request: Request) -> Response:
         return self._upload(request, fio=True)
@@ -422,6 +512,15 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise ValidationError([{"pointer": "", "message": EMPTY_BODY}])
         return raw, fields
 
+    @extend_schema(
+        request=WithdrawSerializer,
+        responses={
+            200: OwnRunSerializer,
+            404: OpenApiResponse(ErrorBodySerializer, description="No such run"),
+            409: OpenApiResponse(ErrorBodySerializer, description="Withdrawn already"),
+            **{c: ERRORS[c] for c in (400, 401, 403)},
+        },
+    )
     @action(detail=True, methods=["post"])
     def withdraw(self, request: Request, pk: str) -> Response:
         try:
