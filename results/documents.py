@@ -88,6 +88,7 @@ UNITS_MISMATCH = (
     "{expected}) within 1%"
 )
 BYTES_MISMATCH = "bytes {value} is not io_count x block size ({expected})"
+SUM_MISMATCH = "{field} {value} is not the sum of the reads' and the writes' ({expected})"
 LATENCY_ORDER = "latency must satisfy min <= mean <= max"
 PERCENTILE_ORDER = "latency percentiles must not decrease and must lie within min and max"
 TIMES_ORDER = "finished_at is before started_at"
@@ -145,6 +146,10 @@ SECTION_OF_KIND = {
     "trim": "trim",
     "saturation": "saturation",
 }
+
+
+LATENCY_KINDS = ("latency_ns", "clat_ns")  # the latency summaries a result may hold
+MIXED_SIDES = ("read", "write")  # the directions of a mixed result (rwmixread)
 
 
 def latency_kind(document: Mapping[str, Any]) -> str:
@@ -689,7 +694,37 @@ def _check_shape(entry: dict, spec: TestSpec, where: str, problem) -> None:
 def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
     _check_shape(entry, spec, where, problem)
     block_size = spec.block_size
-    bps, iops = entry.get("bytes_per_second"), entry.get("iops")
+    _check_units(entry, block_size, where, problem)
+    if (
+        "bytes" in entry
+        and "io_count" in entry
+        and entry["bytes"] != entry["io_count"] * block_size
+    ):
+        problem(
+            f"{where}/bytes",
+            BYTES_MISMATCH.format(value=entry["bytes"], expected=entry["io_count"] * block_size),
+        )
+    # A mixed test: its reads and its writes, each with the figures of a result; the
+    # result's own counts are their sums.
+    sides = [side for side in MIXED_SIDES if side in entry]
+    for side in sides:
+        _check_units(entry[side], block_size, f"{where}/{side}", problem)
+    if len(sides) == len(MIXED_SIDES):
+        for field in ("io_count", "bytes"):
+            total = sum(entry[side][field] for side in sides)
+            if field in entry and entry[field] != total:
+                problem(
+                    f"{where}/{field}",
+                    SUM_MISMATCH.format(field=field, value=entry[field], expected=total),
+                )
+    for figures, at in [(entry, where), *((entry[s], f"{where}/{s}") for s in sides)]:
+        for kind in LATENCY_KINDS:
+            if figures.get(kind):
+                _check_latency(figures[kind], f"{at}/{kind}", problem)
+
+
+def _check_units(figures: dict, block_size: int, where: str, problem) -> None:
+    bps, iops = figures.get("bytes_per_second"), figures.get("iops")
     if bps is not None and iops is not None and math.isfinite(bps) and math.isfinite(iops):
         # In exact rationals: iops x block size in floats overflows to infinity for a
         # large enough iops, and infinity would pass any comparison with it.
@@ -704,26 +739,19 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
                     expected=_approx(Decimal(iops) * block_size),
                 ),
             )
-    if (
-        "bytes" in entry
-        and "io_count" in entry
-        and entry["bytes"] != entry["io_count"] * block_size
-    ):
-        problem(
-            f"{where}/bytes",
-            BYTES_MISMATCH.format(value=entry["bytes"], expected=entry["io_count"] * block_size),
-        )
-    latency = entry.get("latency_ns")
-    if latency:
-        low, mean, high = latency.get("min"), latency.get("mean"), latency.get("max")
-        ordered = [v for v in (low, mean, high) if v is not None]
-        if ordered != sorted(ordered):
-            problem(f"{where}/latency_ns", LATENCY_ORDER)
-        percentiles = latency.get("percentiles") or {}
-        values = [percentiles[k] for k in sorted(percentiles, key=float)]
-        bounded = ([low] if low is not None else []) + values + ([high] if high is not None else [])
-        if bounded != sorted(bounded):
-            problem(f"{where}/latency_ns/percentiles", PERCENTILE_ORDER)
+
+
+def _check_latency(latency: dict, where: str, problem) -> None:
+    """Any latency summary (latency_ns, clat_ns, of a result or of one side of a mixed one)."""
+    low, mean, high = latency.get("min"), latency.get("mean"), latency.get("max")
+    ordered = [v for v in (low, mean, high) if v is not None]
+    if ordered != sorted(ordered):
+        problem(where, LATENCY_ORDER)
+    percentiles = latency.get("percentiles") or {}
+    values = [percentiles[k] for k in sorted(percentiles, key=float)]
+    bounded = ([low] if low is not None else []) + values + ([high] if high is not None else [])
+    if bounded != sorted(bounded):
+        problem(f"{where}/percentiles", PERCENTILE_ORDER)
 
 
 def _approx(value: Decimal) -> str:

@@ -378,11 +378,9 @@ def leaderboard(
     else:
         value = F("bytes_per_second").desc(nulls_last=True)  # as the index is ordered
         ranked = ranked.filter(bytes_per_second__isnull=False)
-    # Few joins: PostgreSQL plans a many-way join slower than it runs this query.
-    with_specs = (
-        ranked.order_by(value, "id")
-        .select_related("drive__manufacturer")
-        .prefetch_related("drive__controller__vendor")
+    # One query: the page's drives with their makers and controllers joined in.
+    with_specs = ranked.order_by(value, "id").select_related(
+        "drive__manufacturer", "drive__controller__vendor"
     )
     start = (page - 1) * page_size
     window = list(with_specs[start : start + page_size + 1])
@@ -395,9 +393,9 @@ def leaderboard(
     missing = [s for s in highlight if s not in shown]
     if missing:
         wanted = list(
-            ranked.filter(drive__slug__in=missing)
-            .select_related("drive__manufacturer")
-            .prefetch_related("drive__controller__vendor")
+            ranked.filter(drive__slug__in=missing).select_related(
+                "drive__manufacturer", "drive__controller__vendor"
+            )
         )
         if wanted:
             # Competition rank: one more than the entries strictly better, all in one scan.

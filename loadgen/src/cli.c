@@ -118,7 +118,9 @@ static const struct option_doc run_docs[] = {
 	{"run: provenance (copied into the document)", "drive", required_argument, OPT_DRIVE,
 	 " KEY=VALUE[,KEY=VALUE...]",
 	 "manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
-	 "kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk),\n"
+	 "kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk; default: virtual for\n"
+	 "virtual devices and files on them or in RAM, else the rotational flag of a block\n"
+	 "device; left out for a file on a real disk),\n"
 	 "interface (sata-1.5g|sata-3g|sata-6g|pcie-nvme|pata|other)"},
 	{NULL, "firmware", required_argument, OPT_FIRMWARE, " REV",
 	 "drive firmware (default: the target's reported revision)"},
@@ -157,8 +159,9 @@ static const char usage_head[] =
 	"device and writes one result document (JSON, results/schema/result-document.schema.json).\n"
 	"\n"
 	"list                        suites and tests built in\n"
-	"info TARGET                 kind, model, serial, firmware, capacity, rotational, logical and\n"
-	"                            physical block size, discard support, mounted/holders/swap\n";
+	"info TARGET                 kind, model, serial, firmware, capacity, rotational, drive kind,\n"
+	"                            logical and physical block size, discard support,\n"
+	"                            mounted/holders/swap\n";
 
 static const char usage_tail[] =
 	"\n"

@@ -351,6 +351,11 @@ static void build_info(struct lg_json *w, const void *arg)
 		lg_json_null(w);
 	else
 		lg_json_bool(w, t->rotational == 1);
+	lg_json_key(w, "drive_kind");
+	if (t->drive_kind[0])
+		lg_json_string(w, t->drive_kind);
+	else
+		lg_json_null(w);
 	lg_json_key(w, "logical_block_size");
 	lg_json_uint(w, t->logical_block_size);
 	lg_json_key(w, "physical_block_size");
@@ -421,6 +426,8 @@ static int cmd_info(const char *path, bool json)
 	       : info.rotational   ? "yes"
 				   : "no",
 	       info.kind == LG_TARGET_FILE ? " (backing device)" : "");
+	printf("drive kind:          %s\n",
+	       info.drive_kind[0] ? info.drive_kind : "cannot be told (give --drive kind=...)");
 	printf("logical block size:  %u\n", info.logical_block_size);
 	printf("physical block size: %u\n", info.physical_block_size);
 	printf("discard:             %s\n", info.supports_discard ? "supported" : "not supported");

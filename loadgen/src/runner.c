@@ -680,9 +680,10 @@ static void fill_drive(struct run *run)
 	if (ti->kind == LG_TARGET_BLOCK) {
 		if (!d->capacity_bytes)
 			d->capacity_bytes = ti->capacity_bytes;
-		if (!d->kind[0] && ti->rotational >= 0)
-			snprintf(d->kind, sizeof(d->kind), "%s", ti->rotational ? "hdd" : "ssd");
 	}
+	/* --drive kind=... wins; else what the target tells (drivekind.h), else nothing. */
+	if (!d->kind[0] && ti->drive_kind[0])
+		snprintf(d->kind, sizeof(d->kind), "%s", ti->drive_kind);
 	if (!d->manufacturer[0] && !d->model[0])
 		warn(run, "the drive is not named: its manufacturer and model are recorded as "
 			  "\"unknown\" (name it with --drive manufacturer=...,model=...)");

@@ -19,6 +19,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "drivekind.h"
 #include "sysfs.h"
 #include "text.h"
 
@@ -123,6 +124,45 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 	}
 }
 
+/* The kind of drive disk_dir (a whole disk's sysfs directory; NULL when there is no
+ * disk) is, or holds the file of, from its name, driver, model and rotational flag. */
+static void probe_drive_kind(const char *disk_dir, bool file, int rotational,
+			     struct lg_target_info *info)
+{
+	char link[PATH_MAX], target[PATH_MAX], model[128] = "";
+	const char *disk = NULL, *driver = NULL;
+	ssize_t n;
+
+	if (disk_dir) {
+		disk = strrchr(disk_dir, '/');
+		disk = disk ? disk + 1 : disk_dir;
+		if (lg_sysfs_path(link, sizeof(link), "%s/device/driver", disk_dir) == 0 &&
+		    (n = readlink(link, target, sizeof(target) - 1)) > 0) {
+			target[n] = '\0';
+			driver = strrchr(target, '/');
+			driver = driver ? driver + 1 : target;
+		}
+		if (file) {
+			struct lg_target_info disk_info = {0};
+			probe_identity(disk_dir, &disk_info);
+			lg_copy_string(model, sizeof(model), disk_info.model);
+		}
+	}
+	struct lg_drivekind_facts facts = {
+		.file = file,
+		.memory_fs = info->memory_fs,
+		.disk = disk,
+		.sysfs_dir = disk_dir,
+		.driver = driver,
+		.model = file ? model : info->model,
+		.rotational = rotational,
+	};
+	enum lg_drive_kind kind;
+	const char *name;
+	if (lg_drivekind_infer(&facts, &kind) == 0 && (name = lg_drivekind_name(kind)))
+		lg_copy_string(info->drive_kind, sizeof(info->drive_kind), name);
+}
+
 static int probe_block(const struct stat *st, struct lg_target_info *info)
 {
 	dev_t dev = st->st_rdev;
@@ -173,6 +213,7 @@ static int probe_block(const struct stat *st, struct lg_target_info *info)
 	}
 
 	probe_identity(disk, info);
+	probe_drive_kind(disk, false, info->rotational, info);
 	return 0;
 }
 
@@ -227,6 +268,9 @@ static void probe_file_backing(dev_t backing, const char *path, struct lg_target
 		else if (sfs.f_type == RAMFS_MAGIC)
 			lg_copy_string(info->memory_fs, sizeof(info->memory_fs), "ramfs");
 	}
+	bool has_disk = major(backing) != 0 && lg_sysfs_block_dir(backing, dir, sizeof(dir)) == 0 &&
+			lg_sysfs_whole_disk_dir(dir, disk, sizeof(disk)) == 0;
+	probe_drive_kind(has_disk ? disk : NULL, true, info->rotational, info);
 }
 
 int lg_target_probe(const char *path, struct lg_target_info *ret_info)

@@ -35,6 +35,8 @@ struct lg_target_info {
 	bool supports_discard; /* block: discard_max_bytes > 0; file: hole punching assumed */
 	char memory_fs[8];     /* "tmpfs" or "ramfs" for a file whose data lives in RAM;
 	                            * empty otherwise */
+	char drive_kind[8];    /* "ssd", "hdd" or "virtual" (drivekind.h); empty when it cannot
+	                        * be told */
 };
 
 /* Why a write was refused; LG_REFUSE_NONE when it is allowed. */

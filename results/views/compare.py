@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.timezone import localtime
 from django.views.decorators.http import require_GET
 
 from drives.filters import MAX_SEARCH
@@ -16,6 +17,7 @@ from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
+from results.models import Run
 from results.selectors import Comparison, compare, series_is_quick
 from results.templatetags.units import latency, mbps
 from results.views.common import (
@@ -163,8 +165,13 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "trims": trims,
         "saturation": _saturation(comparison, name_a, name_b),
         "run_choices": [
-            {"key": "a", "name": "A", "side": comparison.a},
-            {"key": "b", "name": "B", "side": comparison.b},
+            {
+                "key": key,
+                "name": key.upper(),
+                "options": [(r.pk, _run_label(r)) for r in side.runs],
+                "selected": side.chosen_run.pk if side.chosen_run else "",
+            }
+            for key, side in (("a", comparison.a), ("b", comparison.b))
         ],
         "provenance": [(f"A: {name_a}", comparison.a), (f"B: {name_b}", comparison.b)],
         "price_per_kiops": comparison.price_per_kiops,
@@ -182,6 +189,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
             "here": _permalink(a, b, **here),
         },
         "latency_percentiles": LATENCY_PERCENTILES,
+        "latency_columns": len(LATENCY_PERCENTILES) + 2,
     }
     return render(request, partial(request, "bench/compare.html", "compare-page"), context)
 
@@ -200,6 +208,18 @@ def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
             }
         )
     return rows
+
+
+def _run_label(run: Run) -> str:
+    """How the run picker names a run: number, source, firmware and date."""
+    label = f"#{run.pk} · {run.get_source_display()}"
+    if run.firmware:
+        label += f" · firmware {run.firmware}"
+    if run.citation:
+        label += f" · {run.citation.publisher} {run.citation.published_on:%Y-%m-%d}"
+    elif run.started_at:
+        label += f" · {localtime(run.started_at):%Y-%m-%d}"
+    return label
 
 
 def _latency_rows(c: Comparison) -> list[dict]:

@@ -23,6 +23,7 @@ from results.documents import DocumentRejected
 from results.models import ConsistencySeries, Result, Run, TrimValidation
 from results.services import run_ingest
 from tests.results.schema_slots import (
+    BASES,
     COLUMNS,
     DOCUMENT_ONLY,
     ROWS,
@@ -37,6 +38,7 @@ from tests.results.schema_slots import (
     objects,
     rolled_back,
     row_counts,
+    schema_leaves,
     slots,
 )
 
@@ -74,6 +76,8 @@ CONSTRAINED = {
     ("results", STAR, "queue_depth"),
     ("consistency", STAR, "block_size"),
     ("consistency", STAR, "queue_depth"),
+    ("saturation", STAR, "block_size"),
+    ("saturation", STAR, "queue_depth"),
     ("parameters", "suite", "version"),
 }
 FREE_INTEGER_SLOTS = [s for s in INTEGER_SLOTS if s.template not in CONSTRAINED]
@@ -102,7 +106,7 @@ def stored(run: Run, slot: Slot):
     if slot.template in DOCUMENT_ONLY:
         return get(json.loads(run.document), slot.path)
     row, name = COLUMNS[slot.template]
-    value = getattr(ROWS[row](run), name)
+    value = getattr(ROWS[row](run, slot.path), name)
     if slot.template[-1] == STAR:  # an item of a stored array or map
         value = value[slot.path[-1]]
     return value
@@ -110,6 +114,18 @@ def stored(run: Run, slot: Slot):
 
 def pointers(problems) -> set[str]:
     return {p.pointer for p in problems}
+
+
+# -- the bases: each stored as it is, every field of the schema held by one of them ---------------
+@pytest.mark.parametrize("base", sorted(BASES))
+def test_every_maximal_document_is_stored(base):
+    document = BASES[base]()
+    run = ingest_accepted(document)
+    assert run.schema_version == document["schema_version"]
+
+
+def test_every_field_the_schema_defines_is_a_slot():
+    assert {slot.template for slot in SLOTS} == {path for path, _ in schema_leaves()}
 
 
 # -- 1. characters PostgreSQL cannot store -----------------------------------------------------
@@ -133,11 +149,7 @@ def test_a_nul_or_lone_surrogate_in_any_string_is_refused_at_its_pointer(slot, c
     assert [(p.pointer, p.message) for p in problems] == [(slot.pointer, message)]
 
 
-OBJECTS = [
-    (base, path)
-    for base, make in (("measured", maximal_measured), ("published", maximal_published))
-    for path in objects(make())
-]
+OBJECTS = [(base, path) for base, make in BASES.items() for path in objects(make())]
 
 
 @pytest.mark.parametrize(
@@ -149,7 +161,7 @@ OBJECTS = [
     ids=["nul", "surrogate"],
 )
 def test_a_bad_character_in_any_key_is_refused_at_its_object(base, path, key, message):
-    document = maximal_measured() if base == "measured" else maximal_published()
+    document = BASES[base]()
     get(document, path)[key] = 1
     assert [(p.pointer, p.message) for p in ingest_rejected(document)] == [
         (documents.pointer(*path), message)
@@ -238,18 +250,24 @@ def test_an_integer_below_its_minimum_is_refused_at_its_pointer(slot, data):
 
 def free_document(slot: Slot, value) -> dict:
     """The slot's document with the value, and the fields that must agree with it out of
-    the way (bytes = io_count x block size; min <= percentiles <= max)."""
+    the way (bytes = io_count x block size; a mixed result's counts = the sums of its reads'
+    and writes'; min <= percentiles <= max in each latency summary)."""
     document = slot.document(value)
-    entry = document["results"][0] if "results" in slot.template[:1] else None
-    tail = slot.template[2:]
-    if tail == ("io_count",):
-        del entry["bytes"]
-    elif tail == ("bytes",):
-        del entry["io_count"]
-    elif tail[:2] == ("latency_ns", "percentiles"):
-        entry["latency_ns"] = {"percentiles": {slot.path[-1]: value}}
-    elif tail[:1] == ("latency_ns",):
-        entry["latency_ns"] = {tail[1]: value}
+    if slot.template[:1] != ("results",):
+        return document
+    entry = document["results"][slot.path[1]]
+    owner, tail = entry, slot.path[2:]
+    if tail[0] in documents.MIXED_SIDES:
+        owner, tail = entry[tail[0]], tail[1:]
+        entry.pop("io_count", None)
+        entry.pop("bytes", None)
+    elif tail in (("io_count",), ("bytes",)):
+        del entry["bytes" if tail == ("io_count",) else "io_count"]
+        for key in ("rwmixread", *documents.MIXED_SIDES):
+            entry.pop(key, None)
+    if tail[0] in documents.LATENCY_KINDS:
+        kind, name = tail[:2]
+        owner[kind] = {"percentiles": {tail[2]: value}} if name == "percentiles" else {name: value}
     return document
 
 
@@ -266,6 +284,79 @@ def test_any_integer_within_its_column_is_stored_exactly(slot, data):
     with rolled_back():
         run = ingest_accepted(free_document(slot, spelled(value, as_float)))
         assert stored(run, slot) == value
+
+
+# Every latency summary of the maximal documents: a result's latency_ns and clat_ns, and
+# those of the reads and the writes of a mixed result.
+SUMMARIES = [
+    (base, path)
+    for base, make in BASES.items()
+    for path in objects(make())
+    if path and path[-1] in documents.LATENCY_KINDS
+]
+
+
+@pytest.mark.parametrize(
+    "base, path", SUMMARIES, ids=lambda v: documents.pointer(*v) if isinstance(v, tuple) else v
+)
+@MORE
+@given(
+    bounds=st.lists(st.integers(0, 4), min_size=3, max_size=3),
+    percentiles=st.lists(st.integers(0, 4), max_size=3),
+)
+def test_a_latency_summary_out_of_order_is_refused_at_its_pointer(base, path, bounds, percentiles):
+    low, mean, high = bounds
+    summary = {"min": low, "mean": float(mean), "max": high}
+    if percentiles:
+        summary["percentiles"] = {str(10 * (i + 1)): v for i, v in enumerate(percentiles)}
+    document = BASES[base]()
+    get(document, path[:-1])[path[-1]] = summary
+    expected = {}
+    if not low <= mean <= high:
+        expected[documents.pointer(*path)] = documents.LATENCY_ORDER
+    if [low, *percentiles, high] != sorted([low, *percentiles, high]):
+        expected[documents.pointer(*path, "percentiles")] = documents.PERCENTILE_ORDER
+    with rolled_back():
+        if expected:
+            assert {p.pointer: p.message for p in ingest_rejected(document)} == expected
+        else:
+            ingest_accepted(document)
+
+
+MIXED = next(i for i, e in enumerate(BASES["measured-v2"]()["results"]) if "rwmixread" in e)
+
+
+@MORE
+@given(
+    reads=st.integers(0, 10**6),
+    writes=st.integers(0, 10**6),
+    total=st.none() | st.integers(0, 2 * 10**6),
+)
+def test_a_mixed_results_counts_are_the_sums_of_its_reads_and_writes(reads, writes, total):
+    document = BASES["measured-v2"]()
+    entry = document["results"][MIXED]
+    total = reads + writes if total is None else total
+    for side, count in (("read", reads), ("write", writes)):
+        entry[side].update(io_count=count, bytes=count * 4096)
+        entry[side].pop("bytes_per_second")
+    entry.update(io_count=total, bytes=total * 4096)
+    with rolled_back():
+        if total == reads + writes:
+            result = ingest_accepted(document).results.order_by("pk")[MIXED]
+            assert (result.io_count, result.bytes) == (total, total * 4096)
+            return
+        problems = ingest_rejected(document)
+        where = documents.pointer("results", MIXED)
+        assert {(p.pointer, p.message) for p in problems} == {
+            (
+                f"{where}/{field}",
+                documents.SUM_MISMATCH.format(field=field, value=value, expected=expected),
+            )
+            for field, value, expected in (
+                ("io_count", total, reads + writes),
+                ("bytes", total * 4096, (reads + writes) * 4096),
+            )
+        }
 
 
 def test_the_largest_counts_round_trip_through_the_consistency_series():
@@ -748,7 +839,7 @@ ANY_JSON = st.recursive(
 def mutated_documents(draw):
     """A maximal document with one to three values replaced by any JSON, deleted, or
     joined by a new key."""
-    document = draw(st.sampled_from([maximal_measured, maximal_published]))()
+    document = draw(st.sampled_from(list(BASES.values())))()
     for _ in range(draw(st.integers(1, 3))):
         paths = [path for path, _ in leaves(document)] + [p for p in objects(document) if p]
         path = draw(st.sampled_from(paths))

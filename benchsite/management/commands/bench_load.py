@@ -26,7 +26,6 @@ from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
-from rest_framework.authtoken.models import Token
 
 from benchsite.appserver import ROOT, AppServer, prepare
 from benchsite.loadrig import WrkMissing, get_rotation, post_distinct, run_wrk_together
@@ -113,6 +112,8 @@ def time_spent(log: Path, families: dict[str, list[str]]) -> dict[str, Spent]:
 
 
 def _reviewer_token() -> str:
+    from rest_framework.authtoken.models import Token  # the API's token table, uploads only
+
     user, _ = User.objects.get_or_create(username=REVIEWER)
     user.groups.add(Group.objects.get(name="reviewer"))
     return Token.objects.get_or_create(user=user)[0].key
@@ -153,15 +154,17 @@ class Command(BaseCommand):
             "BENCH_RESPONSE_CACHE": "0" if opts["no_cache"] else "1",
         }
         prepare(env)
+        # What benchsite/gunicorn.conf.py picks in production: (2 x CPUs) + 1.
+        workers = 2 * len(os.sched_getaffinity(0)) + 1
         runs_before = Run.objects.count()
         with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
             folder = Path(tmp)
             timing = folder / "timing.tsv"
             env["BENCH_TIMING_LOG"] = str(timing)
             jobs = self.jobs(folder, families, opts)
-            with AppServer(env=env, log=folder / "gunicorn.log", workers=None) as server:
+            with AppServer(env=env, log=folder / "gunicorn.log", workers=workers) as server:
                 self.stdout.write(
-                    f"gunicorn: {len(server.worker_pids())} workers on {server.url}, response "
+                    f"gunicorn: {workers} workers on {server.url}, response "
                     f"cache {'off' if opts['no_cache'] else 'on'}; {opts['connections']} "
                     f"connections for {opts['seconds']:g} s"
                 )

@@ -25,6 +25,7 @@ def loop(scene):
     check(got["physical_block_size"] >= 512, f"physical block size {got['physical_block_size']}")
     check(str(backing) in got["model"], f"model {got['model']!r} does not name the backing file")
     check(got["supports_discard"] is True, "a loop device on a local file can discard")
+    check(got["drive_kind"] == "virtual", f"a loop device is {got['drive_kind']!r}, not virtual")
     check(got.get("writable") is True, f"an unused loop device is not writable: {got}")
     check(not got.get("signature"), f"signature on a blank device: {got.get('signature')}")
 
@@ -47,30 +48,42 @@ def files(scene):
 
     mine = scene.path("mine.bin")
     out = scene.path("doc.json")
-    lgtest.run(
-        [
-            "run",
-            "--target",
-            str(mine),
-            "--size",
-            "16M",
-            "--rw",
-            "write",
-            "--bs",
-            "128k",
-            "--qd",
-            "1",
-            "--time",
-            "1",
-            "--output",
-            str(out),
-            "--quiet",
-        ],
-        expect=0,
-    )
+
+    def run(*extra):
+        lgtest.run(
+            [
+                "run",
+                "--target",
+                str(mine),
+                "--size",
+                "16M",
+                "--rw",
+                "write",
+                "--bs",
+                "128k",
+                "--qd",
+                "1",
+                "--time",
+                "1",
+                "--output",
+                str(out),
+                "--quiet",
+                *extra,
+            ],
+            expect=0,
+        )
+        return json.loads(out.read_text())["drive"]
+
+    drive = run()
     got = info(str(mine))
     check(got["exists"] is True and got["capacity_bytes"] == 16 << 20, f"created file: {got}")
     check(got["created_by_loadgen"] is True, "a file loadgen created does not carry its mark")
+    # A file is virtual on a virtual disk or in RAM, else its kind is not told (never
+    # guessed from the rotational flag); --drive kind=... always wins.
+    check(got["drive_kind"] in (None, "virtual"), f"a file's drive kind {got['drive_kind']!r}")
+    check(drive.get("kind") == got["drive_kind"], f"document kind {drive.get('kind')!r}")
+    drive = run("--drive", "manufacturer=Acme,model=Spinner,kind=hdd")
+    check(drive.get("kind") == "hdd", f"--drive kind=hdd gave {drive.get('kind')!r}")
 
     foreign = scene.backing_file("foreign.bin", 1 << 20)
     got = info(str(foreign))

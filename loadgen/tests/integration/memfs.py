@@ -34,6 +34,8 @@ def test(scene, argv):
     doc = lgtest.load_document(out)
     check(doc["status"] == "complete", f"status {doc['status']}")
     check(doc["parameters"]["direct"] is False, "a --buffered run is not recorded as direct=false")
+    kind = doc["drive"].get("kind")
+    check(kind == "virtual", f"a file in RAM is recorded as kind {kind!r}, not virtual")
 
 
 if __name__ == "__main__":
