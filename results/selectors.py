@@ -725,3 +725,35 @@ def controller_by_slug(slug: str) -> Controller:
 
 def nand_by_slug(slug: str) -> NandType:
     return NandType.objects.select_related("vendor").get(slug=slug)
+
+
+RUN_PROVENANCE = ("drive__manufacturer", "firmware", "bench", "citation", "suite", "submitter")
+
+
+def runs_listed(*, drive: str = "", source: str = "") -> QuerySet[Run]:
+    """Published runs of real drives with their provenance, newest first (the runs API):
+    what the drive pages show, withdrawn and synthetic runs left out. drive: a drive's
+    slug; source: a Run.Source value."""
+    runs = Run.objects.published().real().select_related(*RUN_PROVENANCE)
+    if not settings.BENCH_SHOW_SYNTHETIC:
+        runs = runs.filter(drive__synthetic=False)
+    if drive:
+        runs = runs.filter(drive__slug=drive)
+    if source:
+        runs = runs.filter(source=source)
+    return runs.order_by("-ingested_at", "-pk")
+
+
+def runs_of_submitter(*, user_id: int) -> QuerySet[Run]:
+    """Every run this user uploaded, withdrawn ones too, newest first (their own list)."""
+    return (
+        Run.objects.filter(submitter_id=user_id)
+        .select_related(*RUN_PROVENANCE, "withdrawn_by")
+        .order_by("-ingested_at", "-pk")
+    )
+
+
+def run_for_withdrawal(*, pk: int) -> Run:
+    """A run that a submitter or staff member may withdraw: any but synthetic. Raises
+    Run.DoesNotExist."""
+    return Run.objects.real().select_related("submitter").get(pk=pk)
