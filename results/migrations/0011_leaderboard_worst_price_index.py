@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("drives", "0003_drive_virtual_kind_configuration_unverified_specs"),
-        ("results", "0009_leaderboard_entry_fill"),
+        ("results", "0010_uploads_withdrawn_by_idempotency_key_reviewer_group"),
     ]
 
     operations = [
