@@ -649,6 +649,17 @@ class LeaderboardEntry(models.Model):
                     "quick",
                 ],
             ),
+            # The same in price order, as the value frontier walks it (no sort), with the
+            # source for its filter.
+            models.Index(
+                "test",
+                "price_usd",
+                F("iops").desc(),
+                "drive",
+                name="leaderboard_worst_price_idx",
+                condition=Q(worst=True),
+                include=["price_observed_on", "capacity_bytes", "synthetic", "quick", "source"],
+            ),
         ]
 
     def __str__(self) -> str:

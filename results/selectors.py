@@ -479,23 +479,22 @@ VALUE_TABLE_ROWS = 10
 VALUE_SAMPLE = 200
 
 # Each drive's entry in the test and its latest USD price (as of a date); ordered by price,
-# a drive is on the frontier when it is faster than every drive before it. One full sort
-# (by price) gives the frontier, the count and an even sample; the two cheapest lists are
-# top-N sorts of their own.
+# a drive is on the frontier when it is faster than every drive before it. One window over
+# the price order (which leaderboard_worst_price_idx gives without a sort) finds the
+# frontier and an even sample; the count and the two cheapest lists are scans of their own.
 _VALUE_SQL = """
 WITH perf AS ({entries}),
 priced AS MATERIALIZED ({priced}),
+total AS (SELECT count(*) AS considered FROM priced),
 ranked AS (
-  SELECT priced.*,
-    MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
-                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS best_cheaper,
-    row_number() OVER (ORDER BY amount, iops DESC, drive_id) AS price_rank,
-    count(*) OVER () AS considered
+  SELECT priced.*, MAX(iops) OVER w AS best_cheaper, row_number() OVER w AS price_rank
   FROM priced
+  WINDOW w AS (ORDER BY amount, iops DESC, drive_id
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
 SELECT drive_id, iops, amount, observed_on, quick, considered,
        iops > COALESCE(best_cheaper, 0)
-FROM ranked
+FROM ranked, total
 WHERE iops > COALESCE(best_cheaper, 0)
    OR drive_id = ANY(%(highlight)s)
    OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
@@ -569,7 +568,12 @@ def value_frontier(
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
-    drives = Drive.objects.select_related("manufacturer").in_bulk(list(merged))
+    # Hundreds of drives: leave out the two timestamps (most of the cost of loading a row).
+    drives = (
+        Drive.objects.select_related("manufacturer")
+        .defer("created_at", "updated_at", "manufacturer__website")
+        .in_bulk(list(merged))
+    )
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
         for d, (iops, amount, observed, quick, frontier) in merged.items()
