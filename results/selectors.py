@@ -489,23 +489,22 @@ VALUE_TABLE_ROWS = 10
 VALUE_SAMPLE = 200
 
 # Each drive's entry in the test and its latest USD price (as of a date); ordered by price,
-# a drive is on the frontier when it is faster than every drive before it. One full sort
-# (by price) gives the frontier, the count and an even sample; the two cheapest lists are
-# top-N sorts of their own.
+# a drive is on the frontier when it is faster than every drive before it. One window over
+# the price order (which leaderboard_worst_price_idx gives without a sort) finds the
+# frontier and an even sample; the count and the two cheapest lists are scans of their own.
 _VALUE_SQL = """
 WITH perf AS ({entries}),
 priced AS MATERIALIZED ({priced}),
+total AS (SELECT count(*) AS considered FROM priced),
 ranked AS (
-  SELECT priced.*,
-    MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
-                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS best_cheaper,
-    row_number() OVER (ORDER BY amount, iops DESC, drive_id) AS price_rank,
-    count(*) OVER () AS considered
+  SELECT priced.*, MAX(iops) OVER w AS best_cheaper, row_number() OVER w AS price_rank
   FROM priced
+  WINDOW w AS (ORDER BY amount, iops DESC, drive_id
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
 SELECT drive_id, iops, amount, observed_on, quick, considered,
        iops > COALESCE(best_cheaper, 0)
-FROM ranked
+FROM ranked, total
 WHERE iops > COALESCE(best_cheaper, 0)
    OR drive_id = ANY(%(highlight)s)
    OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
@@ -579,7 +578,12 @@ def value_frontier(
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
-    drives = Drive.objects.select_related("manufacturer").in_bulk(list(merged))
+    # Hundreds of drives: leave out the two timestamps (most of the cost of loading a row).
+    drives = (
+        Drive.objects.select_related("manufacturer")
+        .defer("created_at", "updated_at", "manufacturer__website")
+        .in_bulk(list(merged))
+    )
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
         for d, (iops, amount, observed, quick, frontier) in merged.items()
@@ -731,3 +735,35 @@ def controller_by_slug(slug: str) -> Controller:
 
 def nand_by_slug(slug: str) -> NandType:
     return NandType.objects.select_related("vendor").get(slug=slug)
+
+
+RUN_PROVENANCE = ("drive__manufacturer", "firmware", "bench", "citation", "suite", "submitter")
+
+
+def runs_listed(*, drive: str = "", source: str = "") -> QuerySet[Run]:
+    """Published runs of real drives with their provenance, newest first (the runs API):
+    what the drive pages show, withdrawn and synthetic runs left out. drive: a drive's
+    slug; source: a Run.Source value."""
+    runs = Run.objects.published().real().select_related(*RUN_PROVENANCE)
+    if not settings.BENCH_SHOW_SYNTHETIC:
+        runs = runs.filter(drive__synthetic=False)
+    if drive:
+        runs = runs.filter(drive__slug=drive)
+    if source:
+        runs = runs.filter(source=source)
+    return runs.order_by("-ingested_at", "-pk")
+
+
+def runs_of_submitter(*, user_id: int) -> QuerySet[Run]:
+    """Every run this user uploaded, withdrawn ones too, newest first (their own list)."""
+    return (
+        Run.objects.filter(submitter_id=user_id)
+        .select_related(*RUN_PROVENANCE, "withdrawn_by")
+        .order_by("-ingested_at", "-pk")
+    )
+
+
+def run_for_withdrawal(*, pk: int) -> Run:
+    """A run that a submitter or staff member may withdraw: any but synthetic. Raises
+    Run.DoesNotExist."""
+    return Run.objects.real().select_related("submitter").get(pk=pk)
