@@ -402,6 +402,16 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def get_exception_handler(self):
         return _error_body
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("drive", OpenApiTypes.STR, description="A drive's slug"),
+            OpenApiParameter("source", OpenApiTypes.STR, enum=["measured", "published"]),
+        ],
+        responses={200: RunSerializer(many=True), 400: ERRORS[400]},
+    )
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        return super().list(request, *args, **kwargs)
+
     def get_queryset(self) -> QuerySet[Run]:
         params = self.request.query_params
         source = params.get("source", "")

@@ -231,3 +231,26 @@ def test_uploads_are_throttled_per_user(api, other_reviewer, document, settings)
         )
     assert Run.objects.count() == 3
     cache.clear()
+
+
+@pytest.mark.parametrize("count", [1, 6])
+def test_the_runs_lists_cost_a_fixed_number_of_queries(
+    api, reviewer, count, django_assert_max_num_queries
+):
+    from results.synthetic import measured_document
+    from tests.results.helpers import published
+
+    for seed in range(count):
+        post_document(api, measured_document(seed=seed, model=f"M{seed}", series_seconds=300))
+        published(
+            manufacturer="P",
+            model=f"P{seed}",
+            title=f"Review {seed}",
+            results=[
+                {"test": "seqread-128k-qd1", "pattern": "unspecified", "bytes_per_second": 1e8}
+            ],
+        )
+    with django_assert_max_num_queries(10):
+        assert len(api.get(RUNS).json()["results"]) == 2 * count
+    with django_assert_max_num_queries(10):
+        assert len(api.get(MY_RUNS).json()["results"]) == count

@@ -104,3 +104,11 @@ def test_the_admin_action_records_who_withdrew(staff, client):
     assert response.status_code == 302
     run.refresh_from_db()
     assert run.status == Run.Status.WITHDRAWN and run.withdrawn_by == staff
+
+
+@pytest.mark.django_db
+def test_run_ids_beyond_the_column_are_404s(staff):
+    client = token_client(staff)
+    huge = "9" * 30
+    assert client.get(f"{RUNS}{huge}/").status_code == 404
+    assert client.post(withdraw_url(huge), {"reason": "x"}, format="json").status_code == 404
