@@ -363,9 +363,31 @@ def export_rows(c: Comparison) -> list[list[str]]:
             rows.append(
                 ["TRIM validation", pattern, phase, "MB/s (higher is better)", *values, "", ""]
             )
+    for pattern in c.saturation_patterns:
+        pair = [side.saturation.get(pattern) for side in (c.a, c.b)]
+        for measure, unit, value in SATURATION_EXPORT:
+            cells = [_saturation_cell(w, measure, value) for w in pair]
+            rows.append(["write saturation", pattern, measure, unit, *cells, "", ""])
     prices = [f"{s.price.amount} ({s.price.observed_on})" if s.price else "—" for s in (c.a, c.b)]
     rows.append(["specs", "latest price", "price", "USD", *prices, "", ""])
     return rows
+
+
+SATURATION_EXPORT = (
+    ("mean", "MB/s (higher is better)", lambda w: mbps(w.mean_bytes_per_second)),
+    ("cache ran out after", "seconds", lambda w: f"{w.exhausted_at_s:.0f}"),
+    ("written before the fall", "GB", lambda w: f"{(w.bytes_before_exhausted or 0) / 1e9:.1f}"),
+    ("rate before", "MB/s", lambda w: mbps(w.bytes_per_second_before)),
+    ("rate after", "MB/s", lambda w: mbps(w.bytes_per_second_after)),
+)
+
+
+def _saturation_cell(w, measure: str, value) -> str:
+    if w is None:
+        return "not tested"
+    if measure != "mean" and not w.exhausted:
+        return "did not run out"
+    return value(w)
 
 
 def _csv_cell(value: str) -> str:
