@@ -1,11 +1,12 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from benchsite import views
 from drives import api as drives_api
-from results.api import reads
+from results.api import reads, runs
 
 handler500 = "benchsite.views.server_error"
 
@@ -19,6 +20,8 @@ router.register("firmware", drives_api.FirmwareViewSet, basename="firmware")
 router.register("prices", drives_api.PriceViewSet, basename="price")
 router.register("suites", reads.SuiteViewSet, basename="suite")
 router.register("tests", reads.TestViewSet, basename="test")
+router.register("runs", runs.RunViewSet, basename="run")
+router.register("me/runs", runs.OwnRunViewSet, basename="own-run")
 router.register("results", reads.ResultViewSet, basename="result")
 router.register("consistency", reads.ConsistencyViewSet, basename="consistency")
 router.register("trim", reads.TrimViewSet, basename="trim")
@@ -39,6 +42,12 @@ urlpatterns = [
     path("api/v1/", include((api_urls, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(template_name="registration/login.html"),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("results.urls")),
     path("", include("drives.urls")),
 ]

@@ -184,6 +184,11 @@ BENCH_SHOW_SYNTHETIC = False
 BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
 BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
 
+# Reviewers sign in to upload results in a form (results/views/upload.py).
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "bench:upload"
+LOGOUT_REDIRECT_URL = "drives:home"
+
 # Result documents larger than this are refused before they are parsed.
 BENCH_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = BENCH_MAX_DOCUMENT_BYTES + 1024 * 1024
@@ -206,9 +211,9 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "benchsite.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # Throttles (uploads: results/api/runs.py) count in caches["default"], shared by every
-    # worker (Redis or the database); reads are not throttled.
-    "DEFAULT_THROTTLE_RATES": {"anon": "300/min", "user": "1200/min"},
+    # Throttles count in caches["default"], shared by every worker (Redis or the database);
+    # reads are not throttled. "uploads": result uploads per reviewer (results/api/runs.py).
+    "DEFAULT_THROTTLE_RATES": {"anon": "300/min", "user": "1200/min", "uploads": "60/hour"},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Bench API",
