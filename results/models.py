@@ -352,6 +352,20 @@ class LatencyKind(models.TextChoices):
     COMPLETION = "clat", "completion only (fio's clat)"
 
 
+AS_PUBLISHED = "as the article states it"
+
+
+def latency_description(kind: str, source: str) -> str:
+    """Which latency a figure is, as the pages say it: published figures are the article's
+    (its tool's response time, as it states it); a measured one is issue to completion or its
+    completion part. "" when there is no latency."""
+    if not kind:
+        return ""
+    if source == "published":
+        return AS_PUBLISHED
+    return LatencyKind(kind).label
+
+
 class Result(models.Model):
     """One throughput test of a run, in one data pattern."""
 
@@ -430,6 +444,11 @@ class Result(models.Model):
 
     def __str__(self) -> str:
         return f"{self.test.identifier} ({self.pattern}) of run {self.run_id}"
+
+    @property
+    def latency_description(self) -> str:
+        """Which latency latency_* is (latency_description); reads the run's source."""
+        return latency_description(self.latency_kind, self.run.source)
 
     @property
     def deviations(self) -> list[str]:

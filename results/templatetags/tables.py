@@ -13,6 +13,7 @@ from django import template
 from django.template.defaultfilters import floatformat
 from django.utils.safestring import SafeString, mark_safe
 
+from results.models import latency_description
 from results.templatetags.units import capacity, dollars, iops, latency, mbps, size
 
 register = template.Library()
@@ -75,10 +76,16 @@ def leaderboard_rows(rows) -> SafeString:
             f"{mbps(e.bytes_per_second)}{derived_bytes}</td>\n"
             f'  <td class="num" data-value="{_number(e.iops)}">{iops(e.iops)}{derived_iops}</td>\n'
             f'  <td class="num" data-value="{_number(e.latency_mean_ns)}">'
-            f"{latency(e.latency_mean_ns)}</td>\n"
+            f"{latency(e.latency_mean_ns)}{_latency_kind(e)}</td>\n"
             f"  <td>{_e(e.get_source_display())}{_QUICK if e.quick else ''}</td>\n</tr>"
         )
     return mark_safe("".join(parts))
+
+
+def _latency_kind(e) -> str:
+    """Which latency an entry's mean is, under it (selectors.leaderboard sets latency_kind)."""
+    which = latency_description(getattr(e, "latency_kind", ""), e.source)
+    return f'<br><small class="latency-kind">{_e(which)}</small>' if which else ""
 
 
 def _drive_cell(p, *, synthetic: bool, quick: bool) -> str:
@@ -181,8 +188,11 @@ def latency_rows(rows, columns: int) -> SafeString:
         else:
             cells = f'<td colspan="{columns}" class="missing">not tested</td>'
         side = row["side"]
+        kind = (
+            f'<br><small class="latency-kind">{_e(row["kind"])}</small>' if row.get("kind") else ""
+        )
         parts.append(
             f"\n    <tr{_GROUP_START if first else ''}>\n      {head}\n"
-            f'      <th class="side-{side}">{side.upper()}</th>\n      {cells}\n    </tr>'
+            f'      <th class="side-{side}">{side.upper()}{kind}</th>\n      {cells}\n    </tr>'
         )
     return mark_safe("".join(parts))
