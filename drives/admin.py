@@ -48,9 +48,11 @@ class DriveAdmin(admin.ModelAdmin):
         "controller",
         "nand",
         "release_date",
+        "needs_review",
         "synthetic",
     ]
     list_filter = [
+        "needs_review",
         "kind",
         "interface",
         "form_factor",
@@ -64,7 +66,13 @@ class DriveAdmin(admin.ModelAdmin):
     autocomplete_fields = ["manufacturer", "controller", "nand"]
     prepopulated_fields = {"slug": ["model"]}
     inlines = [FirmwareInline, PriceInline]
+    actions = ["mark_reviewed"]
     show_full_result_count = False
+
+    @admin.action(description="Mark the selected drives reviewed (their specs were checked)")
+    def mark_reviewed(self, request, queryset):
+        done = queryset.filter(needs_review=True).update(needs_review=False)
+        self.message_user(request, f"{done} drive(s) marked reviewed")
 
 
 @admin.register(FirmwareVersion)

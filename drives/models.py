@@ -236,6 +236,12 @@ class Drive(models.Model):
         help_text="Specs whose only source does not establish them (a reader comment, a "
         "guess): shown as unverified, never as fact",
     )
+    needs_review = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Created from the drive block of an uploaded result document: staff check "
+        "its specs against the catalog, then clear this",
+    )
     synthetic = models.BooleanField(
         default=False, help_text="Generated for benchmarks (seed_scale); never a real drive"
     )

@@ -84,7 +84,7 @@ def manufacturer_resolve(*, name: str) -> Manufacturer:
     return _retrying(resolve)
 
 
-def drive_resolve(*, spec: dict[str, Any]) -> Drive:
+def drive_resolve(*, spec: dict[str, Any], review: bool = False) -> Drive:
     """The catalog drive a result document's `drive` object names, created when missing.
 
     manufacturer and model pick the drive model (compared by catalog_key); capacity_bytes,
@@ -92,11 +92,13 @@ def drive_resolve(*, spec: dict[str, Any]) -> Drive:
     names one SKU: if the catalog has it, it must be this drive. A catalog drive with no
     part number matches any. Raises DriveSpecProblem when the spec matches several drives
     or contradicts the catalog. Safe against concurrent callers creating the same drive.
+    review=True: a drive created here is flagged for staff review (needs_review), as drives
+    named by an upload are.
     """
-    return _retrying(lambda: _drive_resolve_once(spec))
+    return _retrying(lambda: _drive_resolve_once(spec, review))
 
 
-def _drive_resolve_once(spec: dict[str, Any]) -> Drive:
+def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
     manufacturer = manufacturer_resolve(name=spec["manufacturer"])
     model = spec["model"].strip()
     key = catalog_key(model)
@@ -135,6 +137,7 @@ def _drive_resolve_once(spec: dict[str, Any]) -> Drive:
         hardware_revision=spec.get("hardware_revision", ""),
         kind=spec.get("kind", Drive.Kind.SSD),
         interface=spec.get("interface", ""),
+        needs_review=review,
     )
     # The same SKU under another part number: the catalog cannot hold both.
     same_sku = same_model.filter(

@@ -72,7 +72,7 @@ class ResultInline(admin.TabularInline):
 def withdraw_runs(modeladmin, request, queryset):
     done = 0
     for run in queryset.filter(status=Run.Status.PUBLISHED):
-        run_withdraw(run=run, reason=f"withdrawn in the admin by {request.user}")
+        run_withdraw(run=run, reason=f"withdrawn in the admin by {request.user}", by=request.user)
         done += 1
     modeladmin.message_user(request, f"{done} run(s) withdrawn", messages.SUCCESS)
 
@@ -94,7 +94,7 @@ class RunAdmin(admin.ModelAdmin):
     search_fields = ["drive__model", "drive__manufacturer__name", "content_hash", "citation__title"]
     list_select_related = ["drive__manufacturer", "submitter"]
     autocomplete_fields = ["drive", "firmware", "bench", "citation", "submitter"]
-    readonly_fields = ["document", "content_hash", "ingested_at", "withdrawn_at"]
+    readonly_fields = ["document", "content_hash", "ingested_at", "withdrawn_at", "withdrawn_by"]
     inlines = [ResultInline]
     actions = [withdraw_runs]
     show_full_result_count = False

@@ -48,6 +48,7 @@ TOO_DEEP = "values are nested too deeply"
 NOT_AN_OBJECT = "a result document is a JSON object"
 NUL_CHARACTER = "contains a NUL character (\\u0000), which cannot be stored"
 LONE_SURROGATE = "contains a lone UTF-16 surrogate escape (\\ud800-\\udfff), which is not text"
+BEYOND_64_BITS = "is beyond the 64-bit integers a document may hold"
 KEY_NUL_CHARACTER = "a key of this object contains a NUL character (\\u0000)"
 KEY_LONE_SURROGATE = "a key of this object contains a lone UTF-16 surrogate escape"
 UNSUPPORTED_VERSION = (
@@ -271,9 +272,29 @@ def _unstorable_text(document: dict) -> Iterator[DocumentProblem]:
             stack.extend(((*path, index), item) for index, item in enumerate(value))
 
 
+# An integer beyond 64 bits (below -2^63 or from 2^64) has at least 19 digits.
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+INT64_RANGE = (-(2**63), 2**64)
+
+
+def _beyond_64_bits(document: dict) -> Iterator[DocumentProblem]:
+    """Integers no 64-bit column, signed or not, can hold, wherever they are (a number the
+    schema leaves unbounded would otherwise be stored as a rounded float, or not at all)."""
+    stack: list[tuple[tuple, Any]] = [((), document)]
+    low, high = INT64_RANGE
+    while stack:
+        path, value = stack.pop()
+        if type(value) is int and not low <= value < high:
+            yield DocumentProblem(pointer(*path), BEYOND_64_BITS)
+        elif isinstance(value, dict):
+            stack.extend(((*path, key), item) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*path, index), item) for index, item in enumerate(value))
+
+
 def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
-    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, an object at the top, and
-    no string that PostgreSQL cannot store."""
+    """Strict JSON: UTF-8, no NaN/Infinity, no duplicate keys, an object at the top, no
+    string that PostgreSQL cannot store. (Integers beyond 64 bits: validate.)"""
     if isinstance(raw, str):
         try:
             raw = raw.encode("utf-8")
@@ -743,9 +764,13 @@ def _approx(value: Decimal) -> str:
 
 
 def validate(document: dict[str, Any], known_tests: Mapping[str, TestSpec]) -> None:
-    """Raise DocumentRejected with every problem found: schema first, then meaning."""
+    """Raise DocumentRejected with every problem found: schema first, then meaning, then
+    integers beyond 64 bits where the schema sets no bound (a bounded one is the schema's
+    "must be at most")."""
     problems = schema_problems(document)
     if not problems:
         problems = meaning_problems(document, known_tests)
+    if not problems and _LONG_DIGITS.search(json.dumps(document)):  # rare: then walk
+        problems = _capped(sorted(_beyond_64_bits(document), key=lambda p: p.pointer))
     if problems:
         raise DocumentRejected(problems)

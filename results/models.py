@@ -265,6 +265,14 @@ class Run(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED)
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     withdrawn_reason = models.TextField(blank=True)
+    withdrawn_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="withdrawn_runs",
+        help_text="Who withdrew the run: its submitter or a staff member; empty when a command did",
+    )
     schema_version = models.PositiveSmallIntegerField(
         default=1, db_default=1, help_text="Version of the result document's schema"
     )
@@ -342,6 +350,20 @@ class LatencyKind(models.TextChoices):
 
     TOTAL = "lat", "issue to completion"
     COMPLETION = "clat", "completion only (fio's clat)"
+
+
+AS_PUBLISHED = "as the article states it"
+
+
+def latency_description(kind: str, source: str) -> str:
+    """Which latency a figure is, as the pages say it: published figures are the article's
+    (its tool's response time, as it states it); a measured one is issue to completion or its
+    completion part. "" when there is no latency."""
+    if not kind:
+        return ""
+    if source == "published":
+        return AS_PUBLISHED
+    return LatencyKind(kind).label
 
 
 class Result(models.Model):
@@ -422,6 +444,11 @@ class Result(models.Model):
 
     def __str__(self) -> str:
         return f"{self.test.identifier} ({self.pattern}) of run {self.run_id}"
+
+    @property
+    def latency_description(self) -> str:
+        """Which latency latency_* is (latency_description); reads the run's source."""
+        return latency_description(self.latency_kind, self.run.source)
 
     @property
     def deviations(self) -> list[str]:
@@ -641,7 +668,43 @@ class LeaderboardEntry(models.Model):
                     "quick",
                 ],
             ),
+            # The same in price order, as the value frontier walks it (no sort), with the
+            # source for its filter.
+            models.Index(
+                "test",
+                "price_usd",
+                F("iops").desc(),
+                "drive",
+                name="leaderboard_worst_price_idx",
+                condition=Q(worst=True),
+                include=["price_observed_on", "capacity_bytes", "synthetic", "quick", "source"],
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.test_id} ({self.pattern}) of drive {self.drive_id}"
+
+
+class IdempotencyKey(models.Model):
+    """An upload's Idempotency-Key header: the same key and request again get the first
+    response back; the same key with another request is refused. Per user, kept for a day."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_keys"
+    )
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(
+        max_length=64, help_text="SHA-256 of the request: its path, query string and body"
+    )
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="idempotency_keys")
+    status_code = models.PositiveSmallIntegerField()
+    response = models.JSONField(help_text="The body of the first response")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} of {self.user}"

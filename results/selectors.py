@@ -12,7 +12,20 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+)
+from django.db.models.functions import Cast, JSONObject
 
 from drives.models import Controller, Drive, NandType, Price
 from results.models import (
@@ -208,10 +221,35 @@ def series_is_quick(series: ConsistencySeries, points: int) -> bool:
     return points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
 
 
-def _latest_prices(drive_ids) -> dict[int, Price]:
-    prices = Price.objects.filter(drive_id__in=drive_ids, currency="USD")
-    prices = prices.order_by("drive_id", "-observed_on", "amount").distinct("drive_id")
-    return {p.drive_id: p for p in prices}
+def _with_latest_price(drives: QuerySet[Drive]) -> QuerySet[Drive]:
+    """`drives` each with its latest USD price as a row (JSON) in `latest_price`, read back
+    by _latest_price: one query for drives and prices."""
+    latest = Price.objects.filter(drive=OuterRef("pk"), currency="USD").order_by(
+        "-observed_on", "amount"
+    )
+    row = JSONObject(
+        id="id",
+        amount=Cast("amount", TextField()),  # as text: a JSON number would lose the cents
+        observed_on="observed_on",
+        source="source",
+        source_url="source_url",
+    )
+    return drives.annotate(latest_price=Subquery(latest.values(row=row)[:1]))
+
+
+def _latest_price(drive: Drive) -> Price | None:
+    row = drive.latest_price
+    if row is None:
+        return None
+    return Price(
+        id=row["id"],
+        drive=drive,
+        amount=Decimal(row["amount"]),
+        currency="USD",
+        observed_on=datetime.date.fromisoformat(row["observed_on"]),
+        source=row["source"],
+        source_url=row["source_url"],
+    )
 
 
 def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = None) -> Comparison:
@@ -219,10 +257,13 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
     consistency series per spare-area level, TRIM validations, specs and latest prices.
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
-    one of its runs (an unknown run falls back to the latest). Eight queries.
+    one of its runs (an unknown run falls back to the latest). At most seven queries: four,
+    one more with a chosen run, one more each when the runs have TRIM validations or write
+    saturation.
     Raises Drive.DoesNotExist when either slug is unknown.
     """
-    drives = {d.slug: d for d in Drive.objects.real().with_specs().filter(slug__in=[a, b])}
+    found = _with_latest_price(Drive.objects.real().with_specs().filter(slug__in=[a, b]))
+    drives = {d.slug: d for d in found}
     if a not in drives or b not in drives:
         raise Drive.DoesNotExist(f"no drive {a if a not in drives else b}")
     ids = {drives[a].pk, drives[b].pk}
@@ -230,7 +271,13 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         Run.objects.published()
         .real()
         .filter(drive_id__in=ids)
-        .select_related("firmware", "citation", "bench", "suite", "submitter"),
+        .select_related("firmware", "citation", "bench", "suite", "submitter")
+        # Whether a run has TRIM validations or write saturation: most have neither, and
+        # their queries are then left out.
+        .annotate(
+            has_trim=Exists(TrimValidation.objects.filter(run=OuterRef("pk"))),
+            has_saturation=Exists(SaturationSeries.objects.filter(run=OuterRef("pk"))),
+        ),
         key=run_recency,
     )
     sides = []
@@ -241,20 +288,30 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         sides.append(Side(drive=drive, runs=own, chosen_run=chosen))
     side_a, side_b = sides
 
-    # Latest results through the leaderboard entries, a chosen run's directly: two index
+    # Latest results through the leaderboard entries, a chosen run's directly. Without a
+    # chosen run (the usual page) one query, the entries in a subquery; with one, two index
     # lookups OR-ed (a subquery in an OR would make PostgreSQL scan every result).
     latest = [s.drive.pk for s in sides if s.chosen_run is None]
     chosen = [s.chosen_run.pk for s in sides if s.chosen_run]
-    latest_ids = (
-        list(
-            LeaderboardEntry.objects.filter(drive_id__in=latest).values_list("result_id", flat=True)
+    if not chosen:
+        entries_of = LeaderboardEntry.objects.filter(drive_id__in=latest).values("result_id")
+        results = list(Result.objects.filter(pk__in=entries_of).select_related("test"))
+        latest_ids = [r.pk for r in results]
+    else:
+        latest_ids = (
+            list(
+                LeaderboardEntry.objects.filter(drive_id__in=latest).values_list(
+                    "result_id", flat=True
+                )
+            )
+            if latest
+            else []
         )
-        if latest
-        else []
-    )
-    results = list(
-        Result.objects.filter(Q(pk__in=latest_ids) | Q(run_id__in=chosen)).select_related("test")
-    )
+        results = list(
+            Result.objects.filter(Q(pk__in=latest_ids) | Q(run_id__in=chosen)).select_related(
+                "test"
+            )
+        )
     run_drive = {r.pk: r.drive_id for r in runs}
     latest_set = set(latest_ids)
     for side in sides:
@@ -272,8 +329,16 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
     run_ids = set().union(*shown)
     rank = {r.pk: i for i, r in enumerate(runs)}
     series = ConsistencySeries.objects.filter(run_id__in=run_ids).select_related("test")
-    trims = TrimValidation.objects.filter(run_id__in=run_ids).select_related("test")
-    saturation = SaturationSeries.objects.filter(run_id__in=run_ids)
+    with_trim = [r.pk for r in runs if r.pk in run_ids and r.has_trim]
+    with_saturation = [r.pk for r in runs if r.pk in run_ids and r.has_saturation]
+    trims = (
+        TrimValidation.objects.filter(run_id__in=with_trim).select_related("test")
+        if with_trim
+        else []
+    )
+    saturation = (
+        SaturationSeries.objects.filter(run_id__in=with_saturation) if with_saturation else []
+    )
     for side, mine in zip(sides, shown, strict=True):
         for s in sorted(series, key=lambda s: rank[s.run_id]):
             if s.run_id in mine:
@@ -285,9 +350,8 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
             if w.run_id in mine:
                 side.saturation.setdefault(w.pattern, w)
 
-    prices = _latest_prices(ids)
     for side in sides:
-        side.price = prices.get(side.drive.pk)
+        side.price = _latest_price(side.drive)
 
     tests: dict[str, Test] = {}
     for side in sides:
@@ -369,8 +433,8 @@ def leaderboard(
     highlight: tuple[str, ...] = (),
 ) -> Leaderboard:
     """One test's ranking: `entries` (already filtered, e.g. by LeaderboardFilter) of this
-    test, best first, one page of it, and where the highlighted drives rank. Two queries,
-    three with highlighted drives."""
+    test, best first, one page of it, and where the highlighted drives rank, each with which
+    latency its mean latency is. Three queries, four with highlighted drives."""
     ranked = entries.filter(test=test)
     if metric == Metric.LATENCY:
         value = F("latency_mean_ns").asc(nulls_last=True)
@@ -410,6 +474,7 @@ def leaderboard(
                 (RankedEntry(counts[f"e{e.pk}"] + 1, e, True) for e in wanted),
                 key=lambda r: r.rank,
             )
+    _set_latency_kinds([r.entry for r in rows + elsewhere])
     return Leaderboard(
         test=test,
         metric=metric,
@@ -419,6 +484,15 @@ def leaderboard(
         has_next=len(window) > page_size,
         elsewhere=elsewhere,
     )
+
+
+def _set_latency_kinds(shown: list[LeaderboardEntry]) -> None:
+    """Which latency each shown entry's latency_mean_ns is (its result's latency_kind, set as
+    entry.latency_kind): one primary-key lookup of the shown results, none without latency."""
+    ids = [e.result_id for e in shown if e.latency_mean_ns is not None]
+    kinds = dict(Result.objects.filter(pk__in=ids).values_list("pk", "latency_kind")) if ids else {}
+    for e in shown:
+        e.latency_kind = kinds.get(e.result_id, "")
 
 
 def suites_with_tests() -> list[Suite]:
@@ -479,23 +553,22 @@ VALUE_TABLE_ROWS = 10
 VALUE_SAMPLE = 200
 
 # Each drive's entry in the test and its latest USD price (as of a date); ordered by price,
-# a drive is on the frontier when it is faster than every drive before it. One full sort
-# (by price) gives the frontier, the count and an even sample; the two cheapest lists are
-# top-N sorts of their own.
+# a drive is on the frontier when it is faster than every drive before it. One window over
+# the price order (which leaderboard_worst_price_idx gives without a sort) finds the
+# frontier and an even sample; the count and the two cheapest lists are scans of their own.
 _VALUE_SQL = """
 WITH perf AS ({entries}),
 priced AS MATERIALIZED ({priced}),
+total AS (SELECT count(*) AS considered FROM priced),
 ranked AS (
-  SELECT priced.*,
-    MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
-                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS best_cheaper,
-    row_number() OVER (ORDER BY amount, iops DESC, drive_id) AS price_rank,
-    count(*) OVER () AS considered
+  SELECT priced.*, MAX(iops) OVER w AS best_cheaper, row_number() OVER w AS price_rank
   FROM priced
+  WINDOW w AS (ORDER BY amount, iops DESC, drive_id
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
 SELECT drive_id, iops, amount, observed_on, quick, considered,
        iops > COALESCE(best_cheaper, 0)
-FROM ranked
+FROM ranked, total
 WHERE iops > COALESCE(best_cheaper, 0)
    OR drive_id = ANY(%(highlight)s)
    OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
@@ -569,7 +642,12 @@ def value_frontier(
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
-    drives = Drive.objects.select_related("manufacturer").in_bulk(list(merged))
+    # Hundreds of drives: leave out the two timestamps (most of the cost of loading a row).
+    drives = (
+        Drive.objects.select_related("manufacturer")
+        .defer("created_at", "updated_at", "manufacturer__website")
+        .in_bulk(list(merged))
+    )
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
         for d, (iops, amount, observed, quick, frontier) in merged.items()
@@ -721,3 +799,35 @@ def controller_by_slug(slug: str) -> Controller:
 
 def nand_by_slug(slug: str) -> NandType:
     return NandType.objects.select_related("vendor").get(slug=slug)
+
+
+RUN_PROVENANCE = ("drive__manufacturer", "firmware", "bench", "citation", "suite", "submitter")
+
+
+def runs_listed(*, drive: str = "", source: str = "") -> QuerySet[Run]:
+    """Published runs of real drives with their provenance, newest first (the runs API):
+    what the drive pages show, withdrawn and synthetic runs left out. drive: a drive's
+    slug; source: a Run.Source value."""
+    runs = Run.objects.published().real().select_related(*RUN_PROVENANCE)
+    if not settings.BENCH_SHOW_SYNTHETIC:
+        runs = runs.filter(drive__synthetic=False)
+    if drive:
+        runs = runs.filter(drive__slug=drive)
+    if source:
+        runs = runs.filter(source=source)
+    return runs.order_by("-ingested_at", "-pk")
+
+
+def runs_of_submitter(*, user_id: int) -> QuerySet[Run]:
+    """Every run this user uploaded, withdrawn ones too, newest first (their own list)."""
+    return (
+        Run.objects.filter(submitter_id=user_id)
+        .select_related(*RUN_PROVENANCE, "withdrawn_by")
+        .order_by("-ingested_at", "-pk")
+    )
+
+
+def run_for_withdrawal(*, pk: int) -> Run:
+    """A run that a submitter or staff member may withdraw: any but synthetic. Raises
+    Run.DoesNotExist."""
+    return Run.objects.real().select_related("submitter").get(pk=pk)

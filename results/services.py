@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -18,6 +21,7 @@ from results.documents import DocumentProblem, DocumentRejected, TestSpec, with_
 from results.models import (
     Citation,
     ConsistencySeries,
+    IdempotencyKey,
     LeaderboardEntry,
     Result,
     Run,
@@ -46,11 +50,11 @@ def _test_specs(tests: dict[str, Test]) -> dict[str, TestSpec]:
     }
 
 
-def _resolve_drive(spec: dict[str, Any]) -> Drive:
+def _resolve_drive(spec: dict[str, Any], *, review: bool) -> Drive:
     """The catalog drive the document names (drives.services.drive_resolve), its problems
-    as the document's."""
+    as the document's. review: a drive created here is flagged for staff review."""
     try:
-        return drive_resolve(spec=spec)
+        return drive_resolve(spec=spec, review=review)
     except DriveSpecProblem as exc:
         where = documents.pointer("drive", exc.field) if exc.field else "/drive"
         raise DocumentRejected([DocumentProblem(where, exc.message)]) from exc
@@ -146,7 +150,7 @@ def _write(
     tests: dict[str, Test],
     suite: Suite | None,
 ) -> Run:
-    drive = _resolve_drive(document["drive"])
+    drive = _resolve_drive(document["drive"], review=submitter is not None)
     firmware = None
     if document["drive"].get("firmware"):
         firmware, _ = FirmwareVersion.objects.get_or_create(
@@ -252,7 +256,9 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     """Validate a result document and store it as one run, all or nothing.
 
     Idempotent: a document whose canonical content was ingested before returns the
-    existing run with created=False and writes nothing. Raises DocumentRejected with
+    existing run with created=False and writes nothing. A drive the catalog does not hold
+    is created from the document's drive block; with a submitter (an upload) it is flagged
+    for staff review (Drive.needs_review). Raises DocumentRejected with
     every problem found (JSON pointer and message) when the document is not acceptable;
     then nothing is written.
     """
@@ -277,8 +283,10 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     return IngestOutcome(run, created=True)
 
 
-def run_withdraw(*, run: Run, reason: str) -> Run:
-    """Hide a run from every page and ranking; its rows and document are kept."""
+def run_withdraw(*, run: Run, reason: str, by: AbstractBaseUser | None = None) -> Run:
+    """Hide a run from every page and ranking; its rows and document are kept, with when,
+    why and by whom (None: a command) it was withdrawn. Raises ValueError when the run is
+    withdrawn already. Who may withdraw is the caller's check (results.permissions)."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)
         if run.status == Run.Status.WITHDRAWN:
@@ -286,10 +294,72 @@ def run_withdraw(*, run: Run, reason: str) -> Run:
         run.status = Run.Status.WITHDRAWN
         run.withdrawn_at = timezone.now()
         run.withdrawn_reason = reason
+        run.withdrawn_by = by
         run.full_clean(validate_unique=False)
-        run.save(update_fields=["status", "withdrawn_at", "withdrawn_reason"])
+        run.save(update_fields=["status", "withdrawn_at", "withdrawn_reason", "withdrawn_by"])
         leaderboard_refresh(drive_ids=[run.drive_id])
     return run
+
+
+class IdempotencyConflict(Exception):
+    """An Idempotency-Key used before with a different request."""
+
+
+@dataclass(frozen=True)
+class KeptResponse:
+    status_code: int
+    body: dict[str, Any]
+    replayed: bool  # True: the first response to this key, given again; nothing was written
+
+
+IDEMPOTENCY_KEY_TTL = timedelta(hours=24)
+KEY_REUSED = (
+    "the Idempotency-Key {key} was used {when} for a different request (another body or "
+    "query string); use a new key for a new upload"
+)
+
+
+def upload_idempotent(
+    *,
+    user: AbstractBaseUser,
+    key: str,
+    fingerprint: str,
+    upload: Callable[[], tuple[Run, int, dict[str, Any]]],
+) -> KeptResponse:
+    """Run upload() once per (user, key): it ingests (run_ingest) and returns the run, the
+    status code and the response body, which are kept in the database. The same key with the
+    same fingerprint (a hash of the request) gets that response again without calling
+    upload(); with another fingerprint, IdempotencyConflict. Requests with one key wait for
+    each other (an advisory lock), in every server process. A key is kept for
+    IDEMPOTENCY_KEY_TTL; an upload that raises (a rejected document) keeps nothing."""
+    lock_id = int.from_bytes(
+        hashlib.sha256(f"idempotency:{user.pk}:{key}".encode()).digest()[:8], "big", signed=True
+    )
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [lock_id])
+        found = IdempotencyKey.objects.filter(user=user, key=key).first()
+        if found is not None and found.created_at < timezone.now() - IDEMPOTENCY_KEY_TTL:
+            found.delete()
+            found = None
+        if found is not None:
+            if found.fingerprint != fingerprint:
+                raise IdempotencyConflict(
+                    KEY_REUSED.format(
+                        key=documents.quote(key), when=f"{found.created_at:%Y-%m-%d %H:%M} UTC"
+                    )
+                )
+            return KeptResponse(found.status_code, found.response, replayed=True)
+        run, status_code, body = upload()
+        IdempotencyKey.objects.create(
+            user=user,
+            key=key,
+            fingerprint=fingerprint,
+            run=run,
+            status_code=status_code,
+            response=body,
+        )
+    return KeptResponse(status_code, body, replayed=False)
 
 
 # The latest published whole (not partial) result of each drive, test and data pattern.

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from results.views import browse, compare, drives, leaderboards, value
+from results.views import browse, compare, drives, leaderboards, methodology, upload, value
 
 app_name = "bench"
 urlpatterns = [
@@ -14,7 +14,9 @@ urlpatterns = [
         compare.compare_markdown,
         name="compare_markdown",
     ),
+    path("bench/upload/", upload.upload, name="upload"),
     path("bench/tests/", leaderboards.test_index, name="tests"),
+    path("bench/methodology/", methodology.methodology_page, name="methodology"),
     path("bench/tests/<slug:test_id>/", leaderboards.leaderboard_page, name="leaderboard"),
     path("bench/value/", value.value_page, name="value"),
     path("bench/controllers/<slug:slug>/", browse.controller_page, name="controller"),

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django.contrib.humanize",
     "rest_framework",
+    "rest_framework.authtoken",
     "django_htmx",
     "csp",
     "template_partials",
@@ -177,6 +178,11 @@ BENCH_SHOW_SYNTHETIC = False
 BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
 BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
 
+# Reviewers sign in to upload results in a form (results/views/upload.py).
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "bench:upload"
+LOGOUT_REDIRECT_URL = "drives:home"
+
 # Result documents larger than this are refused before they are parsed.
 BENCH_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = BENCH_MAX_DOCUMENT_BYTES + 1024 * 1024
@@ -186,7 +192,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     # Throttles count in caches["default"], shared by every worker (Redis or the database).
-    "DEFAULT_THROTTLE_RATES": {"anon": "300/min", "user": "1200/min"},
+    # "uploads": result uploads per reviewer (results/api/runs.py UploadThrottle).
+    "DEFAULT_THROTTLE_RATES": {"anon": "300/min", "user": "1200/min", "uploads": "60/hour"},
 }
 
 # Content-Security-Policy: no inline script anywhere (chart data travels in json_script blocks,

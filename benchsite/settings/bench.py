@@ -3,7 +3,7 @@ synthetic seed_scale catalog shown as if it were real so that every page works o
 drives. Never used to serve anyone."""
 
 from .prod import *  # noqa: F403
-from .prod import MIDDLEWARE, env
+from .prod import MIDDLEWARE, REST_FRAMEWORK, env
 
 ALLOWED_HOSTS = ["127.0.0.1"]
 BENCH_SHOW_SYNTHETIC = True
@@ -18,3 +18,12 @@ MIDDLEWARE.insert(
     MIDDLEWARE.index("benchsite.replicas.ReplicaMiddleware"),
     "benchsite.request_timing.RequestTimingMiddleware",
 )
+# bench_load's reviewers upload without pause: the per-reviewer upload limit would make
+# most of their requests 429s, and the benchmark measures uploads, not the limit.
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {
+        **REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+        "uploads": "1000000/hour",
+    },
+}

@@ -2,22 +2,30 @@
 
 Django templates cost a few microseconds a node: a 25-row table with a dozen values a row,
 or a select of every controller, is most of a page's rendering time when written as loops
-of tags. These tags build the same markup with format_html (every value escaped), so a
+of tags. These tags build the same markup with f-strings, every value from the database
+escaped by `_e` (the escaping of Django's `escape`, without its lazy-string wrapper), so a
 page renders in a fraction of the time (`make bench-web`).
 """
 
+from html import escape
+
 from django import template
-from django.utils.html import conditional_escape, format_html
+from django.template.defaultfilters import floatformat
 from django.utils.safestring import SafeString, mark_safe
 
-from results.templatetags.units import capacity, dollars, iops, latency, mbps
+from results.models import latency_description
+from results.templatetags.units import capacity, dollars, iops, latency, mbps, size
 
 register = template.Library()
 
-_DERIVED_BYTES = ' <span class="derived" title="derived: IOPS × block size">derived</span>'
-_DERIVED_IOPS = ' <span class="derived" title="derived: bytes/s ÷ block size">derived</span>'
 _QUICK = ' <span class="tag quick">quick run</span>'
 _SYNTHETIC = ' <span class="tag">synthetic</span>'
+_HIGHLIGHTED = ' class="highlighted"'
+_GROUP_START = ' class="group-start"'
+
+
+def _e(value) -> str:
+    return escape(str(value))
 
 
 def _number(value) -> str:
@@ -34,8 +42,7 @@ def options(choices, selected) -> SafeString:
     for value, name in choices:
         value = str(value)
         mark = " selected" if value == selected else ""
-        parts.append(f'<option value="{conditional_escape(value)}"{mark}>')
-        parts.append(f"{conditional_escape(name)}</option>")
+        parts.append(f'<option value="{_e(value)}"{mark}>{_e(name)}</option>')
     return mark_safe("".join(parts))
 
 
@@ -50,51 +57,42 @@ def leaderboard_rows(rows) -> SafeString:
         if drive.configuration:
             tags += ' <span class="tag">configuration</span>'
         if drive.controller_id:
-            tags += format_html("<br><small>{}</small>", drive.controller)
-        parts.append(
-            format_html(
-                '<tr{}>\n  <td class="num">{}</td>\n  <td><a href="{}">{}</a>{}</td>\n'
-                "  <td>{}</td>\n"
-                '  <td class="num" data-value="{}">{}{}</td>\n'
-                '  <td class="num" data-value="{}">{}{}</td>\n'
-                '  <td class="num" data-value="{}">{}</td>\n'
-                "  <td>{}{}</td>\n</tr>",
-                mark_safe(' class="highlighted"') if row.highlighted else "",
-                row.rank,
-                drive.get_absolute_url(),
-                drive,
-                mark_safe(tags),
-                e.get_pattern_display(),
-                _number(e.bytes_per_second),
-                mbps(e.bytes_per_second),
-                mark_safe(_DERIVED_BYTES if e.derived == "bytes_per_second" else ""),
-                _number(e.iops),
-                iops(e.iops),
-                mark_safe(_DERIVED_IOPS if e.derived == "iops" else ""),
-                _number(e.latency_mean_ns),
-                latency(e.latency_mean_ns),
-                e.get_source_display(),
-                mark_safe(_QUICK if e.quick else ""),
+            tags += f"<br><small>{_e(drive.controller)}</small>"
+        derived_bytes = derived_iops = ""
+        if e.derived == "bytes_per_second":
+            derived_bytes = (
+                ' <span class="derived" title="derived: IOPS × block size">derived</span>'
             )
+        elif e.derived == "iops":
+            derived_iops = (
+                ' <span class="derived" title="derived: bytes/s ÷ block size">derived</span>'
+            )
+        parts.append(
+            f"<tr{_HIGHLIGHTED if row.highlighted else ''}>\n"
+            f'  <td class="num">{row.rank}</td>\n'
+            f'  <td><a href="{_e(drive.get_absolute_url())}">{_e(drive)}</a>{tags}</td>\n'
+            f"  <td>{_e(e.get_pattern_display())}</td>\n"
+            f'  <td class="num" data-value="{_number(e.bytes_per_second)}">'
+            f"{mbps(e.bytes_per_second)}{derived_bytes}</td>\n"
+            f'  <td class="num" data-value="{_number(e.iops)}">{iops(e.iops)}{derived_iops}</td>\n'
+            f'  <td class="num" data-value="{_number(e.latency_mean_ns)}">'
+            f"{latency(e.latency_mean_ns)}{_latency_kind(e)}</td>\n"
+            f"  <td>{_e(e.get_source_display())}{_QUICK if e.quick else ''}</td>\n</tr>"
         )
     return mark_safe("".join(parts))
+
+
+def _latency_kind(e) -> str:
+    """Which latency an entry's mean is, under it (selectors.leaderboard sets latency_kind)."""
+    which = latency_description(getattr(e, "latency_kind", ""), e.source)
+    return f'<br><small class="latency-kind">{_e(which)}</small>' if which else ""
 
 
 def _drive_cell(p, *, synthetic: bool, quick: bool) -> str:
     tags = (_SYNTHETIC if synthetic and p.drive.synthetic else "") + (
         _QUICK if quick and p.quick else ""
     )
-    return format_html(
-        '<td><a href="{}">{}</a>{}</td>', p.drive.get_absolute_url(), p.drive, mark_safe(tags)
-    )
-
-
-def _price_cell(p) -> str:
-    return format_html(
-        '<td class="num">{} <small>{}</small></td>',
-        dollars(p.price),
-        p.observed_on.strftime("%Y-%m-%d") if p.observed_on else "",
-    )
+    return f'<td><a href="{_e(p.drive.get_absolute_url())}">{_e(p.drive)}</a>{tags}</td>'
 
 
 @register.simple_tag
@@ -103,28 +101,98 @@ def value_rows(points, table: str) -> SafeString:
     "per_gb"."""
     parts = []
     for p in points:
-        cls = ' class="highlighted"' if p.highlighted else ""
+        cls = _HIGHLIGHTED if p.highlighted else ""
         if table == "frontier":
+            observed = p.observed_on.strftime("%Y-%m-%d") if p.observed_on else ""
             cells = (
                 _drive_cell(p, synthetic=True, quick=True),
-                _price_cell(p),
-                format_html('<td class="num">{}</td>', iops(p.iops)),
-                format_html('<td class="num">{}</td>', dollars(p.per_kiops)),
-                format_html('<td class="num">{}</td>', dollars(p.per_gb)),
+                f'<td class="num">{dollars(p.price)} <small>{observed}</small></td>',
+                f'<td class="num">{iops(p.iops)}</td>',
+                f'<td class="num">{dollars(p.per_kiops)}</td>',
+                f'<td class="num">{dollars(p.per_gb)}</td>',
             )
         elif table == "per_kiops":
             cells = (
                 _drive_cell(p, synthetic=False, quick=True),
-                format_html('<td class="num">{}</td>', dollars(p.per_kiops)),
-                format_html('<td class="num">{}</td>', dollars(p.price)),
-                format_html('<td class="num">{}</td>', iops(p.iops)),
+                f'<td class="num">{dollars(p.per_kiops)}</td>',
+                f'<td class="num">{dollars(p.price)}</td>',
+                f'<td class="num">{iops(p.iops)}</td>',
             )
         else:
             cells = (
                 _drive_cell(p, synthetic=False, quick=False),
-                format_html('<td class="num">{}</td>', dollars(p.per_gb)),
-                format_html('<td class="num">{}</td>', dollars(p.price)),
-                format_html('<td class="num">{}</td>', capacity(p.drive.capacity_bytes)),
+                f'<td class="num">{dollars(p.per_gb)}</td>',
+                f'<td class="num">{dollars(p.price)}</td>',
+                f'<td class="num">{capacity(p.drive.capacity_bytes)}</td>',
             )
         parts.append(f"<tr{cls}>{''.join(cells)}</tr>")
+    return mark_safe("".join(parts))
+
+
+def _figures_cell(f) -> str:
+    """One side of a head-to-head row (results.selectors.Figures), or "not tested"."""
+    if f is None:
+        return '<td class="num"><span class="missing">not tested</span></td>'
+    bytes_note = iops_note = ""
+    if f.derived == "bytes_per_second":
+        bytes_note = (
+            f' <span class="derived" title="derived: IOPS × {size(f.block_size)}">derived</span>'
+        )
+    elif f.derived == "iops":
+        iops_note = (
+            f' <span class="derived" title="derived: bytes/s ÷ {size(f.block_size)}">derived</span>'
+        )
+    notes = '<br><span class="tag quick">quick run</span>' if f.quick else ""
+    notes += "".join(f'<br><span class="tag">{_e(n)}</span>' for n in f.result.deviations)
+    return (
+        f'<td class="num">{mbps(f.bytes_per_second)} MB/s{bytes_note}'
+        f"<br><small>{iops(f.iops)} IOPS{iops_note}</small>{notes}</td>"
+    )
+
+
+@register.simple_tag
+def compare_rows(pairs) -> SafeString:
+    """A head-to-head test's table rows, one a data pattern (results.selectors.PatternPair):
+    both sides' figures and the winner with its lead in %."""
+    parts = []
+    for p in pairs:
+        winner = p.winner
+        if winner == "tie":
+            verdict = "tie"
+        elif winner:
+            lead = floatformat(p.difference_percent, 1)
+            verdict = f'<strong class="side-{winner}">{winner.upper()}</strong> +{lead}%'
+        else:
+            verdict = "—"
+        parts.append(
+            f"\n        <tr>\n          <td>{_e(p.pattern)}</td>\n"
+            f"          {_figures_cell(p.a)}{_figures_cell(p.b)}\n"
+            f"          <td>{verdict}</td>\n        </tr>"
+        )
+    return mark_safe("".join(parts))
+
+
+@register.simple_tag
+def latency_rows(rows, columns: int) -> SafeString:
+    """The head-to-head latency table's rows (formatted by results.views.compare)."""
+    parts = []
+    for row in rows:
+        first = row["first"]
+        head = (
+            f'<td rowspan="2">{_e(row["test"])}</td><td rowspan="2">{_e(row["pattern"])}</td>'
+            if first
+            else ""
+        )
+        if row["cells"]:
+            cells = "".join(f'<td class="num">{_e(c)}</td>' for c in row["cells"])
+        else:
+            cells = f'<td colspan="{columns}" class="missing">not tested</td>'
+        side = row["side"]
+        kind = (
+            f'<br><small class="latency-kind">{_e(row["kind"])}</small>' if row.get("kind") else ""
+        )
+        parts.append(
+            f"\n    <tr{_GROUP_START if first else ''}>\n      {head}\n"
+            f'      <th class="side-{side}">{side.upper()}{kind}</th>\n      {cells}\n    </tr>'
+        )
     return mark_safe("".join(parts))

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.timezone import localtime
 from django.views.decorators.http import require_GET
 
 from drives.filters import MAX_SEARCH
@@ -16,7 +17,8 @@ from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
-from results.selectors import Comparison, compare, series_is_quick
+from results.models import Run, latency_description
+from results.selectors import Comparison, Figures, compare, series_is_quick
 from results.templatetags.units import latency, mbps
 from results.views.common import (
     HtmxHttpRequest,
@@ -163,8 +165,13 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "trims": trims,
         "saturation": _saturation(comparison, name_a, name_b),
         "run_choices": [
-            {"key": "a", "name": "A", "side": comparison.a},
-            {"key": "b", "name": "B", "side": comparison.b},
+            {
+                "key": key,
+                "name": key.upper(),
+                "options": [(r.pk, _run_label(r)) for r in side.runs],
+                "selected": side.chosen_run.pk if side.chosen_run else "",
+            }
+            for key, side in (("a", comparison.a), ("b", comparison.b))
         ],
         "provenance": [(f"A: {name_a}", comparison.a), (f"B: {name_b}", comparison.b)],
         "price_per_kiops": comparison.price_per_kiops,
@@ -182,6 +189,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
             "here": _permalink(a, b, **here),
         },
         "latency_percentiles": LATENCY_PERCENTILES,
+        "latency_columns": len(LATENCY_PERCENTILES) + 2,
     }
     return render(request, partial(request, "bench/compare.html", "compare-page"), context)
 
@@ -202,10 +210,23 @@ def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
     return rows
 
 
+def _run_label(run: Run) -> str:
+    """How the run picker names a run: number, source, firmware and date."""
+    label = f"#{run.pk} · {run.get_source_display()}"
+    if run.firmware:
+        label += f" · firmware {run.firmware}"
+    if run.citation:
+        label += f" · {run.citation.publisher} {run.citation.published_on:%Y-%m-%d}"
+    elif run.started_at:
+        label += f" · {localtime(run.started_at):%Y-%m-%d}"
+    return label
+
+
 def _latency_rows(c: Comparison) -> list[dict]:
     """The latency table, formatted here: two rows (A, B) for each test and data pattern
     with a latency, each with mean, percentiles and max (empty cells: not tested)."""
     rows = []
+    sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
     for pair in c.tests:
         if not pair.has_latency:
             continue
@@ -227,9 +248,17 @@ def _latency_rows(c: Comparison) -> list[dict]:
                         "pattern": p.pattern,
                         "side": side,
                         "cells": cells,
+                        "kind": _which_latency(f, sources),
                     }
                 )
     return rows
+
+
+def _which_latency(f: Figures | None, sources: dict[int, str]) -> str:
+    """Which latency a side's figures are (results.models.latency_description)."""
+    if f is None:
+        return ""
+    return latency_description(f.result.latency_kind, sources.get(f.result.run_id, ""))
 
 
 def _export_url(name: str, a: str, b: str, run_a, run_b) -> str:
@@ -245,6 +274,7 @@ def export_rows(c: Comparison) -> list[list[str]]:
     """The comparison as rows: section, test, what, unit, A, B, winner, difference."""
     a, b = str(c.a.drive), str(c.b.drive)
     rows = [["section", "test", "measure", "unit", f"A: {a}", f"B: {b}", "winner", "difference"]]
+    sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
 
     def who(w: str) -> str:
         return {"a": "A", "b": "B", "tie": "tie"}.get(w, "")
@@ -288,6 +318,12 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     diff,
                 ]
             )
+            kinds = [_which_latency(f, sources) for f in (p.a, p.b)]
+            which = (
+                kinds[0] or kinds[1]
+                if not (kinds[0] and kinds[1] and kinds[0] != kinds[1])
+                else f"A {kinds[0]}, B {kinds[1]}"
+            )
             for measure, attr in LATENCY_COLUMNS:
                 values = [getattr(f.result, attr) if f else None for f in (p.a, p.b)]
                 if any(v is not None for v in values):
@@ -296,7 +332,7 @@ def export_rows(c: Comparison) -> list[list[str]]:
                             "latency",
                             pair.test.name,
                             f"{p.pattern}, {measure}",
-                            "lower is better",
+                            f"{which}; lower is better" if which else "lower is better",
                             *(latency(v) for v in values),
                             "",
                             "",
@@ -327,9 +363,31 @@ def export_rows(c: Comparison) -> list[list[str]]:
             rows.append(
                 ["TRIM validation", pattern, phase, "MB/s (higher is better)", *values, "", ""]
             )
+    for pattern in c.saturation_patterns:
+        pair = [side.saturation.get(pattern) for side in (c.a, c.b)]
+        for measure, unit, value in SATURATION_EXPORT:
+            cells = [_saturation_cell(w, measure, value) for w in pair]
+            rows.append(["write saturation", pattern, measure, unit, *cells, "", ""])
     prices = [f"{s.price.amount} ({s.price.observed_on})" if s.price else "—" for s in (c.a, c.b)]
     rows.append(["specs", "latest price", "price", "USD", *prices, "", ""])
     return rows
+
+
+SATURATION_EXPORT = (
+    ("mean", "MB/s (higher is better)", lambda w: mbps(w.mean_bytes_per_second)),
+    ("cache ran out after", "seconds", lambda w: f"{w.exhausted_at_s:.0f}"),
+    ("written before the fall", "GB", lambda w: f"{(w.bytes_before_exhausted or 0) / 1e9:.1f}"),
+    ("rate before", "MB/s", lambda w: mbps(w.bytes_per_second_before)),
+    ("rate after", "MB/s", lambda w: mbps(w.bytes_per_second_after)),
+)
+
+
+def _saturation_cell(w, measure: str, value) -> str:
+    if w is None:
+        return "not tested"
+    if measure != "mean" and not w.exhausted:
+        return "did not run out"
+    return value(w)
 
 
 def _csv_cell(value: str) -> str:

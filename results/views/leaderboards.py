@@ -20,6 +20,7 @@ from results.views.common import (
     partial,
     positive_int,
 )
+from results.views.methodology import test_links
 
 PAGE_SIZE = 25
 METRICS = (Metric.THROUGHPUT, Metric.LATENCY)
@@ -27,7 +28,11 @@ METRICS = (Metric.THROUGHPUT, Metric.LATENCY)
 
 @require_GET
 def test_index(request: HtmxHttpRequest) -> HttpResponse:
-    return render(request, "bench/tests.html", {"suites": suites_with_tests()})
+    suites = suites_with_tests()
+    for suite in suites:
+        for test in suite.tests.all():  # the prefetched tests the template lists
+            test.methodology = test_links(test)
+    return render(request, "bench/tests.html", {"suites": suites})
 
 
 def filter_context(filters) -> dict:
@@ -71,6 +76,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     base = query.urlencode()
     context = {
         "test": test,
+        "methodology": test_links(test),
         "board": board,
         "rows": board.rows + board.elsewhere,
         "first_rank": board.rows[0].rank if board.rows else None,

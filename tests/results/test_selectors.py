@@ -35,6 +35,29 @@ def test_compare_pairs_every_test_and_pattern_and_says_who_wins():
     assert len(c.a.consistency[0].iops) == 2000
 
 
+def test_compare_prices_each_side_by_its_latest_usd_price_to_the_cent():
+    a = measured(manufacturer="A", model="One", seed=1).drive
+    b = measured(manufacturer="B", model="Two", seed=2).drive
+    PriceFactory(drive=a, amount="250.00", observed_on="2013-01-01", source="old shop")
+    PriceFactory(
+        drive=a,
+        amount="199.90",
+        observed_on="2013-06-01",
+        source="shop",
+        source_url="https://x.example/",
+    )
+    PriceFactory(drive=a, amount="99.00", currency="EUR", observed_on="2013-07-01", source="eu")
+    c = compare(a=a.slug, b=b.slug)
+    price = c.a.price
+    assert (str(price.amount), price.currency, price.observed_on) == (
+        "199.90",
+        "USD",
+        datetime.date(2013, 6, 1),
+    )
+    assert (price.source, price.source_url, price.drive) == ("shop", "https://x.example/", a)
+    assert c.b.price is None and c.b.price_per_gb is None
+
+
 def test_compare_says_not_tested_and_uses_the_latest_run_unless_one_is_chosen():
     old = measured(manufacturer="A", model="One", seed=1)
     doc = measured_document(seed=5, manufacturer="A", model="One")

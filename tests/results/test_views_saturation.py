@@ -1,6 +1,8 @@
 """Write saturation on the drive page and the compare page: MB/s over time drawn as lines,
 the cache-out point marked, its numbers in a table beside the chart, names kept as text."""
 
+import csv
+import io
 import json
 import re
 
@@ -122,3 +124,17 @@ def test_names_with_markup_stay_text(client):
     assert_text_only(html)
     names = [t["name"] for t in figures(html)["saturation-incompressible"]["data"]]
     assert len(names) == 4 and all("&lt;script&gt;" in n for n in names), names
+
+
+def test_the_exports_carry_the_write_saturation(client):
+    a = with_saturation(manufacturer="Acme", model="Cache One", seed=1).drive
+    b = ingest(version_2(measured_document(seed=2, manufacturer="Bolt", model="None"))).drive
+    text = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
+    rows = [r for r in csv.reader(io.StringIO(text)) if r[0] == "write saturation"]
+    assert [r[2:6] for r in rows] == [
+        ["mean", "MB/s (higher is better)", "600.7", "not tested"],
+        ["cache ran out after", "seconds", "3", "not tested"],
+        ["written before the fall", "GB", "3.1", "not tested"],
+        ["rate before", "MB/s", "1,050.0", "not tested"],
+        ["rate after", "MB/s", "301.1", "not tested"],
+    ]

@@ -1,0 +1,572 @@
+"""Runs in the API: the published ones with their provenance, uploads, withdrawals and a
+submitter's own list.
+
+    GET  /api/v1/runs/                  published runs (withdrawn and synthetic ones left out)
+    GET  /api/v1/runs/<id>/
+    POST /api/v1/runs/                  a result document, or fio's JSON output (by content)
+    POST /api/v1/runs/fio/              fio's JSON output
+    POST /api/v1/runs/<id>/withdraw/    {"reason": "..."}: its submitter or staff
+    GET  /api/v1/me/runs/               the signed-in user's uploads, each with its status
+
+Uploads are reviewers' (results.permissions), by token or by session with CSRF. The body is
+the document itself (Content-Type: application/json) or a multipart form with the file in
+`document`; it goes to run_ingest unparsed, which reads it strictly. fio's output names its
+drive in query parameters (or form fields): manufacturer, model, capacity_bytes, ...
+(results.uploads). An Idempotency-Key header is honoured (results.services.upload_idempotent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.decorators import action
+from rest_framework.exceptions import (
+    APIException,
+    NotAuthenticated,
+    NotFound,
+    ParseError,
+    PermissionDenied,
+    UnsupportedMediaType,
+    ValidationError,
+)
+from rest_framework.parsers import BaseParser, MultiPartParser
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+
+from results import permissions, selectors
+from results.documents import TOO_LARGE, DocumentRejected
+from results.models import Run
+from results.services import IdempotencyConflict, run_withdraw, upload_idempotent
+from results.uploads import FIO_DRIVE_FIELDS, Upload, upload_ingest
+
+UPLOAD_SCOPE = "uploads"
+UPLOAD_FIELD = "document"  # the file's field in a multipart upload
+MULTIPART_OVERHEAD = 64 * 1024  # boundaries and the drive fields beside the file
+IDEMPOTENCY_KEY_MAX = 255
+NOT_A_REVIEWER = "uploading results is for reviewers; ask the site's staff to make you one"
+NOT_YOURS = "only the run's submitter or a staff member can withdraw it"
+ALREADY_WITHDRAWN = "run {pk} was withdrawn already, on {when}"
+NO_REASON = "a withdrawal needs a reason, shown to staff and to the submitter"
+REASON_MAX = 2000
+EMPTY_BODY = "the request has no body: send the result document (or fio's JSON output)"
+NO_FILE = f"the form has no file: send the document in the field '{UPLOAD_FIELD}'"
+BAD_CHARSET = "the body must be UTF-8 (charset={charset} was given)"
+UNSUPPORTED = (
+    "Content-Type {media_type} is not accepted: send the document as application/json, or "
+    f"as a multipart/form-data form with the file in '{UPLOAD_FIELD}'"
+)
+BAD_LENGTH = "the Content-Length header is not a number of bytes"
+BAD_KEY = f"the Idempotency-Key header must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"
+
+
+class PayloadTooLarge(APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "too_large"
+
+
+class IdempotencyKeyReused(APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_code = "idempotency_key_reused"
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+def _error_body(exc, context):
+    """Until benchsite/api.py's handler lands: the API's one error body,
+    {"detail": summary, "errors": [{"pointer", "message"}]}."""
+    from rest_framework.views import exception_handler
+
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    data = response.data
+    if isinstance(data, list) and all(isinstance(e, dict) and "pointer" in e for e in data):
+        errors = [{"pointer": str(e["pointer"]), "message": str(e["message"])} for e in data]
+        summary = f"{len(errors)} problem(s): " + "; ".join(
+            f"{e['pointer'] or '/'}: {e['message']}" for e in errors[:3]
+        )
+        response.data = {"detail": summary[:500], "errors": errors}
+    elif isinstance(data, dict) and "detail" in data:
+        response.data = {"detail": str(data["detail"]), "errors": []}
+    else:
+        errors = [{"pointer": f"/{k}", "message": str(v)} for k, v in dict(data).items()]
+        response.data = {"detail": "the request was not accepted", "errors": errors}
+    return response
+
+
+def problems_error(problems) -> ValidationError:
+    """A 400 listing each problem with its JSON pointer (the API's error body)."""
+    return ValidationError([p.as_dict() for p in problems])
+
+
+def _check_length(request, limit: int) -> None:
+    """413 before the body is read, from its Content-Length."""
+    meta = request.META
+    try:
+        length = int(meta.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        raise ParseError(BAD_LENGTH) from None
+    if length > limit:
+        raise PayloadTooLarge(
+            TOO_LARGE.format(size=length, limit=settings.BENCH_MAX_DOCUMENT_BYTES)
+        )
+
+
+class RawDocumentParser(BaseParser):
+    """A JSON body as its bytes: run_ingest parses it, more strictly than json.loads
+    (duplicate keys, NaN, numbers beyond 64 bits, NUL, lone surrogates, nesting)."""
+
+    media_type = "application/json"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> bytes:
+        request = parser_context["request"]
+        _check_length(request, settings.BENCH_MAX_DOCUMENT_BYTES)
+        params = dict(
+            part.strip().split("=", 1) for part in (media_type or "").split(";")[1:] if "=" in part
+        )
+        charset = params.get("charset", "utf-8").strip('"').lower()
+        if charset not in ("utf-8", "utf8"):
+            raise ValidationError([{"pointer": "", "message": BAD_CHARSET.format(charset=charset)}])
+        return stream.read() if stream is not None else b""
+
+
+class LimitedMultiPartParser(MultiPartParser):
+    """A multipart form (the document in UPLOAD_FIELD), refused unread when too large."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        _check_length(
+            parser_context["request"], settings.BENCH_MAX_DOCUMENT_BYTES + MULTIPART_OVERHEAD
+        )
+        return super().parse(stream, media_type, parser_context)
+
+
+class UploadThrottle(ScopedRateThrottle):
+    """Uploads per user (the rate REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["uploads"]),
+    counted in caches["default"], which every server process shares. The rate is read per
+    request, so a settings override takes effect at once."""
+
+    def get_rate(self):
+        return settings.REST_FRAMEWORK.get("DEFAULT_THROTTLE_RATES", {}).get(self.scope)
+
+
+class MayUpload(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        if not permissions.is_reviewer(request.user):
+            raise PermissionDenied(NOT_A_REVIEWER)
+        return True
+
+
+class MayWithdraw(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        if not (request.user.is_staff or permissions.is_reviewer(request.user)):
+            raise PermissionDenied(NOT_YOURS)
+        return True
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        if not permissions.may_withdraw(request.user, obj):
+            raise PermissionDenied(NOT_YOURS)
+        return True
+
+
+# -- serializers: formatting only --------------------------------------------------------
+class RunSerializer(serializers.ModelSerializer):
+    """A run with its provenance: the drive, tool, bench, date, submitter and citation."""
+
+    url = serializers.SerializerMethodField(help_text="This run in the API")
+    page = serializers.SerializerMethodField(help_text="The run on its drive's page")
+    drive = serializers.SerializerMethodField()
+    firmware = serializers.SerializerMethodField()
+    tool = serializers.SerializerMethodField()
+    suite = serializers.SerializerMethodField()
+    bench = serializers.SerializerMethodField()
+    submitter = serializers.SerializerMethodField(help_text="The uploader's user name")
+    citation = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "url",
+            "page",
+            "status",
+            "source",
+            "drive",
+            "firmware",
+            "tool",
+            "suite",
+            "bench",
+            "drive_state",
+            "started_at",
+            "finished_at",
+            "ingested_at",
+            "submitter",
+            "citation",
+            "schema_version",
+            "complete",
+        ]
+
+    def get_url(self, run: Run) -> str:
+        url = reverse("api:run-detail", args=[run.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
+
+    def get_page(self, run: Run) -> str:
+        url = f"{run.drive.get_absolute_url()}#run-{run.pk}"
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
+
+    def get_drive(self, run: Run) -> dict[str, Any]:
+        return {"slug": run.drive.slug, "name": str(run.drive)}
+
+    def get_firmware(self, run: Run) -> str | None:
+        return run.firmware.version if run.firmware else None
+
+    def get_tool(self, run: Run) -> dict[str, str]:
+        return {"name": run.tool_name, "version": run.tool_version, "engine": run.engine}
+
+    def get_suite(self, run: Run) -> dict[str, Any] | None:
+        return {"name": run.suite.name, "version": run.suite.version} if run.suite else None
+
+    def get_bench(self, run: Run) -> dict[str, str] | None:
+        if run.bench is None:
+            return None
+        return {f: getattr(run.bench, f) for f in run.bench.FIELDS}
+
+    def get_submitter(self, run: Run) -> str | None:
+        return run.submitter.get_username() if run.submitter else None
+
+    def get_citation(self, run: Run) -> dict[str, Any] | None:
+        c = run.citation
+        if c is None:
+            return None
+        return {
+            "publisher": c.publisher,
+            "title": c.title,
+            "author": c.author,
+            "published_on": c.published_on.isoformat(),
+            "url": c.safe_url,
+            "locator": run.citation_locator,
+            "rate_unit": c.rate_unit,
+        }
+
+
+class OwnRunSerializer(RunSerializer):
+    """A submitter's own run: its status and, when withdrawn, when, why and by whom."""
+
+    withdrawn_by = serializers.SerializerMethodField()
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "withdrawn_at", "withdrawn_reason", "withdrawn_by"]
+
+    def get_url(self, run: Run) -> str | None:
+        return super().get_url(run) if run.status == Run.Status.PUBLISHED else None
+
+    def get_withdrawn_by(self, run: Run) -> str | None:
+        return run.withdrawn_by.get_username() if run.withdrawn_by else None
+
+
+class WithdrawSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=REASON_MAX, trim_whitespace=True)
+
+
+class _MappedJobSerializer(serializers.Serializer):
+    job = serializers.CharField()
+    test = serializers.CharField()
+    pattern = serializers.CharField()
+
+
+class _NotMappedJobSerializer(serializers.Serializer):
+    job = serializers.CharField()
+    reason = serializers.CharField()
+
+
+class _FioReportSerializer(serializers.Serializer):
+    mapped = _MappedJobSerializer(many=True)
+    not_mapped = _NotMappedJobSerializer(many=True)
+
+
+class UploadResultSerializer(serializers.Serializer):
+    """The answer to an upload (documentation only: upload_body builds it)."""
+
+    created = serializers.BooleanField(help_text="False: the same document was uploaded before")
+    run = OwnRunSerializer()
+    fio = _FioReportSerializer(required=False, help_text="For fio's output: the jobs mapped or not")
+
+
+class _ErrorSerializer(serializers.Serializer):
+    pointer = serializers.CharField(help_text="JSON pointer of the value at fault ('' the whole)")
+    message = serializers.CharField()
+
+
+class ErrorBodySerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = _ErrorSerializer(many=True)
+
+
+ERRORS = {
+    code: OpenApiResponse(ErrorBodySerializer, description=text)
+    for code, text in {
+        400: "The upload is not acceptable: each problem with its JSON pointer",
+        401: "No credentials (a token, or a session)",
+        403: "Not a reviewer, or no CSRF token with a session",
+        413: "The body is larger than the limit",
+        415: "Not application/json, nor a multipart/form-data form",
+        422: "The Idempotency-Key was used with another request",
+        429: "Too many uploads: wait (Retry-After)",
+    }.items()
+}
+UPLOAD_PARAMETERS = [
+    OpenApiParameter(
+        "Idempotency-Key",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        description="Any unique text: the same key and request again get the first response",
+    ),
+    *(
+        OpenApiParameter(
+            name,
+            OpenApiTypes.INT if name == "capacity_bytes" else OpenApiTypes.STR,
+            OpenApiParameter.QUERY,
+            description="fio's output only: the drive it measured (the document's drive block)",
+        )
+        for name in (*FIO_DRIVE_FIELDS, "drive_state")
+    ),
+]
+UPLOAD_REQUEST = {
+    "application/json": {
+        "type": "object",
+        "description": "A result document (results/schema/result-document.schema.json), or "
+        "fio's JSON output",
+    },
+    "multipart/form-data": {
+        "type": "object",
+        "properties": {UPLOAD_FIELD: {"type": "string", "format": "binary"}},
+        "required": [UPLOAD_FIELD],
+    },
+}
+UPLOAD_SCHEMA = extend_schema(
+    request=UPLOAD_REQUEST,
+    parameters=UPLOAD_PARAMETERS,
+    responses={
+        201: UploadResultSerializer,
+        200: OpenApiResponse(UploadResultSerializer, description="The same document before"),
+        **ERRORS,
+    },
+)
+
+
+def upload_body(upload: Upload, request: Request) -> dict[str, Any]:
+    """An upload's response: the run, whether it is new, and for fio's output which jobs
+    became results and which did not (by name, with the reason)."""
+    body = {
+        "created": upload.outcome.created,
+        "run": OwnRunSerializer(upload.outcome.run, context={"request": request}).data,
+    }
+    if upload.fio is not None:
+        body["fio"] = {
+            "mapped": [
+                {"job": m.job, "test": m.test, "pattern": m.pattern} for m in upload.fio.mapped
+            ],
+            "not_mapped": [{"job": u.job, "reason": u.reason} for u in upload.fio.unmapped],
+        }
+    return body
+
+
+# -- views ---------------------------------------------------------------------------------
+class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Published runs with their provenance; uploads and withdrawals."""
+
+    serializer_class = RunSerializer
+    # Token first: an anonymous write is told to authenticate (401 with WWW-Authenticate).
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    lookup_value_regex = "[0-9]+"
+    throttle_scope = UPLOAD_SCOPE
+
+    def get_exception_handler(self):
+        return _error_body
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("drive", OpenApiTypes.STR, description="A drive's slug"),
+            OpenApiParameter("source", OpenApiTypes.STR, enum=["measured", "published"]),
+        ],
+        responses={200: RunSerializer(many=True), 400: ERRORS[400]},
+    )
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        return super().list(request, *args, **kwargs)
+
+    def get_queryset(self) -> QuerySet[Run]:
+        params = self.request.query_params
+        source = params.get("source", "")
+        if source and source not in Run.Source.values:
+            raise ValidationError(
+                [{"pointer": "/query/source", "message": f"must be one of {Run.Source.values}"}]
+            )
+        return selectors.runs_listed(drive=params.get("drive", ""), source=source)
+
+    def get_permissions(self):
+        if self.action in ("create", "fio"):
+            return [MayUpload()]
+        if self.action == "withdraw":
+            return [MayWithdraw()]
+        return super().get_permissions()
+
+    def get_throttles(self):
+        if self.action in ("create", "fio"):
+            return [UploadThrottle()]
+        return super().get_throttles()
+
+    def get_parsers(self):
+        # Called before self.action is set: the action from the route's method map.
+        request = getattr(self, "request", None)
+        method = request.method.lower() if request is not None else ""
+        if getattr(self, "action_map", {}).get(method) in ("create", "fio"):
+            return [RawDocumentParser(), LimitedMultiPartParser()]
+        return super().get_parsers()
+
+    def handle_exception(self, exc):
+        if isinstance(exc, UnsupportedMediaType) and self.action in ("create", "fio"):
+            exc = UnsupportedMediaType(
+                self.request.content_type or "(none)",
+                detail=UNSUPPORTED.format(media_type=self.request.content_type or "(none)"),
+            )
+        return super().handle_exception(exc)
+
+    @UPLOAD_SCHEMA
+    def create(self, request: Request) -> Response:
+        return self._upload(request, fio=None)
+
+    @UPLOAD_SCHEMA
+    @action(detail=False, methods=["post"], url_path="fio")
+    def fio(self, request: Request) -> Response:
+        return self._upload(request, fio=True)
+
+    def _upload(self, request: Request, *, fio: bool | None) -> Response:
+        raw, fields = self._upload_content(request)
+        key = request.headers.get("Idempotency-Key")
+
+        def upload() -> tuple[Run, int, dict[str, Any]]:
+            try:
+                done = upload_ingest(raw=raw, submitter=request.user, fields=fields, fio=fio)
+            except DocumentRejected as rejected:
+                raise problems_error(rejected.problems) from rejected
+            code = status.HTTP_201_CREATED if done.outcome.created else status.HTTP_200_OK
+            return done.outcome.run, code, upload_body(done, request)
+
+        if key is None:
+            _, code, body = upload()
+        else:
+            if (
+                not 0 < len(key) <= IDEMPOTENCY_KEY_MAX
+                or not key.isascii()
+                or not key.isprintable()
+            ):
+                raise ValidationError([{"pointer": "/headers/Idempotency-Key", "message": BAD_KEY}])
+            fingerprint = hashlib.sha256()
+            for part in (request.path, fio, sorted(fields.items())):
+                fingerprint.update(repr(part).encode() + b"\0")
+            fingerprint.update(raw)
+            try:
+                kept = upload_idempotent(
+                    user=request.user, key=key, fingerprint=fingerprint.hexdigest(), upload=upload
+                )
+            except IdempotencyConflict as conflict:
+                raise IdempotencyKeyReused(str(conflict)) from conflict
+            code, body = kept.status_code, kept.body
+        headers = {"Location": body["run"]["url"]} if body["run"]["url"] else {}
+        return Response(body, status=code, headers=headers)
+
+    def _upload_content(self, request: Request) -> tuple[bytes, dict[str, str]]:
+        """The uploaded bytes and the fields beside them (fio's drive: query parameters, or
+        the form's fields)."""
+        data = request.data
+        fields = {
+            name: request.query_params[name]
+            for name in (*FIO_DRIVE_FIELDS, "drive_state")
+            if name in request.query_params
+        }
+        if isinstance(data, bytes):
+            raw = data
+        elif request.content_type.startswith("multipart/form-data"):
+            upload = request.FILES.get(UPLOAD_FIELD)
+            if upload is None:
+                raise ValidationError([{"pointer": f"/form/{UPLOAD_FIELD}", "message": NO_FILE}])
+            if upload.size > settings.BENCH_MAX_DOCUMENT_BYTES:
+                raise PayloadTooLarge(
+                    TOO_LARGE.format(size=upload.size, limit=settings.BENCH_MAX_DOCUMENT_BYTES)
+                )
+            raw = upload.read()
+            fields.update(
+                {n: v for n, v in data.items() if n in (*FIO_DRIVE_FIELDS, "drive_state")}
+            )
+        else:
+            raw = b""
+        if not raw:
+            raise ValidationError([{"pointer": "", "message": EMPTY_BODY}])
+        return raw, fields
+
+    @extend_schema(
+        request=WithdrawSerializer,
+        responses={
+            200: OwnRunSerializer,
+            404: OpenApiResponse(ErrorBodySerializer, description="No such run"),
+            409: OpenApiResponse(ErrorBodySerializer, description="Withdrawn already"),
+            **{c: ERRORS[c] for c in (400, 401, 403)},
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def withdraw(self, request: Request, pk: str) -> Response:
+        try:
+            run = selectors.run_for_withdrawal(pk=int(pk))
+        except Run.DoesNotExist:
+            raise NotFound() from None
+        self.check_object_permissions(request, run)
+        form = WithdrawSerializer(data=request.data if isinstance(request.data, dict) else {})
+        if not form.is_valid():
+            errors = form.errors.get("reason") or [NO_REASON]
+            message = (
+                NO_REASON
+                if "required" in str(errors[0]) or "blank" in str(errors[0])
+                else errors[0]
+            )
+            raise ValidationError([{"pointer": "/reason", "message": str(message)}])
+        if run.status == Run.Status.WITHDRAWN:
+            raise Conflict(
+                ALREADY_WITHDRAWN.format(pk=run.pk, when=f"{run.withdrawn_at:%Y-%m-%d %H:%M} UTC")
+            )
+        try:
+            run = run_withdraw(run=run, reason=form.validated_data["reason"], by=request.user)
+        except ValueError as withdrawn:  # by a concurrent request, since the check above
+            raise Conflict(str(withdrawn)) from withdrawn
+        return Response(OwnRunSerializer(run, context={"request": request}).data)
+
+
+class OwnRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """The signed-in user's uploads, withdrawn ones too, each with its status."""
+
+    serializer_class = OwnRunSerializer
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def get_exception_handler(self):
+        return _error_body
+
+    def get_queryset(self) -> QuerySet[Run]:
+        return selectors.runs_of_submitter(user_id=self.request.user.pk)

@@ -1,0 +1,30 @@
+"""Who may write results: the rules the API, the upload form and the admin share.
+
+- Uploading (a result document or fio's output): users in the "reviewer" group.
+- Withdrawing a run: its submitter while a reviewer, or a staff member.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from results.models import Run
+
+REVIEWER_GROUP = "reviewer"  # created by migration results 0010
+
+
+def is_reviewer(user: AbstractBaseUser | AnonymousUser) -> bool:
+    if not user.is_authenticated or not user.is_active:
+        return False
+    # Cached on the user object: a request asks once however many checks it makes.
+    if not hasattr(user, "_bench_is_reviewer"):
+        user._bench_is_reviewer = user.groups.filter(name=REVIEWER_GROUP).exists()
+    return user._bench_is_reviewer
+
+
+def may_withdraw(user: AbstractBaseUser | AnonymousUser, run: Run) -> bool:
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_staff:
+        return True
+    return run.submitter_id == user.pk and is_reviewer(user)

@@ -1,0 +1,76 @@
+"""An upload, as the API and the upload form receive it: a result document, or fio's JSON
+output with the drive it ran on given beside it. Either way it goes in through
+results.services.run_ingest (fio's through results.importers.fio.fio_ingest).
+
+fio cannot know which drive it measured, so an upload of fio's output names it in fields
+beside the file: query parameters of the API request, fields of the form
+(FIO_DRIVE_FIELDS, the result document's drive block; drive_state as in a document).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from results.documents import DocumentProblem, DocumentRejected
+from results.importers.fio import FioConversion, fio_ingest, is_fio_output
+from results.services import IngestOutcome, run_ingest
+
+FIO_DRIVE_FIELDS = (
+    "manufacturer",
+    "model",
+    "capacity_bytes",
+    "part_number",
+    "hardware_revision",
+    "kind",
+    "interface",
+    "firmware",
+)
+INTEGER_FIELDS = ("capacity_bytes",)
+FIO_NEEDS_DRIVE = (
+    "fio's output does not say which drive it measured: give at least manufacturer and "
+    "model beside it (query parameters of the API request, fields of the upload form)"
+)
+_DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+@dataclass(frozen=True)
+class Upload:
+    outcome: IngestOutcome
+    fio: FioConversion | None  # the jobs mapped and not, for fio's output
+
+
+def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
+    """The drive block of a fio upload from the fields beside it (empty ones left out).
+    Whole numbers where the schema wants them; anything else is left for the schema to
+    reject at its pointer (/drive/<field>)."""
+    drive: dict[str, Any] = {}
+    for name in FIO_DRIVE_FIELDS:
+        value = fields.get(name, "")
+        if not isinstance(value, str) or not value.strip():
+            continue
+        value = value.strip()
+        drive[name] = int(value) if name in INTEGER_FIELDS and _DIGITS.fullmatch(value) else value
+    if "manufacturer" not in drive or "model" not in drive:
+        raise DocumentRejected([DocumentProblem("/drive", FIO_NEEDS_DRIVE)])
+    return drive
+
+
+def upload_ingest(
+    *, raw: bytes, submitter: AbstractBaseUser, fields: Mapping[str, str], fio: bool | None = None
+) -> Upload:
+    """Ingest an upload. fio: True for fio's output, False for a result document, None to
+    tell by its content (results.importers.fio.is_fio_output). Raises DocumentRejected."""
+    if fio is None:
+        fio = is_fio_output(raw)
+    if not fio:
+        return Upload(run_ingest(document=raw, submitter=submitter), None)
+    drive_state = fields.get("drive_state") or "unknown"
+    imported = fio_ingest(
+        fio_json=raw, drive=fio_drive(fields), drive_state=drive_state, submitter=submitter
+    )
+    return Upload(imported.outcome, imported.conversion)

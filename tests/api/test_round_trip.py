@@ -1,0 +1,129 @@
+"""A reviewer's path end to end: a loadgen document and a real fio 3.x run (fio runs here)
+uploaded through the API, then seen in the API and on the drive's page."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from results.models import Result, Run
+from tests.api.conftest import FIO_RUNS, RUNS, post_document
+
+pytestmark = pytest.mark.django_db
+
+JOBS = """
+[global]
+filename={target}
+size=16M
+direct=1
+time_based
+runtime=1
+ioengine=libaio
+zero_buffers=0
+
+[qd3-reads]
+rw=randread
+bs=4k
+iodepth=3
+
+[seq-writes]
+stonewall
+rw=write
+bs=128k
+ioengine=psync
+refill_buffers=1
+
+[odd-block-size]
+stonewall
+runtime=200ms
+rw=randread
+bs=8k
+iodepth=3
+"""
+
+
+@pytest.fixture(scope="module")
+def fio_output(tmp_path_factory) -> dict:
+    binary = shutil.which("fio")
+    assert binary, "fio is not installed: `make test-python` installs Debian's fio package"
+    work = tmp_path_factory.mktemp("fio-upload")
+    (work / "jobs.fio").write_text(JOBS.format(target=work / "target.bin"))
+    version = subprocess.run(
+        [binary, "--version"], capture_output=True, text=True, timeout=30, check=True
+    ).stdout.strip()
+    output = work / "out.json"
+    subprocess.run(
+        [binary, "--output-format=json", f"--output={output}", str(work / "jobs.fio")],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    return {"raw": output.read_bytes(), "version": version.removeprefix("fio-")}
+
+
+def test_a_loadgen_document_round_trip(api, client, loadgen_sample):
+    response = post_document(api, loadgen_sample)
+    assert response.status_code == 201, response.content
+    run = Run.objects.get()
+    document = json.loads(loadgen_sample)
+
+    shown = api.get(response["Location"]).json()
+    assert shown["tool"] == {
+        "name": "loadgen",
+        "version": document["tool"]["version"],
+        "engine": document["tool"]["engine"],
+    }
+    assert shown["bench"]["name"] == document["bench"]["name"]
+    assert shown["started_at"].startswith(document["started_at"][:19])
+    assert shown["submitter"] == "rita"
+    assert [r["id"] for r in api.get(RUNS).json()["results"]] == [run.pk]
+
+    page = client.get(shown["page"].removeprefix("http://testserver"))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert f'id="run-{run.pk}"' in html
+    assert document["bench"]["name"] in html
+    tests = {r["test"] for r in document["results"]}
+    assert Result.objects.filter(run=run).count() == len(document["results"])
+    for test in tests:
+        assert f"/bench/tests/{test}/" in html or test in html
+
+
+@pytest.mark.parametrize("url", [FIO_RUNS, RUNS])  # its own endpoint, or told by content
+def test_a_real_fio_run_round_trip(api, client, fio_output, url):
+    query = "?manufacturer=Bench+Test&model=fio+target&capacity_bytes=16777216&drive_state=used"
+    response = post_document(api, fio_output["raw"], url + query)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    mapped = {m["job"]: (m["test"], m["pattern"]) for m in body["fio"]["mapped"]}
+    assert mapped == {
+        "qd3-reads": ("randread-4k-qd3", "unspecified"),
+        "seq-writes": ("seqwrite-128k-qd1", "incompressible"),
+    }
+    not_mapped = {u["job"]: u["reason"] for u in body["fio"]["not_mapped"]}
+    assert list(not_mapped) == ["odd-block-size"]
+    assert "bs=8k" in not_mapped["odd-block-size"]
+
+    run = Run.objects.get()
+    assert (run.tool_name, run.tool_version) == ("fio", fio_output["version"])
+    assert run.engine == "libaio, psync"
+    assert run.drive_state == "used"
+    assert run.drive.capacity_bytes == 16777216 and run.drive.needs_review
+    options = json.loads(run.document)["tool"]["command_line"]
+    assert "--name=qd3-reads" in options and "--iodepth=3" in options
+    assert "--name=odd-block-size" not in options
+
+    shown = api.get(response["Location"]).json()
+    assert shown["tool"] == {"name": "fio", "version": fio_output["version"], "engine": run.engine}
+    html = client.get(shown["page"].removeprefix("http://testserver")).content.decode()
+    assert f'id="run-{run.pk}"' in html
+    assert f"fio {fio_output['version']}" in html
+    assert "/bench/tests/randread-4k-qd3/" in html or "randread-4k-qd3" in html
+
+    # The same output again, at either endpoint: the first run.
+    for again_url in (FIO_RUNS, RUNS):
+        again = post_document(api, fio_output["raw"], again_url + query)
+        assert again.status_code == 200
+        assert again.json()["run"]["id"] == run.pk
+    assert Run.objects.count() == 1

@@ -1,0 +1,114 @@
+"""POST /api/v1/runs/<id>/withdraw/: the run leaves every page, ranking and list at once
+(cached pages included: the write bumps the catalog version before the response), and stays
+in the database with who withdrew it, when and why."""
+
+import json
+
+import pytest
+from django.core.cache import cache
+
+from drives.models import Drive
+from results.models import LeaderboardEntry, Result, Run
+from results.services import run_ingest
+from results.synthetic import measured_document
+from tests.api.conftest import MY_RUNS, RUNS, make_user, token_client, withdraw_url
+
+LEADERBOARD = "/bench/tests/randread-4k-qd3/"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_withdrawn_run_leaves_pages_rankings_and_lists_at_once(settings, client):
+    settings.BENCH_RESPONSE_CACHE = True  # anonymous pages are served from the cache
+    cache.clear()
+    rita = make_user("rita", reviewer=True)
+    document = measured_document(model="Withdrawn Drive", series_seconds=300)
+    run = run_ingest(document=json.dumps(document), submitter=rita).run
+    drive = Drive.objects.get(pk=run.drive_id)
+    page = f"/drives/{drive.slug}/"
+
+    # Seen, and kept in the response cache.
+    for _ in range(2):
+        assert f'id="run-{run.pk}"' in client.get(page).content.decode()
+        assert "Withdrawn Drive" in client.get(LEADERBOARD).content.decode()
+        assert [r["id"] for r in client.get(RUNS).json()["results"]] == [run.pk]
+    assert client.get(page).headers.get("X-Bench-Cache") == "hit"
+    assert LeaderboardEntry.objects.filter(run=run).exists()
+
+    response = token_client(rita).post(
+        withdraw_url(run.pk), {"reason": "  the drive was mislabelled  "}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "withdrawn"
+
+    assert f'id="run-{run.pk}"' not in client.get(page).content.decode()
+    assert "Withdrawn Drive" not in client.get(LEADERBOARD).content.decode()
+    assert client.get(RUNS).json()["results"] == []
+    assert client.get(f"{RUNS}{run.pk}/").status_code == 404
+    assert not LeaderboardEntry.objects.filter(run=run).exists()
+
+    # Kept, with who, when and why.
+    run.refresh_from_db()
+    assert run.status == Run.Status.WITHDRAWN
+    assert run.withdrawn_by == rita
+    assert run.withdrawn_reason == "the drive was mislabelled"
+    assert run.withdrawn_at is not None
+    assert Result.objects.filter(run=run).exists()
+    mine = token_client(rita).get(MY_RUNS).json()["results"]
+    assert [(r["id"], r["status"], r["withdrawn_by"]) for r in mine] == [
+        (run.pk, "withdrawn", "rita")
+    ]
+    cache.clear()
+
+
+@pytest.mark.django_db
+def test_withdrawing_twice_is_a_409(api, reviewer):
+    run = run_ingest(
+        document=json.dumps(measured_document(series_seconds=300)), submitter=reviewer
+    ).run
+    assert api.post(withdraw_url(run.pk), {"reason": "a"}, format="json").status_code == 200
+    again = api.post(withdraw_url(run.pk), {"reason": "b"}, format="json")
+    assert again.status_code == 409
+    assert "withdrawn already" in again.json()["detail"]
+    run.refresh_from_db()
+    assert run.withdrawn_reason == "a"
+
+
+@pytest.mark.django_db
+def test_staff_withdraw_any_run_and_are_recorded(staff):
+    run = run_ingest(document=json.dumps(measured_document(series_seconds=300)), submitter=None).run
+    response = token_client(staff).post(withdraw_url(run.pk), {"reason": "spam"}, format="json")
+    assert response.status_code == 200
+    run.refresh_from_db()
+    assert (run.withdrawn_by, run.withdrawn_reason) == (staff, "spam")
+
+
+@pytest.mark.django_db
+def test_withdrawing_a_missing_or_synthetic_run_is_a_404(staff):
+    run = run_ingest(document=json.dumps(measured_document(series_seconds=300)), submitter=None).run
+    Run.objects.filter(pk=run.pk).update(source=Run.Source.SYNTHETIC)
+    client = token_client(staff)
+    assert client.post(withdraw_url(run.pk), {"reason": "x"}, format="json").status_code == 404
+    assert client.post(withdraw_url(999999), {"reason": "x"}, format="json").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_admin_action_records_who_withdrew(staff, client):
+    staff.is_superuser = True
+    staff.save()
+    run = run_ingest(document=json.dumps(measured_document(series_seconds=300)), submitter=None).run
+    client.force_login(staff)
+    response = client.post(
+        "/admin/results/run/",
+        {"action": "withdraw_runs", "_selected_action": [run.pk]},
+    )
+    assert response.status_code == 302
+    run.refresh_from_db()
+    assert run.status == Run.Status.WITHDRAWN and run.withdrawn_by == staff
+
+
+@pytest.mark.django_db
+def test_run_ids_beyond_the_column_are_404s(staff):
+    client = token_client(staff)
+    huge = "9" * 30
+    assert client.get(f"{RUNS}{huge}/").status_code == 404
+    assert client.post(withdraw_url(huge), {"reason": "x"}, format="json").status_code == 404
