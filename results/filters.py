@@ -30,15 +30,14 @@ class ValueFilter(LeaderboardFilter):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.filters["test"].extra["choices"] = value_test_choices()
+        # The tests themselves are kept: the view takes the chosen one from them.
+        self.tests = list(value_tests())
+        self.filters["test"].extra["choices"] = [(t.identifier, t.name) for t in self.tests]
 
     def keep(self, queryset, name, value):
         return queryset
 
 
-def value_test_choices() -> list[tuple[str, str]]:
-    return list(
-        Test.objects.filter(kind=Test.Kind.THROUGHPUT, block_size=4096)
-        .order_by("identifier")
-        .values_list("identifier", "name")
-    )
+def value_tests():
+    """The 4KB throughput tests a value view can price IOPS in."""
+    return Test.objects.filter(kind=Test.Kind.THROUGHPUT, block_size=4096).order_by("identifier")

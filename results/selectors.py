@@ -27,7 +27,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, JSONObject
 
-from drives.models import Controller, Drive, NandType, Price
+from drives.models import Controller, Drive, Manufacturer, NandType, Price
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -565,20 +565,32 @@ ranked AS (
   FROM priced
   WINDOW w AS (ORDER BY amount, iops DESC, drive_id
                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+points AS (
+  SELECT drive_id, iops, amount, observed_on, quick, considered,
+         iops > COALESCE(best_cheaper, 0) AS frontier
+  FROM ranked, total
+  WHERE iops > COALESCE(best_cheaper, 0)
+     OR drive_id = ANY(%(highlight)s)
+     OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
+  UNION ALL
+  (SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
+   ORDER BY amount / NULLIF(capacity_bytes, 0)::float8 NULLS LAST, drive_id LIMIT %(rows)s)
+  UNION ALL
+  (SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
+   ORDER BY amount / iops, drive_id LIMIT %(rows)s)
 )
-SELECT drive_id, iops, amount, observed_on, quick, considered,
-       iops > COALESCE(best_cheaper, 0)
-FROM ranked, total
-WHERE iops > COALESCE(best_cheaper, 0)
-   OR drive_id = ANY(%(highlight)s)
-   OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
-UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
- ORDER BY amount / NULLIF(capacity_bytes, 0)::float8 NULLS LAST, drive_id LIMIT %(rows)s)
-UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
- ORDER BY amount / iops, drive_id LIMIT %(rows)s)
+SELECT points.*, {drive_columns}, {maker_columns}
+FROM points
+JOIN drives_drive d ON d.id = points.drive_id
+JOIN drives_manufacturer m ON m.id = d.manufacturer_id
 """
+# What a point loads of its drive and maker (the drive without its two timestamps: hundreds
+# of rows, and they are most of the cost of loading one).
+_POINT_DRIVE_FIELDS = [
+    f for f in Drive._meta.concrete_fields if f.name not in ("created_at", "updated_at")
+]
+_POINT_MAKER_FIELDS = [f for f in Manufacturer._meta.concrete_fields if f.name != "website"]
 # Latest prices travel with the entries; a price as of a date is looked up drive by drive.
 _LATEST_PRICES = """
   SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
@@ -605,9 +617,11 @@ def value_frontier(
 ) -> ValueView:
     """Price against performance in one test among `entries` (already filtered): the value
     frontier (drives no other drive beats on both price and IOPS), the cheapest per GB and
-    per 1,000 IOPS, and an even sample of the rest by price for the scatter. `entries` must
+    per 1,000 IOPS, and an even sample of the rest by price for the scatter, each point with
+    its drive and maker loaded (no timestamps). `entries` must
     hold one entry a drive in the test: its worst case (the default), or one data pattern
-    (worst_case=False, for entries filtered by pattern). Three queries."""
+    (worst_case=False, for entries filtered by pattern). One query, two with highlighted
+    drives."""
     highlight_ids = (
         list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
         if highlight
@@ -620,8 +634,12 @@ def value_frontier(
     inner, params = chosen.values(*columns).query.sql_with_params()
     # The filtered entries' SQL has positional placeholders; name them, as the rest does.
     names = {f"p{i}": v for i, v in enumerate(params)}
-    sql = _VALUE_SQL.replace("{entries}", _name_params(inner, len(params))).replace(
-        "{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES
+    quote = connection.ops.quote_name
+    sql = (
+        _VALUE_SQL.replace("{entries}", _name_params(inner, len(params)))
+        .replace("{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES)
+        .replace("{drive_columns}", ", ".join(f"d.{quote(f.column)}" for f in _POINT_DRIVE_FIELDS))
+        .replace("{maker_columns}", ", ".join(f"m.{quote(f.column)}" for f in _POINT_MAKER_FIELDS))
     )
     with connection.cursor() as cursor:
         cursor.execute(
@@ -637,17 +655,20 @@ def value_frontier(
         rows = cursor.fetchall()
     # A drive may come back more than once (on the frontier and among the cheapest).
     merged: dict[int, tuple] = {}
+    drives: dict[int, Drive] = {}
     considered = 0
-    for drive_id, iops, amount, observed, quick, count, frontier in rows:
+    drive_names = [f.attname for f in _POINT_DRIVE_FIELDS]
+    maker_names = [f.attname for f in _POINT_MAKER_FIELDS]
+    split = 7 + len(drive_names)
+    for row in rows:
+        drive_id, iops, amount, observed, quick, count, frontier = row[:7]
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
-    # Hundreds of drives: leave out the two timestamps (most of the cost of loading a row).
-    drives = (
-        Drive.objects.select_related("manufacturer")
-        .defer("created_at", "updated_at", "manufacturer__website")
-        .in_bulk(list(merged))
-    )
+        if drive_id not in drives:
+            drive = Drive.from_db(connection.alias, drive_names, row[7:split])
+            drive.manufacturer = Manufacturer.from_db(connection.alias, maker_names, row[split:])
+            drives[drive_id] = drive
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
         for d, (iops, amount, observed, quick, frontier) in merged.items()

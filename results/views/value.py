@@ -18,7 +18,10 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
     if not filters.is_valid():
         return bad_request(request, filters.errors)
     cleaned = filters.form.cleaned_data
-    test = Test.objects.get(identifier=cleaned.get("test") or VALUE_DEFAULT_TEST)
+    wanted = cleaned.get("test") or VALUE_DEFAULT_TEST
+    test = next((t for t in filters.tests if t.identifier == wanted), None)
+    if test is None:
+        test = Test.objects.get(identifier=wanted)
     view = value_frontier(
         test=test,
         entries=filters.qs,
