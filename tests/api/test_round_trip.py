@@ -127,3 +127,22 @@ def test_a_real_fio_run_round_trip(api, client, fio_output, url):
         assert again.status_code == 200
         assert again.json()["run"]["id"] == run.pk
     assert Run.objects.count() == 1
+
+
+def test_markup_in_an_upload_is_plain_data_in_json_and_escaped_on_the_page(api, client):
+    from results.synthetic import measured_document
+    from tests.results.helpers import HOSTILE
+
+    document = measured_document(series_seconds=300)
+    document["bench"]["name"] = HOSTILE[0]
+    document["drive"]["model"] = HOSTILE[1]
+    response = post_document(api, document)
+    assert response.status_code == 201
+    shown = api.get(response["Location"]).json()
+    assert shown["bench"]["name"] == HOSTILE[0]  # the text as sent, as JSON data
+    assert HOSTILE[1] in shown["drive"]["name"]
+    assert response["Content-Type"] == "application/json"
+    html = client.get(shown["page"].removeprefix("http://testserver")).content.decode()
+    for text in HOSTILE:
+        assert text not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
