@@ -7,6 +7,7 @@ queries whatever the size of the catalog.
 from __future__ import annotations
 
 import datetime
+import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -22,10 +23,9 @@ from django.db.models import (
     Prefetch,
     Q,
     QuerySet,
-    Subquery,
     TextField,
 )
-from django.db.models.functions import Cast, JSONObject
+from django.db.models.expressions import RawSQL
 
 from drives.models import Controller, Drive, Manufacturer, NandType, Price
 from results.models import (
@@ -221,26 +221,27 @@ def series_is_quick(series: ConsistencySeries, points: int) -> bool:
     return points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
 
 
+# Each drive's latest USD price as one row of JSON (its amount as text: a JSON number would
+# lose the cents). Written in SQL: the same through the ORM's JSONObject costs a millisecond
+# of Python a page to build.
+_LATEST_PRICE_SQL = """(
+  SELECT json_build_object('id', p.id, 'amount', p.amount::text, 'observed_on', p.observed_on,
+                           'source', p.source, 'source_url', p.source_url)::text
+  FROM drives_price p WHERE p.drive_id = drives_drive.id AND p.currency = 'USD'
+  ORDER BY p.observed_on DESC, p.amount LIMIT 1
+)"""
+
+
 def _with_latest_price(drives: QuerySet[Drive]) -> QuerySet[Drive]:
-    """`drives` each with its latest USD price as a row (JSON) in `latest_price`, read back
-    by _latest_price: one query for drives and prices."""
-    latest = Price.objects.filter(drive=OuterRef("pk"), currency="USD").order_by(
-        "-observed_on", "amount"
-    )
-    row = JSONObject(
-        id="id",
-        amount=Cast("amount", TextField()),  # as text: a JSON number would lose the cents
-        observed_on="observed_on",
-        source="source",
-        source_url="source_url",
-    )
-    return drives.annotate(latest_price=Subquery(latest.values(row=row)[:1]))
+    """`drives` each with its latest USD price in `latest_price`, read back by
+    _latest_price: one query for drives and prices."""
+    return drives.annotate(latest_price=RawSQL(_LATEST_PRICE_SQL, (), output_field=TextField()))
 
 
 def _latest_price(drive: Drive) -> Price | None:
-    row = drive.latest_price
-    if row is None:
+    if drive.latest_price is None:
         return None
+    row = json.loads(drive.latest_price)
     return Price(
         id=row["id"],
         drive=drive,
@@ -272,6 +273,7 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         .real()
         .filter(drive_id__in=ids)
         .select_related("firmware", "citation", "bench", "suite", "submitter")
+        .defer("document")  # the document as submitted: up to megabytes a run, never shown
         # Whether a run has TRIM validations or write saturation: most have neither, and
         # their queries are then left out.
         .annotate(
@@ -717,6 +719,7 @@ def drive_page(*, slug: str) -> DrivePage:
         Run.objects.published()
         .filter(drive=drive)
         .select_related("firmware", "bench", "citation", "suite", "submitter")
+        .defer("document")
         .prefetch_related(
             Prefetch("results", queryset=Result.objects.select_related("test")),
             Prefetch(

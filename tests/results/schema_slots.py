@@ -403,6 +403,8 @@ BASES = {
     "published": maximal_published,
     "measured-v2": maximal_measured_v2,
 }
+# The base each one was made from: the same field at the same place is the same slot.
+EXTENDS = {"measured-v2": "measured"}
 
 
 def leaves(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
@@ -467,14 +469,17 @@ def get(document: Any, path: tuple) -> Any:
 
 def slots() -> list[Slot]:
     """A slot for every scalar field the schema defines, as the maximal documents hold it:
-    one per field, two per array or map of them (the first items stand for the rest)."""
+    one per field, two per array or map of them (the first items stand for the rest). A
+    base made from another adds none where that one has a slot at the same place."""
     found, per_template = [], {}
     for base, make in BASES.items():
         for path, _ in leaves(make()):
             key = template(path)
             taken = per_template.setdefault(key, [])
+            if (EXTENDS.get(base), path) in taken:
+                continue
             if (STAR in key and len(taken) < 2) or not taken:
-                taken.append(path)
+                taken.append((base, path))
                 found.append(Slot(base, path, node_at(path)))
     return found
 

@@ -299,7 +299,7 @@ SUMMARIES = [
 @pytest.mark.parametrize(
     "base, path", SUMMARIES, ids=lambda v: documents.pointer(*v) if isinstance(v, tuple) else v
 )
-@MORE
+@settings(PROPERTY, max_examples=10)  # one rule, the same code for each summary
 @given(
     bounds=st.lists(st.integers(0, 4), min_size=3, max_size=3),
     percentiles=st.lists(st.integers(0, 4), max_size=3),
@@ -854,7 +854,7 @@ def mutated_documents(draw):
     return document
 
 
-@settings(PROPERTY, max_examples=60)
+@settings(PROPERTY, max_examples=30 * len(BASES))  # 30 changed documents per base
 @given(document=mutated_documents())
 def test_any_changed_document_is_stored_or_refused_never_an_error(document):
     with rolled_back():
