@@ -436,7 +436,7 @@ def leaderboard(
 ) -> Leaderboard:
     """One test's ranking: `entries` (already filtered, e.g. by LeaderboardFilter) of this
     test, best first, one page of it, and where the highlighted drives rank, each with which
-    latency its mean latency is. Three queries, four with highlighted drives."""
+    latency its mean latency is. One query, three with highlighted drives."""
     ranked = entries.filter(test=test)
     if metric == Metric.LATENCY:
         value = F("latency_mean_ns").asc(nulls_last=True)
@@ -444,9 +444,12 @@ def leaderboard(
     else:
         value = F("bytes_per_second").desc(nulls_last=True)  # as the index is ordered
         ranked = ranked.filter(bytes_per_second__isnull=False)
-    # One query: the page's drives with their makers and controllers joined in.
-    with_specs = ranked.order_by(value, "id").select_related(
-        "drive__manufacturer", "drive__controller__vendor"
+    # One query: the page's drives with their makers and controllers joined in, and which
+    # latency each entry's is (its result's latency_kind).
+    with_specs = (
+        ranked.order_by(value, "id")
+        .select_related("drive__manufacturer", "drive__controller__vendor")
+        .annotate(result_latency_kind=F("result__latency_kind"))
     )
     start = (page - 1) * page_size
     window = list(with_specs[start : start + page_size + 1])
@@ -459,9 +462,9 @@ def leaderboard(
     missing = [s for s in highlight if s not in shown]
     if missing:
         wanted = list(
-            ranked.filter(drive__slug__in=missing).select_related(
-                "drive__manufacturer", "drive__controller__vendor"
-            )
+            ranked.filter(drive__slug__in=missing)
+            .select_related("drive__manufacturer", "drive__controller__vendor")
+            .annotate(result_latency_kind=F("result__latency_kind"))
         )
         if wanted:
             # Competition rank: one more than the entries strictly better, all in one scan.
@@ -476,7 +479,9 @@ def leaderboard(
                 (RankedEntry(counts[f"e{e.pk}"] + 1, e, True) for e in wanted),
                 key=lambda r: r.rank,
             )
-    _set_latency_kinds([r.entry for r in rows + elsewhere])
+    for r in rows + elsewhere:
+        e = r.entry
+        e.latency_kind = e.result_latency_kind if e.latency_mean_ns is not None else ""
     return Leaderboard(
         test=test,
         metric=metric,
@@ -486,15 +491,6 @@ def leaderboard(
         has_next=len(window) > page_size,
         elsewhere=elsewhere,
     )
-
-
-def _set_latency_kinds(shown: list[LeaderboardEntry]) -> None:
-    """Which latency each shown entry's latency_mean_ns is (its result's latency_kind, set as
-    entry.latency_kind): one primary-key lookup of the shown results, none without latency."""
-    ids = [e.result_id for e in shown if e.latency_mean_ns is not None]
-    kinds = dict(Result.objects.filter(pk__in=ids).values_list("pk", "latency_kind")) if ids else {}
-    for e in shown:
-        e.latency_kind = kinds.get(e.result_id, "")
 
 
 def suites_with_tests() -> list[Suite]:
