@@ -658,14 +658,21 @@ def value_frontier(
     drive_names = [f.attname for f in _POINT_DRIVE_FIELDS]
     maker_names = [f.attname for f in _POINT_MAKER_FIELDS]
     split = 7 + len(drive_names)
+    alias = connection.alias
+    makers: dict[int, Manufacturer] = {}
     for row in rows:
         drive_id, iops, amount, observed, quick, count, frontier = row[:7]
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
         if drive_id not in drives:
-            drive = Drive.from_db(connection.alias, drive_names, row[7:split])
-            drive.manufacturer = Manufacturer.from_db(connection.alias, maker_names, row[split:])
+            drive = Drive.from_db(alias, drive_names, row[7:split])
+            maker = makers.get(drive.manufacturer_id)
+            if maker is None:
+                maker = makers[drive.manufacturer_id] = Manufacturer.from_db(
+                    alias, maker_names, row[split:]
+                )
+            drive.manufacturer = maker
             drives[drive_id] = drive
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
