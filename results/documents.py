@@ -280,6 +280,13 @@ _LONG_DIGITS = re.compile(r"[0-9]{19}")
 INT64_RANGE = (-(2**63), 2**64)
 
 
+class ParsedDocument(dict):
+    """What parse() returns: the document, and whether its text holds a run of 19 digits
+    (only then can an integer in it be beyond 64 bits; validate looks no further)."""
+
+    long_digits = True
+
+
 def _beyond_64_bits(document: dict) -> Iterator[DocumentProblem]:
     """Integers no 64-bit column, signed or not, can hold, wherever they are (a number the
     schema leaves unbounded would otherwise be stored as a rounded float, or not at all)."""
@@ -326,6 +333,8 @@ def parse(raw: bytes | str, *, max_bytes: int) -> dict[str, Any]:
         problems = sorted(_unstorable_text(document), key=lambda p: p.pointer)
         if problems:
             raise DocumentRejected(_capped(problems))
+    document = ParsedDocument(document)
+    document.long_digits = _LONG_DIGITS.search(text) is not None
     return document
 
 
@@ -785,7 +794,10 @@ def validate(document: dict[str, Any], known_tests: Mapping[str, TestSpec]) -> N
     problems = schema_problems(document)
     if not problems:
         problems = meaning_problems(document, known_tests)
-    if not problems and _LONG_DIGITS.search(json.dumps(document)):  # rare: then walk
+    long_digits = getattr(document, "long_digits", None)
+    if long_digits is None:  # not from parse(): look at its JSON
+        long_digits = _LONG_DIGITS.search(json.dumps(document)) is not None
+    if not problems and long_digits:  # rare: only then walk every number
         problems = _capped(sorted(_beyond_64_bits(document), key=lambda p: p.pointer))
     if problems:
         raise DocumentRejected(problems)
