@@ -88,6 +88,9 @@ UNITS_MISMATCH = (
     "{expected}) within 1%"
 )
 BYTES_MISMATCH = "bytes {value} is not io_count x block size ({expected})"
+DERIVED_OUT_OF_RANGE = (
+    "the {derived} it gives at block size {block_size} is beyond what a double holds"
+)
 SUM_MISMATCH = "{field} {value} is not the sum of the reads' and the writes' ({expected})"
 LATENCY_ORDER = "latency must satisfy min <= mean <= max"
 PERCENTILE_ORDER = "latency percentiles must not decrease and must lie within min and max"
@@ -704,6 +707,18 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
     _check_shape(entry, spec, where, problem)
     block_size = spec.block_size
     _check_units(entry, block_size, where, problem)
+    # The leaderboard derives the figure not given (in float8, as here): it must be one.
+    bps, iops = entry.get("bytes_per_second"), entry.get("iops")
+    if bps is None and iops is not None and math.isinf(iops * block_size):
+        problem(
+            f"{where}/iops",
+            DERIVED_OUT_OF_RANGE.format(derived="bytes_per_second", block_size=block_size),
+        )
+    if iops is None and bps is not None and bps / block_size == 0:
+        problem(
+            f"{where}/bytes_per_second",
+            DERIVED_OUT_OF_RANGE.format(derived="iops", block_size=block_size),
+        )
     if (
         "bytes" in entry
         and "io_count" in entry
