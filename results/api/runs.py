@@ -268,6 +268,73 @@ class RunSerializer(serializers.ModelSerializer):
         }
 
 
+class RunDetailSerializer(RunSerializer):
+    """A run with what it measured (the per-second series are the series endpoints')."""
+
+    results = serializers.SerializerMethodField()
+    consistency = serializers.SerializerMethodField()
+    trim = serializers.SerializerMethodField()
+    saturation = serializers.SerializerMethodField()
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "results", "consistency", "trim", "saturation"]
+
+    def get_results(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": r.test.identifier,
+                "pattern": r.pattern,
+                "bytes_per_second": r.bytes_per_second,
+                "iops": r.iops,
+                "latency_mean_ns": r.latency_mean_ns,
+                "latency_kind": r.latency_kind,
+                "duration_ns": r.duration_ns,
+                "partial": r.partial,
+            }
+            for r in run.results.all()
+        ]
+
+    def get_consistency(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": s.test.identifier,
+                "spare_area_percent": s.spare_area_percent,
+                "pattern": s.pattern,
+                "steady_mean_iops": s.steady_mean_iops,
+                "steady_min_iops": s.steady_min_iops,
+                "partial": s.partial,
+            }
+            for s in run.consistency_series.all()
+        ]
+
+    def get_trim(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": t.test.identifier,
+                "pattern": t.pattern,
+                "clean_bytes_per_second": t.clean_bytes_per_second,
+                "after_torture_bytes_per_second": t.after_torture_bytes_per_second,
+                "after_trim_bytes_per_second": t.after_trim_bytes_per_second,
+            }
+            for t in run.trim_validations.all()
+        ]
+
+    def get_saturation(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": s.test.identifier,
+                "pattern": s.pattern,
+                "bytes_written": s.bytes_written,
+                "exhausted": s.exhausted,
+                "exhausted_at_s": s.exhausted_at_s,
+                "bytes_per_second_before": s.bytes_per_second_before,
+                "bytes_per_second_after": s.bytes_per_second_after,
+                "partial": s.partial,
+            }
+            for s in run.saturation_series.all()
+        ]
+
+
 class OwnRunSerializer(RunSerializer):
     """A submitter's own run: its status and, when withdrawn, when, why and by whom."""
 
@@ -421,6 +488,15 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 [{"pointer": "/query/source", "message": f"must be one of {Run.Source.values}"}]
             )
         return selectors.runs_listed(drive=params.get("drive", ""), source=source)
+
+    def get_serializer_class(self):
+        return RunDetailSerializer if self.action == "retrieve" else RunSerializer
+
+    def get_object(self) -> Run:
+        try:
+            return selectors.run_detail(pk=int(self.kwargs["pk"]))
+        except Run.DoesNotExist:
+            raise NotFound() from None
 
     def get_permissions(self):
         if self.action in ("create", "fio"):
