@@ -23,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import QuerySet
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -570,3 +571,10 @@ class OwnRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self) -> QuerySet[Run]:
         return selectors.runs_of_submitter(user_id=self.request.user.pk)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        # One user's list: never kept by a shared cache, asked again each time.
+        response["Cache-Control"] = "private, no-cache"
+        patch_vary_headers(response, ("Authorization", "Cookie"))
+        return response
