@@ -340,7 +340,13 @@ class Price(models.Model):
                 condition=Q(currency__regex=r"^[A-Z]{3}$"), name="price_currency_iso"
             ),
         ]
-        indexes = [models.Index(fields=["drive", "-observed_on"], name="price_latest_idx")]
+        indexes = [
+            models.Index(fields=["drive", "-observed_on"], name="price_latest_idx"),
+            # A price as of a date, drive by drive (value views), read from the index alone.
+            models.Index(
+                fields=["drive", "currency", "-observed_on", "amount"], name="price_as_of_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.amount} {self.currency} on {self.observed_on}"

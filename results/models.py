@@ -688,6 +688,16 @@ class LeaderboardEntry(models.Model):
                 condition=Q(worst=True),
                 include=["price_observed_on", "capacity_bytes", "synthetic", "quick", "source"],
             ),
+            # The same for a value view of one data pattern (every entry, not the worst).
+            models.Index(
+                "test",
+                "pattern",
+                "price_usd",
+                F("iops").desc(),
+                "drive",
+                name="leaderboard_pattern_price_idx",
+                include=["price_observed_on", "capacity_bytes", "synthetic", "quick", "source"],
+            ),
         ]
 
     def __str__(self) -> str:

@@ -7,6 +7,7 @@ queries whatever the size of the catalog.
 from __future__ import annotations
 
 import datetime
+import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -22,10 +23,9 @@ from django.db.models import (
     Prefetch,
     Q,
     QuerySet,
-    Subquery,
     TextField,
 )
-from django.db.models.functions import Cast, JSONObject
+from django.db.models.expressions import RawSQL
 
 from drives.models import Controller, Drive, Manufacturer, NandType, Price
 from results.models import (
@@ -221,26 +221,27 @@ def series_is_quick(series: ConsistencySeries, points: int) -> bool:
     return points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
 
 
+# Each drive's latest USD price as one row of JSON (its amount as text: a JSON number would
+# lose the cents). Written in SQL: the same through the ORM's JSONObject costs a millisecond
+# of Python a page to build.
+_LATEST_PRICE_SQL = """(
+  SELECT json_build_object('id', p.id, 'amount', p.amount::text, 'observed_on', p.observed_on,
+                           'source', p.source, 'source_url', p.source_url)::text
+  FROM drives_price p WHERE p.drive_id = drives_drive.id AND p.currency = 'USD'
+  ORDER BY p.observed_on DESC, p.amount LIMIT 1
+)"""
+
+
 def _with_latest_price(drives: QuerySet[Drive]) -> QuerySet[Drive]:
-    """`drives` each with its latest USD price as a row (JSON) in `latest_price`, read back
-    by _latest_price: one query for drives and prices."""
-    latest = Price.objects.filter(drive=OuterRef("pk"), currency="USD").order_by(
-        "-observed_on", "amount"
-    )
-    row = JSONObject(
-        id="id",
-        amount=Cast("amount", TextField()),  # as text: a JSON number would lose the cents
-        observed_on="observed_on",
-        source="source",
-        source_url="source_url",
-    )
-    return drives.annotate(latest_price=Subquery(latest.values(row=row)[:1]))
+    """`drives` each with its latest USD price in `latest_price`, read back by
+    _latest_price: one query for drives and prices."""
+    return drives.annotate(latest_price=RawSQL(_LATEST_PRICE_SQL, (), output_field=TextField()))
 
 
 def _latest_price(drive: Drive) -> Price | None:
-    row = drive.latest_price
-    if row is None:
+    if drive.latest_price is None:
         return None
+    row = json.loads(drive.latest_price)
     return Price(
         id=row["id"],
         drive=drive,
@@ -272,6 +273,7 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
         .real()
         .filter(drive_id__in=ids)
         .select_related("firmware", "citation", "bench", "suite", "submitter")
+        .defer("document")  # the document as submitted: up to megabytes a run, never shown
         # Whether a run has TRIM validations or write saturation: most have neither, and
         # their queries are then left out.
         .annotate(
@@ -434,7 +436,7 @@ def leaderboard(
 ) -> Leaderboard:
     """One test's ranking: `entries` (already filtered, e.g. by LeaderboardFilter) of this
     test, best first, one page of it, and where the highlighted drives rank, each with which
-    latency its mean latency is. Three queries, four with highlighted drives."""
+    latency its mean latency is. One query, three with highlighted drives."""
     ranked = entries.filter(test=test)
     if metric == Metric.LATENCY:
         value = F("latency_mean_ns").asc(nulls_last=True)
@@ -442,9 +444,12 @@ def leaderboard(
     else:
         value = F("bytes_per_second").desc(nulls_last=True)  # as the index is ordered
         ranked = ranked.filter(bytes_per_second__isnull=False)
-    # One query: the page's drives with their makers and controllers joined in.
-    with_specs = ranked.order_by(value, "id").select_related(
-        "drive__manufacturer", "drive__controller__vendor"
+    # One query: the page's drives with their makers and controllers joined in, and which
+    # latency each entry's is (its result's latency_kind).
+    with_specs = (
+        ranked.order_by(value, "id")
+        .select_related("drive__manufacturer", "drive__controller__vendor")
+        .annotate(result_latency_kind=F("result__latency_kind"))
     )
     start = (page - 1) * page_size
     window = list(with_specs[start : start + page_size + 1])
@@ -457,9 +462,9 @@ def leaderboard(
     missing = [s for s in highlight if s not in shown]
     if missing:
         wanted = list(
-            ranked.filter(drive__slug__in=missing).select_related(
-                "drive__manufacturer", "drive__controller__vendor"
-            )
+            ranked.filter(drive__slug__in=missing)
+            .select_related("drive__manufacturer", "drive__controller__vendor")
+            .annotate(result_latency_kind=F("result__latency_kind"))
         )
         if wanted:
             # Competition rank: one more than the entries strictly better, all in one scan.
@@ -474,7 +479,9 @@ def leaderboard(
                 (RankedEntry(counts[f"e{e.pk}"] + 1, e, True) for e in wanted),
                 key=lambda r: r.rank,
             )
-    _set_latency_kinds([r.entry for r in rows + elsewhere])
+    for r in rows + elsewhere:
+        e = r.entry
+        e.latency_kind = e.result_latency_kind if e.latency_mean_ns is not None else ""
     return Leaderboard(
         test=test,
         metric=metric,
@@ -484,15 +491,6 @@ def leaderboard(
         has_next=len(window) > page_size,
         elsewhere=elsewhere,
     )
-
-
-def _set_latency_kinds(shown: list[LeaderboardEntry]) -> None:
-    """Which latency each shown entry's latency_mean_ns is (its result's latency_kind, set as
-    entry.latency_kind): one primary-key lookup of the shown results, none without latency."""
-    ids = [e.result_id for e in shown if e.latency_mean_ns is not None]
-    kinds = dict(Result.objects.filter(pk__in=ids).values_list("pk", "latency_kind")) if ids else {}
-    for e in shown:
-        e.latency_kind = kinds.get(e.result_id, "")
 
 
 def suites_with_tests() -> QuerySet[Suite]:
@@ -658,14 +656,21 @@ def value_frontier(
     drive_names = [f.attname for f in _POINT_DRIVE_FIELDS]
     maker_names = [f.attname for f in _POINT_MAKER_FIELDS]
     split = 7 + len(drive_names)
+    alias = connection.alias
+    makers: dict[int, Manufacturer] = {}
     for row in rows:
         drive_id, iops, amount, observed, quick, count, frontier = row[:7]
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
         if drive_id not in drives:
-            drive = Drive.from_db(connection.alias, drive_names, row[7:split])
-            drive.manufacturer = Manufacturer.from_db(connection.alias, maker_names, row[split:])
+            drive = Drive.from_db(alias, drive_names, row[7:split])
+            maker = makers.get(drive.manufacturer_id)
+            if maker is None:
+                maker = makers[drive.manufacturer_id] = Manufacturer.from_db(
+                    alias, maker_names, row[split:]
+                )
+            drive.manufacturer = maker
             drives[drive_id] = drive
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
@@ -715,6 +720,7 @@ def drive_page(*, slug: str) -> DrivePage:
         Run.objects.published()
         .filter(drive=drive)
         .select_related("firmware", "bench", "citation", "suite", "submitter")
+        .defer("document")
         .prefetch_related(
             Prefetch("results", queryset=Result.objects.select_related("test")),
             Prefetch(
@@ -850,3 +856,32 @@ def run_for_withdrawal(*, pk: int) -> Run:
     """A run that a submitter or staff member may withdraw: any but synthetic. Raises
     Run.DoesNotExist."""
     return Run.objects.real().select_related("submitter").get(pk=pk)
+
+
+def run_detail(*, pk: int) -> Run:
+    """One published run of a real drive with its provenance and what it measured: the
+    throughput results, and the consistency series, TRIM validations and write saturations
+    without their per-second data. Raises Run.DoesNotExist."""
+    return (
+        runs_listed()
+        .prefetch_related(
+            Prefetch("results", queryset=Result.objects.select_related("test").order_by("pk")),
+            Prefetch(
+                "consistency_series",
+                queryset=ConsistencySeries.objects.select_related("test")
+                .defer("iops")
+                .order_by("pk"),
+            ),
+            Prefetch(
+                "trim_validations",
+                queryset=TrimValidation.objects.select_related("test").order_by("pk"),
+            ),
+            Prefetch(
+                "saturation_series",
+                queryset=SaturationSeries.objects.select_related("test")
+                .defer("bytes_per_interval")
+                .order_by("pk"),
+            ),
+        )
+        .get(pk=pk)
+    )

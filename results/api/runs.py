@@ -23,6 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import QuerySet
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
@@ -244,6 +245,73 @@ class RunSerializer(serializers.ModelSerializer):
         }
 
 
+class RunDetailSerializer(RunSerializer):
+    """A run with what it measured (the per-second series are the series endpoints')."""
+
+    results = serializers.SerializerMethodField()
+    consistency = serializers.SerializerMethodField()
+    trim = serializers.SerializerMethodField()
+    saturation = serializers.SerializerMethodField()
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "results", "consistency", "trim", "saturation"]
+
+    def get_results(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": r.test.identifier,
+                "pattern": r.pattern,
+                "bytes_per_second": r.bytes_per_second,
+                "iops": r.iops,
+                "latency_mean_ns": r.latency_mean_ns,
+                "latency_kind": r.latency_kind,
+                "duration_ns": r.duration_ns,
+                "partial": r.partial,
+            }
+            for r in run.results.all()
+        ]
+
+    def get_consistency(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": s.test.identifier,
+                "spare_area_percent": s.spare_area_percent,
+                "pattern": s.pattern,
+                "steady_mean_iops": s.steady_mean_iops,
+                "steady_min_iops": s.steady_min_iops,
+                "partial": s.partial,
+            }
+            for s in run.consistency_series.all()
+        ]
+
+    def get_trim(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": t.test.identifier,
+                "pattern": t.pattern,
+                "clean_bytes_per_second": t.clean_bytes_per_second,
+                "after_torture_bytes_per_second": t.after_torture_bytes_per_second,
+                "after_trim_bytes_per_second": t.after_trim_bytes_per_second,
+            }
+            for t in run.trim_validations.all()
+        ]
+
+    def get_saturation(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": s.test.identifier,
+                "pattern": s.pattern,
+                "bytes_written": s.bytes_written,
+                "exhausted": s.exhausted,
+                "exhausted_at_s": s.exhausted_at_s,
+                "bytes_per_second_before": s.bytes_per_second_before,
+                "bytes_per_second_after": s.bytes_per_second_after,
+                "partial": s.partial,
+            }
+            for s in run.saturation_series.all()
+        ]
+
+
 class OwnRunSerializer(RunSerializer):
     """A submitter's own run: its status and, when withdrawn, when, why and by whom."""
 
@@ -395,6 +463,15 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             )
         return selectors.runs_listed(drive=params.get("drive", ""), source=source)
 
+    def get_serializer_class(self):
+        return RunDetailSerializer if self.action == "retrieve" else RunSerializer
+
+    def get_object(self) -> Run:
+        try:
+            return selectors.run_detail(pk=int(self.kwargs["pk"]))
+        except Run.DoesNotExist:
+            raise NotFound() from None
+
     def get_permissions(self):
         if self.action in ("create", "fio"):
             return [MayUpload()]
@@ -541,3 +618,10 @@ class OwnRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self) -> QuerySet[Run]:
         return selectors.runs_of_submitter(user_id=self.request.user.pk)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        # One user's list: never kept by a shared cache, asked again each time.
+        response["Cache-Control"] = "private, no-cache"
+        patch_vary_headers(response, ("Authorization", "Cookie"))
+        return response

@@ -254,3 +254,25 @@ def test_the_runs_lists_cost_a_fixed_number_of_queries(
         assert len(api.get(RUNS).json()["results"]) == 2 * count
     with django_assert_max_num_queries(10):
         assert len(api.get(MY_RUNS).json()["results"]) == count
+    with django_assert_max_num_queries(10):
+        detail = api.get(f"{RUNS}{Run.objects.filter(submitter=reviewer).first().pk}/").json()
+        assert len(detail["results"]) == 10 and len(detail["consistency"]) == 2
+
+
+def test_an_idempotency_key_is_kept_for_a_day(api, document):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    post_document(api, document, HTTP_IDEMPOTENCY_KEY="daily")
+    IdempotencyKey.objects.update(created_at=timezone.now() - timedelta(hours=25))
+    other = dict(document, drive_state="fresh")
+    response = post_document(api, other, HTTP_IDEMPOTENCY_KEY="daily")
+    assert response.status_code == 201  # the old key was forgotten: a new upload
+    assert IdempotencyKey.objects.get().run_id == response.json()["run"]["id"]
+
+
+def test_my_runs_are_never_kept_by_shared_caches(api):
+    response = api.get(MY_RUNS)
+    assert response["Cache-Control"] == "private, no-cache"
+    assert "Authorization" in response["Vary"]

@@ -113,7 +113,8 @@ def test_drive_page_says_which_latency_and_marks_partial_results(client, documen
     run = run_ingest(document=json.dumps(doc), submitter=None).run
     older = run_ingest(document=json.dumps(document), submitter=None)  # version 1
     html = client.get(reverse("bench:drive", args=[run.drive.slug])).content.decode()
-    assert "Latency mean <small>(issue to completion)</small>" in html
+    assert '<small class="latency-kind">issue to completion</small>' in html  # each row says
+    assert '<small class="latency-kind">completion only (fio&#x27;s clat)</small>' in html
     assert html.count("partial: the run was interrupted") == 1
     assert "latency: completion only (fio&#x27;s clat)" in html  # the version 1 run's
     assert older.run.drive == run.drive

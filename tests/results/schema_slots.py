@@ -149,6 +149,8 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("results", STAR, "latency_ns", "min"): ("result", "latency_min_ns"),
     ("results", STAR, "latency_ns", "max"): ("result", "latency_max_ns"),
     ("results", STAR, "latency_ns", "percentiles", STAR): ("result", "latency_percentiles_ns"),
+    ("results", STAR, "clat_ns", "mean"): ("result", "clat_mean_ns"),
+    ("results", STAR, "clat_ns", "stddev"): ("result", "clat_stddev_ns"),
     ("results", STAR, "clat_ns", "min"): ("result", "clat_min_ns"),
     ("results", STAR, "clat_ns", "max"): ("result", "clat_max_ns"),
     ("results", STAR, "clat_ns", "percentiles", STAR): ("result", "clat_percentiles_ns"),
@@ -174,6 +176,17 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("saturation", STAR, "bytes_written"): ("saturation", "bytes_written"),
     ("saturation", STAR, "bytes_before_exhausted"): ("saturation", "bytes_before_exhausted"),
     ("saturation", STAR, "bytes_per_interval", STAR): ("saturation", "bytes_per_interval"),
+    **{
+        ("saturation", STAR, name): ("saturation", name)
+        for name in (
+            "mean_bytes_per_second",
+            "initial_bytes_per_second",
+            "threshold_fraction",
+            "exhausted_at_s",
+            "bytes_per_second_before",
+            "bytes_per_second_after",
+        )
+    },
     # Not stored with the series: they must equal the test's, so the test's columns bound them.
     ("saturation", STAR, "block_size"): ("test", "block_size"),
     ("saturation", STAR, "queue_depth"): ("test", "queue_depth"),
@@ -202,6 +215,8 @@ DOCUMENT_ONLY = {
     ("parameters", "seed"),
     ("parameters", "engine"),
     ("parameters", "target_size_bytes"),
+    ("parameters", "duration_scale"),
+    ("parameters", "compressible_ratio"),
     ("parameters", "spare_area_percent", STAR),
     ("parameters", "jobs"),
     ("results", STAR, "rwmixread"),
@@ -212,7 +227,13 @@ DOCUMENT_ONLY = {
         for field in (
             ("io_count",),
             ("bytes",),
-            *((kind, bound) for kind in ("latency_ns", "clat_ns") for bound in ("min", "max")),
+            ("bytes_per_second",),
+            ("iops",),
+            *(
+                (kind, name)
+                for kind in ("latency_ns", "clat_ns")
+                for name in ("mean", "stddev", "min", "max")
+            ),
             *((kind, "percentiles", STAR) for kind in ("latency_ns", "clat_ns")),
         )
     },
@@ -403,6 +424,8 @@ BASES = {
     "published": maximal_published,
     "measured-v2": maximal_measured_v2,
 }
+# The base each one was made from: the same field at the same place is the same slot.
+EXTENDS = {"measured-v2": "measured"}
 
 
 def leaves(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
@@ -467,14 +490,17 @@ def get(document: Any, path: tuple) -> Any:
 
 def slots() -> list[Slot]:
     """A slot for every scalar field the schema defines, as the maximal documents hold it:
-    one per field, two per array or map of them (the first items stand for the rest)."""
+    one per field, two per array or map of them (the first items stand for the rest). A
+    base made from another adds none where that one has a slot at the same place."""
     found, per_template = [], {}
     for base, make in BASES.items():
         for path, _ in leaves(make()):
             key = template(path)
             taken = per_template.setdefault(key, [])
+            if (EXTENDS.get(base), path) in taken:
+                continue
             if (STAR in key and len(taken) < 2) or not taken:
-                taken.append(path)
+                taken.append((base, path))
                 found.append(Slot(base, path, node_at(path)))
     return found
 

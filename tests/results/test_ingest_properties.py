@@ -6,6 +6,7 @@ field of its kind (tests/results/schema_slots.py lists them)."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import unicodedata
@@ -20,7 +21,7 @@ from hypothesis_jsonschema import from_schema
 from drives.models import catalog_key
 from results import documents
 from results.documents import DocumentRejected
-from results.models import ConsistencySeries, Result, Run, TrimValidation
+from results.models import ConsistencySeries, Result, Run, Test, TrimValidation
 from results.services import run_ingest
 from tests.results.schema_slots import (
     BASES,
@@ -250,8 +251,9 @@ def test_an_integer_below_its_minimum_is_refused_at_its_pointer(slot, data):
 
 def free_document(slot: Slot, value) -> dict:
     """The slot's document with the value, and the fields that must agree with it out of
-    the way (bytes = io_count x block size; a mixed result's counts = the sums of its reads'
-    and writes'; min <= percentiles <= max in each latency summary)."""
+    the way (bytes = io_count x block size, bytes/s = iops x block size; a mixed result's
+    counts = the sums of its reads' and writes'; min <= percentiles <= max in each latency
+    summary)."""
     document = slot.document(value)
     if slot.template[:1] != ("results",):
         return document
@@ -265,6 +267,8 @@ def free_document(slot: Slot, value) -> dict:
         del entry["bytes" if tail == ("io_count",) else "io_count"]
         for key in ("rwmixread", *documents.MIXED_SIDES):
             entry.pop(key, None)
+    if tail in (("bytes_per_second",), ("iops",)):  # bytes/s = iops x block size
+        owner.pop("iops" if tail == ("bytes_per_second",) else "bytes_per_second", None)
     if tail[0] in documents.LATENCY_KINDS:
         kind, name = tail[:2]
         owner[kind] = {"percentiles": {tail[2]: value}} if name == "percentiles" else {name: value}
@@ -286,6 +290,60 @@ def test_any_integer_within_its_column_is_stored_exactly(slot, data):
         assert stored(run, slot) == value
 
 
+NUMBER_SLOTS = [s for s in SLOTS if s.node.get("type") == "number"]
+EDGES = [5e-324, 1e-300, 0.1, 1.0, 1e300, 1.7976931348623157e308]
+
+
+def numbers(node: dict):
+    """Finite floats the schema allows for the node, the extremes of a double among them."""
+    low = node.get("minimum", node.get("exclusiveMinimum"))
+    high = node.get("maximum")
+    inside = [
+        e
+        for e in EDGES
+        if (low is None or e > low or (e == low and "minimum" in node))
+        and (high is None or e <= high)
+    ]
+    floats = st.floats(
+        min_value=low,
+        max_value=high,
+        exclude_min="exclusiveMinimum" in node,
+        allow_nan=False,
+        allow_infinity=False,
+    )
+    return st.one_of(st.sampled_from(inside), floats)
+
+
+@pytest.mark.parametrize("slot", NUMBER_SLOTS, ids=str)
+@PROPERTY
+@given(data=st.data())
+def test_any_number_the_schema_allows_is_stored_exactly(slot, data):
+    value = data.draw(numbers(slot.node), label="value")
+    document = free_document(slot, value)
+    # A result's rate alone: the leaderboard derives the other one, in float8 arithmetic,
+    # which must neither overflow nor underflow to 0.
+    derived = None
+    if slot.template in (("results", STAR, "iops"), ("results", STAR, "bytes_per_second")):
+        test = document["results"][slot.path[1]]["test"]
+        block = Test.objects.get(identifier=test).block_size
+        if slot.path[-1] == "iops" and math.isinf(value * block):
+            derived = "bytes_per_second"
+        elif slot.path[-1] == "bytes_per_second" and value / block == 0:
+            derived = "iops"
+    with rolled_back():
+        if derived:
+            problems = ingest_rejected(document)
+            assert [(p.pointer, p.message) for p in problems] == [
+                (
+                    slot.pointer,
+                    documents.DERIVED_OUT_OF_RANGE.format(derived=derived, block_size=block),
+                )
+            ]
+            return
+        run = ingest_accepted(document)
+        assert stored(run, slot) == value
+
+
 # Every latency summary of the maximal documents: a result's latency_ns and clat_ns, and
 # those of the reads and the writes of a mixed result.
 SUMMARIES = [
@@ -299,7 +357,7 @@ SUMMARIES = [
 @pytest.mark.parametrize(
     "base, path", SUMMARIES, ids=lambda v: documents.pointer(*v) if isinstance(v, tuple) else v
 )
-@MORE
+@settings(PROPERTY, max_examples=10)  # one rule, the same code for each summary
 @given(
     bounds=st.lists(st.integers(0, 4), min_size=3, max_size=3),
     percentiles=st.lists(st.integers(0, 4), max_size=3),
@@ -566,6 +624,21 @@ def test_the_issues_overflowing_units():
     (problem,) = ingest_rejected(document)
     assert problem.pointer == "/results/0/bytes_per_second"
     assert "4.096e+309" in problem.message
+
+
+@pytest.mark.parametrize(
+    "rate, value, derived",
+    [("iops", 1e305, "bytes_per_second"), ("bytes_per_second", 5e-324, "iops")],
+)
+def test_a_rate_whose_derived_figure_no_double_holds_is_refused(rate, value, derived):
+    document = maximal_published()
+    document["results"] = [{"test": "randread-4k-qd3", "pattern": "compressible", rate: value}]
+    assert [(p.pointer, p.message) for p in ingest_rejected(document)] == [
+        (
+            f"/results/0/{rate}",
+            documents.DERIVED_OUT_OF_RANGE.format(derived=derived, block_size=4096),
+        )
+    ]
 
 
 # -- 3. the document's checks are the constraints' rules -------------------------------------
@@ -854,7 +927,7 @@ def mutated_documents(draw):
     return document
 
 
-@settings(PROPERTY, max_examples=60)
+@settings(PROPERTY, max_examples=30 * len(BASES))  # 30 changed documents per base
 @given(document=mutated_documents())
 def test_any_changed_document_is_stored_or_refused_never_an_error(document):
     with rolled_back():
