@@ -14,7 +14,7 @@ LOADGEN_SAN := loadgen/build-san
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-load \
+        loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-api bench-load \
         seed-scale plotly clean
 
 help:
@@ -25,6 +25,7 @@ help:
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
 	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives"
+	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 
@@ -131,6 +132,13 @@ bench-web: $(INSTALLED)
 	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py bench_web'
+
+# The API beside a trivial DRF endpoint on the same catalog; CACHED=1 adds the cached mode.
+bench-api: $(INSTALLED)
+	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && \
+	  $(PY) manage.py bench_api $(if $(CACHED),--cached) $(BENCH_API_ARGS)'
 
 # The production server (response cache on) under 64 connections for 60 s, on the same
 # seed_scale catalog; UPLOADS=1 adds reviewers uploading through the API meanwhile.

@@ -1,7 +1,9 @@
-"""The site's URLs plus the trivial view the web benchmark measures every page against."""
+"""The site's URLs plus the trivial views the load benchmarks measure pages and API against."""
 
 from django.http import HttpResponse
 from django.urls import path
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from benchsite.urls import urlpatterns as site_urlpatterns
 
@@ -10,4 +12,15 @@ def trivial(request):
     return HttpResponse("ok")
 
 
-urlpatterns = [path("bench-trivial/", trivial), *site_urlpatterns]
+class TrivialApi(APIView):
+    """The cheapest DRF endpoint: what every API figure of bench-api is a fraction of."""
+
+    def get(self, request):
+        return Response({"ok": True})
+
+
+urlpatterns = [
+    path("bench-trivial/", trivial),
+    path("bench-trivial-api/", TrivialApi.as_view()),
+    *site_urlpatterns,
+]

@@ -172,3 +172,22 @@ def run_wrk_together(
             raise RuntimeError(f"wrk ({name}) failed: {err}")
         results[name] = parse_report(out)
     return results
+
+
+def measure_rounds(
+    url: str,
+    scripts: dict[str, Path],
+    *,
+    rounds: int,
+    seconds: float,
+    connections: int,
+) -> dict[str, list[WrkResult]]:
+    """Each named script in turn, `rounds` times over (after a one-second warm-up of each),
+    so that every figure is a median of runs spread over the same stretch of time."""
+    for script in scripts.values():
+        run_wrk(url, script, seconds=1, connections=connections)
+    results: dict[str, list[WrkResult]] = {name: [] for name in scripts}
+    for _ in range(rounds):
+        for name, script in scripts.items():
+            results[name].append(run_wrk(url, script, seconds=seconds, connections=connections))
+    return results

@@ -1,0 +1,240 @@
+"""The REST API under load beside a trivial DRF endpoint (an APIView returning {"ok": true})
+in the same gunicorn server: the filtered drive list, the results list and the compare
+endpoint, with filters and drive pairs drawn from the seed_scale catalog and varied across
+requests, persistent database connections, no response cache. Prints requests/s, the ratio
+to the trivial endpoint and median latency (medians of rounds), then the median latency of
+a full-document upload through the API beside the run_ingest call alone.
+
+With --cached the same lists and compare are also served with the response cache on
+(benchsite/response_cache.py): hits (a few URLs, repeated) against the trivial endpoint,
+and misses (every URL new) against the uncached figure plus one measured cache round trip.
+
+Run by `make bench-api` (CACHED=1 for the cached mode) inside the embedded PostgreSQL
+holding the seed_scale catalog (var/bench-web/, shared with bench-web).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+from urllib.parse import urlencode
+
+from django.contrib.auth.models import Group, User
+from django.core.cache import cache
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from rest_framework.authtoken.models import Token
+
+from benchsite.appserver import AppServer, prepare
+from benchsite.loadrig import WrkMissing, WrkResult, get_rotation, measure_rounds, write_script
+from drives.models import Drive
+from results.models import LeaderboardEntry, Test
+from results.services import run_ingest
+from results.synthetic import measured_document
+
+SCALE_DRIVES = 10_000
+PATHS = 300
+TARGETS = {"drives list": 0.25, "results list": 0.25, "compare": 0.15}
+CACHED_TARGET = 0.5
+UPLOADS = 15
+REVIEWER = "bench-api-reviewer"
+
+
+def _families(rng: random.Random) -> dict[str, list[str]]:
+    ranked = list(LeaderboardEntry.objects.values_list("drive__slug", flat=True).distinct())
+    if len(ranked) < 2:
+        raise CommandError("the catalog has fewer than two ranked drives: run seed_scale")
+    tests = list(
+        Test.objects.filter(kind=Test.Kind.THROUGHPUT).values_list("identifier", flat=True)
+    )
+    interfaces = list(Drive.objects.values_list("interface", flat=True).distinct())
+    words = [m.split()[0][:4] for m in Drive.objects.values_list("model", flat=True)[:2000]]
+    drives = []
+    for _ in range(PATHS):
+        query = {
+            "interface": rng.choice(interfaces),
+            "capacity_min": rng.choice([0, 120, 240, 480]),
+            "ordering": rng.choice(["model", "-capacity_bytes", "release_date"]),
+        }
+        if rng.random() < 0.3:
+            query["q"] = rng.choice(words)
+        if rng.random() < 0.3:
+            query["cell_type"] = rng.choice(["slc", "mlc", "tlc"])
+        drives.append(f"/api/v1/drives/?{urlencode(query)}")
+    results = []
+    for _ in range(PATHS):
+        query = {"test": rng.choice(tests), "limit": 50}
+        if rng.random() < 0.5:
+            query["pattern"] = rng.choice(["compressible", "incompressible"])
+        if rng.random() < 0.3:
+            query = {"drive": rng.choice(ranked), "limit": 50}
+        results.append(f"/api/v1/results/?{urlencode(query)}")
+    compare = [
+        f"/api/v1/compare/{a}/{b}/" for a, b in (rng.sample(ranked, 2) for _ in range(PATHS))
+    ]
+    return {"drives list": drives, "results list": results, "compare": compare}
+
+
+def _cache_round_trip_ms() -> float:
+    """One read of an entry and the catalog version, as a kept response costs."""
+    cache.set("bench-api-probe", b"x" * 50_000)
+    timings = []
+    for _ in range(200):
+        started = time.perf_counter()
+        cache.get_many(["bench-api-probe", "bench:catalog-version"])
+        timings.append((time.perf_counter() - started) * 1e3)
+    return statistics.median(timings)
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser):
+        parser.add_argument("--seconds", type=float, default=5.0, help="length of one wrk run")
+        parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument("--connections", type=int, default=8)
+        parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
+        parser.add_argument("--cached", action="store_true", help="also with the cache on")
+        parser.add_argument("--seed", type=int, default=5)
+
+    def handle(self, *args, **opts):
+        if Drive.objects.filter(synthetic=True).count() < SCALE_DRIVES:
+            self.stdout.write("building the seed_scale catalog")
+            call_command("seed_scale", stdout=self.stdout)
+        with connection.cursor() as cursor:  # what autovacuum does after a bulk load
+            for table in ("results_leaderboardentry", "drives_drive", "drives_price"):
+                cursor.execute(f"VACUUM (ANALYZE) {table}")
+        rng = random.Random(opts["seed"])
+        families = _families(rng)
+        env = {
+            "DATABASE_URL": os.environ["DATABASE_URL"],
+            "DJANGO_SETTINGS_MODULE": "benchsite.settings.bench",
+            "DJANGO_SECRET_KEY": "bench-api-only-" + os.urandom(16).hex(),
+            "BENCH_RESPONSE_CACHE": "0",
+        }
+        prepare(env)
+        try:
+            with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
+                folder = Path(tmp)
+                scripts = {"trivial DRF": ["/bench-trivial-api/"], **families}
+                uncached = self.serve(folder, env, opts, scripts, uploads=True)
+                self.report("uncached (the figure)", uncached, TARGETS)
+                self.report_uploads()
+                if opts["cached"]:
+                    self.cached(folder, env, opts, families, uncached)
+        except WrkMissing as error:
+            raise CommandError(str(error)) from error
+
+    def serve(self, folder, env, opts, paths, *, uploads=False) -> dict[str, list[WrkResult]]:
+        scripts = {
+            name: write_script(folder / f"{len(os.listdir(folder))}.lua", get_rotation(p))
+            for name, p in paths.items()
+        }
+        log = folder / "gunicorn.log"
+        with AppServer(env=env, log=log, workers=opts["workers"]) as server:
+            self.stdout.write(
+                f"\ngunicorn: {opts['workers']} workers on {server.url}, response cache "
+                f"{'on' if env['BENCH_RESPONSE_CACHE'] == '1' else 'off'}; wrk: "
+                f"{opts['connections']} connections, {opts['rounds']} rounds of "
+                f"{opts['seconds']:g} s each"
+            )
+            results = measure_rounds(
+                server.url,
+                scripts,
+                rounds=opts["rounds"],
+                seconds=opts["seconds"],
+                connections=opts["connections"],
+            )
+            if uploads:
+                self.upload_ms = self.upload_latencies(server.url)
+        return results
+
+    def report(self, title: str, results, targets: dict[str, float]) -> None:
+        trivial = statistics.median(r.rate for r in results["trivial DRF"])
+        header = f"{'endpoint':<22}{'req/s':>9}{'x trivial':>11}{'median ms':>11}{'errors':>8}"
+        self.stdout.write(f"\n{title}\n{header}\n{'-' * len(header)}")
+        failed = []
+        for name, runs in results.items():
+            rate = statistics.median(r.rate for r in runs)
+            median = statistics.median(r.p50_ms for r in runs)
+            errors = sum(r.failures for r in runs)
+            target = targets.get(name)
+            verdict = f"  BELOW {target}x" if target and rate / trivial < target else ""
+            if verdict or errors:
+                failed.append(name)
+            self.stdout.write(
+                f"{name:<22}{rate:>9.1f}{rate / trivial:>10.2f}x{median:>11.2f}{errors:>8}{verdict}"
+            )
+        targets_text = ", ".join(f"{n} >= {t}x" for n, t in targets.items())
+        self.stdout.write(f"targets: {targets_text}; medians of rounds")
+        if any(sum(r.failures for r in runs) for runs in results.values()):
+            raise CommandError("some requests failed (non-2xx or socket errors)")
+
+    def upload_latencies(self, base: str) -> list[float]:
+        user, _ = User.objects.get_or_create(username=REVIEWER)
+        user.groups.add(Group.objects.get(name="reviewer"))
+        token = Token.objects.get_or_create(user=user)[0].key
+        timings = []
+        for n in range(UPLOADS):
+            body = json.dumps(measured_document(seed=n, model=f"Bench API upload {uuid.uuid4()}"))
+            request = urllib.request.Request(
+                f"{base}/api/v1/runs/",
+                data=body.encode(),
+                method="POST",
+                headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+            )
+            started = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=60) as response:
+                response.read()
+                if response.status != 201:
+                    raise CommandError(f"upload answered {response.status}")
+            timings.append((time.perf_counter() - started) * 1e3)
+        return timings
+
+    def report_uploads(self) -> None:
+        direct = []
+        for n in range(UPLOADS):
+            body = json.dumps(measured_document(seed=n, model=f"Bench API ingest {uuid.uuid4()}"))
+            started = time.perf_counter()
+            run_ingest(document=body, submitter=None)
+            direct.append((time.perf_counter() - started) * 1e3)
+        api, alone = statistics.median(self.upload_ms), statistics.median(direct)
+        self.stdout.write(
+            f"\nfull-document upload ({UPLOADS} distinct documents, the four corners in both "
+            f"patterns and two 2,000-point series): POST /api/v1/runs/ {api:.1f} ms median, "
+            f"run_ingest alone {alone:.1f} ms median ({api / alone:.2f}x)"
+        )
+
+    def cached(self, folder, env, opts, families, uncached) -> None:
+        env = {**env, "BENCH_RESPONSE_CACHE": "1"}
+        paths = {"trivial DRF": ["/bench-trivial-api/"]}
+        for name, urls in families.items():
+            paths[f"{name} (hit)"] = urls[:20]
+            # Every request new to the cache: a nonce the views ignore.
+            joiner = ["&" if "?" in u else "?" for u in urls]
+            paths[f"{name} (miss)"] = [
+                f"{urls[i % len(urls)]}{joiner[i % len(urls)]}_={i}" for i in range(60_000)
+            ]
+        results = self.serve(folder, env, opts, paths)
+        self.report(
+            "cached: hits against the trivial endpoint",
+            {k: v for k, v in results.items() if "(miss)" not in k},
+            {f"{name} (hit)": CACHED_TARGET for name in families},
+        )
+        trip = _cache_round_trip_ms()
+        self.stdout.write(
+            f"\ncache misses against the uncached endpoint (one cache round trip here: "
+            f"{trip:.2f} ms)\n{'endpoint':<22}{'uncached ms':>12}{'miss ms':>10}{'extra ms':>10}"
+        )
+        for name in families:
+            before = statistics.median(r.p50_ms for r in uncached[name])
+            miss = statistics.median(r.p50_ms for r in results[f"{name} (miss)"])
+            self.stdout.write(f"{name:<22}{before:>12.2f}{miss:>10.2f}{miss - before:>10.2f}")
