@@ -42,13 +42,25 @@ end
 """
 
 
-def get_rotation(paths: list[str]) -> str:
-    """A wrk script that GETs the paths in turn, each connection thread from a random start."""
+def get_rotation(paths: list[str], *, fresh: bool = False) -> str:
+    """A wrk script that GETs the paths in turn, each connection thread from a random start.
+    fresh: each request also carries a query parameter of its own (`_=`, which the views
+    ignore), so that no response cache has seen it."""
+    suffix = ""
+    if fresh:
+        suffix = ' .. (string.find(paths[i], "?", 1, true) and "&" or "?") .. "_=" .. nonce()'
     return f"""local paths = {_lua_list(paths)}
 {_SEEDED_START}
+local serial = 0
+local tag = nil
+nonce = function()
+  tag = tag or tostring(math.random(0, 0x7fffffff))  -- after init seeded this thread
+  serial = serial + 1
+  return tag .. "-" .. serial
+end
 request = function()
   i = i % #paths + 1
-  return wrk.format("GET", paths[i])
+  return wrk.format("GET", paths[i]{suffix})
 end
 """
 

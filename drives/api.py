@@ -12,7 +12,7 @@ from rest_framework.filters import OrderingFilter
 
 from drives.filters import DriveFilter
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
-from drives.selectors import drive_list
+from drives.selectors import drive_list, with_latest_prices
 
 # -- serializers -----------------------------------------------------------------------------
 
@@ -77,6 +77,30 @@ class DriveSerializer(serializers.ModelSerializer):
 
     def get_page(self, drive: Drive) -> str:
         return drive.get_absolute_url()
+
+    def to_representation(self, drive: Drive) -> dict:
+        # The declared fields document the shape; this writes it without a field object
+        # per value (the list serves 50 to 500 drives a request).
+        nand = drive.nand
+        price = drive.latest_price
+        return {
+            "slug": drive.slug,
+            "manufacturer": drive.manufacturer.name,
+            "model": drive.model,
+            "capacity_bytes": drive.capacity_bytes,
+            "part_number": drive.part_number,
+            "hardware_revision": drive.hardware_revision,
+            "kind": drive.kind,
+            "interface": drive.interface,
+            "form_factor": drive.form_factor,
+            "controller": drive.controller.slug if drive.controller else None,
+            "nand": nand.slug if nand else None,
+            "cell_type": nand.cell_type if nand else None,
+            "dram_bytes": drive.dram_bytes,
+            "release_date": drive.release_date.isoformat() if drive.release_date else None,
+            "latest_price_usd": f"{price:.2f}" if price is not None else None,
+            "page": drive.get_absolute_url(),
+        }
 
 
 class FirmwareSerializer(serializers.ModelSerializer):
@@ -154,8 +178,14 @@ class DriveViewSet(CatalogViewSet):
     ordering_fields = ["model", "capacity_bytes", "release_date", "manufacturer__name"]
 
     def get_queryset(self) -> QuerySet[Drive]:
-        # drive_list: the catalog page's read (real drives, specs, latest price).
-        return drive_list().select_related("nand")
+        return drive_list()  # the catalog page's read
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        return None if page is None else with_latest_prices(page)
+
+    def get_object(self) -> Drive:
+        return with_latest_prices([super().get_object()])[0]
 
 
 class ManufacturerViewSet(CatalogViewSet):

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-from django.db.models import QuerySet
+from django.conf import settings
+from django.db.models import F, QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -123,60 +124,101 @@ class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
 # -- results and series ----------------------------------------------------------------------
 
 
-def _latency(result: Result, prefix: str) -> dict[str, Any] | None:
-    mean = getattr(result, f"{prefix}_mean_ns")
-    maximum = getattr(result, f"{prefix}_max_ns")
-    percentiles = getattr(result, f"{prefix}_percentiles_ns")
+LATENCY_PARTS = ("mean", "stddev", "min", "max", "percentiles")
+
+
+def _latency(row, prefix: str) -> dict[str, Any] | None:
+    """A latency block from a result (model instance or values() row)."""
+    get = row.get if isinstance(row, dict) else lambda name: getattr(row, name)
+    mean, maximum = get(f"{prefix}_mean_ns"), get(f"{prefix}_max_ns")
+    percentiles = get(f"{prefix}_percentiles_ns")
     if mean is None and maximum is None and not percentiles:
         return None
     return {
         "mean_ns": mean,
-        "stddev_ns": getattr(result, f"{prefix}_stddev_ns"),
-        "min_ns": getattr(result, f"{prefix}_min_ns"),
+        "stddev_ns": get(f"{prefix}_stddev_ns"),
+        "min_ns": get(f"{prefix}_min_ns"),
         "max_ns": maximum,
         "percentiles_ns": percentiles or {},
     }
 
 
-class ResultSerializer(serializers.ModelSerializer):
-    drive = serializers.CharField(source="run.drive.slug", read_only=True)
-    test = serializers.CharField(source="test.identifier", read_only=True)
-    source = serializers.CharField(source="run.source", read_only=True)
-    latency = serializers.SerializerMethodField(
-        help_text="latency_kind says which: issue to completion (lat), completion (clat), "
-        "or as the article states"
+class LatencySerializer(serializers.Serializer):
+    mean_ns = serializers.FloatField(allow_null=True)
+    stddev_ns = serializers.FloatField(allow_null=True)
+    min_ns = serializers.IntegerField(allow_null=True)
+    max_ns = serializers.IntegerField(allow_null=True)
+    percentiles_ns = serializers.DictField(child=serializers.IntegerField())
+
+
+RESULT_COLUMNS = (
+    "id",
+    "run",
+    "pattern",
+    "block_size",
+    "queue_depth",
+    "span_bytes",
+    "duration_ns",
+    "io_count",
+    "bytes",
+    "bytes_per_second",
+    "iops",
+    "latency_kind",
+    "jobs",
+    "partial",
+    *(f"{kind}_{part}_ns" for kind in ("latency", "clat") for part in LATENCY_PARTS),
+)
+
+
+class ResultSerializer(serializers.Serializer):
+    """A result as a values() row: the declared fields document it, to_representation
+    writes it (thousands of rows a second, without a field object per value)."""
+
+    id = serializers.IntegerField()
+    run = serializers.IntegerField()
+    drive = serializers.CharField()
+    test = serializers.CharField()
+    pattern = serializers.ChoiceField(choices=DataPattern.choices)
+    source = serializers.ChoiceField(choices=Run.Source.choices)
+    block_size = serializers.IntegerField(allow_null=True)
+    queue_depth = serializers.IntegerField(allow_null=True)
+    span_bytes = serializers.IntegerField(allow_null=True)
+    duration_ns = serializers.IntegerField(allow_null=True)
+    io_count = serializers.IntegerField(allow_null=True)
+    bytes = serializers.IntegerField(allow_null=True)
+    bytes_per_second = serializers.FloatField(allow_null=True)
+    iops = serializers.FloatField(allow_null=True)
+    latency_kind = serializers.CharField(
+        help_text="Which latency `latency` is: lat (issue to completion), clat (completion "
+        "only), or published (as the article states)"
     )
-    clat = serializers.SerializerMethodField(help_text="The completion part (fio's clat)")
+    latency = LatencySerializer(allow_null=True)
+    clat = LatencySerializer(allow_null=True, help_text="The completion part (fio's clat)")
+    jobs = serializers.IntegerField()
+    partial = serializers.BooleanField()
 
-    class Meta:
-        model = Result
-        fields = [
-            "id",
-            "run",
-            "drive",
-            "test",
-            "pattern",
-            "source",
-            "block_size",
-            "queue_depth",
-            "span_bytes",
-            "duration_ns",
-            "io_count",
-            "bytes",
-            "bytes_per_second",
-            "iops",
-            "latency_kind",
-            "latency",
-            "clat",
-            "jobs",
-            "partial",
-        ]
-
-    def get_latency(self, result: Result) -> dict[str, Any] | None:
-        return _latency(result, "latency")
-
-    def get_clat(self, result: Result) -> dict[str, Any] | None:
-        return _latency(result, "clat")
+    def to_representation(self, row: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": row["id"],
+            "run": row["run"],
+            "drive": row["drive"],
+            "test": row["test_identifier"],
+            "pattern": row["pattern"],
+            "source": row["source"],
+            "block_size": row["block_size"],
+            "queue_depth": row["queue_depth"],
+            "span_bytes": row["span_bytes"],
+            "duration_ns": row["duration_ns"],
+            "io_count": row["io_count"],
+            "bytes": row["bytes"],
+            "bytes_per_second": row["bytes_per_second"],
+            "iops": row["iops"],
+            "latency_kind": row["latency_kind"],
+            "latency": _latency(row, "latency"),
+            "clat": _latency(row, "clat"),
+            "jobs": row["jobs"],
+            "partial": row["partial"],
+        }
 
 
 class RunChildFilter(django_filters.FilterSet):
@@ -202,11 +244,17 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
     pagination_class = NewestFirst
 
     def get_queryset(self) -> QuerySet[Result]:
-        return (
-            Result.objects.filter(run__in=shown_runs())
-            .select_related("test", "run__drive")
-            .order_by("-id")
-        )
+        # shown_runs() as joins, not a subquery: the planner then walks the newest results
+        # and stops at the page.
+        shown = Result.objects.filter(run__status=Run.Status.PUBLISHED)
+        if not settings.BENCH_SHOW_SYNTHETIC:
+            shown = shown.exclude(run__source=Run.Source.SYNTHETIC)
+        return shown.values(
+            *RESULT_COLUMNS,
+            drive=F("run__drive__slug"),
+            test_identifier=F("test__identifier"),
+            source=F("run__source"),
+        ).order_by("-id")
 
 
 class ConsistencySerializer(serializers.ModelSerializer):

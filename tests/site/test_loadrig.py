@@ -76,6 +76,13 @@ def test_a_rotation_visits_every_path_and_counts_what_failed(recorder, tmp_path)
     assert result.rate > 0 and 0 < result.p50_ms <= result.p99_ms
 
 
+def test_fresh_requests_never_repeat_a_url(recorder, tmp_path):
+    script = write_script(tmp_path / "fresh.lua", get_rotation(["/a/", "/b/?x=1"], fresh=True))
+    run_wrk(url(recorder), script, seconds=1, connections=2)
+    assert len(recorder.paths) > 10 and set(recorder.paths.values()) == {1}
+    assert all(p.startswith(("/a/?_=", "/b/?x=1&_=")) for p in recorder.paths)
+
+
 def test_posts_carry_distinct_bodies_and_keys(recorder, tmp_path):
     body = '{"note": "upload @@N@@", "end": "]]"}'
     source = post_distinct("/up/", body, "@@N@@", {"Idempotency-Key": "key-@@N@@"})
