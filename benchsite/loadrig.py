@@ -160,8 +160,10 @@ def wrk_command(url: str, script: Path, *, seconds: float, connections: int) -> 
 
 def run_wrk(url: str, script: Path, *, seconds: float, connections: int) -> WrkResult:
     command = wrk_command(url, script, seconds=seconds, connections=connections)
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    return parse_report(out)
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"wrk failed ({script.name}): {done.stderr.strip() or done.stdout}")
+    return parse_report(done.stdout)
 
 
 def run_wrk_together(

@@ -12,7 +12,7 @@ from rest_framework.filters import OrderingFilter
 
 from drives.filters import DriveFilter
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
-from drives.selectors import drive_list, with_latest_prices
+from drives.selectors import drive_list, drive_rows, with_latest_prices
 
 # -- serializers -----------------------------------------------------------------------------
 
@@ -181,8 +181,8 @@ class DriveViewSet(CatalogViewSet):
         return drive_list()  # the catalog page's read
 
     def paginate_queryset(self, queryset):
-        page = super().paginate_queryset(queryset)
-        return None if page is None else with_latest_prices(page)
+        ids = super().paginate_queryset(queryset.values_list("pk", flat=True))
+        return None if ids is None else drive_rows(ids)
 
     def get_object(self) -> Drive:
         return with_latest_prices([super().get_object()])[0]

@@ -9,7 +9,7 @@ from django_htmx.middleware import HtmxDetails
 
 from drives.filters import DriveFilter
 from drives.models import Drive, NandType
-from drives.selectors import drive_list, with_latest_prices
+from drives.selectors import drive_list, drive_rows
 
 PAGE_SIZE = 50
 
@@ -23,8 +23,9 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
         return render(request, "bench/bad_request.html", {"errors": filters.errors}, status=400)
-    page = Paginator(drive_list(drives=filters.qs), PAGE_SIZE).get_page(request.GET.get("page"))
-    page.object_list = with_latest_prices(list(page.object_list))
+    ids = drive_list(drives=filters.qs).values_list("pk", flat=True)
+    page = Paginator(ids, PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = drive_rows(list(page.object_list))
     query = request.GET.copy()
     query.pop("page", None)
     context = {

@@ -421,10 +421,10 @@ def _figures(figures: selectors.Figures | None) -> dict[str, Any] | None:
     }
 
 
-def _series(series: ConsistencySeries | None) -> dict[str, Any] | None:
+def _series(series: ConsistencySeries | None, points: bool) -> dict[str, Any] | None:
     if series is None:
         return None
-    return {
+    body = {
         "id": series.pk,
         "run": series.run_id,
         "pattern": series.pattern,
@@ -433,8 +433,11 @@ def _series(series: ConsistencySeries | None) -> dict[str, Any] | None:
         "steady_mean_iops": series.steady_mean_iops,
         "steady_min_iops": series.steady_min_iops,
         "partial": series.partial,
-        "iops": series.iops,
+        "url": f"/api/v1/consistency/{series.pk}/",
     }
+    if points:
+        body["iops"] = series.iops
+    return body
 
 
 def _trim(trim: TrimValidation | None) -> dict[str, Any] | None:
@@ -448,10 +451,10 @@ def _trim(trim: TrimValidation | None) -> dict[str, Any] | None:
     }
 
 
-def _saturation(series: SaturationSeries | None) -> dict[str, Any] | None:
+def _saturation(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
     if series is None:
         return None
-    return {
+    body = {
         "run": series.run_id,
         "interval_ns": series.interval_ns,
         "bytes_written": series.bytes_written,
@@ -461,8 +464,11 @@ def _saturation(series: SaturationSeries | None) -> dict[str, Any] | None:
         "bytes_per_second_before": series.bytes_per_second_before,
         "bytes_per_second_after": series.bytes_per_second_after,
         "partial": series.partial,
-        "bytes_per_interval": series.bytes_per_interval,
+        "url": f"/api/v1/saturation/{series.pk}/",
     }
+    if points:
+        body["bytes_per_interval"] = series.bytes_per_interval
+    return body
 
 
 def _side(side: selectors.Side, value_test: str) -> dict[str, Any]:
@@ -480,7 +486,7 @@ def _side(side: selectors.Side, value_test: str) -> dict[str, Any]:
     }
 
 
-def comparison_body(comparison: selectors.Comparison) -> dict[str, Any]:
+def comparison_body(comparison: selectors.Comparison, *, points: bool) -> dict[str, Any]:
     a, b = comparison.a, comparison.b
     return {
         "a": _side(a, comparison.value_test),
@@ -508,8 +514,8 @@ def comparison_body(comparison: selectors.Comparison) -> dict[str, Any]:
         "consistency": [
             {
                 "spare_area_percent": level,
-                "a": _series(a.consistency.get(level)),
-                "b": _series(b.consistency.get(level)),
+                "a": _series(a.consistency.get(level), points),
+                "b": _series(b.consistency.get(level), points),
             }
             for level in comparison.consistency_levels
         ],
@@ -525,8 +531,8 @@ def comparison_body(comparison: selectors.Comparison) -> dict[str, Any]:
         "saturation": [
             {
                 "pattern": pattern,
-                "a": _saturation(a.saturation.get(pattern)),
-                "b": _saturation(b.saturation.get(pattern)),
+                "a": _saturation(a.saturation.get(pattern), points),
+                "b": _saturation(b.saturation.get(pattern), points),
             }
             for pattern in comparison.saturation_patterns
         ],
@@ -536,6 +542,12 @@ def comparison_body(comparison: selectors.Comparison) -> dict[str, Any]:
 RUN_PARAMETERS = [
     OpenApiParameter("run_a", int, description="Show drive A from this run (default: latest)"),
     OpenApiParameter("run_b", int, description="Show drive B from this run (default: latest)"),
+    OpenApiParameter(
+        "points",
+        bool,
+        description="Include every second of the consistency and write-saturation series "
+        "(otherwise each series links to its points)",
+    ),
 ]
 
 
@@ -554,7 +566,8 @@ class CompareView(APIView):
             comparison = selectors.compare(a=a, b=b, run_a=run_a, run_b=run_b)
         except Drive.DoesNotExist as missing:
             raise Http404(str(missing)) from missing
-        return Response(comparison_body(comparison))
+        points = request.query_params.get("points", "").lower() in ("1", "true", "yes")
+        return Response(comparison_body(comparison, points=points))
 
 
 def _entry(ranked: selectors.RankedEntry) -> dict[str, Any]:

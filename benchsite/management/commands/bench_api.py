@@ -141,7 +141,7 @@ class Command(BaseCommand):
             )
             for name, p in paths.items()
         }
-        log = folder / "gunicorn.log"
+        log = folder / f"gunicorn-{env['BENCH_RESPONSE_CACHE']}.log"  # one a server
         with AppServer(env=env, log=log, workers=opts["workers"]) as server:
             self.stdout.write(
                 f"\ngunicorn: {opts['workers']} workers on {server.url}, response cache "
