@@ -493,13 +493,11 @@ def leaderboard(
     )
 
 
-def suites_with_tests() -> list[Suite]:
-    """Every suite with its tests in order, for the test index. Two queries."""
-    return list(
-        Suite.objects.prefetch_related(
-            Prefetch("tests", queryset=Test.objects.order_by("suitetest__position"))
-        ).order_by("name", "version")
-    )
+def suites_with_tests() -> QuerySet[Suite]:
+    """Every suite with its tests in order, for the test index and the API. Two queries."""
+    return Suite.objects.prefetch_related(
+        Prefetch("tests", queryset=Test.objects.order_by("suitetest__position"))
+    ).order_by("name", "version")
 
 
 # -- value -------------------------------------------------------------------------------
@@ -858,3 +856,32 @@ def run_for_withdrawal(*, pk: int) -> Run:
     """A run that a submitter or staff member may withdraw: any but synthetic. Raises
     Run.DoesNotExist."""
     return Run.objects.real().select_related("submitter").get(pk=pk)
+
+
+def run_detail(*, pk: int) -> Run:
+    """One published run of a real drive with its provenance and what it measured: the
+    throughput results, and the consistency series, TRIM validations and write saturations
+    without their per-second data. Raises Run.DoesNotExist."""
+    return (
+        runs_listed()
+        .prefetch_related(
+            Prefetch("results", queryset=Result.objects.select_related("test").order_by("pk")),
+            Prefetch(
+                "consistency_series",
+                queryset=ConsistencySeries.objects.select_related("test")
+                .defer("iops")
+                .order_by("pk"),
+            ),
+            Prefetch(
+                "trim_validations",
+                queryset=TrimValidation.objects.select_related("test").order_by("pk"),
+            ),
+            Prefetch(
+                "saturation_series",
+                queryset=SaturationSeries.objects.select_related("test")
+                .defer("bytes_per_interval")
+                .order_by("pk"),
+            ),
+        )
+        .get(pk=pk)
+    )

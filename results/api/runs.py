@@ -85,29 +85,6 @@ class Conflict(APIException):
     default_code = "conflict"
 
 
-def _error_body(exc, context):
-    """Until benchsite/api.py's handler lands: the API's one error body,
-    {"detail": summary, "errors": [{"pointer", "message"}]}."""
-    from rest_framework.views import exception_handler
-
-    response = exception_handler(exc, context)
-    if response is None:
-        return None
-    data = response.data
-    if isinstance(data, list) and all(isinstance(e, dict) and "pointer" in e for e in data):
-        errors = [{"pointer": str(e["pointer"]), "message": str(e["message"])} for e in data]
-        summary = f"{len(errors)} problem(s): " + "; ".join(
-            f"{e['pointer'] or '/'}: {e['message']}" for e in errors[:3]
-        )
-        response.data = {"detail": summary[:500], "errors": errors}
-    elif isinstance(data, dict) and "detail" in data:
-        response.data = {"detail": str(data["detail"]), "errors": []}
-    else:
-        errors = [{"pointer": f"/{k}", "message": str(v)} for k, v in dict(data).items()]
-        response.data = {"detail": "the request was not accepted", "errors": errors}
-    return response
-
-
 def problems_error(problems) -> ValidationError:
     """A 400 listing each problem with its JSON pointer (the API's error body)."""
     return ValidationError([p.as_dict() for p in problems])
@@ -268,6 +245,73 @@ class RunSerializer(serializers.ModelSerializer):
         }
 
 
+class RunDetailSerializer(RunSerializer):
+    """A run with what it measured (the per-second series are the series endpoints')."""
+
+    results = serializers.SerializerMethodField()
+    consistency = serializers.SerializerMethodField()
+    trim = serializers.SerializerMethodField()
+    saturation = serializers.SerializerMethodField()
+
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "results", "consistency", "trim", "saturation"]
+
+    def get_results(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": r.test.identifier,
+                "pattern": r.pattern,
+                "bytes_per_second": r.bytes_per_second,
+                "iops": r.iops,
+                "latency_mean_ns": r.latency_mean_ns,
+                "latency_kind": r.latency_kind,
+                "duration_ns": r.duration_ns,
+                "partial": r.partial,
+            }
+            for r in run.results.all()
+        ]
+
+    def get_consistency(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": s.test.identifier,
+                "spare_area_percent": s.spare_area_percent,
+                "pattern": s.pattern,
+                "steady_mean_iops": s.steady_mean_iops,
+                "steady_min_iops": s.steady_min_iops,
+                "partial": s.partial,
+            }
+            for s in run.consistency_series.all()
+        ]
+
+    def get_trim(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": t.test.identifier,
+                "pattern": t.pattern,
+                "clean_bytes_per_second": t.clean_bytes_per_second,
+                "after_torture_bytes_per_second": t.after_torture_bytes_per_second,
+                "after_trim_bytes_per_second": t.after_trim_bytes_per_second,
+            }
+            for t in run.trim_validations.all()
+        ]
+
+    def get_saturation(self, run: Run) -> list[dict[str, Any]]:
+        return [
+            {
+                "test": s.test.identifier,
+                "pattern": s.pattern,
+                "bytes_written": s.bytes_written,
+                "exhausted": s.exhausted,
+                "exhausted_at_s": s.exhausted_at_s,
+                "bytes_per_second_before": s.bytes_per_second_before,
+                "bytes_per_second_after": s.bytes_per_second_after,
+                "partial": s.partial,
+            }
+            for s in run.saturation_series.all()
+        ]
+
+
 class OwnRunSerializer(RunSerializer):
     """A submitter's own run: its status and, when withdrawn, when, why and by whom."""
 
@@ -400,9 +444,6 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     lookup_value_regex = "[0-9]+"
     throttle_scope = UPLOAD_SCOPE
 
-    def get_exception_handler(self):
-        return _error_body
-
     @extend_schema(
         parameters=[
             OpenApiParameter("drive", OpenApiTypes.STR, description="A drive's slug"),
@@ -421,6 +462,15 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 [{"pointer": "/query/source", "message": f"must be one of {Run.Source.values}"}]
             )
         return selectors.runs_listed(drive=params.get("drive", ""), source=source)
+
+    def get_serializer_class(self):
+        return RunDetailSerializer if self.action == "retrieve" else RunSerializer
+
+    def get_object(self) -> Run:
+        try:
+            return selectors.run_detail(pk=int(self.kwargs["pk"]))
+        except Run.DoesNotExist:
+            raise NotFound() from None
 
     def get_permissions(self):
         if self.action in ("create", "fio"):
@@ -565,9 +615,6 @@ class OwnRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     serializer_class = OwnRunSerializer
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
-
-    def get_exception_handler(self):
-        return _error_body
 
     def get_queryset(self) -> QuerySet[Run]:
         return selectors.runs_of_submitter(user_id=self.request.user.pk)

@@ -78,6 +78,16 @@ def test_a_loadgen_document_round_trip(api, client, loadgen_sample):
     assert shown["started_at"].startswith(document["started_at"][:19])
     assert shown["submitter"] == "rita"
     assert [r["id"] for r in api.get(RUNS).json()["results"]] == [run.pk]
+    # What it measured, as uploaded.
+    sent = {(r["test"], r["pattern"]): r for r in document["results"]}
+    got = {(r["test"], r["pattern"]): r for r in shown["results"]}
+    assert got.keys() == sent.keys()
+    for key, result in got.items():
+        assert result["bytes_per_second"] == pytest.approx(sent[key]["bytes_per_second"])
+    assert [c["test"] for c in shown["consistency"]] == [
+        c["test"] for c in document.get("consistency", [])
+    ]
+    assert len(shown["trim"]) == len(document.get("trim", []))
 
     page = client.get(shown["page"].removeprefix("http://testserver"))
     html = page.content.decode()
@@ -116,6 +126,8 @@ def test_a_real_fio_run_round_trip(api, client, fio_output, url):
 
     shown = api.get(response["Location"]).json()
     assert shown["tool"] == {"name": "fio", "version": fio_output["version"], "engine": run.engine}
+    assert {(r["test"], r["pattern"]) for r in shown["results"]} == set(mapped.values())
+    assert all(r["iops"] > 0 for r in shown["results"])
     html = client.get(shown["page"].removeprefix("http://testserver")).content.decode()
     assert f'id="run-{run.pk}"' in html
     assert f"fio {fio_output['version']}" in html

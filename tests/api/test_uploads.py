@@ -254,6 +254,9 @@ def test_the_runs_lists_cost_a_fixed_number_of_queries(
         assert len(api.get(RUNS).json()["results"]) == 2 * count
     with django_assert_max_num_queries(10):
         assert len(api.get(MY_RUNS).json()["results"]) == count
+    with django_assert_max_num_queries(10):
+        detail = api.get(f"{RUNS}{Run.objects.filter(submitter=reviewer).first().pk}/").json()
+        assert len(detail["results"]) == 10 and len(detail["consistency"]) == 2
 
 
 def test_an_idempotency_key_is_kept_for_a_day(api, document):

@@ -135,3 +135,19 @@ def test_a_signed_in_reader_is_told_they_are_not_a_reviewer(reader):
     response = client.get(UPLOAD)
     assert response.status_code == 403
     assert "is not one" in response.content.decode()
+
+
+def test_the_form_shares_the_upload_throttle(signed_in, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "uploads": "1/hour"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    first = signed_in.post(UPLOAD, {"document": json.dumps(measured_document(series_seconds=300))})
+    assert first.status_code == 302
+    document = measured_document(seed=2, model="Again", series_seconds=300)
+    second = signed_in.post(UPLOAD, {"document": json.dumps(document)})
+    assert second.status_code == 429
+    assert "too many uploads" in second.content.decode()
+    assert Run.objects.count() == 1
+    cache.clear()
