@@ -1,21 +1,47 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from benchsite import views
-from results.api.runs import OwnRunViewSet, RunViewSet
+from drives import api as drives_api
+from results.api import reads, runs
 
 handler500 = "benchsite.views.server_error"
 
+# The REST API, wired once: /api/v1/ (benchsite/api.py has its shared pieces).
 router = DefaultRouter()
-router.register("runs", RunViewSet, basename="run")
-router.register("me/runs", OwnRunViewSet, basename="own-run")
+router.register("drives", drives_api.DriveViewSet, basename="drive")
+router.register("manufacturers", drives_api.ManufacturerViewSet, basename="manufacturer")
+router.register("controllers", drives_api.ControllerViewSet, basename="controller")
+router.register("nand-types", drives_api.NandTypeViewSet, basename="nand-type")
+router.register("firmware", drives_api.FirmwareViewSet, basename="firmware")
+router.register("prices", drives_api.PriceViewSet, basename="price")
+router.register("suites", reads.SuiteViewSet, basename="suite")
+router.register("tests", reads.TestViewSet, basename="test")
+router.register("runs", runs.RunViewSet, basename="run")
+router.register("me/runs", runs.OwnRunViewSet, basename="own-run")
+router.register("results", reads.ResultViewSet, basename="result")
+router.register("consistency", reads.ConsistencyViewSet, basename="consistency")
+router.register("trim", reads.TrimViewSet, basename="trim")
+router.register("saturation", reads.SaturationViewSet, basename="saturation")
+
+api_urls = [
+    path("compare/<slug:a>/<slug:b>/", reads.CompareView.as_view(), name="compare"),
+    path(
+        "tests/<slug:identifier>/leaderboard/", reads.LeaderboardView.as_view(), name="leaderboard"
+    ),
+    path("value/", reads.ValueView.as_view(), name="value"),
+    *router.urls,
+]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", views.health, name="health"),
-    path("api/v1/", include((router.urls, "api"))),
+    path("api/v1/", include((api_urls, "api"))),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(template_name="registration/login.html"),

@@ -493,13 +493,11 @@ def leaderboard(
     )
 
 
-def suites_with_tests() -> list[Suite]:
-    """Every suite with its tests in order, for the test index. Two queries."""
-    return list(
-        Suite.objects.prefetch_related(
-            Prefetch("tests", queryset=Test.objects.order_by("suitetest__position"))
-        ).order_by("name", "version")
-    )
+def suites_with_tests() -> QuerySet[Suite]:
+    """Every suite with its tests in order, for the test index and the API. Two queries."""
+    return Suite.objects.prefetch_related(
+        Prefetch("tests", queryset=Test.objects.order_by("suitetest__position"))
+    ).order_by("name", "version")
 
 
 # -- value -------------------------------------------------------------------------------

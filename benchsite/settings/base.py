@@ -40,6 +40,9 @@ INSTALLED_APPS = [
     "django.contrib.humanize",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "csp",
     "template_partials",
@@ -52,6 +55,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "benchsite.replicas.ReplicaMiddleware",
     "csp.middleware.CSPMiddleware",
+    # ETag and 304 for every page and API read, kept responses included.
+    "django.middleware.http.ConditionalGetMiddleware",
+    "benchsite.api.ApiCacheHeadersMiddleware",
     "benchsite.response_cache.ResponseCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -187,13 +193,40 @@ LOGOUT_REDIRECT_URL = "drives:home"
 BENCH_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = BENCH_MAX_DOCUMENT_BYTES + 1024 * 1024
 
+# The REST API (/api/v1/, benchsite/api.py): session or token authentication, reads for
+# everyone, one error body, every list also as CSV, documented at /api/schema/ and /api/docs/.
 REST_FRAMEWORK = {
+    # Token first: a bad token is answered 401 with WWW-Authenticate.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "benchsite.api.CSVRenderer",
+    ],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "benchsite.api.Pagination",
     "PAGE_SIZE": 50,
-    # Throttles count in caches["default"], shared by every worker (Redis or the database).
-    # "uploads": result uploads per reviewer (results/api/runs.py UploadThrottle).
+    "EXCEPTION_HANDLER": "benchsite.api.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Throttles count in caches["default"], shared by every worker (Redis or the database);
+    # reads are not throttled. "uploads": result uploads per reviewer (results/api/runs.py).
     "DEFAULT_THROTTLE_RATES": {"anon": "300/min", "user": "1200/min", "uploads": "60/hour"},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Bench API",
+    "DESCRIPTION": "Storage drive benchmark results: the catalog, results with their "
+    "provenance, head-to-head comparisons, leaderboards and value tables; uploads for "
+    "reviewers. Every list is also CSV (?format=csv). Errors have one body: "
+    '{"detail": summary, "errors": [{"pointer": JSON pointer, "message": text}]}.',
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Content-Security-Policy: no inline script anywhere (chart data travels in json_script blocks,

@@ -85,29 +85,6 @@ class Conflict(APIException):
     default_code = "conflict"
 
 
-def _error_body(exc, context):
-    """Until benchsite/api.py's handler lands: the API's one error body,
-    {"detail": summary, "errors": [{"pointer", "message"}]}."""
-    from rest_framework.views import exception_handler
-
-    response = exception_handler(exc, context)
-    if response is None:
-        return None
-    data = response.data
-    if isinstance(data, list) and all(isinstance(e, dict) and "pointer" in e for e in data):
-        errors = [{"pointer": str(e["pointer"]), "message": str(e["message"])} for e in data]
-        summary = f"{len(errors)} problem(s): " + "; ".join(
-            f"{e['pointer'] or '/'}: {e['message']}" for e in errors[:3]
-        )
-        response.data = {"detail": summary[:500], "errors": errors}
-    elif isinstance(data, dict) and "detail" in data:
-        response.data = {"detail": str(data["detail"]), "errors": []}
-    else:
-        errors = [{"pointer": f"/{k}", "message": str(v)} for k, v in dict(data).items()]
-        response.data = {"detail": "the request was not accepted", "errors": errors}
-    return response
-
-
 def _run_id(text: str) -> int:
     """A run id from the URL; Run.DoesNotExist for anything that cannot be one."""
     if not (text.isascii() and text.isdigit()) or len(text) > 19:
@@ -476,9 +453,6 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     lookup_value_regex = "[^/]+"
     throttle_scope = UPLOAD_SCOPE
 
-    def get_exception_handler(self):
-        return _error_body
-
     @extend_schema(
         parameters=[
             OpenApiParameter("drive", OpenApiTypes.STR, description="A drive's slug"),
@@ -659,9 +633,6 @@ class OwnRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     serializer_class = OwnRunSerializer
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
-
-    def get_exception_handler(self):
-        return _error_body
 
     def get_queryset(self) -> QuerySet[Run]:
         return selectors.runs_of_submitter(user_id=self.request.user.pk)

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from drives.models import Drive, Price
-from results.models import Result, Run, TrimValidation
+from results.models import ConsistencySeries, Result, Run, TrimValidation
 
 pytestmark = pytest.mark.django_db
 DEMO = Path(settings.BASE_DIR) / "demo"
@@ -91,3 +91,17 @@ def test_measured_demo_runs_are_real_loadgen_output():
         assert document["host"] and document["target"]
         # The demo's targets are a VM's disk and a RAM disk: never shown as an SSD model.
         assert run.drive.kind == Drive.Kind.VIRTUAL, run.drive
+
+
+def test_two_measured_drives_have_full_length_consistency_at_both_spare_areas():
+    """The compare overlay means something out of the box (issue 9, demo data): two
+    different real targets, each measured for the whole 2,000 s at 0% and 25% spare area."""
+    load_demo()
+    full = {}
+    for series in ConsistencySeries.objects.filter(
+        run__source=Run.Source.MEASURED, partial=False
+    ).select_related("run__drive"):
+        if len(series.iops) * series.interval_ns >= series.test.duration_s * 10**9:
+            full.setdefault(series.run.drive.slug, set()).add(series.spare_area_percent)
+    complete = [slug for slug, levels in full.items() if {0, 25} <= levels]
+    assert len(complete) >= 2, full

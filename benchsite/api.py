@@ -1,0 +1,174 @@
+"""The REST API's project-wide pieces, named by dotted path in settings.REST_FRAMEWORK and
+MIDDLEWARE (the apps never import this module):
+
+- one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]};
+- every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised;
+- limit/offset pagination with a maximum page (long lists use cursors of their own);
+- cache headers on reads: `Cache-Control: public, max-age=60` for anonymous readers, private
+  otherwise; ETag and 304 come from ConditionalGetMiddleware.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from rest_framework import status
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.renderers import BaseRenderer
+
+MAX_PAGE = 500
+READ_MAX_AGE_S = 60
+SUMMARY_LIMIT = 500
+
+
+# -- errors --------------------------------------------------------------------------------
+def _pointer(path: tuple) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _flatten(data: Any, path: tuple = ()) -> Iterable[dict[str, str]]:
+    if isinstance(data, dict):
+        if set(data) == {"pointer", "message"}:
+            yield {"pointer": str(data["pointer"]), "message": str(data["message"])}
+            return
+        for key, value in data.items():
+            if key == "non_field_errors":
+                yield from _flatten(value, path)
+            else:
+                yield from _flatten(value, (*path, key))
+    elif isinstance(data, list):
+        if all(not isinstance(item, (dict, list)) for item in data):
+            for item in data:
+                yield {"pointer": _pointer(path), "message": str(item)}
+        else:
+            for index, item in enumerate(data):
+                yield from _flatten(item, (*path, index))
+    else:
+        yield {"pointer": _pointer(path), "message": str(data)}
+
+
+def error_body(data: Any, status_code: int) -> dict[str, Any]:
+    """The one error body, from what DRF's handler made of an exception."""
+    if isinstance(data, dict) and set(data) <= {"detail"} and "detail" in data:
+        return {"detail": str(data["detail"]), "errors": []}
+    errors = list(_flatten(data))
+    if status_code == status.HTTP_400_BAD_REQUEST or errors:
+        listed = "; ".join(f"{e['pointer'] or '/'}: {e['message']}" for e in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        summary = f"{len(errors)} problem(s): {listed}{more}" if errors else "bad request"
+        return {"detail": summary[:SUMMARY_LIMIT], "errors": errors}
+    return {"detail": str(data), "errors": []}
+
+
+def exception_handler(exc, context):
+    # Imported here: rest_framework.views reads the settings that name this module.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        response.data = error_body(response.data, response.status_code)
+    return response
+
+
+# -- CSV -----------------------------------------------------------------------------------
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> str:
+    """A value as a spreadsheet cell that is never run as a formula."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    # Numbers stay numbers (a negative figure is data, not a formula).
+    if text.startswith(FORMULA_STARTS) and not isinstance(value, (int, float)):
+        return "'" + text
+    return text
+
+
+def _flat_row(item: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(item, dict):
+        row: dict[str, Any] = {}
+        for key, value in item.items():
+            row.update(_flat_row(value, f"{prefix}{key}."))
+        return row
+    if isinstance(item, list):
+        if all(not isinstance(v, (dict, list)) for v in item):
+            return {prefix[:-1]: " ".join(str(v) for v in item)}
+        row = {}
+        for index, value in enumerate(item):
+            row.update(_flat_row(value, f"{prefix}{index}."))
+        return row
+    return {prefix[:-1] or "value": item}
+
+
+class CSVRenderer(BaseRenderer):
+    """A list (or a page of one) as CSV: one row per item, nested fields as dotted columns."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if data is None:
+            return b""
+        if isinstance(data, dict) and isinstance(data.get("results"), list):
+            items = data["results"]
+        elif isinstance(data, dict) and isinstance(data.get("rows"), list):
+            items = data["rows"]
+        elif isinstance(data, list):
+            items = data
+        else:
+            items = [data]
+        rows = [_flat_row(item) for item in items]
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerow([csv_cell(c) for c in columns])
+        for row in rows:
+            writer.writerow([csv_cell(row.get(column)) for column in columns])
+        return out.getvalue().encode(self.charset)
+
+
+# -- pagination ----------------------------------------------------------------------------
+class Pagination(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = MAX_PAGE
+
+
+# -- cache headers -------------------------------------------------------------------------
+def _anonymous(request: HttpRequest) -> bool:
+    from django.conf import settings
+
+    return (
+        "HTTP_AUTHORIZATION" not in request.META
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+    )
+
+
+class ApiCacheHeadersMiddleware:
+    """Cache-Control and Vary on the API's successful reads."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            request.path.startswith("/api/v1/")
+            and request.method in ("GET", "HEAD")
+            and response.status_code == 200
+            and not response.has_header("Cache-Control")
+        ):
+            if _anonymous(request):
+                patch_cache_control(response, public=True, max_age=READ_MAX_AGE_S)
+            else:
+                patch_cache_control(response, private=True, no_cache=True)
+            patch_vary_headers(response, ("Accept", "Authorization", "Cookie"))
+        return response

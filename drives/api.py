@@ -1,0 +1,201 @@
+"""The catalog's REST API: drives (the catalog page's filters and search), manufacturers,
+controllers, NAND types, firmware versions and prices. Read-only; slugs in URLs as on the
+pages. Synthetic drives stay out, as on the pages."""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import serializers, viewsets
+from rest_framework.filters import OrderingFilter
+
+from drives.filters import DriveFilter
+from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
+from drives.selectors import drive_list
+
+# -- serializers -----------------------------------------------------------------------------
+
+
+class ManufacturerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Manufacturer
+        fields = ["slug", "name", "website"]
+
+
+class ControllerSerializer(serializers.ModelSerializer):
+    vendor = serializers.CharField(source="vendor.name", read_only=True)
+
+    class Meta:
+        model = Controller
+        fields = ["slug", "vendor", "model", "channels", "compresses_data"]
+
+
+class NandTypeSerializer(serializers.ModelSerializer):
+    vendor = serializers.CharField(source="vendor.name", read_only=True, default=None)
+
+    class Meta:
+        model = NandType
+        fields = ["slug", "vendor", "cell_type", "process_nm", "interface", "layers"]
+
+
+class DriveSerializer(serializers.ModelSerializer):
+    manufacturer = serializers.CharField(source="manufacturer.name", read_only=True)
+    controller = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    nand = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    cell_type = serializers.CharField(source="nand.cell_type", read_only=True, default=None)
+    latest_price_usd = serializers.DecimalField(
+        source="latest_price",
+        max_digits=12,
+        decimal_places=2,
+        read_only=True,
+        allow_null=True,
+        help_text="The latest price seen, in US dollars",
+    )
+    page = serializers.SerializerMethodField(help_text="The drive's page on the site")
+
+    class Meta:
+        model = Drive
+        fields = [
+            "slug",
+            "manufacturer",
+            "model",
+            "capacity_bytes",
+            "part_number",
+            "hardware_revision",
+            "kind",
+            "interface",
+            "form_factor",
+            "controller",
+            "nand",
+            "cell_type",
+            "dram_bytes",
+            "release_date",
+            "latest_price_usd",
+            "page",
+        ]
+
+    def get_page(self, drive: Drive) -> str:
+        return drive.get_absolute_url()
+
+
+class FirmwareSerializer(serializers.ModelSerializer):
+    drive = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = FirmwareVersion
+        fields = ["drive", "version", "release_date", "notes"]
+
+
+class PriceSerializer(serializers.ModelSerializer):
+    drive = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Price
+        fields = ["drive", "amount", "currency", "observed_on", "source", "source_url"]
+
+
+# -- filters ---------------------------------------------------------------------------------
+
+
+class DriveApiFilter(DriveFilter):
+    """The catalog page's filters, plus the catalog's own names."""
+
+    manufacturer = django_filters.CharFilter(
+        field_name="manufacturer__slug", max_length=100, label="Manufacturer (slug)"
+    )
+    nand = django_filters.CharFilter(field_name="nand__slug", max_length=120, label="NAND (slug)")
+
+    class Meta(DriveFilter.Meta):
+        pass
+
+
+class DriveChildFilter(django_filters.FilterSet):
+    drive = django_filters.CharFilter(field_name="drive__slug", max_length=255, label="Drive")
+
+
+class PriceFilter(DriveChildFilter):
+    currency = django_filters.CharFilter(max_length=3)
+    observed_after = django_filters.DateFilter(field_name="observed_on", lookup_expr="gte")
+    observed_before = django_filters.DateFilter(field_name="observed_on", lookup_expr="lte")
+
+    class Meta:
+        model = Price
+        fields: list[str] = []
+
+
+class FirmwareFilter(DriveChildFilter):
+    class Meta:
+        model = FirmwareVersion
+        fields: list[str] = []
+
+
+# -- views -----------------------------------------------------------------------------------
+
+
+class CatalogViewSet(viewsets.ReadOnlyModelViewSet):
+    lookup_field = "slug"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Drives",
+        description="Every drive of the catalog with its specs and latest price. `q` "
+        "searches model, maker, controller and part number (a word such as 240GB matches "
+        "the capacity); capacities in decimal GB.",
+    ),
+    retrieve=extend_schema(summary="One drive"),
+)
+class DriveViewSet(CatalogViewSet):
+    serializer_class = DriveSerializer
+    filterset_class = DriveApiFilter
+    filter_backends = [django_filters.rest_framework.DjangoFilterBackend, OrderingFilter]
+    ordering_fields = ["model", "capacity_bytes", "release_date", "manufacturer__name"]
+
+    def get_queryset(self) -> QuerySet[Drive]:
+        # drive_list: the catalog page's read (real drives, specs, latest price).
+        return drive_list().select_related("nand")
+
+
+class ManufacturerViewSet(CatalogViewSet):
+    serializer_class = ManufacturerSerializer
+    queryset = Manufacturer.objects.order_by("name")
+
+
+class ControllerViewSet(CatalogViewSet):
+    serializer_class = ControllerSerializer
+    queryset = Controller.objects.select_related("vendor").order_by("vendor__name", "model")
+
+
+class NandTypeViewSet(CatalogViewSet):
+    serializer_class = NandTypeSerializer
+    queryset = NandType.objects.select_related("vendor").order_by("slug")
+
+
+DRIVE_PARAMETER = OpenApiParameter("drive", str, description="A drive's slug")
+
+
+@extend_schema_view(list=extend_schema(parameters=[DRIVE_PARAMETER]))
+class FirmwareViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = FirmwareSerializer
+    filterset_class = FirmwareFilter
+
+    def get_queryset(self) -> QuerySet[FirmwareVersion]:
+        return (
+            FirmwareVersion.objects.filter(drive__in=Drive.objects.real())
+            .select_related("drive")
+            .order_by("drive__slug", "version")
+        )
+
+
+class PriceViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = PriceSerializer
+    filterset_class = PriceFilter
+
+    def get_queryset(self) -> QuerySet[Price]:
+        return (
+            Price.objects.filter(drive__in=Drive.objects.real())
+            .select_related("drive")
+            .order_by("drive__slug", "-observed_on", "pk")
+        )

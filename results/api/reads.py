@@ -1,0 +1,647 @@
+"""The results' read API: the test catalog, results, consistency series, TRIM validations,
+write-saturation series, and the pages' own reads — a comparison of two drives, a test's
+leaderboard, the value view — through the same selectors and filters the pages use, so the
+API and the pages always show the same numbers. Withdrawn runs and synthetic drives stay
+out, as on the pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, viewsets
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from drives.models import Drive
+from results import selectors
+from results.filters import LeaderboardFilter, ValueFilter
+from results.models import (
+    ConsistencySeries,
+    DataPattern,
+    Result,
+    Run,
+    SaturationSeries,
+    Suite,
+    Test,
+    TrimValidation,
+)
+
+MAX_LEADERBOARD_PAGE = 200
+MAX_PAGE = 500
+
+
+class NewestFirst(CursorPagination):
+    """Long lists (results, series): stable pages whatever is added meanwhile, and no OFFSET
+    scan however deep the page."""
+
+    page_size = 100
+    page_size_query_param = "limit"
+    max_page_size = MAX_PAGE
+    ordering = "-id"
+
+
+def shown_runs() -> QuerySet[Run]:
+    """The runs pages show: published (not withdrawn), of real drives."""
+    return Run.objects.published().real()
+
+
+def _errors(errors: dict) -> ValidationError:
+    return ValidationError(
+        [
+            {"pointer": f"/query/{name}", "message": str(message)}
+            for name, messages in errors.items()
+            for message in messages
+        ]
+    )
+
+
+def _positive_int(request: Request, name: str, default: int, maximum: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= maximum:
+        raise ValidationError(
+            [{"pointer": f"/query/{name}", "message": f"must be a whole number 1 to {maximum}"}]
+        )
+    return int(raw)
+
+
+# -- the test catalog ------------------------------------------------------------------------
+
+
+class TestSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Test
+        fields = [
+            "identifier",
+            "name",
+            "kind",
+            "operation",
+            "access",
+            "block_size",
+            "queue_depth",
+            "span",
+            "span_bytes",
+            "duration_s",
+            "metrics",
+            "unit",
+            "higher_is_better",
+            "produced_by",
+        ]
+
+
+class SuiteSerializer(serializers.ModelSerializer):
+    tests = serializers.SlugRelatedField(slug_field="identifier", many=True, read_only=True)
+
+    class Meta:
+        model = Suite
+        fields = ["name", "version", "title", "tests"]
+
+
+class TestViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = TestSerializer
+    lookup_field = "identifier"
+    lookup_value_regex = "[-a-zA-Z0-9_]+"
+    queryset = Test.objects.order_by("identifier")
+
+
+class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = SuiteSerializer
+
+    def get_queryset(self) -> QuerySet[Suite]:
+        return selectors.suites_with_tests()
+
+
+# -- results and series ----------------------------------------------------------------------
+
+
+def _latency(result: Result, prefix: str) -> dict[str, Any] | None:
+    mean = getattr(result, f"{prefix}_mean_ns")
+    maximum = getattr(result, f"{prefix}_max_ns")
+    percentiles = getattr(result, f"{prefix}_percentiles_ns")
+    if mean is None and maximum is None and not percentiles:
+        return None
+    return {
+        "mean_ns": mean,
+        "stddev_ns": getattr(result, f"{prefix}_stddev_ns"),
+        "min_ns": getattr(result, f"{prefix}_min_ns"),
+        "max_ns": maximum,
+        "percentiles_ns": percentiles or {},
+    }
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    drive = serializers.CharField(source="run.drive.slug", read_only=True)
+    test = serializers.CharField(source="test.identifier", read_only=True)
+    source = serializers.CharField(source="run.source", read_only=True)
+    latency = serializers.SerializerMethodField(
+        help_text="latency_kind says which: issue to completion (lat), completion (clat), "
+        "or as the article states"
+    )
+    clat = serializers.SerializerMethodField(help_text="The completion part (fio's clat)")
+
+    class Meta:
+        model = Result
+        fields = [
+            "id",
+            "run",
+            "drive",
+            "test",
+            "pattern",
+            "source",
+            "block_size",
+            "queue_depth",
+            "span_bytes",
+            "duration_ns",
+            "io_count",
+            "bytes",
+            "bytes_per_second",
+            "iops",
+            "latency_kind",
+            "latency",
+            "clat",
+            "jobs",
+            "partial",
+        ]
+
+    def get_latency(self, result: Result) -> dict[str, Any] | None:
+        return _latency(result, "latency")
+
+    def get_clat(self, result: Result) -> dict[str, Any] | None:
+        return _latency(result, "clat")
+
+
+class RunChildFilter(django_filters.FilterSet):
+    drive = django_filters.CharFilter(field_name="run__drive__slug", max_length=255)
+    test = django_filters.CharFilter(field_name="test__identifier", max_length=64)
+    source = django_filters.ChoiceFilter(field_name="run__source", choices=Run.Source.choices)
+    run = django_filters.NumberFilter(field_name="run_id", min_value=1, max_value=2**63 - 1)
+
+
+class ResultFilter(RunChildFilter):
+    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices)
+
+    class Meta:
+        model = Result
+        fields: list[str] = []
+
+
+class ResultViewSet(viewsets.ReadOnlyModelViewSet):
+    """Every published result; cursor pages, newest first."""
+
+    serializer_class = ResultSerializer
+    filterset_class = ResultFilter
+    pagination_class = NewestFirst
+
+    def get_queryset(self) -> QuerySet[Result]:
+        return (
+            Result.objects.filter(run__in=shown_runs())
+            .select_related("test", "run__drive")
+            .order_by("-id")
+        )
+
+
+class ConsistencySerializer(serializers.ModelSerializer):
+    drive = serializers.CharField(source="run.drive.slug", read_only=True)
+    test = serializers.CharField(source="test.identifier", read_only=True)
+
+    class Meta:
+        model = ConsistencySeries
+        fields = [
+            "id",
+            "run",
+            "drive",
+            "test",
+            "spare_area_percent",
+            "pattern",
+            "span_bytes",
+            "interval_ns",
+            "steady_state_start_s",
+            "steady_mean_iops",
+            "steady_stddev_iops",
+            "steady_min_iops",
+            "partial",
+        ]
+
+
+class ConsistencyDetailSerializer(ConsistencySerializer):
+    class Meta(ConsistencySerializer.Meta):
+        fields = [*ConsistencySerializer.Meta.fields, "iops"]
+
+
+class SeriesFilter(RunChildFilter):
+    class Meta:
+        model = ConsistencySeries
+        fields: list[str] = []
+
+
+class ConsistencyViewSet(viewsets.ReadOnlyModelViewSet):
+    """Performance-consistency series; one series (detail) has its IOPS of every second."""
+
+    filterset_class = SeriesFilter
+
+    def get_serializer_class(self):
+        return ConsistencyDetailSerializer if self.action == "retrieve" else ConsistencySerializer
+
+    def get_queryset(self) -> QuerySet[ConsistencySeries]:
+        qs = ConsistencySeries.objects.filter(run__in=shown_runs()).select_related(
+            "test", "run__drive"
+        )
+        if self.action != "retrieve":
+            qs = qs.defer("iops")
+        return qs.order_by("-id")
+
+
+class TrimSerializer(serializers.ModelSerializer):
+    drive = serializers.CharField(source="run.drive.slug", read_only=True)
+    test = serializers.CharField(source="test.identifier", read_only=True)
+
+    class Meta:
+        model = TrimValidation
+        fields = [
+            "id",
+            "run",
+            "drive",
+            "test",
+            "pattern",
+            "span_bytes",
+            "torture_seconds",
+            "discard_method",
+            "clean_bytes_per_second",
+            "after_torture_bytes_per_second",
+            "after_trim_bytes_per_second",
+        ]
+
+
+class TrimFilter(RunChildFilter):
+    class Meta:
+        model = TrimValidation
+        fields: list[str] = []
+
+
+class TrimViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = TrimSerializer
+    filterset_class = TrimFilter
+
+    def get_queryset(self) -> QuerySet[TrimValidation]:
+        return (
+            TrimValidation.objects.filter(run__in=shown_runs())
+            .select_related("test", "run__drive")
+            .order_by("-id")
+        )
+
+
+class SaturationSerializer(serializers.ModelSerializer):
+    drive = serializers.CharField(source="run.drive.slug", read_only=True)
+    test = serializers.CharField(source="test.identifier", read_only=True)
+
+    class Meta:
+        model = SaturationSeries
+        exclude = ["bytes_per_interval"]
+
+
+class SaturationDetailSerializer(SaturationSerializer):
+    class Meta:
+        model = SaturationSeries
+        fields = "__all__"
+
+
+class SaturationFilter(RunChildFilter):
+    class Meta:
+        model = SaturationSeries
+        fields: list[str] = []
+
+
+class SaturationViewSet(viewsets.ReadOnlyModelViewSet):
+    """Write-saturation series; one series (detail) has its bytes written every second."""
+
+    filterset_class = SaturationFilter
+
+    def get_serializer_class(self):
+        return SaturationDetailSerializer if self.action == "retrieve" else SaturationSerializer
+
+    def get_queryset(self) -> QuerySet[SaturationSeries]:
+        qs = SaturationSeries.objects.filter(run__in=shown_runs()).select_related(
+            "test", "run__drive"
+        )
+        if self.action != "retrieve":
+            qs = qs.defer("bytes_per_interval")
+        return qs.order_by("-id")
+
+
+# -- the pages' reads: compare, leaderboard, value ---------------------------------------------
+
+
+def _drive(drive: Drive) -> dict[str, Any]:
+    return {
+        "slug": drive.slug,
+        "name": str(drive),
+        "manufacturer": drive.manufacturer.name,
+        "model": drive.model,
+        "capacity_bytes": drive.capacity_bytes,
+        "kind": drive.kind,
+        "interface": drive.interface,
+        "form_factor": drive.form_factor,
+        "controller": str(drive.controller) if drive.controller else None,
+        "nand": str(drive.nand) if drive.nand else None,
+        "page": drive.get_absolute_url(),
+    }
+
+
+def _figures(figures: selectors.Figures | None) -> dict[str, Any] | None:
+    if figures is None:
+        return None
+    result = figures.result
+    return {
+        "result": result.pk,
+        "run": result.run_id,
+        "bytes_per_second": figures.bytes_per_second,
+        "iops": figures.iops,
+        "derived": figures.derived or None,
+        "quick": figures.quick,
+        "partial": result.partial,
+        "latency_kind": result.latency_kind,
+        "latency": _latency(result, "latency"),
+    }
+
+
+def _series(series: ConsistencySeries | None) -> dict[str, Any] | None:
+    if series is None:
+        return None
+    return {
+        "id": series.pk,
+        "run": series.run_id,
+        "pattern": series.pattern,
+        "interval_ns": series.interval_ns,
+        "steady_state_start_s": series.steady_state_start_s,
+        "steady_mean_iops": series.steady_mean_iops,
+        "steady_min_iops": series.steady_min_iops,
+        "partial": series.partial,
+        "iops": series.iops,
+    }
+
+
+def _trim(trim: TrimValidation | None) -> dict[str, Any] | None:
+    if trim is None:
+        return None
+    return {
+        "run": trim.run_id,
+        "clean_bytes_per_second": trim.clean_bytes_per_second,
+        "after_torture_bytes_per_second": trim.after_torture_bytes_per_second,
+        "after_trim_bytes_per_second": trim.after_trim_bytes_per_second,
+    }
+
+
+def _saturation(series: SaturationSeries | None) -> dict[str, Any] | None:
+    if series is None:
+        return None
+    return {
+        "run": series.run_id,
+        "interval_ns": series.interval_ns,
+        "bytes_written": series.bytes_written,
+        "exhausted": series.exhausted,
+        "exhausted_at_s": series.exhausted_at_s,
+        "bytes_before_exhausted": series.bytes_before_exhausted,
+        "bytes_per_second_before": series.bytes_per_second_before,
+        "bytes_per_second_after": series.bytes_per_second_after,
+        "partial": series.partial,
+        "bytes_per_interval": series.bytes_per_interval,
+    }
+
+
+def _side(side: selectors.Side, value_test: str) -> dict[str, Any]:
+    price = side.price
+    per_gb = side.price_per_gb
+    return {
+        "drive": _drive(side.drive),
+        "runs": [run.pk for run in side.runs],
+        "chosen_run": side.chosen_run.pk if side.chosen_run else None,
+        "firmware": side.firmware,
+        "price_usd": float(price.amount) if price else None,
+        "price_observed_on": price.observed_on if price else None,
+        "price_per_gb_usd": float(per_gb) if per_gb is not None else None,
+        "price_per_kiops_usd": side.price_per_kiops(value_test),
+    }
+
+
+def comparison_body(comparison: selectors.Comparison) -> dict[str, Any]:
+    a, b = comparison.a, comparison.b
+    return {
+        "a": _side(a, comparison.value_test),
+        "b": _side(b, comparison.value_test),
+        "value_test": comparison.value_test,
+        "tests": [
+            {
+                "test": pair.test.identifier,
+                "name": pair.test.name,
+                "unit": pair.test.unit,
+                "higher_is_better": pair.test.higher_is_better,
+                "patterns": [
+                    {
+                        "pattern": p.pattern,
+                        "a": _figures(p.a),
+                        "b": _figures(p.b),
+                        "winner": p.winner or None,
+                        "difference_percent": p.difference_percent,
+                    }
+                    for p in pair.pairs
+                ],
+            }
+            for pair in comparison.tests
+        ],
+        "consistency": [
+            {
+                "spare_area_percent": level,
+                "a": _series(a.consistency.get(level)),
+                "b": _series(b.consistency.get(level)),
+            }
+            for level in comparison.consistency_levels
+        ],
+        "trim": [
+            {
+                "test": test.identifier,
+                "pattern": pattern,
+                "a": _trim(a.trim.get((test.identifier, pattern))),
+                "b": _trim(b.trim.get((test.identifier, pattern))),
+            }
+            for test, pattern in comparison.trim_keys
+        ],
+        "saturation": [
+            {
+                "pattern": pattern,
+                "a": _saturation(a.saturation.get(pattern)),
+                "b": _saturation(b.saturation.get(pattern)),
+            }
+            for pattern in comparison.saturation_patterns
+        ],
+    }
+
+
+RUN_PARAMETERS = [
+    OpenApiParameter("run_a", int, description="Show drive A from this run (default: latest)"),
+    OpenApiParameter("run_b", int, description="Show drive B from this run (default: latest)"),
+]
+
+
+class CompareView(APIView):
+    """Two drives head to head: the numbers of the compare page."""
+
+    @extend_schema(
+        summary="Compare two drives",
+        parameters=RUN_PARAMETERS,
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request, a: str, b: str) -> Response:
+        run_a = _positive_int(request, "run_a", 0, 2**63 - 1) or None
+        run_b = _positive_int(request, "run_b", 0, 2**63 - 1) or None
+        try:
+            comparison = selectors.compare(a=a, b=b, run_a=run_a, run_b=run_b)
+        except Drive.DoesNotExist as missing:
+            raise Http404(str(missing)) from missing
+        return Response(comparison_body(comparison))
+
+
+def _entry(ranked: selectors.RankedEntry) -> dict[str, Any]:
+    entry = ranked.entry
+    return {
+        "rank": ranked.rank,
+        "drive": entry.drive.slug,
+        "drive_name": str(entry.drive),
+        "controller": str(entry.drive.controller) if entry.drive.controller else None,
+        "pattern": entry.pattern,
+        "bytes_per_second": entry.bytes_per_second,
+        "iops": entry.iops,
+        "derived": entry.derived or None,
+        "latency_mean_ns": entry.latency_mean_ns,
+        "quick": entry.quick,
+        "source": entry.source,
+        "run": entry.run_id,
+        "price_usd": entry.price_usd,
+        "highlighted": ranked.highlighted,
+    }
+
+
+LEADERBOARD_PARAMETERS = [
+    OpenApiParameter("metric", str, enum=[m for m, _ in selectors.Metric.CHOICES]),
+    OpenApiParameter("page", int, description="1-based"),
+    OpenApiParameter("page_size", int, description=f"at most {MAX_LEADERBOARD_PAGE}"),
+    OpenApiParameter("highlight", str, many=True, description="drive slugs to rank too"),
+]
+
+
+class LeaderboardView(APIView):
+    """One test's ranking, as on its leaderboard page."""
+
+    @extend_schema(
+        summary="A test's leaderboard",
+        parameters=[*LEADERBOARD_PARAMETERS],
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request, identifier: str) -> Response:
+        test = Test.objects.filter(identifier=identifier, kind=Test.Kind.THROUGHPUT).first()
+        if test is None:
+            raise Http404("no such test")
+        filters = LeaderboardFilter(request.query_params, queryset=selectors.entries())
+        if not filters.is_valid():
+            raise _errors(filters.errors)
+        metric = request.query_params.get("metric", selectors.Metric.THROUGHPUT)
+        metrics = [m for m, _ in selectors.Metric.CHOICES]
+        if metric not in metrics:
+            raise ValidationError(
+                [{"pointer": "/query/metric", "message": f"must be one of {metrics}"}]
+            )
+        page = _positive_int(request, "page", 1, 10_000)
+        size = _positive_int(request, "page_size", 50, MAX_LEADERBOARD_PAGE)
+        highlight = tuple(dict.fromkeys(request.query_params.getlist("highlight")))[:5]
+        board = selectors.leaderboard(
+            test=test,
+            entries=filters.qs,
+            metric=metric,
+            page=page,
+            page_size=size,
+            highlight=highlight,
+        )
+        return Response(
+            {
+                "test": test.identifier,
+                "metric": metric,
+                "page": board.page,
+                "page_size": board.page_size,
+                "has_next": board.has_next,
+                "rows": [_entry(r) for r in board.rows],
+                "elsewhere": [_entry(r) for r in board.elsewhere],
+            }
+        )
+
+
+def _point(point: selectors.ValuePoint) -> dict[str, Any]:
+    return {
+        "drive": point.drive.slug,
+        "drive_name": str(point.drive),
+        "iops": point.iops,
+        "price_usd": point.price,
+        "price_observed_on": point.observed_on,
+        "price_per_gb_usd": point.per_gb,
+        "price_per_kiops_usd": point.per_kiops,
+        "frontier": point.frontier,
+        "quick": point.quick,
+        "highlighted": point.highlighted,
+    }
+
+
+class ValueView(APIView):
+    """Price against performance in a 4KB test: the value page's numbers."""
+
+    @extend_schema(
+        summary="Value: price per GB, per 1,000 IOPS, and the value frontier",
+        parameters=[
+            OpenApiParameter("test", str, description="a 4KB test's identifier"),
+            OpenApiParameter("as_of", OpenApiTypes.DATE, description="prices as of this date"),
+        ],
+        responses={
+            200: inline_serializer(
+                "ValueBody",
+                {
+                    "test": serializers.CharField(),
+                    "as_of": serializers.DateField(allow_null=True),
+                    "considered": serializers.IntegerField(),
+                    "rows": serializers.ListField(child=serializers.DictField()),
+                    "frontier": serializers.ListField(child=serializers.CharField()),
+                    "cheapest_per_gb": serializers.ListField(child=serializers.CharField()),
+                    "cheapest_per_kiops": serializers.ListField(child=serializers.CharField()),
+                },
+            )
+        },
+    )
+    def get(self, request: Request) -> Response:
+        filters = ValueFilter(request.query_params, queryset=selectors.entries())
+        if not filters.is_valid():
+            raise _errors(filters.errors)
+        cleaned = filters.form.cleaned_data
+        test = Test.objects.get(identifier=cleaned.get("test") or selectors.VALUE_DEFAULT_TEST)
+        view = selectors.value_frontier(
+            test=test,
+            entries=filters.qs,
+            as_of=cleaned.get("as_of"),
+            highlight=tuple(request.query_params.getlist("highlight"))[:5],
+            worst_case=not cleaned.get("pattern"),
+        )
+        return Response(
+            {
+                "test": test.identifier,
+                "as_of": view.as_of,
+                "considered": view.considered,
+                "rows": [_point(p) for p in view.points],
+                "frontier": [p.drive.slug for p in view.frontier],
+                "cheapest_per_gb": [p.drive.slug for p in view.cheapest_per_gb],
+                "cheapest_per_kiops": [p.drive.slug for p in view.cheapest_per_kiops],
+            }
+        )

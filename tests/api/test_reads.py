@@ -1,0 +1,207 @@
+"""The read API (/api/v1/): every endpoint answers with the numbers the pages show, filters,
+pages (limit/offset and cursors), CSV, conditional requests and cache headers, the one error
+body, and withdrawn runs and synthetic drives left out."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from rest_framework.authtoken.models import Token
+
+from drives.models import Drive
+from results import selectors
+from results.models import Run
+from results.services import run_ingest, run_withdraw
+from results.synthetic import measured_document
+from tests.factories import with_changes
+
+pytestmark = pytest.mark.django_db
+
+
+def ingest(document: dict) -> Run:
+    return run_ingest(document=json.dumps(document), submitter=None).run
+
+
+@pytest.fixture
+def two_drives():
+    a = ingest(measured_document(seed=1, model="Alpha 240GB", series_seconds=60))
+    b = ingest(measured_document(seed=2, model="Beta 480GB", capacity_bytes=480 * 10**9))
+    return Drive.objects.get(pk=a.drive_id), Drive.objects.get(pk=b.drive_id)
+
+
+def get(client, url, **params):
+    response = client.get(url, params)
+    assert response.status_code == 200, response.content[:500]
+    return response.json()
+
+
+def errors_of(response) -> dict:
+    body = response.json()
+    assert set(body) == {"detail", "errors"} and body["detail"]
+    return body
+
+
+def test_the_catalog_lists_drives_with_the_pages_filters(client, two_drives):
+    alpha, beta = two_drives
+    body = get(client, "/api/v1/drives/")
+    assert body["count"] == 2
+    assert {d["slug"] for d in body["results"]} == {alpha.slug, beta.slug}
+    assert get(client, "/api/v1/drives/", q="alpha")["count"] == 1
+    assert get(client, "/api/v1/drives/", capacity_min=300)["results"][0]["slug"] == beta.slug
+    assert get(client, "/api/v1/drives/", ordering="-capacity_bytes")["results"][0]["slug"] == (
+        beta.slug
+    )
+    assert get(client, "/api/v1/drives/", manufacturer=alpha.manufacturer.slug)["count"] == 2
+    detail = get(client, f"/api/v1/drives/{alpha.slug}/")
+    assert detail["model"] == "Alpha 240GB" and detail["page"] == alpha.get_absolute_url()
+    for name in ("manufacturers", "controllers", "nand-types", "firmware", "prices", "suites"):
+        assert "results" in get(client, f"/api/v1/{name}/")
+    test = get(client, "/api/v1/tests/randread-4k-qd3/")
+    assert test["block_size"] == 4096 and test["queue_depth"] == 3
+
+
+def test_bad_filters_are_a_400_with_pointers(client, two_drives):
+    for url, params in [
+        ("/api/v1/drives/", {"kind": "floppy"}),
+        ("/api/v1/drives/", {"capacity_min": "lots"}),
+        ("/api/v1/results/", {"pattern": "zeros"}),
+        ("/api/v1/results/", {"run": "-1"}),
+        ("/api/v1/tests/randread-4k-qd3/leaderboard/", {"metric": "vibes"}),
+        ("/api/v1/tests/randread-4k-qd3/leaderboard/", {"page": "0"}),
+        ("/api/v1/value/", {"as_of": "yesterday"}),
+        ("/api/v1/compare/x/y/", {"run_a": "one"}),
+    ]:
+        response = client.get(url, params)
+        assert response.status_code == 400, (url, params, response.content[:300])
+        body = errors_of(response)
+        assert body["errors"] and all(e["pointer"].startswith("/") for e in body["errors"])
+    missing = client.get("/api/v1/drives/no-such-drive/")
+    assert missing.status_code == 404 and errors_of(missing)["errors"] == []
+    assert client.get("/api/v1/tests/no-such-test/leaderboard/").status_code == 404
+    assert client.get("/api/v1/compare/no-such/drive/").status_code == 404
+
+
+def test_results_page_by_cursor_and_filter(client, two_drives):
+    alpha, _ = two_drives
+    first = get(client, "/api/v1/results/", limit=5)
+    assert len(first["results"]) == 5 and first["next"]
+    ids = [r["id"] for r in first["results"]]
+    assert ids == sorted(ids, reverse=True)
+    second = client.get(first["next"]).json()
+    assert not set(ids) & {r["id"] for r in second["results"]}
+    mine = get(client, "/api/v1/results/", drive=alpha.slug, test="randread-4k-qd3")
+    assert {r["drive"] for r in mine["results"]} == {alpha.slug}
+    assert {r["pattern"] for r in mine["results"]} == {"compressible", "incompressible"}
+    assert all(r["latency_kind"] and r["latency"]["mean_ns"] for r in mine["results"])
+    only = get(client, "/api/v1/results/", pattern="incompressible", source="measured")
+    assert {r["pattern"] for r in only["results"]} == {"incompressible"}
+
+
+def test_series_carry_their_points_in_detail_only(client, two_drives):
+    alpha, _ = two_drives
+    listed = get(client, "/api/v1/consistency/", drive=alpha.slug)["results"]
+    assert listed and all("iops" not in s for s in listed)
+    one = get(client, f"/api/v1/consistency/{listed[0]['id']}/")
+    assert len(one["iops"]) == 60
+
+
+def test_compare_shows_the_compare_pages_numbers(client, two_drives):
+    alpha, beta = two_drives
+    body = get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/")
+    page = selectors.compare(a=alpha.slug, b=beta.slug)
+    assert body["a"]["drive"]["slug"] == alpha.slug and body["b"]["drive"]["slug"] == beta.slug
+    assert [t["test"] for t in body["tests"]] == [p.test.identifier for p in page.tests]
+    for test, pair in zip(body["tests"], page.tests, strict=True):
+        for shown, expected in zip(test["patterns"], pair.pairs, strict=True):
+            assert shown["a"]["bytes_per_second"] == expected.a.bytes_per_second
+            assert shown["b"]["iops"] == expected.b.iops
+            assert shown["winner"] == (expected.winner or None)
+    assert [c["spare_area_percent"] for c in body["consistency"]] == page.consistency_levels
+    run = Run.objects.filter(drive=alpha).first()
+    assert get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/", run_a=run.pk)["a"][
+        "chosen_run"
+    ] == (run.pk)
+
+
+def test_leaderboard_and_value_show_the_pages_numbers(client, two_drives):
+    body = get(client, "/api/v1/tests/randread-4k-qd3/leaderboard/")
+    board = selectors.leaderboard(
+        test=selectors.Test.objects.get(identifier="randread-4k-qd3"), entries=selectors.entries()
+    )
+    assert [(r["rank"], r["drive"], r["bytes_per_second"]) for r in body["rows"]] == [
+        (r.rank, r.entry.drive.slug, r.entry.bytes_per_second) for r in board.rows
+    ]
+    latency = get(client, "/api/v1/tests/randread-4k-qd3/leaderboard/", metric="latency")
+    assert [r["latency_mean_ns"] for r in latency["rows"]] == sorted(
+        r["latency_mean_ns"] for r in latency["rows"]
+    )
+    value = get(client, "/api/v1/value/")
+    assert value["considered"] == 0  # no prices yet: nothing to price
+
+
+def test_withdrawn_runs_and_synthetic_drives_stay_out(client, two_drives, settings):
+    alpha, beta = two_drives
+    run_withdraw(run=Run.objects.get(drive=alpha), reason="wrong drive")
+    assert {r["drive"] for r in get(client, "/api/v1/results/")["results"]} == {beta.slug}
+    assert get(client, "/api/v1/consistency/", drive=alpha.slug)["results"] == []
+    board = get(client, "/api/v1/tests/randread-4k-qd3/leaderboard/")
+    assert {r["drive"] for r in board["rows"]} == {beta.slug}
+    Drive.objects.filter(pk=beta.pk).update(synthetic=True)
+    assert get(client, "/api/v1/drives/")["count"] == 1
+    assert client.get(f"/api/v1/drives/{beta.slug}/").status_code == 404
+
+
+def test_every_list_as_csv_with_formulas_neutralised(client, document):
+    hostile = '=HYPERLINK("http://evil.example","x")'
+    ingest(with_changes(document, drive={**document["drive"], "model": hostile}))
+    for url in (
+        "/api/v1/drives/",
+        "/api/v1/results/",
+        "/api/v1/tests/randread-4k-qd3/leaderboard/",
+        "/api/v1/value/",
+        "/api/v1/manufacturers/",
+    ):
+        by_format = client.get(url, {"format": "csv"})
+        by_accept = client.get(url, HTTP_ACCEPT="text/csv")
+        for response in (by_format, by_accept):
+            assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+        rows = list(csv.reader(io.StringIO(by_format.content.decode())))
+        assert rows[0] or url == "/api/v1/value/"  # nothing priced: no rows, no columns
+        cells = [cell for row in rows for cell in row]
+        assert not any(cell.startswith(("=", "+", "@")) for cell in cells), url
+    drives = client.get("/api/v1/drives/", {"format": "csv"}).content.decode()
+    assert "'=HYPERLINK" in drives
+    listed = get(client, "/api/v1/drives/")["results"][0]
+    assert listed["model"] == hostile  # JSON carries it as plain data
+
+
+def test_html_in_names_is_plain_data(client, document):
+    script = "<script>alert(1)</script>"
+    ingest(with_changes(document, drive={**document["drive"], "model": script}))
+    response = client.get("/api/v1/drives/")
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["results"][0]["model"] == script
+
+
+def test_conditional_requests_and_cache_headers(client, two_drives):
+    cache.clear()
+    first = client.get("/api/v1/drives/")
+    assert first["ETag"] and "public" in first["Cache-Control"]
+    again = client.get("/api/v1/drives/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    changed = client.get("/api/v1/drives/", HTTP_IF_NONE_MATCH='"something-else"')
+    assert changed.status_code == 200
+    assert client.get("/api/v1/drives/", HTTP_AUTHORIZATION="Token nope").status_code == 401
+    token = Token.objects.create(user=User.objects.create_user("reader"))
+    signed = client.get("/api/v1/drives/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert signed.status_code == 200 and "private" in signed["Cache-Control"]
+
+
+def test_pages_have_a_maximum(client, two_drives):
+    body = get(client, "/api/v1/results/", limit=100_000)
+    assert len(body["results"]) <= 500
+    body = get(client, "/api/v1/drives/", limit=100_000)
+    assert body["count"] == 2

@@ -1,0 +1,66 @@
+"""Query budgets of the read API at two catalog sizes: every list and the compare endpoint
+at most 10 queries, whatever the catalog's size."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from drives.models import Drive
+
+pytestmark = pytest.mark.django_db
+
+SIZES = {"small": 12, "large": 240}
+
+
+@pytest.fixture(params=sorted(SIZES))
+def catalog(request, settings):
+    drives = SIZES[request.param]
+    call_command(
+        "seed_scale",
+        f"--drives={drives}",
+        f"--results={drives * 20}",
+        f"--series={drives * 2}",
+        "--points=50",
+        stdout=StringIO(),
+    )
+    settings.BENCH_SHOW_SYNTHETIC = True
+    return list(Drive.objects.filter(synthetic=True).order_by("pk").values_list("slug", flat=True))
+
+
+LISTS = [
+    ("/api/v1/drives/", {"interface": "sata-3g", "capacity_min": 100, "ordering": "-model"}),
+    ("/api/v1/drives/", {"q": "a", "format": "csv"}),
+    ("/api/v1/manufacturers/", {}),
+    ("/api/v1/controllers/", {}),
+    ("/api/v1/nand-types/", {}),
+    ("/api/v1/firmware/", {}),
+    ("/api/v1/prices/", {}),
+    ("/api/v1/suites/", {}),
+    ("/api/v1/tests/", {}),
+    ("/api/v1/results/", {"limit": 200}),
+    ("/api/v1/results/", {"test": "randread-4k-qd3", "pattern": "incompressible"}),
+    ("/api/v1/consistency/", {}),
+    ("/api/v1/trim/", {}),
+    ("/api/v1/saturation/", {}),
+    ("/api/v1/tests/randread-4k-qd3/leaderboard/", {"kind": "ssd", "page_size": 200}),
+    ("/api/v1/value/", {"cell_type": "mlc"}),
+    ("/api/v1/value/", {"as_of": "2025-06-01", "format": "csv"}),
+]
+
+
+@pytest.mark.parametrize(("url", "params"), LISTS, ids=[f"{u}{p}" for u, p in LISTS])
+def test_every_list_within_budget(client, catalog, url, params, django_assert_max_num_queries):
+    with django_assert_max_num_queries(10):
+        response = client.get(url, params)
+    assert response.status_code == 200
+
+
+def test_compare_within_budget(client, catalog, django_assert_max_num_queries):
+    a, b = catalog[0], catalog[-1]
+    run = Drive.objects.get(slug=a).runs.order_by("-pk").first()
+    with django_assert_max_num_queries(10):
+        response = client.get(f"/api/v1/compare/{a}/{b}/", {"run_a": run.pk})
+    assert response.status_code == 200 and response.json()["tests"]
+    with django_assert_max_num_queries(10):
+        assert client.get(f"/api/v1/consistency/?drive={a}").status_code == 200
