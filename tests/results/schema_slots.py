@@ -426,6 +426,13 @@ BASES = {
 }
 # The base each one was made from: the same field at the same place is the same slot.
 EXTENDS = {"measured-v2": "measured"}
+# A mixed result's writes hold what its reads hold, checked by one loop over both
+# (documents.MIXED_SIDES) and kept alike in the document: the reads' slots stand for them.
+MIRRORED = ("results", STAR, "write")
+
+
+def mirrored(key: tuple) -> bool:
+    return key[: len(MIRRORED)] == MIRRORED
 
 
 def leaves(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
@@ -491,13 +498,14 @@ def get(document: Any, path: tuple) -> Any:
 def slots() -> list[Slot]:
     """A slot for every scalar field the schema defines, as the maximal documents hold it:
     one per field, two per array or map of them (the first items stand for the rest). A
-    base made from another adds none where that one has a slot at the same place."""
+    base made from another adds none where that one has a slot at the same place; the
+    writes of a mixed result none (MIRRORED)."""
     found, per_template = [], {}
     for base, make in BASES.items():
         for path, _ in leaves(make()):
             key = template(path)
             taken = per_template.setdefault(key, [])
-            if (EXTENDS.get(base), path) in taken:
+            if (EXTENDS.get(base), path) in taken or mirrored(key):
                 continue
             if (STAR in key and len(taken) < 2) or not taken:
                 taken.append((base, path))
