@@ -85,6 +85,13 @@ class Conflict(APIException):
     default_code = "conflict"
 
 
+def _run_id(text: str) -> int:
+    """A run id from the URL; Run.DoesNotExist for anything that cannot be one."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        raise Run.DoesNotExist
+    return int(text)
+
+
 def problems_error(problems) -> ValidationError:
     """A 400 listing each problem with its JSON pointer (the API's error body)."""
     return ValidationError([p.as_dict() for p in problems])
@@ -441,7 +448,9 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     serializer_class = RunSerializer
     # Token first: an anonymous write is told to authenticate (401 with WWW-Authenticate).
     authentication_classes = [TokenAuthentication, SessionAuthentication]
-    lookup_value_regex = "[0-9]+"
+    # Any id reaches the view, which answers 404 in the API's error body (a route that did
+    # not match would be the site's HTML 404).
+    lookup_value_regex = "[^/]+"
     throttle_scope = UPLOAD_SCOPE
 
     @extend_schema(
@@ -466,9 +475,18 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def get_serializer_class(self):
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
 
+    @extend_schema(
+        responses={
+            200: RunDetailSerializer,
+            404: OpenApiResponse(ErrorBodySerializer, description="No such published run"),
+        }
+    )
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        return super().retrieve(request, *args, **kwargs)
+
     def get_object(self) -> Run:
         try:
-            return selectors.run_detail(pk=int(self.kwargs["pk"]))
+            return selectors.run_detail(pk=_run_id(self.kwargs["pk"]))
         except Run.DoesNotExist:
             raise NotFound() from None
 
@@ -585,7 +603,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @action(detail=True, methods=["post"])
     def withdraw(self, request: Request, pk: str) -> Response:
         try:
-            run = selectors.run_for_withdrawal(pk=int(pk))
+            run = selectors.run_for_withdrawal(pk=_run_id(pk))
         except Run.DoesNotExist:
             raise NotFound() from None
         self.check_object_permissions(request, run)

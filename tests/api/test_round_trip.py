@@ -88,6 +88,8 @@ def test_a_loadgen_document_round_trip(api, client, loadgen_sample):
         c["test"] for c in document.get("consistency", [])
     ]
     assert len(shown["trim"]) == len(document.get("trim", []))
+    listed = api.get("/api/v1/results/", {"run": run.pk}).json()["results"]
+    assert {(r["test"], r["pattern"]) for r in listed} == set(sent)
 
     page = client.get(shown["page"].removeprefix("http://testserver"))
     html = page.content.decode()
@@ -128,6 +130,8 @@ def test_a_real_fio_run_round_trip(api, client, fio_output, url):
     assert shown["tool"] == {"name": "fio", "version": fio_output["version"], "engine": run.engine}
     assert {(r["test"], r["pattern"]) for r in shown["results"]} == set(mapped.values())
     assert all(r["iops"] > 0 for r in shown["results"])
+    listed = api.get("/api/v1/results/", {"run": run.pk}).json()["results"]
+    assert {(r["test"], r["pattern"]) for r in listed} == set(mapped.values())
     html = client.get(shown["page"].removeprefix("http://testserver")).content.decode()
     assert f'id="run-{run.pk}"' in html
     assert f"fio {fio_output['version']}" in html

@@ -112,3 +112,6 @@ def test_run_ids_beyond_the_column_are_404s(staff):
     huge = "9" * 30
     assert client.get(f"{RUNS}{huge}/").status_code == 404
     assert client.post(withdraw_url(huge), {"reason": "x"}, format="json").status_code == 404
+    for odd in ("abc", "%C2%84", "1.5", "-1", "%D9%A3"):  # all JSON 404s, not the HTML one
+        response = client.get(f"{RUNS}{odd}/")
+        assert response.status_code == 404 and response["Content-Type"] == "application/json"
