@@ -91,6 +91,10 @@ BYTES_MISMATCH = "bytes {value} is not io_count x block size ({expected})"
 DERIVED_OUT_OF_RANGE = (
     "the {derived} it gives at block size {block_size} is beyond what a double holds"
 )
+# Below one I/O in about 12 days no drive is being measured, and prices per 1,000 IOPS of
+# such a figure overflow the database's arithmetic.
+MIN_IOPS = 1e-6
+TOO_SLOW = "gives {iops:.3g} IOPS at block size {block_size}: below {minimum:g}, no measured rate"
 SUM_MISMATCH = "{field} {value} is not the sum of the reads' and the writes' ({expected})"
 LATENCY_ORDER = "latency must satisfy min <= mean <= max"
 PERCENTILE_ORDER = "latency percentiles must not decrease and must lie within min and max"
@@ -718,6 +722,12 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
         problem(
             f"{where}/bytes_per_second",
             DERIVED_OUT_OF_RANGE.format(derived="iops", block_size=block_size),
+        )
+    rate = iops if iops is not None else (bps / block_size if bps is not None else None)
+    if rate is not None and math.isfinite(rate) and 0 < rate < MIN_IOPS:
+        problem(
+            f"{where}/{'iops' if iops is not None else 'bytes_per_second'}",
+            TOO_SLOW.format(iops=rate, block_size=block_size, minimum=MIN_IOPS),
         )
     if (
         "bytes" in entry

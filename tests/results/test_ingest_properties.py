@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from drives.models import catalog_key
+from drives.models import Price, catalog_key
 from results import documents
 from results.documents import DocumentRejected
 from results.models import ConsistencySeries, Result, Run, Test, TrimValidation
@@ -326,7 +326,7 @@ def test_any_number_the_schema_allows_is_stored_exactly(slot, data):
     document = free_document(slot, value)
     # A result's rate alone: the leaderboard derives the other one, in float8 arithmetic,
     # which must neither overflow nor underflow to 0.
-    derived = None
+    derived = too_slow = None
     if slot.template in (("results", STAR, "iops"), ("results", STAR, "bytes_per_second")):
         test = document["results"][slot.path[1]]["test"]
         block = Test.objects.get(identifier=test).block_size
@@ -334,7 +334,18 @@ def test_any_number_the_schema_allows_is_stored_exactly(slot, data):
             derived = "bytes_per_second"
         elif slot.path[-1] == "bytes_per_second" and value / block == 0:
             derived = "iops"
+        # A rate no drive reports (under one I/O in 12 days) would overflow a price per IOPS.
+        entry = document["results"][slot.path[1]]
+        rate = entry["iops"] if "iops" in entry else entry["bytes_per_second"] / block
+        if not derived and rate < documents.MIN_IOPS:
+            too_slow = documents.TOO_SLOW.format(
+                iops=rate, block_size=block, minimum=documents.MIN_IOPS
+            )
     with rolled_back():
+        if too_slow:
+            problems = ingest_rejected(document)
+            assert [(p.pointer, p.message) for p in problems] == [(slot.pointer, too_slow)]
+            return
         if derived:
             problems = ingest_rejected(document)
             assert [(p.pointer, p.message) for p in problems] == [
@@ -643,6 +654,30 @@ def test_a_rate_whose_derived_figure_no_double_holds_is_refused(rate, value, der
             documents.DERIVED_OUT_OF_RANGE.format(derived=derived, block_size=4096),
         )
     ]
+
+
+@MORE
+@given(
+    rate=st.sampled_from(["iops", "bytes_per_second"]),
+    value=st.one_of(st.sampled_from(EDGES), st.floats(min_value=5e-324, max_value=1e306)),
+)
+def test_every_rate_accepted_can_be_priced_and_ranked(client, rate, value):
+    """Whatever rate a published result gives, the value view and the leaderboard that
+    price and rank it answer 200 — or the document was refused at the rate's pointer."""
+    document = maximal_published()
+    document["results"] = [{"test": "randread-4k-qd3", "pattern": "compressible", rate: value}]
+    with rolled_back():
+        try:
+            run = run_ingest(document=json.dumps(document), submitter=None).run
+        except DocumentRejected as rejected:
+            assert [p.pointer for p in rejected.problems] == [f"/results/0/{rate}"]
+            return
+        Price.objects.create(
+            drive_id=run.drive_id, amount=Decimal("99.99"), observed_on=date(2026, 1, 1)
+        )
+        for url in ("/bench/value/", "/api/v1/value/", "/bench/tests/randread-4k-qd3/"):
+            response = client.get(url, {"test": "randread-4k-qd3"})
+            assert response.status_code == 200, (url, value)
 
 
 # -- 3. the document's checks are the constraints' rules -------------------------------------
