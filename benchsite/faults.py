@@ -145,6 +145,8 @@ class Stage:
             "DATABASE_URL": self.cluster.url(),
             "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
             "BENCH_STATIC_ROOT": str(folder / "static"),
+            # The upload scenarios stream uploads: the per-reviewer limit is not under test.
+            "BENCH_UPLOAD_RATE": "100000/hour",
         }
 
     def start(self) -> None:

@@ -213,7 +213,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Throttles count in caches["default"], shared by every worker (Redis or the database);
     # reads are not throttled. "uploads": result uploads per reviewer (results/api/runs.py).
-    "DEFAULT_THROTTLE_RATES": {"anon": "300/min", "user": "1200/min", "uploads": "60/hour"},
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": "300/min",
+        "user": "1200/min",
+        "uploads": env("BENCH_UPLOAD_RATE", "60/hour"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Bench API",
