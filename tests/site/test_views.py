@@ -19,6 +19,10 @@ def test_database_stopped_hard_gives_503_with_retry_after_then_recovers(site):
                 assert UNAVAILABLE in response.text
                 assert "Traceback" not in response.text
                 assert "Content-Security-Policy" in response.headers
+            # The API answers with its one error body, as JSON.
+            api = requests.get(server.url + "/api/v1/manufacturers/")
+            assert api.status_code == 503 and api.headers["Retry-After"] == str(RETRY_AFTER_S)
+            assert api.json() == {"detail": UNAVAILABLE, "errors": []}
         finally:
             site.primary.start()
         # The workers' broken connections fail their health check and are replaced.
