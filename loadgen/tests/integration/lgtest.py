@@ -377,12 +377,23 @@ class Scene(contextlib.ExitStack):
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
     def swap(self, dev: str):
-        """Make dev active swap; return undo."""
+        """Make dev active swap, which the kernel is told not to swap to (swappiness 0: on a
+        busy machine it would, changing the device under a test that checks a refused run
+        left it alone); return undo."""
         sh(require_tool("mkswap"), dev)
+        knob = Path("/proc/sys/vm/swappiness")
+        swappiness = knob.read_text().strip()
+        knob.write_text("0")
         p = sh(require_tool("swapon"), dev, check_status=False)
         if p.returncode != 0:
+            knob.write_text(swappiness)
             raise Skip(f"swapon {dev}: {p.stderr.strip()}")
-        undo = _once(sh, require_tool("swapoff"), dev)
+
+        def undo() -> None:
+            sh(require_tool("swapoff"), dev)
+            knob.write_text(swappiness)
+
+        undo = _once(undo)
         self.callback(undo)
         return undo
 
