@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import shutil
+import statistics
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,3 +207,18 @@ def measure_rounds(
         for name, script in scripts.items():
             results[name].append(run_wrk(url, script, seconds=seconds, connections=connections))
     return results
+
+
+def cache_round_trip_ms() -> float:
+    """The median time of one read of a kept response (50 KB) and the catalog version from
+    the shared cache: what a response-cache hit costs, and a miss adds."""
+    from django.core.cache import cache
+
+    cache.set("bench-probe", b"x" * 50_000)
+    timings = []
+    for _ in range(200):
+        started = time.perf_counter()
+        cache.get_many(["bench-probe", "bench:catalog-version"])
+        timings.append((time.perf_counter() - started) * 1e3)
+    cache.delete("bench-probe")
+    return statistics.median(timings)

@@ -27,14 +27,20 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib.auth.models import Group, User
-from django.core.cache import cache
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from benchsite.appserver import AppServer, prepare
-from benchsite.loadrig import WrkMissing, WrkResult, get_rotation, measure_rounds, write_script
+from benchsite.loadrig import (
+    WrkMissing,
+    WrkResult,
+    cache_round_trip_ms,
+    get_rotation,
+    measure_rounds,
+    write_script,
+)
 from drives.models import Drive
 from results.models import LeaderboardEntry, Test
 from results.services import run_ingest
@@ -81,17 +87,6 @@ def _families(rng: random.Random) -> dict[str, list[str]]:
         f"/api/v1/compare/{a}/{b}/" for a, b in (rng.sample(ranked, 2) for _ in range(PATHS))
     ]
     return {"drives list": drives, "results list": results, "compare": compare}
-
-
-def _cache_round_trip_ms() -> float:
-    """One read of an entry and the catalog version, as a kept response costs."""
-    cache.set("bench-api-probe", b"x" * 50_000)
-    timings = []
-    for _ in range(200):
-        started = time.perf_counter()
-        cache.get_many(["bench-api-probe", "bench:catalog-version"])
-        timings.append((time.perf_counter() - started) * 1e3)
-    return statistics.median(timings)
 
 
 class Command(BaseCommand):
@@ -228,7 +223,7 @@ class Command(BaseCommand):
             {k: v for k, v in results.items() if "(miss)" not in k},
             {f"{name} (hit)": CACHED_TARGET for name in families},
         )
-        trip = _cache_round_trip_ms()
+        trip = cache_round_trip_ms()
         self.stdout.write(
             f"\ncache misses against the uncached endpoint (one cache round trip here: "
             f"{trip:.2f} ms)\n{'endpoint':<22}{'uncached ms':>12}{'miss ms':>10}{'extra ms':>10}"
