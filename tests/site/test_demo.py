@@ -105,3 +105,10 @@ def test_two_measured_drives_have_full_length_consistency_at_both_spare_areas():
             full.setdefault(series.run.drive.slug, set()).add(series.spare_area_percent)
     complete = [slug for slug, levels in full.items() if {0, 25} <= levels]
     assert len(complete) >= 2, full
+
+
+def test_a_measured_drive_has_a_full_length_trim_validation():
+    """TRIM validation at full length (an hour of torture) on at least one measured target."""
+    load_demo()
+    measured = TrimValidation.objects.filter(run__source=Run.Source.MEASURED)
+    assert any(t.torture_seconds and t.torture_seconds >= 3600 for t in measured), list(measured)
