@@ -6,7 +6,7 @@ import re
 import django_filters
 from django.db.models import Q
 
-from drives.models import Controller, Drive, Manufacturer, NandType
+from drives.models import Drive, NandType
 
 GB = 10**9
 CAPACITY_WORD = re.compile(r"^(\d+(?:\.\d+)?)(gb|tb)$", re.IGNORECASE)
@@ -14,23 +14,17 @@ MAX_SEARCH = 100
 
 
 def search_q(text: str, prefix: str = "") -> Q:
-    """Every word must match the model, maker, controller or part number; a word such as
-    "240GB" or "1TB" matches the capacity instead."""
+    """Every word must match the model, maker, controller or part number (the drive's
+    search_text, which a trigram index serves); a word such as "240GB" or "1TB" matches the
+    capacity instead."""
     condition = Q()
     for word in text.split()[:8]:
         capacity = CAPACITY_WORD.match(word)
         if capacity:
             factor = GB if capacity[2].lower() == "gb" else 1000 * GB
             condition &= Q(**{f"{prefix}capacity_bytes": int(float(capacity[1]) * factor)})
-            continue
-        # Makers and controllers are matched in subqueries, not joins: PostgreSQL then
-        # checks each drive against two small hashed lists.
-        condition &= (
-            Q(**{f"{prefix}model__icontains": word})
-            | Q(**{f"{prefix}part_number__icontains": word})
-            | Q(**{f"{prefix}manufacturer__in": Manufacturer.objects.filter(name__icontains=word)})
-            | Q(**{f"{prefix}controller__in": Controller.objects.filter(model__icontains=word)})
-        )
+        else:
+            condition &= Q(**{f"{prefix}search_text__icontains": word})
     return condition
 
 

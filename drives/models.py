@@ -8,9 +8,8 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
-from django.urls import reverse
 
-from drives.links import safe_http_url
+from drives.links import page_url, safe_http_url
 
 
 def catalog_key(name: str) -> str:
@@ -245,13 +244,24 @@ class Drive(models.Model):
     synthetic = models.BooleanField(
         default=False, help_text="Generated for benchmarks (seed_scale); never a real drive"
     )
+    # Kept by triggers from the drive, its maker and its controller (migration 0006): the
+    # catalog's order and what search matches, each readable from an index of its own.
+    sort_name = models.TextField(
+        editable=False, default="", db_default="", help_text="lower(maker model): the order"
+    )
+    search_text = models.TextField(
+        editable=False,
+        default="",
+        db_default="",
+        help_text="maker, model, part number and controller: what a search word matches",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     objects = DriveQuerySet.as_manager()
 
     class Meta:
-        ordering = ["manufacturer__name", "model", "capacity_bytes"]
+        ordering = ["sort_name", "capacity_bytes", "pk"]
         constraints = [
             models.UniqueConstraint(
                 fields=["manufacturer", "model_key", "capacity_bytes", "hardware_revision"],
@@ -276,6 +286,7 @@ class Drive(models.Model):
         indexes = [
             models.Index(Lower("model"), name="drive_model_lower_idx"),
             models.Index(fields=["kind", "interface"], name="drive_kind_interface_idx"),
+            models.Index(fields=["sort_name", "capacity_bytes", "id"], name="drive_sort_idx"),
         ]
 
     def __str__(self) -> str:
@@ -287,7 +298,7 @@ class Drive(models.Model):
         return name
 
     def get_absolute_url(self) -> str:
-        return reverse("bench:drive", args=[self.slug])
+        return page_url("bench:drive", self.slug)
 
     def clean(self) -> None:
         # Before validate_constraints() runs, which reads the key.

@@ -18,7 +18,7 @@ def drive_list(*, drives: QuerySet[Drive] | None = None) -> QuerySet[Drive]:
         base.real()
         .with_specs()
         .select_related("nand")
-        .order_by("manufacturer__name", "model", "capacity_bytes", "pk")
+        .order_by("sort_name", "capacity_bytes", "pk")
     )
 
 
@@ -54,7 +54,7 @@ def drive_search(text: str, *, limit: int) -> list[Drive]:
         Drive.objects.real()
         .filter(search_q(text))
         .select_related("manufacturer")
-        .order_by("manufacturer__name", "model", "capacity_bytes", "pk")[:limit]
+        .order_by("sort_name", "capacity_bytes", "pk")[:limit]
     )
 
 

@@ -38,5 +38,5 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     }
     htmx_partial = request.htmx and not request.htmx.history_restore_request
     return render(
-        request, "drives/home.html#drive-table" if htmx_partial else "drives/home.html", context
+        request, "drives/home.html#drive_table" if htmx_partial else "drives/home.html", context
     )

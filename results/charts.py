@@ -1,7 +1,7 @@
 """Plotly figure data for every chart, built here and drawn by static/js/bench.js.
 
 A figure is a plain dict ({"data": [...], "layout": {...}}) that templates put in a
-data-figure attribute (templatetags/charts.py). Text from the database goes through
+data-figure attribute (results.markup.chart). Text from the database goes through
 `label`, so that a name such as "<b>x</b>" is drawn as those characters, never as markup
 (Plotly reads a few tags).
 """
@@ -9,6 +9,8 @@ data-figure attribute (templatetags/charts.py). Text from the database goes thro
 from __future__ import annotations
 
 from html import escape
+
+import orjson
 
 from results.selectors import (
     Comparison,
@@ -116,13 +118,13 @@ def consistency(
             continue
         step = series.interval_ns / 1e9
         starts.append(series.steady_state_start_s)
-        ends.append(len(series.iops) * step)
+        ends.append(series.points * step)
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
                 "name": label(name),
-                "y": series.iops,
+                "y": orjson.Fragment(series.iops_json),
                 "x0": 0,
                 "dx": step,
                 "marker": {"color": colour, "symbol": symbol, "size": 4, "opacity": 0.75},

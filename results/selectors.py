@@ -27,7 +27,7 @@ from django.db.models import (
 )
 from django.db.models.expressions import RawSQL
 
-from drives.models import Controller, Drive, Manufacturer, NandType, Price
+from drives.models import Controller, Drive, NandType, Price
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -253,9 +253,16 @@ def _latest_price(drive: Drive) -> Price | None:
     )
 
 
-def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = None) -> Comparison:
+_CARDINALITY = Func(F("iops"), function="cardinality", output_field=IntegerField())
+
+
+def compare(
+    *, a: str, b: str, run_a: int | None = None, run_b: int | None = None, points: bool = True
+) -> Comparison:
     """Two drives head to head: every throughput test either has (both data patterns),
-    consistency series per spare-area level, TRIM validations, specs and latest prices.
+    consistency series per spare-area level (each with its number of points, and with
+    points=True its IOPS as JSON text in iops_json), TRIM validations, specs and latest
+    prices.
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
     one of its runs (an unknown run falls back to the latest). At most seven queries: four,
@@ -330,7 +337,17 @@ def compare(*, a: str, b: str, run_a: int | None = None, run_b: int | None = Non
     shown = [{r.pk for r in side.runs if side.chosen_run in (None, r)} for side in sides]
     run_ids = set().union(*shown)
     rank = {r.pk: i for i, r in enumerate(runs)}
+    # Each series' per-second IOPS as JSON text, written by PostgreSQL: charts embed it as
+    # it is (orjson.Fragment), never a list of 2,000 ints to read and write again.
     series = ConsistencySeries.objects.filter(run_id__in=run_ids).select_related("test")
+    series = series.defer("iops").annotate(points=_CARDINALITY)
+    if points:
+        series = series.annotate(
+            iops_json=RawSQL(f"array_to_json({ConsistencySeries._meta.db_table}.iops)::text", ())
+        )
+    series = list(series)
+    for s in series:
+        s.quick = series_is_quick(s, s.points)
     with_trim = [r.pk for r in runs if r.pk in run_ids and r.has_trim]
     with_saturation = [r.pk for r in runs if r.pk in run_ids and r.has_saturation]
     trims = (
@@ -548,45 +565,36 @@ class ValueView:
 VALUE_TABLE_ROWS = 10
 VALUE_SAMPLE = 200
 
-# Each drive's entry in the test and its latest USD price (as of a date); ordered by price,
-# a drive is on the frontier when it is faster than every drive before it. One window over
-# the price order (which leaderboard_worst_price_idx gives without a sort) finds the
-# frontier and an even sample; the count and the two cheapest lists are scans of their own.
+# Each drive's entry in the test and its USD price (latest, or as of a date); ordered by
+# price, a drive is on the frontier when it is faster than every drive before it. One window
+# over the price order finds the frontier, an even sample and the count: with latest prices
+# it reads leaderboard_worst_price_idx (or _pattern_price_idx) in that order, without a
+# sort; prices as of a date are looked up once (materialized) and sorted. The two cheapest
+# lists are top-10 scans of their own.
 _VALUE_SQL = """
 WITH perf AS ({entries}),
-priced AS MATERIALIZED ({priced}),
-total AS (SELECT count(*) AS considered FROM priced),
+priced AS {materialized} ({priced}),
 ranked AS (
-  SELECT priced.*, MAX(iops) OVER w AS best_cheaper, row_number() OVER w AS price_rank
+  SELECT drive_id, iops, amount, observed_on, quick,
+         MAX(iops) OVER w AS best_cheaper, row_number() OVER w AS price_rank,
+         count(*) OVER () AS considered
   FROM priced
   WINDOW w AS (ORDER BY amount, iops DESC, drive_id
                ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-),
-points AS (
-  SELECT drive_id, iops, amount, observed_on, quick, considered,
-         iops > COALESCE(best_cheaper, 0) AS frontier
-  FROM ranked, total
-  WHERE iops > COALESCE(best_cheaper, 0)
-     OR drive_id = ANY(%(highlight)s)
-     OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
-  UNION ALL
-  (SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
-   ORDER BY amount / NULLIF(capacity_bytes, 0)::float8 NULLS LAST, drive_id LIMIT %(rows)s)
-  UNION ALL
-  (SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
-   ORDER BY amount / iops, drive_id LIMIT %(rows)s)
 )
-SELECT points.*, {drive_columns}, {maker_columns}
-FROM points
-JOIN drives_drive d ON d.id = points.drive_id
-JOIN drives_manufacturer m ON m.id = d.manufacturer_id
+SELECT drive_id, iops, amount, observed_on, quick, considered,
+       iops > COALESCE(best_cheaper, 0) AS frontier
+FROM ranked
+WHERE iops > COALESCE(best_cheaper, 0)
+   OR drive_id = ANY(%(highlight)s)
+   OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
+UNION ALL
+(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
+ ORDER BY amount / NULLIF(capacity_bytes, 0)::float8 NULLS LAST, drive_id LIMIT %(rows)s)
+UNION ALL
+(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
+ ORDER BY amount / iops, drive_id LIMIT %(rows)s)
 """
-# What a point loads of its drive and maker (the drive without its two timestamps: hundreds
-# of rows, and they are most of the cost of loading one).
-_POINT_DRIVE_FIELDS = [
-    f for f in Drive._meta.concrete_fields if f.name not in ("created_at", "updated_at")
-]
-_POINT_MAKER_FIELDS = [f for f in Manufacturer._meta.concrete_fields if f.name != "website"]
 # Latest prices travel with the entries; a price as of a date is looked up drive by drive.
 _LATEST_PRICES = """
   SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
@@ -600,6 +608,15 @@ _PRICES_AS_OF = """
                   AND observed_on <= %(as_of)s::date
                 ORDER BY observed_on DESC, amount LIMIT 1) p ON true
 """
+# What a point shows of its drive: its name, link, capacity and whether it is synthetic.
+_POINT_DRIVE_FIELDS = (
+    "slug",
+    "model",
+    "capacity_bytes",
+    "hardware_revision",
+    "synthetic",
+    "manufacturer__name",
+)
 
 
 def value_frontier(
@@ -614,10 +631,9 @@ def value_frontier(
     """Price against performance in one test among `entries` (already filtered): the value
     frontier (drives no other drive beats on both price and IOPS), the cheapest per GB and
     per 1,000 IOPS, and an even sample of the rest by price for the scatter, each point with
-    its drive and maker loaded (no timestamps). `entries` must
-    hold one entry a drive in the test: its worst case (the default), or one data pattern
-    (worst_case=False, for entries filtered by pattern). One query, two with highlighted
-    drives."""
+    its drive and maker. `entries` must hold one entry a drive in the test: its worst case
+    (the default), or one data pattern (worst_case=False, for entries filtered by pattern).
+    Two queries, three with highlighted drives."""
     highlight_ids = (
         list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
         if highlight
@@ -630,12 +646,10 @@ def value_frontier(
     inner, params = chosen.values(*columns).query.sql_with_params()
     # The filtered entries' SQL has positional placeholders; name them, as the rest does.
     names = {f"p{i}": v for i, v in enumerate(params)}
-    quote = connection.ops.quote_name
     sql = (
         _VALUE_SQL.replace("{entries}", _name_params(inner, len(params)))
         .replace("{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES)
-        .replace("{drive_columns}", ", ".join(f"d.{quote(f.column)}" for f in _POINT_DRIVE_FIELDS))
-        .replace("{maker_columns}", ", ".join(f"m.{quote(f.column)}" for f in _POINT_MAKER_FIELDS))
+        .replace("{materialized}", "MATERIALIZED" if as_of else "NOT MATERIALIZED")
     )
     with connection.cursor() as cursor:
         cursor.execute(
@@ -651,27 +665,19 @@ def value_frontier(
         rows = cursor.fetchall()
     # A drive may come back more than once (on the frontier and among the cheapest).
     merged: dict[int, tuple] = {}
-    drives: dict[int, Drive] = {}
     considered = 0
-    drive_names = [f.attname for f in _POINT_DRIVE_FIELDS]
-    maker_names = [f.attname for f in _POINT_MAKER_FIELDS]
-    split = 7 + len(drive_names)
-    alias = connection.alias
-    makers: dict[int, Manufacturer] = {}
-    for row in rows:
-        drive_id, iops, amount, observed, quick, count, frontier = row[:7]
+    for drive_id, iops, amount, observed, quick, count, frontier in rows:
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
-        if drive_id not in drives:
-            drive = Drive.from_db(alias, drive_names, row[7:split])
-            maker = makers.get(drive.manufacturer_id)
-            if maker is None:
-                maker = makers[drive.manufacturer_id] = Manufacturer.from_db(
-                    alias, maker_names, row[split:]
-                )
-            drive.manufacturer = maker
-            drives[drive_id] = drive
+    drives = (
+        Drive.objects.filter(pk__in=list(merged))
+        .select_related("manufacturer")
+        .only(*_POINT_DRIVE_FIELDS)
+        .in_bulk()
+        if merged
+        else {}
+    )
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
         for d, (iops, amount, observed, quick, frontier) in merged.items()
@@ -727,9 +733,7 @@ def drive_page(*, slug: str) -> DrivePage:
                 "consistency_series",
                 queryset=ConsistencySeries.objects.select_related("test")
                 .defer("iops")
-                .annotate(
-                    points=Func(F("iops"), function="cardinality", output_field=IntegerField())
-                )
+                .annotate(points=_CARDINALITY)
                 .order_by("spare_area_percent"),
             ),
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),
@@ -794,9 +798,7 @@ def drive_group(
     window = list(
         drives.real()
         .with_specs()
-        .order_by("manufacturer__name", "model", "capacity_bytes", "pk")[
-            start : start + page_size + 1
-        ]
+        .order_by("sort_name", "capacity_bytes", "pk")[start : start + page_size + 1]
     )
     shown = window[:page_size]
     tests = sorted(Test.objects.filter(identifier__in=KEY_TESTS), key=test_order_key)

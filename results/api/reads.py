@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
+import orjson
 from django.conf import settings
 from django.db.models import F, QuerySet
 from django.http import Http404
@@ -436,7 +437,7 @@ def _series(series: ConsistencySeries | None, points: bool) -> dict[str, Any] | 
         "url": f"/api/v1/consistency/{series.pk}/",
     }
     if points:
-        body["iops"] = series.iops
+        body["iops"] = orjson.loads(series.iops_json)
     return body
 
 
@@ -562,11 +563,11 @@ class CompareView(APIView):
     def get(self, request: Request, a: str, b: str) -> Response:
         run_a = _positive_int(request, "run_a", 0, 2**63 - 1) or None
         run_b = _positive_int(request, "run_b", 0, 2**63 - 1) or None
+        points = request.query_params.get("points", "").lower() in ("1", "true", "yes")
         try:
-            comparison = selectors.compare(a=a, b=b, run_a=run_a, run_b=run_b)
+            comparison = selectors.compare(a=a, b=b, run_a=run_a, run_b=run_b, points=points)
         except Drive.DoesNotExist as missing:
             raise Http404(str(missing)) from missing
-        points = request.query_params.get("points", "").lower() in ("1", "true", "yes")
         return Response(comparison_body(comparison, points=points))
 
 

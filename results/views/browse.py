@@ -13,7 +13,7 @@ def _group(request: HtmxHttpRequest, *, kind: str, subject, drives) -> HttpRespo
     page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
     group = drive_group(drives=drives, title=str(subject), page=page)
     context = {"group": group, "kind": kind, "subject": subject}
-    return render(request, partial(request, "bench/group.html", "group-table"), context)
+    return render(request, partial(request, "bench/group.html", "group_table"), context)
 
 
 @require_GET

@@ -8,18 +8,18 @@ from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.timezone import localtime
 from django.views.decorators.http import require_GET
 
 from drives.filters import MAX_SEARCH
+from drives.links import page_url
 from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
 from results.models import Run, latency_description
-from results.selectors import Comparison, Figures, compare, series_is_quick
-from results.templatetags.units import latency, mbps
+from results.selectors import Comparison, Figures, compare
+from results.units import latency, mbps
 from results.views.common import (
     HtmxHttpRequest,
     choice,
@@ -37,7 +37,7 @@ LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")
 
 
 def _permalink(a: str, b: str, **state) -> str:
-    url = reverse("bench:compare", args=[a, b])
+    url = page_url("bench:compare", a, b)
     query = {k: v for k, v in state.items() if v not in (None, "", "log", "full")}
     return f"{url}?{urlencode(query)}" if query else url
 
@@ -59,7 +59,7 @@ def compare_start(request: HtmxHttpRequest) -> HttpResponse:
         "texts": texts,
         "candidates": {side: c for side, c in candidates.items() if not chosen.get(side)},
     }
-    return render(request, partial(request, "bench/compare.html", "compare-page"), context)
+    return render(request, partial(request, "bench/compare.html", "compare_page"), context)
 
 
 @require_GET
@@ -76,7 +76,7 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
             pair = (drive.slug, current_other) if side == "a" else (current_other, drive.slug)
             url = _permalink(*pair)
         else:
-            url = f"{reverse('bench:compare_start')}?{urlencode({side: drive.slug})}"
+            url = f"{page_url('bench:compare_start')}?{urlencode({side: drive.slug})}"
         options.append((drive, url))
     context = {
         "side": side,
@@ -84,7 +84,7 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
         "text": text,
         "in_compare": request.GET.get("target") == "compare",
     }
-    return render(request, "bench/compare.html#picker-options", context)
+    return render(request, "bench/_picker_options.html", context)
 
 
 def _state(request: HtmxHttpRequest) -> dict:
@@ -96,9 +96,9 @@ def _state(request: HtmxHttpRequest) -> dict:
     }
 
 
-def _comparison(a: str, b: str, state: dict) -> Comparison:
+def _comparison(a: str, b: str, state: dict, *, points: bool = True) -> Comparison:
     try:
-        return compare(a=a, b=b, run_a=state["run_a"], run_b=state["run_b"])
+        return compare(a=a, b=b, run_a=state["run_a"], run_b=state["run_b"], points=points)
     except Drive.DoesNotExist as exc:
         raise Http404("No such drive") from exc
 
@@ -136,8 +136,8 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
                 "figure": figure,
                 "a": a_series,
                 "b": b_series,
-                "a_quick": a_series is not None and series_is_quick(a_series, len(a_series.iops)),
-                "b_quick": b_series is not None and series_is_quick(b_series, len(b_series.iops)),
+                "a_quick": a_series is not None and a_series.quick,
+                "b_quick": b_series is not None and b_series.quick,
             }
         )
     trims = []
@@ -158,9 +158,11 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "drive_a": comparison.a.drive,
         "drive_b": comparison.b.drive,
         "pair": (comparison.a.drive, comparison.b.drive),
+        "texts": {},
+        "candidates": {},
         "state": state,
         "tests": tests,
-        "latency_rows": _latency_rows(comparison),
+        "latencies": _latency_rows(comparison),
         "consistency": consistency,
         "trims": trims,
         "saturation": _saturation(comparison, name_a, name_b),
@@ -191,7 +193,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "latency_percentiles": LATENCY_PERCENTILES,
         "latency_columns": len(LATENCY_PERCENTILES) + 2,
     }
-    return render(request, partial(request, "bench/compare.html", "compare-page"), context)
+    return render(request, partial(request, "bench/compare.html", "compare_page"), context)
 
 
 def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
@@ -263,7 +265,7 @@ def _which_latency(f: Figures | None, sources: dict[int, str]) -> str:
 
 def _export_url(name: str, a: str, b: str, run_a, run_b) -> str:
     query = {k: v for k, v in (("run_a", run_a), ("run_b", run_b)) if v}
-    url = reverse(name, args=[a, b])
+    url = page_url(name, a, b)
     return f"{url}?{urlencode(query)}" if query else url
 
 
@@ -404,7 +406,7 @@ def _md_cell(value: str) -> str:
 
 @require_GET
 def compare_csv(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
-    c = _comparison(a, b, _state(request))
+    c = _comparison(a, b, _state(request), points=False)
     out = io.StringIO()
     writer = csv.writer(out)
     for row in export_rows(c):
@@ -416,7 +418,7 @@ def compare_csv(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
 
 @require_GET
 def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
-    c = _comparison(a, b, _state(request))
+    c = _comparison(a, b, _state(request), points=False)
     rows = export_rows(c)
     header, body = rows[0], rows[1:]
     lines = [

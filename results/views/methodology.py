@@ -2,9 +2,9 @@
 
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from drives.links import page_url
 from results.methodology import methodology
 from results.models import Test
 from results.views.common import HtmxHttpRequest
@@ -18,7 +18,7 @@ def methodology_page(request: HtmxHttpRequest) -> HttpResponse:
 def test_links(test: Test) -> dict:
     """Where the methodology describes a test: its row in the tests table and the section
     on how its figures are computed ("" for what it does not describe)."""
-    doc, url = methodology(), reverse("bench:methodology")
+    doc, url = methodology(), page_url("bench:methodology")
     row, section = doc.test_anchor(test.identifier), doc.kind_anchor(test.kind)
     return {
         "row": f"{url}#{row}" if row else "",

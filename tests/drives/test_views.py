@@ -60,7 +60,7 @@ def test_drive_page_shows_specs_results_provenance_and_prices(client, demo):
     html = client.get(reverse("bench:drive", args=["corsair-force-100gb"])).content.decode()
     assert "SandForce SF-1200" in html
     assert "251.7" in html and "144.4" in html  # MB/s, 10^6 bytes
-    assert "OCZ&#x27;s Vertex 2, Special Sauce SF-1200 Reviewed" in html
+    assert "OCZ&#39;s Vertex 2, Special Sauce SF-1200 Reviewed" in html
     assert "Intel DX58SO" in html
     html = client.get(reverse("bench:drive", args=["intel-ssd-530-240gb"])).content.decode()
     assert "315.1" in html and "183.3" in html and "193.3" in html
@@ -115,7 +115,7 @@ def test_drive_page_says_which_latency_and_marks_partial_results(client, documen
     older = run_ingest(document=json.dumps(document), submitter=None)  # version 1
     html = client.get(reverse("bench:drive", args=[run.drive.slug])).content.decode()
     assert '<small class="latency-kind">issue to completion</small>' in html  # each row says
-    assert '<small class="latency-kind">completion only (fio&#x27;s clat)</small>' in html
+    assert '<small class="latency-kind">completion only (fio&#39;s clat)</small>' in html
     assert html.count("partial: the run was interrupted") == 1
-    assert "latency: completion only (fio&#x27;s clat)" in html  # the version 1 run's
+    assert "latency: completion only (fio&#39;s clat)" in html  # the version 1 run's
     assert older.run.drive == run.drive

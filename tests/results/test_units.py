@@ -3,7 +3,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from results.templatetags import units
+from results import units
 
 ANYTHING = st.one_of(
     st.none(),

@@ -1,22 +1,49 @@
-"""Rows of the long tables and option lists, rendered in one tag each.
+"""Markup the page templates call (benchsite/jinja2.py): chart elements, the rows of the
+long tables, option lists.
 
-Django templates cost a few microseconds a node: a 25-row table with a dozen values a row,
-or a select of every controller, is most of a page's rendering time when written as loops
-of tags. These tags build the same markup with f-strings, every value from the database
-escaped by `_e` (the escaping of Django's `escape`, without its lazy-string wrapper), so a
-page renders in a fraction of the time (`make bench-web`).
+Long tables are built here with f-strings rather than as template loops: a 25-row table with
+a dozen values a row is the bulk of a page's rendering. Every value from the database is
+escaped by `_e` (the escaping of Django's `escape`, without its lazy-string wrapper).
 """
 
+from decimal import Decimal
 from html import escape
 
-from django import template
-from django.template.defaultfilters import floatformat
+import orjson
 from django.utils.safestring import SafeString, mark_safe
 
 from results.models import latency_description
-from results.templatetags.units import capacity, dollars, iops, latency, mbps, size
+from results.units import capacity, dollars, iops, latency, mbps, size
 
-register = template.Library()
+# Figure JSON sits in a single-quoted attribute as it is once these are escaped: it then
+# holds no quote that ends the value and nothing HTML reads as markup or a character reference.
+_JSON_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"), ("'", "\\u0027"))
+
+
+def _json_default(value):
+    if isinstance(value, Decimal):
+        return float(value)
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def figure_json(figure: dict) -> str:
+    """The figure as JSON safe inside a single-quoted HTML attribute (or a <script>)."""
+    text = orjson.dumps(figure, default=_json_default).decode()
+    for char, escaped in _JSON_ESCAPES:
+        text = text.replace(char, escaped)
+    return text
+
+
+def chart(figure: dict, element_id: str, description: str = "") -> SafeString:
+    """The element static/js/bench.js draws a chart in, its figure (results.charts) as JSON
+    in a data-figure attribute. Not a json_script block: htmx (with allowScriptTags off, as
+    the CSP wants) drops every <script> of a swapped fragment, JSON ones included; an
+    attribute survives the swap and is never executed."""
+    return mark_safe(
+        f'<div class="chart" id="{_e(element_id)}" role="img" aria-label="{_e(description)}" '
+        f"data-figure='{figure_json(figure)}'></div>"
+    )
+
 
 _QUICK = ' <span class="tag quick">quick run</span>'
 _SYNTHETIC = ' <span class="tag">synthetic</span>'
@@ -33,7 +60,6 @@ def _number(value) -> str:
     return "" if value is None else str(value)
 
 
-@register.simple_tag
 def options(choices, selected) -> SafeString:
     """<option> elements of (value, label) pairs, `selected` marked. Values compare as
     text, as the form's cleaned data and the choices may differ in type."""
@@ -46,7 +72,6 @@ def options(choices, selected) -> SafeString:
     return mark_safe("".join(parts))
 
 
-@register.simple_tag
 def leaderboard_rows(rows) -> SafeString:
     """The leaderboard table's body rows (results.selectors.RankedEntry)."""
     parts = []
@@ -95,7 +120,6 @@ def _drive_cell(p, *, synthetic: bool, quick: bool) -> str:
     return f'<td><a href="{_e(p.drive.get_absolute_url())}">{_e(p.drive)}</a>{tags}</td>'
 
 
-@register.simple_tag
 def value_rows(points, table: str) -> SafeString:
     """The value view's tables (results.selectors.ValuePoint): "frontier", "per_kiops" or
     "per_gb"."""
@@ -150,7 +174,6 @@ def _figures_cell(f) -> str:
     )
 
 
-@register.simple_tag
 def compare_rows(pairs) -> SafeString:
     """A head-to-head test's table rows, one a data pattern (results.selectors.PatternPair):
     both sides' figures and the winner with its lead in %."""
@@ -160,7 +183,7 @@ def compare_rows(pairs) -> SafeString:
         if winner == "tie":
             verdict = "tie"
         elif winner:
-            lead = floatformat(p.difference_percent, 1)
+            lead = f"{p.difference_percent:.1f}"
             verdict = f'<strong class="side-{winner}">{winner.upper()}</strong> +{lead}%'
         else:
             verdict = "—"
@@ -172,7 +195,6 @@ def compare_rows(pairs) -> SafeString:
     return mark_safe("".join(parts))
 
 
-@register.simple_tag
 def latency_rows(rows, columns: int) -> SafeString:
     """The head-to-head latency table's rows (formatted by results.views.compare)."""
     parts = []

@@ -2,10 +2,6 @@
 
 from decimal import Decimal
 
-from django import template
-
-register = template.Library()
-
 
 def _number(value):
     """The value when it is a number; None for anything else (a missing figure, or the ""
@@ -15,7 +11,6 @@ def _number(value):
     return float(value) if isinstance(value, Decimal) else value
 
 
-@register.filter
 def mbps(bytes_per_second) -> str:
     bytes_per_second = _number(bytes_per_second)
     if bytes_per_second is None:
@@ -24,13 +19,11 @@ def mbps(bytes_per_second) -> str:
     return f"{value:,.2f}" if value < 10 else f"{value:,.1f}"
 
 
-@register.filter
 def iops(value) -> str:
     value = _number(value)
     return "—" if value is None else f"{value:,.0f}"
 
 
-@register.filter
 def latency(nanoseconds) -> str:
     """Nanoseconds as the most readable unit."""
     nanoseconds = _number(nanoseconds)
@@ -45,7 +38,6 @@ def latency(nanoseconds) -> str:
     return f"{nanoseconds:.0f} ns"
 
 
-@register.filter
 def capacity(num_bytes) -> str:
     if not num_bytes:
         return "—"
@@ -54,7 +46,6 @@ def capacity(num_bytes) -> str:
     return f"{num_bytes / 10**9:g} GB"
 
 
-@register.filter
 def size(num_bytes) -> str:
     """Block sizes and spans: binary units, as the methodology states them."""
     if num_bytes is None:
@@ -65,12 +56,10 @@ def size(num_bytes) -> str:
     return f"{num_bytes} B"
 
 
-@register.filter
 def percentile(percentiles, key: str):
     return (percentiles or {}).get(key)
 
 
-@register.filter
 def per_gb(amount, capacity_bytes) -> str:
     """Price per decimal GB, to the cent."""
     if not amount or not capacity_bytes:
@@ -78,7 +67,6 @@ def per_gb(amount, capacity_bytes) -> str:
     return f"${float(amount) / (capacity_bytes / 1e9):.2f}"
 
 
-@register.filter
 def dollars(amount) -> str:
     """A price or a price ratio in USD, to the cent."""
     amount = _number(amount)
@@ -87,7 +75,6 @@ def dollars(amount) -> str:
     return f"${float(amount):,.2f}"
 
 
-@register.filter
 def gigabytes(num_bytes) -> str:
     """An amount written, in decimal GB to a tenth (as the charts give it)."""
     num_bytes = _number(num_bytes)

@@ -1,0 +1,68 @@
+"""page_url is reverse() at the cost of a join: for every named URL of the site whose
+arguments are slugs it gives what reverse() gives, and anything else goes to reverse()."""
+
+import pytest
+from django.urls import NoReverseMatch, get_resolver, reverse, set_script_prefix
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drives.links import page_url
+
+SLUG = st.from_regex(r"[-a-zA-Z0-9_]{1,40}", fullmatch=True)
+
+
+def _named_urls() -> list[tuple[str, int]]:
+    """The site's URL names (not the admin's) with how many arguments each takes."""
+    found = set()
+    resolver = get_resolver()
+    for namespace in ("bench", "drives", "api"):
+        sub = resolver.namespace_dict[namespace][1]
+        for name, possibilities in sub.reverse_dict.lists():
+            if isinstance(name, str):
+                found.add((f"{namespace}:{name}", len(possibilities[0][0][0][1])))
+    return sorted(found)
+
+
+URLS = _named_urls()
+
+
+def test_the_site_has_slug_urls_to_check():
+    assert ("bench:drive", 1) in URLS and ("bench:compare", 2) in URLS
+
+
+@settings(max_examples=50, deadline=None, derandomize=True, database=None)
+@given(data=st.data())
+def test_page_url_is_reverse(data):
+    name, count = data.draw(st.sampled_from(URLS))
+    slugs = [data.draw(SLUG) for _ in range(count)]
+    try:
+        expected = reverse(name, args=slugs)
+    except NoReverseMatch:  # a converter narrower than a slug (e.g. an int pk)
+        with pytest.raises(NoReverseMatch):
+            page_url(name, *slugs)
+        return
+    assert page_url(name, *slugs) == expected
+    assert page_url(name, *slugs) == expected  # remembered
+
+
+@pytest.mark.parametrize("arg", ["a b", "ü", "a/b", "", "a?b", "placeholder0"])
+def test_arguments_that_are_not_slugs_go_through_reverse(arg):
+    try:
+        expected = reverse("bench:drive", args=[arg])
+    except NoReverseMatch:
+        with pytest.raises(NoReverseMatch):
+            page_url("bench:drive", arg)
+    else:
+        assert page_url("bench:drive", arg) == expected
+
+
+def test_a_script_prefix_is_kept():
+    try:
+        set_script_prefix("/site/")
+        assert page_url("bench:drive", "x") == "/site/drives/x/"
+        assert page_url("bench:compare", "a", "Slug-1_Placeholder") == (
+            "/site/bench/compare/a/Slug-1_Placeholder/"
+        )
+    finally:
+        set_script_prefix("/")
+    assert page_url("bench:drive", "x") == "/drives/x/"

@@ -1,0 +1,124 @@
+"""The catalog's search and order read each drive's search_text and sort_name, which triggers
+keep from the drive, its maker and its controller: whatever writes them, and whatever is
+renamed, a piece of any word of any of them finds the drive, and the order is maker and
+model, then capacity."""
+
+import string
+
+import pytest
+from django.db import transaction
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drives.filters import search_q
+from drives.models import Drive, Manufacturer, catalog_key
+from drives.selectors import drive_list, drive_search
+from tests.factories import ControllerFactory, DriveFactory, ManufacturerFactory
+
+pytestmark = pytest.mark.django_db
+
+PROPERTY = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+# Names as a catalog may hold them: letters of any script, digits, punctuation and symbols
+# (LIKE's % and _ among them), and spaces between words.
+NAME = st.text(
+    st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs")), min_size=1, max_size=30
+).filter(lambda s: s.split())
+ASCII_NAME = st.text(string.ascii_letters + string.digits + " -", min_size=1, max_size=12).filter(
+    lambda s: s.split()
+)
+
+
+def found(text: str) -> set[int]:
+    return set(Drive.objects.filter(search_q(text)).values_list("pk", flat=True))
+
+
+@PROPERTY
+@given(maker=NAME, model=NAME, part=NAME, controller=NAME, data=st.data())
+def test_a_piece_of_any_word_of_any_name_finds_the_drive(maker, model, part, controller, data):
+    with transaction.atomic():
+        drive = DriveFactory(
+            manufacturer=ManufacturerFactory(name=maker),
+            model=model,
+            part_number=part,
+            controller=ControllerFactory(model=controller),
+        )
+        for name in (maker, model, part, controller):
+            word = data.draw(st.sampled_from(name.split()))
+            start = data.draw(st.integers(0, len(word) - 1))
+            piece = word[start : start + data.draw(st.integers(1, len(word) - start))]
+            assert drive.pk in found(piece), (name, piece)
+            if piece.isascii():  # case folds as PostgreSQL's upper() does in the C locale
+                assert drive.pk in found(piece.swapcase()), (name, piece)
+        transaction.set_rollback(True)
+
+
+def test_every_word_must_match_and_wildcards_are_text():
+    ocz = ManufacturerFactory(name="OCZ")
+    drive = DriveFactory(model="Vertex 2", manufacturer=ocz)
+    DriveFactory(model="Vertex 3", manufacturer=ManufacturerFactory(name="OCZ Technology"))
+    DriveFactory(model="V%rtex_2", manufacturer=ocz)
+    assert found("ocz vertex 2") == {drive.pk}
+    assert found("vertex %") == set() and found("_ertex") == set()
+
+
+def test_renamed_makers_controllers_and_drives_are_searched_at_once():
+    controller = ControllerFactory(model="SF-1200")
+    drive = DriveFactory(model="Force", controller=controller)
+    Manufacturer.objects.filter(pk=drive.manufacturer_id).update(name="Corsair")
+    assert found("corsair force sf-1200") == {drive.pk}
+    controller.model = "SF-2281"
+    controller.save()
+    assert found("sf-2281") == {drive.pk} and found("sf-1200") == set()
+    Drive.objects.filter(pk=drive.pk).update(model="Force GT", part_number="CSSD-F120GBGT")
+    assert found("gt cssd") == {drive.pk}
+    Drive.objects.filter(pk=drive.pk).update(controller=None)
+    assert found("sf-2281") == set()
+    Drive.objects.filter(pk=drive.pk).update(sort_name="x", search_text="x")  # not writable
+    assert Drive.objects.get(pk=drive.pk).sort_name == "corsair force gt"
+
+
+@PROPERTY
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["Intel", "Intelligent", "Crucial", "OCZ"]),
+            ASCII_NAME,
+            st.integers(1, 4),
+        ),
+        min_size=2,
+        max_size=8,
+        unique_by=lambda row: (row[0], catalog_key(row[1]), row[2]),
+    )
+)
+def test_the_catalog_order_is_maker_and_model_then_capacity(rows):
+    with transaction.atomic():
+        makers = {name: ManufacturerFactory(name=name) for name in {row[0] for row in rows}}
+        for maker, model, tb in rows:
+            DriveFactory(manufacturer=makers[maker], model=model, capacity_bytes=tb * 10**12)
+        listed = list(drive_list())
+        keys = [
+            (f"{d.manufacturer.name} {d.model}".lower(), d.capacity_bytes, d.pk) for d in listed
+        ]
+        assert len(listed) == len(rows) and keys == sorted(keys)
+        word = rows[0][1].split()[0]
+        picked = drive_search(word, limit=100)
+        assert picked == [d for d in listed if word.lower() in d.search_text.lower()]
+        transaction.set_rollback(True)
+
+
+def test_picker_search_finds_by_maker_controller_and_capacity():
+    samsung = ManufacturerFactory(name="Samsung")
+    drive = DriveFactory(
+        manufacturer=samsung,
+        model="840 Pro",
+        capacity_bytes=256 * 10**9,
+        controller=ControllerFactory(model="MDX"),
+    )
+    DriveFactory(manufacturer=samsung, model="840 Pro", capacity_bytes=512 * 10**9)
+    assert [d.pk for d in drive_search("samsung mdx 256GB", limit=10)] == [drive.pk]
