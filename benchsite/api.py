@@ -2,6 +2,7 @@
 MIDDLEWARE (the apps never import this module):
 
 - one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]};
+- JSON written by orjson (DRF's output, faster);
 - every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised;
 - limit/offset pagination with a maximum page (long lists use cursors of their own);
 - cache headers on reads: `Cache-Control: public, max-age=60` for anonymous readers, private
@@ -13,11 +14,15 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from typing import Any
 
+import orjson
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
-from rest_framework import status
+from django.utils.functional import Promise
+from rest_framework import renderers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BaseRenderer
 
@@ -73,6 +78,31 @@ def exception_handler(exc, context):
     if response is not None:
         response.data = error_body(response.data, response.status_code)
     return response
+
+
+# -- JSON ----------------------------------------------------------------------------------
+def _json_default(value: Any) -> Any:
+    """What orjson does not write itself, written as DRF's JSON encoder writes it."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, Promise):  # a lazy translation
+        return str(value)
+    if isinstance(value, (set, frozenset, QuerySet)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+class JSONRenderer(renderers.JSONRenderer):
+    """DRF's JSON, written by orjson: the same bytes for the API's data (compact, UTF-8,
+    datetimes in UTC with a Z) in a fraction of the time (a page of 500 results, a compare
+    with its series). Asked for indented JSON, DRF's own encoder writes it."""
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if data is None:
+            return b""
+        if self.get_indent(accepted_media_type or "", renderer_context or {}):
+            return super().render(data, accepted_media_type, renderer_context)
+        return orjson.dumps(data, default=_json_default, option=orjson.OPT_UTC_Z)
 
 
 # -- CSV -----------------------------------------------------------------------------------
