@@ -1,7 +1,8 @@
 """The catalog's drive filters, written once: the catalog page, the leaderboards and value
-views (through `drive_filters("drive__")`) and the REST API all use these."""
+views (on the copies of the drive specs their entries keep) and the REST API all use these."""
 
 import re
+from collections.abc import Mapping
 
 import django_filters
 from django.db.models import Q
@@ -46,32 +47,44 @@ class CapacityFilter(django_filters.NumberFilter):
         return qs if value is None else super().filter(qs, int(value * GB))
 
 
-def drive_filters(prefix: str = "") -> dict[str, django_filters.Filter]:
-    """Fresh filters on a drive, or on a model reaching a drive through `prefix`."""
+# Where each drive filter looks, on a drive. A model that keeps copies of its drive's specs
+# (results' leaderboard entries) names its own fields, and reaches the drive to search it.
+DRIVE_FIELDS = {
+    "search": "",  # the prefix that reaches the drive
+    "kind": "kind",
+    "interface": "interface",
+    "controller": "controller",
+    "cell_type": "nand__cell_type",
+    "capacity": "capacity_bytes",
+}
+
+
+def drive_filters(fields: Mapping[str, str] = DRIVE_FIELDS) -> dict[str, django_filters.Filter]:
+    """Fresh drive filters, on the fields `fields` names (DRIVE_FIELDS: a drive's own)."""
     return {
-        "q": SearchFilter(prefix=prefix),
+        "q": SearchFilter(prefix=fields["search"]),
         "kind": django_filters.ChoiceFilter(
-            field_name=f"{prefix}kind", choices=Drive.Kind.choices, label="SSD or hard drive"
+            field_name=fields["kind"], choices=Drive.Kind.choices, label="SSD or hard drive"
         ),
         "interface": django_filters.ChoiceFilter(
-            field_name=f"{prefix}interface", choices=Drive.Interface.choices
+            field_name=fields["interface"], choices=Drive.Interface.choices
         ),
         "controller": django_filters.CharFilter(
-            field_name=f"{prefix}controller__slug", max_length=120, label="Controller (slug)"
+            field_name=f"{fields['controller']}__slug", max_length=120, label="Controller (slug)"
         ),
         "cell_type": django_filters.ChoiceFilter(
-            field_name=f"{prefix}nand__cell_type",
+            field_name=fields["cell_type"],
             choices=NandType.CellType.choices,
             label="NAND cell type",
         ),
         "capacity_min": CapacityFilter(
-            field_name=f"{prefix}capacity_bytes",
+            field_name=fields["capacity"],
             lookup_expr="gte",
             min_value=0,
             label="Capacity at least (GB)",
         ),
         "capacity_max": CapacityFilter(
-            field_name=f"{prefix}capacity_bytes",
+            field_name=fields["capacity"],
             lookup_expr="lte",
             min_value=0,
             label="Capacity at most (GB)",
@@ -79,12 +92,12 @@ def drive_filters(prefix: str = "") -> dict[str, django_filters.Filter]:
     }
 
 
-def drive_filterset(prefix: str) -> type[django_filters.FilterSet]:
-    """A FilterSet base class holding the drive filters reached through `prefix`."""
-    return type("DriveFilters", (django_filters.FilterSet,), drive_filters(prefix))
+def drive_filterset(fields: Mapping[str, str] = DRIVE_FIELDS) -> type[django_filters.FilterSet]:
+    """A FilterSet base class holding the drive filters on `fields`."""
+    return type("DriveFilters", (django_filters.FilterSet,), drive_filters(fields))
 
 
-class DriveFilter(drive_filterset("")):
+class DriveFilter(drive_filterset()):
     """The catalog page's filters."""
 
     class Meta:

@@ -8,7 +8,19 @@ from results.models import DataPattern, LeaderboardEntry, Run, Test
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
 
 
-class LeaderboardFilter(drive_filterset("drive__")):
+# The drive filters on a leaderboard entry: the copies of its drive's specs it keeps (one
+# table to filter and rank), the drive itself for a search.
+ENTRY_FIELDS = {
+    "search": "drive__",
+    "kind": "kind",
+    "interface": "interface",
+    "controller": "controller",
+    "cell_type": "cell_type",
+    "capacity": "capacity_bytes",
+}
+
+
+class LeaderboardFilter(drive_filterset(ENTRY_FIELDS)):
     """Which entries a leaderboard ranks: the drive filters, the data pattern, and whether
     the figure was measured or published."""
 

@@ -108,8 +108,8 @@ def leaderboard_rows(rows) -> SafeString:
 
 
 def _latency_kind(e) -> str:
-    """Which latency an entry's mean is, under it (selectors.leaderboard sets latency_kind)."""
-    which = latency_description(getattr(e, "latency_kind", ""), e.source)
+    """Which latency an entry's mean is, under it."""
+    which = latency_description(e.latency_kind, e.source)
     return f'<br><small class="latency-kind">{_e(which)}</small>' if which else ""
 
 

@@ -585,6 +585,21 @@ class SaturationSeries(models.Model):
         return f"write saturation of run {self.run_id}"
 
 
+# What a value view reads of an entry besides its price, IOPS and drive, and filters it by:
+# in the price-ordered indexes, so that the frontier is read from an index alone.
+VALUE_COLUMNS = [
+    "price_observed_on",
+    "capacity_bytes",
+    "synthetic",
+    "quick",
+    "source",
+    "controller",
+    "interface",
+    "kind",
+    "cell_type",
+]
+
+
 class LeaderboardEntry(models.Model):
     """The latest published result of each drive in each test and data pattern, with the
     figure that was not published derived from the one that was (IOPS = bytes/s ÷ block
@@ -610,6 +625,12 @@ class LeaderboardEntry(models.Model):
     iops = models.FloatField(null=True)
     derived = models.CharField(max_length=16, choices=Derived.choices, blank=True)
     latency_mean_ns = models.FloatField(null=True)
+    latency_kind = models.CharField(
+        max_length=4,
+        choices=LatencyKind.choices,
+        blank=True,
+        help_text="Which latency latency_mean_ns is (the result's; blank without one)",
+    )
     quick = models.BooleanField(
         default=False, help_text="Measured for less than 90% of the test's duration"
     )
@@ -617,8 +638,23 @@ class LeaderboardEntry(models.Model):
         null=True, help_text="The drive's latest USD price, kept by a trigger on drives_price"
     )
     price_observed_on = models.DateField(null=True)
+    # The drive's specs that rankings filter on, kept by triggers on drives_drive and
+    # drives_nandtype (migration 0014): a filtered ranking then walks one table's indexes
+    # instead of joining every candidate to its drive.
     capacity_bytes = models.BigIntegerField(
         null=True, help_text="The drive's capacity, kept by a trigger on drives_drive"
+    )
+    controller = models.ForeignKey(
+        "drives.Controller",
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        help_text="The drive's controller, kept by a trigger on drives_drive",
+    )
+    interface = models.CharField(max_length=10, blank=True)
+    kind = models.CharField(max_length=10, default="")
+    cell_type = models.CharField(
+        max_length=3, blank=True, help_text="Its NAND's cell type, kept by a trigger"
     )
     worst = models.BooleanField(
         default=False,
@@ -662,6 +698,14 @@ class LeaderboardEntry(models.Model):
                 "id",
                 name="leaderboard_test_latency_idx",
             ),
+            # One controller's drives (a fortieth of a test's entries), best first.
+            models.Index(
+                "test",
+                "controller",
+                F("bytes_per_second").desc(nulls_last=True),
+                "id",
+                name="leaderboard_controller_bps_idx",
+            ),
             # What a value view reads of each drive, without visiting the table.
             models.Index(
                 "test",
@@ -686,7 +730,7 @@ class LeaderboardEntry(models.Model):
                 "drive",
                 name="leaderboard_worst_price_idx",
                 condition=Q(worst=True),
-                include=["price_observed_on", "capacity_bytes", "synthetic", "quick", "source"],
+                include=VALUE_COLUMNS,
             ),
             # The same for a value view of one data pattern (every entry, not the worst).
             models.Index(
@@ -696,7 +740,7 @@ class LeaderboardEntry(models.Model):
                 F("iops").desc(),
                 "drive",
                 name="leaderboard_pattern_price_idx",
-                include=["price_observed_on", "capacity_bytes", "synthetic", "quick", "source"],
+                include=VALUE_COLUMNS,
             ),
         ]
 

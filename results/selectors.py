@@ -461,12 +461,9 @@ def leaderboard(
     else:
         value = F("bytes_per_second").desc(nulls_last=True)  # as the index is ordered
         ranked = ranked.filter(bytes_per_second__isnull=False)
-    # One query: the page's drives with their makers and controllers joined in, and which
-    # latency each entry's is (its result's latency_kind).
-    with_specs = (
-        ranked.order_by(value, "id")
-        .select_related("drive__manufacturer", "drive__controller__vendor")
-        .annotate(result_latency_kind=F("result__latency_kind"))
+    # One query: the page's drives with their makers and controllers joined in.
+    with_specs = ranked.order_by(value, "id").select_related(
+        "drive__manufacturer", "drive__controller__vendor"
     )
     start = (page - 1) * page_size
     window = list(with_specs[start : start + page_size + 1])
@@ -479,9 +476,9 @@ def leaderboard(
     missing = [s for s in highlight if s not in shown]
     if missing:
         wanted = list(
-            ranked.filter(drive__slug__in=missing)
-            .select_related("drive__manufacturer", "drive__controller__vendor")
-            .annotate(result_latency_kind=F("result__latency_kind"))
+            ranked.filter(drive__slug__in=missing).select_related(
+                "drive__manufacturer", "drive__controller__vendor"
+            )
         )
         if wanted:
             # Competition rank: one more than the entries strictly better, all in one scan.
@@ -496,9 +493,6 @@ def leaderboard(
                 (RankedEntry(counts[f"e{e.pk}"] + 1, e, True) for e in wanted),
                 key=lambda r: r.rank,
             )
-    for r in rows + elsewhere:
-        e = r.entry
-        e.latency_kind = e.result_latency_kind if e.latency_mean_ns is not None else ""
     return Leaderboard(
         test=test,
         metric=metric,

@@ -371,15 +371,15 @@ def upload_idempotent(
 # drives_price keep current (migration 0009).
 _LEADERBOARD_SQL = """
 INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
-    synthetic, capacity_bytes, bytes_per_second, iops, derived, latency_mean_ns, quick, worst,
-    price_usd, price_observed_on)
+    synthetic, capacity_bytes, controller_id, interface, kind, cell_type, bytes_per_second,
+    iops, derived, latency_mean_ns, latency_kind, quick, worst, price_usd, price_observed_on)
 SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
                                     ORDER BY bytes_per_second NULLS LAST, pattern) = 1,
        price.amount, price.observed_on
 FROM (
   SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
       run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
-      d.capacity_bytes,
+      d.capacity_bytes, d.controller_id, d.interface, d.kind, COALESCE(n.cell_type, ''),
       COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))
         AS bytes_per_second,
       COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),
@@ -387,11 +387,13 @@ FROM (
            WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second'
            ELSE '' END,
       r.latency_mean_ns,
+      CASE WHEN r.latency_mean_ns IS NULL THEN '' ELSE r.latency_kind END,
       COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false) AS quick
   FROM results_result r
   JOIN results_run run ON run.id = r.run_id
   JOIN results_test t ON t.id = r.test_id
   JOIN drives_drive d ON d.id = run.drive_id
+  LEFT JOIN drives_nandtype n ON n.id = d.nand_id
   LEFT JOIN results_citation c ON c.id = run.citation_id
   WHERE run.status = 'published' AND t.kind = 'throughput' AND NOT r.partial {where}
   ORDER BY run.drive_id, r.test_id, r.pattern, quick,
