@@ -6,12 +6,14 @@ from django.db import transaction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drives.models import Drive
+from drives.filters import DriveFilter
+from drives.models import Drive, NandType
+from results.filters import LeaderboardFilter
 from results.models import LeaderboardEntry, Test
 from results.selectors import Figures, compare, entries, leaderboard, value_frontier
 from results.services import run_withdraw
 from results.synthetic import measured_document
-from tests.factories import DriveFactory, PriceFactory
+from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
 from tests.results.helpers import ingest, measured, published
 
 pytestmark = pytest.mark.django_db
@@ -225,6 +227,59 @@ def test_entry_capacity_follows_the_drive():
     assert {e.capacity_bytes for e in LeaderboardEntry.objects.filter(drive=run.drive)} == {
         512 * 10**9
     }
+
+
+SPEC_CHANGES = st.lists(
+    st.sampled_from(["controller", "interface", "kind", "nand", "capacity", "cell_type"]),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True, database=None)
+@given(changes=SPEC_CHANGES, data=st.data())
+def test_entries_filter_as_their_drives_specs_whatever_changes(changes, data):
+    """The specs an entry keeps follow every write to its drive or NAND type, so that each
+    leaderboard filter on the entries selects what the same filter on the drives selects."""
+    with transaction.atomic():
+        runs = [measured(manufacturer="M", model=f"Drive {i}", seed=i) for i in range(2)]
+        controllers = [ControllerFactory(), ControllerFactory()]
+        nands = [NandTypeFactory(cell_type="mlc"), NandTypeFactory(cell_type="tlc")]
+        for change in changes:
+            drive = Drive.objects.get(pk=data.draw(st.sampled_from(runs)).drive_id)
+            if change == "cell_type":
+                nand = data.draw(st.sampled_from(nands))
+                NandType.objects.filter(pk=nand.pk).update(
+                    cell_type=data.draw(st.sampled_from(["slc", "mlc", "tlc", "qlc"]))
+                )
+                continue
+            value = {
+                "controller": lambda: data.draw(st.sampled_from([*controllers, None])),
+                "interface": lambda: data.draw(st.sampled_from(["sata-3g", "pcie-nvme", ""])),
+                "kind": lambda: data.draw(st.sampled_from(["ssd", "hdd"])),
+                "nand": lambda: data.draw(st.sampled_from([*nands, None])),
+                "capacity": lambda: data.draw(st.sampled_from([None, 120 * 10**9, 10**12])),
+            }[change]()
+            field = "capacity_bytes" if change == "capacity" else change
+            if data.draw(st.booleans()):
+                setattr(drive, field, value)
+                drive.save()
+            else:
+                Drive.objects.filter(pk=drive.pk).update(**{field: value})
+        queries = [
+            {"controller": controllers[0].slug},
+            {"interface": "pcie-nvme"},
+            {"kind": "hdd"},
+            {"cell_type": "tlc"},
+            {"capacity_min": "200"},
+            {"capacity_max": "200"},
+        ]
+        for query in queries:
+            chosen = LeaderboardFilter(query, queryset=entries()).qs
+            drives = DriveFilter(query, queryset=Drive.objects.all()).qs
+            expected = set(entries().filter(drive__in=drives).values_list("pk", flat=True))
+            assert set(chosen.values_list("pk", flat=True)) == expected, query
+        transaction.set_rollback(True)
 
 
 def test_synthetic_drives_stay_out_unless_the_benchmark_shows_them(settings):
