@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from html import escape
 
-import orjson
-
 from results.selectors import (
     Comparison,
     Leaderboard,
@@ -124,7 +122,7 @@ def consistency(
                 "type": "scatter",
                 "mode": "markers",
                 "name": label(name),
-                "y": orjson.Fragment(series.iops_json),
+                "y": series.iops,
                 "x0": 0,
                 "dx": step,
                 "marker": {"color": colour, "symbol": symbol, "size": 4, "opacity": 0.75},

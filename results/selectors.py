@@ -7,28 +7,20 @@ queries whatever the size of the catalog.
 from __future__ import annotations
 
 import datetime
-import json
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+import orjson
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import (
-    Count,
-    Exists,
-    F,
-    Func,
-    IntegerField,
-    OuterRef,
-    Prefetch,
-    Q,
-    QuerySet,
-    TextField,
-)
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
 
-from drives.models import Controller, Drive, NandType, Price
+from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
+from results.json_rows import Shape, attach
 from results.models import (
+    Citation,
     ConsistencySeries,
     DataPattern,
     LeaderboardEntry,
@@ -37,6 +29,7 @@ from results.models import (
     SaturationSeries,
     Suite,
     Test,
+    TestBench,
     TrimValidation,
 )
 
@@ -221,157 +214,249 @@ def series_is_quick(series: ConsistencySeries, points: int) -> bool:
     return points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
 
 
-# Each drive's latest USD price as one row of JSON (its amount as text: a JSON number would
-# lose the cents). Written in SQL: the same through the ORM's JSONObject costs a millisecond
-# of Python a page to build.
-_LATEST_PRICE_SQL = """(
-  SELECT json_build_object('id', p.id, 'amount', p.amount::text, 'observed_on', p.observed_on,
-                           'source', p.source, 'source_url', p.source_url)::text
-  FROM drives_price p WHERE p.drive_id = drives_drive.id AND p.currency = 'USD'
-  ORDER BY p.observed_on DESC, p.amount LIMIT 1
-)"""
+# -- the head-to-head statement ------------------------------------------------------------
+# One statement gathers everything a comparison shows, written as JSON by PostgreSQL: both
+# drives with their makers, controllers, NAND and latest USD price; their published runs with
+# provenance, newest first; and for each side (a drive, and the run chosen for it, if it is
+# one of the drive's) the latest result of every test (its leaderboard entries) or the
+# chosen run's, the latest consistency series of every spare-area level, TRIM validation of
+# every test and pattern, and write saturation of every pattern.
+_DRIVE = Shape(
+    Drive,
+    "d",
+    [
+        f.name
+        for f in Drive._meta.concrete_fields
+        if f.name not in ("created_at", "updated_at", "search_text", "sort_name")
+    ],
+)
+_MAKER = Shape(Manufacturer, "m")
+_CONTROLLER = Shape(Controller, "c")
+_CONTROLLER_VENDOR = Shape(Manufacturer, "cv")
+_NAND = Shape(NandType, "n")
+_NAND_VENDOR = Shape(Manufacturer, "nv")
+_PRICE = Shape(Price, "p")
+_RUN = Shape(Run, "run", [f.name for f in Run._meta.concrete_fields if f.name != "document"])
+_FIRMWARE = Shape(FirmwareVersion, "fw")
+_CITATION = Shape(Citation, "ci")
+_BENCH = Shape(TestBench, "tb")
+_SUITE = Shape(Suite, "su")
+_SUBMITTER = Shape(get_user_model(), "u", ["id", "username"])
+_TEST = Shape(Test, "t")
+_RESULT = Shape(Result, "r")
+_SERIES_FIELDS = [f.name for f in ConsistencySeries._meta.concrete_fields]
+_SERIES = {
+    True: Shape(ConsistencySeries, "s", _SERIES_FIELDS),
+    False: Shape(ConsistencySeries, "s", [f for f in _SERIES_FIELDS if f != "iops"]),
+}
+_TRIM = Shape(TrimValidation, "tv")
+_SATURATION_FIELDS = [f.name for f in SaturationSeries._meta.concrete_fields]
+_SATURATION = {
+    True: Shape(SaturationSeries, "w", _SATURATION_FIELDS),
+    False: Shape(
+        SaturationSeries, "w", [f for f in _SATURATION_FIELDS if f != "bytes_per_interval"]
+    ),
+}
+# The order of run_recency, in SQL: newest first.
+_RECENCY = (
+    "COALESCE(run.started_at, ci.published_on::timestamptz, run.ingested_at) DESC, run.id DESC"
+)
+
+_COMPARE_SQL = """
+WITH side AS (
+  SELECT v.key, d.id AS drive_id,
+         (SELECT run.id FROM results_run run
+          WHERE run.id = v.run AND run.drive_id = d.id AND run.status = 'published'
+            {real_runs}) AS chosen
+  FROM (VALUES ('a', %(a)s::text, %(run_a)s::bigint), ('b', %(b)s::text, %(run_b)s::bigint))
+    AS v (key, slug, run)
+  JOIN drives_drive d ON d.slug = v.slug {real_drives}
+),
+shown AS (
+  SELECT side.key, run.id, row_number() OVER (PARTITION BY side.key ORDER BY {recency}) AS rank
+  FROM side
+  JOIN results_run run ON run.drive_id = side.drive_id AND run.status = 'published' {real_runs}
+    AND (side.chosen IS NULL OR run.id = side.chosen)
+  LEFT JOIN results_citation ci ON ci.id = run.citation_id
+)
+SELECT json_build_object(
+  'sides', (SELECT json_agg(json_build_array(key, drive_id, chosen)) FROM side),
+  'drives', (
+    SELECT json_agg(json_build_array({drive}, {maker}, {controller}, {controller_vendor},
+                                     {nand}, {nand_vendor}, {price}))
+    FROM drives_drive d
+    JOIN drives_manufacturer m ON m.id = d.manufacturer_id
+    LEFT JOIN drives_controller c ON c.id = d.controller_id
+    LEFT JOIN drives_manufacturer cv ON cv.id = c.vendor_id
+    LEFT JOIN drives_nandtype n ON n.id = d.nand_id
+    LEFT JOIN drives_manufacturer nv ON nv.id = n.vendor_id
+    LEFT JOIN LATERAL (
+      SELECT * FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
+      ORDER BY p.observed_on DESC, p.amount LIMIT 1) p ON true
+    WHERE d.id IN (SELECT drive_id FROM side)),
+  'runs', (
+    SELECT json_agg(json_build_array({run}, {firmware}, {citation}, {bench}, {suite},
+                                     {submitter}) ORDER BY {recency})
+    FROM results_run run
+    LEFT JOIN drives_firmwareversion fw ON fw.id = run.firmware_id
+    LEFT JOIN results_citation ci ON ci.id = run.citation_id
+    LEFT JOIN results_testbench tb ON tb.id = run.bench_id
+    LEFT JOIN results_suite su ON su.id = run.suite_id
+    LEFT JOIN auth_user u ON u.id = run.submitter_id
+    WHERE run.drive_id IN (SELECT drive_id FROM side) AND run.status = 'published' {real_runs}),
+  'tests', (SELECT json_agg({test}) FROM results_test t),
+  'results', (
+    SELECT json_agg(json_build_array(key, {result})) FROM (
+      SELECT side.key, r.* FROM side
+      JOIN results_leaderboardentry e ON e.drive_id = side.drive_id
+      JOIN results_result r ON r.id = e.result_id
+      WHERE side.chosen IS NULL
+      UNION ALL
+      SELECT side.key, r.* FROM side JOIN results_result r ON r.run_id = side.chosen
+    ) r),
+  'series', (
+    SELECT json_agg(json_build_array(key, {series}, points)) FROM (
+      SELECT DISTINCT ON (shown.key, s.spare_area_percent) shown.key,
+             cardinality(s.iops) AS points, s.*
+      FROM shown JOIN results_consistencyseries s ON s.run_id = shown.id
+      ORDER BY shown.key, s.spare_area_percent, shown.rank) s),
+  'trims', (
+    SELECT json_agg(json_build_array(key, {trim})) FROM (
+      SELECT DISTINCT ON (shown.key, tv.test_id, tv.pattern) shown.key, tv.*
+      FROM shown JOIN results_trimvalidation tv ON tv.run_id = shown.id
+      ORDER BY shown.key, tv.test_id, tv.pattern, shown.rank) tv),
+  'saturation', (
+    SELECT json_agg(json_build_array(key, {saturation}, points)) FROM (
+      SELECT DISTINCT ON (shown.key, w.pattern) shown.key,
+             cardinality(w.bytes_per_interval) AS points, w.*
+      FROM shown JOIN results_saturationseries w ON w.run_id = shown.id
+      ORDER BY shown.key, w.pattern, shown.rank) w)
+)::text
+"""
 
 
-def _with_latest_price(drives: QuerySet[Drive]) -> QuerySet[Drive]:
-    """`drives` each with its latest USD price in `latest_price`, read back by
-    _latest_price: one query for drives and prices."""
-    return drives.annotate(latest_price=RawSQL(_LATEST_PRICE_SQL, (), output_field=TextField()))
-
-
-def _latest_price(drive: Drive) -> Price | None:
-    if drive.latest_price is None:
-        return None
-    row = json.loads(drive.latest_price)
-    return Price(
-        id=row["id"],
-        drive=drive,
-        amount=Decimal(row["amount"]),
-        currency="USD",
-        observed_on=datetime.date.fromisoformat(row["observed_on"]),
-        source=row["source"],
-        source_url=row["source_url"],
-    )
-
-
-_CARDINALITY = Func(F("iops"), function="cardinality", output_field=IntegerField())
+@functools.cache
+def _compare_sql(*, points: bool, real: bool) -> str:
+    shapes = {
+        "drive": _DRIVE.array,
+        "maker": _MAKER.array,
+        "controller": _CONTROLLER.optional,
+        "controller_vendor": _CONTROLLER_VENDOR.optional,
+        "nand": _NAND.optional,
+        "nand_vendor": _NAND_VENDOR.optional,
+        "price": _PRICE.optional,
+        "run": _RUN.array,
+        "firmware": _FIRMWARE.optional,
+        "citation": _CITATION.optional,
+        "bench": _BENCH.optional,
+        "suite": _SUITE.optional,
+        "submitter": _SUBMITTER.optional,
+        "test": _TEST.array,
+        "result": _RESULT.array,
+        "series": _SERIES[points].array,
+        "trim": _TRIM.array,
+        "saturation": _SATURATION[points].array,
+        "recency": _RECENCY,
+        "real_drives": "AND NOT d.synthetic" if real else "",
+        "real_runs": "AND run.source <> 'synthetic'" if real else "",
+    }
+    sql = _COMPARE_SQL
+    for name, text in shapes.items():
+        sql = sql.replace("{" + name + "}", text)
+    return sql
 
 
 def compare(
     *, a: str, b: str, run_a: int | None = None, run_b: int | None = None, points: bool = True
 ) -> Comparison:
     """Two drives head to head: every throughput test either has (both data patterns),
-    consistency series per spare-area level (each with its number of points, and with
-    points=True its IOPS as JSON text in iops_json), TRIM validations, specs and latest
-    prices.
+    consistency series per spare-area level, TRIM validations, write saturation, specs and
+    latest prices. Every consistency and saturation series says how many points it has
+    (`points`), and holds them with points=True.
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
-    one of its runs (an unknown run falls back to the latest). At most seven queries: four,
-    one more with a chosen run, one more each when the runs have TRIM validations or write
-    saturation.
+    one of its runs (an unknown run falls back to the latest). One query.
     Raises Drive.DoesNotExist when either slug is unknown.
     """
-    found = _with_latest_price(Drive.objects.real().with_specs().filter(slug__in=[a, b]))
-    drives = {d.slug: d for d in found}
-    if a not in drives or b not in drives:
-        raise Drive.DoesNotExist(f"no drive {a if a not in drives else b}")
-    ids = {drives[a].pk, drives[b].pk}
-    runs = sorted(
-        Run.objects.published()
-        .real()
-        .filter(drive_id__in=ids)
-        .select_related("firmware", "citation", "bench", "suite", "submitter")
-        .defer("document")  # the document as submitted: up to megabytes a run, never shown
-        # Whether a run has TRIM validations or write saturation: most have neither, and
-        # their queries are then left out.
-        .annotate(
-            has_trim=Exists(TrimValidation.objects.filter(run=OuterRef("pk"))),
-            has_saturation=Exists(SaturationSeries.objects.filter(run=OuterRef("pk"))),
-        ),
-        key=run_recency,
-    )
-    sides = []
-    for slug, wanted in ((a, run_a), (b, run_b)):
-        drive = drives[slug]
-        own = [r for r in runs if r.drive_id == drive.pk]
-        chosen = next((r for r in own if r.pk == wanted), None)
-        sides.append(Side(drive=drive, runs=own, chosen_run=chosen))
-    side_a, side_b = sides
+    sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"a": a, "b": b, "run_a": run_a, "run_b": run_b})
+        doc = orjson.loads(cursor.fetchone()[0])
+    sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
+    for key, slug in (("a", a), ("b", b)):
+        if key not in sides_found:
+            raise Drive.DoesNotExist(f"no drive {slug}")
 
-    # Latest results through the leaderboard entries, a chosen run's directly. Without a
-    # chosen run (the usual page) one query, the entries in a subquery; with one, two index
-    # lookups OR-ed (a subquery in an OR would make PostgreSQL scan every result).
-    latest = [s.drive.pk for s in sides if s.chosen_run is None]
-    chosen = [s.chosen_run.pk for s in sides if s.chosen_run]
-    if not chosen:
-        entries_of = LeaderboardEntry.objects.filter(drive_id__in=latest).values("result_id")
-        results = list(Result.objects.filter(pk__in=entries_of).select_related("test"))
-        latest_ids = [r.pk for r in results]
-    else:
-        latest_ids = (
-            list(
-                LeaderboardEntry.objects.filter(drive_id__in=latest).values_list(
-                    "result_id", flat=True
-                )
-            )
-            if latest
-            else []
+    drives: dict[int, Drive] = {}
+    prices: dict[int, Price | None] = {}
+    for values in doc["drives"]:
+        drive = _DRIVE.build(values[0])
+        attach(drive, "manufacturer", _MAKER.build(values[1]))
+        controller = _CONTROLLER.build(values[2])
+        if controller is not None:
+            attach(controller, "vendor", _CONTROLLER_VENDOR.build(values[3]))
+        attach(drive, "controller", controller)
+        nand = _NAND.build(values[4])
+        if nand is not None:
+            attach(nand, "vendor", _NAND_VENDOR.build(values[5]))
+        attach(drive, "nand", nand)
+        drives[drive.pk] = drive
+        prices[drive.pk] = _PRICE.build(values[6])
+
+    runs: dict[int, Run] = {}
+    for values in doc["runs"] or []:
+        run = _RUN.build(values[0])
+        for relation, shape, row in (
+            ("firmware", _FIRMWARE, values[1]),
+            ("citation", _CITATION, values[2]),
+            ("bench", _BENCH, values[3]),
+            ("suite", _SUITE, values[4]),
+            ("submitter", _SUBMITTER, values[5]),
+        ):
+            attach(run, relation, shape.build(row))
+        attach(run, "drive", drives[run.drive_id])
+        runs[run.pk] = run
+    tests = {t.pk: t for t in map(_TEST.build, doc["tests"] or [])}
+
+    sides = {}
+    for key in ("a", "b"):
+        drive_id, chosen = sides_found[key]
+        drive = drives[drive_id]
+        side = Side(
+            drive=drive,
+            runs=[r for r in runs.values() if r.drive_id == drive_id],
+            chosen_run=runs.get(chosen),
+            price=prices[drive_id],
         )
-        results = list(
-            Result.objects.filter(Q(pk__in=latest_ids) | Q(run_id__in=chosen)).select_related(
-                "test"
-            )
-        )
-    run_drive = {r.pk: r.drive_id for r in runs}
-    latest_set = set(latest_ids)
-    for side in sides:
-        for r in results:
-            if side.chosen_run:
-                mine = r.run_id == side.chosen_run.pk
-            else:
-                mine = r.pk in latest_set and run_drive.get(r.run_id) == side.drive.pk
-            if mine:
-                side.results[(r.test.identifier, r.pattern)] = Figures.of(r)
+        if side.price is not None:
+            attach(side.price, "drive", drive)
+        sides[key] = side
+    for key, values in doc["results"] or []:
+        result = _RESULT.build(values)
+        attach(result, "test", tests[result.test_id])
+        attach(result, "run", runs[result.run_id])
+        sides[key].results[(result.test.identifier, result.pattern)] = Figures.of(result)
+    for key, values, count in doc["series"] or []:
+        series = _SERIES[points].build(values)
+        attach(series, "test", tests[series.test_id])
+        series.points = count
+        series.quick = series_is_quick(series, count)
+        sides[key].consistency[series.spare_area_percent] = series
+    for key, values in doc["trims"] or []:
+        trim = _TRIM.build(values)
+        attach(trim, "test", tests[trim.test_id])
+        sides[key].trim[(trim.test.identifier, trim.pattern)] = trim
+    for key, values, count in doc["saturation"] or []:
+        saturation = _SATURATION[points].build(values)
+        attach(saturation, "test", tests[saturation.test_id])
+        saturation.points = count
+        sides[key].saturation[saturation.pattern] = saturation
+    return _comparison(sides["a"], sides["b"])
 
-    # Each side's series and TRIM validations: its chosen run's, else the latest of each.
-    # (A list, not a dict by drive: a drive may be compared with itself, run against run.)
-    shown = [{r.pk for r in side.runs if side.chosen_run in (None, r)} for side in sides]
-    run_ids = set().union(*shown)
-    rank = {r.pk: i for i, r in enumerate(runs)}
-    # Each series' per-second IOPS as JSON text, written by PostgreSQL: charts embed it as
-    # it is (orjson.Fragment), never a list of 2,000 ints to read and write again.
-    series = ConsistencySeries.objects.filter(run_id__in=run_ids).select_related("test")
-    series = series.defer("iops").annotate(points=_CARDINALITY)
-    if points:
-        series = series.annotate(
-            iops_json=RawSQL(f"array_to_json({ConsistencySeries._meta.db_table}.iops)::text", ())
-        )
-    series = list(series)
-    for s in series:
-        s.quick = series_is_quick(s, s.points)
-    with_trim = [r.pk for r in runs if r.pk in run_ids and r.has_trim]
-    with_saturation = [r.pk for r in runs if r.pk in run_ids and r.has_saturation]
-    trims = (
-        TrimValidation.objects.filter(run_id__in=with_trim).select_related("test")
-        if with_trim
-        else []
-    )
-    saturation = (
-        SaturationSeries.objects.filter(run_id__in=with_saturation) if with_saturation else []
-    )
-    for side, mine in zip(sides, shown, strict=True):
-        for s in sorted(series, key=lambda s: rank[s.run_id]):
-            if s.run_id in mine:
-                side.consistency.setdefault(s.spare_area_percent, s)
-        for t in sorted(trims, key=lambda t: rank[t.run_id]):
-            if t.run_id in mine:
-                side.trim.setdefault((t.test.identifier, t.pattern), t)
-        for w in sorted(saturation, key=lambda w: rank[w.run_id]):
-            if w.run_id in mine:
-                side.saturation.setdefault(w.pattern, w)
 
-    for side in sides:
-        side.price = _latest_price(side.drive)
-
+def _comparison(side_a: Side, side_b: Side) -> Comparison:
+    """The comparison of two filled sides: their tests in order, each data pattern paired."""
+    sides = (side_a, side_b)
     tests: dict[str, Test] = {}
     for side in sides:
         for f in side.results.values():
@@ -727,7 +812,9 @@ def drive_page(*, slug: str) -> DrivePage:
                 "consistency_series",
                 queryset=ConsistencySeries.objects.select_related("test")
                 .defer("iops")
-                .annotate(points=_CARDINALITY)
+                .annotate(
+                    points=Func(F("iops"), function="cardinality", output_field=IntegerField())
+                )
                 .order_by("spare_area_percent"),
             ),
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),

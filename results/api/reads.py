@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
-import orjson
 from django.conf import settings
 from django.db.models import F, QuerySet
 from django.http import Http404
@@ -437,7 +436,7 @@ def _series(series: ConsistencySeries | None, points: bool) -> dict[str, Any] | 
         "url": f"/api/v1/consistency/{series.pk}/",
     }
     if points:
-        body["iops"] = orjson.loads(series.iops_json)
+        body["iops"] = series.iops
     return body
 
 
