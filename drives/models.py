@@ -151,6 +151,25 @@ class NandType(models.Model):
         return " ".join(parts)
 
 
+def capacity_label(capacity_bytes: int | None) -> str:
+    """Capacity as drive makers state it: decimal GB/TB ("" when unknown)."""
+    if not capacity_bytes:
+        return ""
+    if capacity_bytes >= 10**12:
+        return f"{capacity_bytes / 10**12:g}TB"
+    return f"{capacity_bytes / 10**9:g}GB"
+
+
+def drive_name(maker: str, model: str, capacity_bytes: int | None, revision: str) -> str:
+    """How a drive is named everywhere: maker, model, capacity and hardware revision."""
+    name = f"{maker} {model}"
+    if capacity_bytes:
+        name += f" {capacity_label(capacity_bytes)}"
+    if revision:
+        name += f" ({revision})"
+    return name
+
+
 class DriveQuerySet(models.QuerySet):
     def with_specs(self):
         return self.select_related("manufacturer", "controller__vendor", "nand__vendor")
@@ -290,12 +309,9 @@ class Drive(models.Model):
         ]
 
     def __str__(self) -> str:
-        name = f"{self.manufacturer.name} {self.model}"
-        if self.capacity_bytes:
-            name += f" {self.capacity_label}"
-        if self.hardware_revision:
-            name += f" ({self.hardware_revision})"
-        return name
+        return drive_name(
+            self.manufacturer.name, self.model, self.capacity_bytes, self.hardware_revision
+        )
 
     def get_absolute_url(self) -> str:
         return page_url("bench:drive", self.slug)
@@ -306,12 +322,7 @@ class Drive(models.Model):
 
     @property
     def capacity_label(self) -> str:
-        """Capacity as drive makers state it: decimal GB/TB."""
-        if not self.capacity_bytes:
-            return ""
-        if self.capacity_bytes >= 10**12:
-            return f"{self.capacity_bytes / 10**12:g}TB"
-        return f"{self.capacity_bytes / 10**9:g}GB"
+        return capacity_label(self.capacity_bytes)
 
 
 class FirmwareVersion(models.Model):

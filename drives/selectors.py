@@ -1,11 +1,13 @@
 """Reads of the drive catalog for pages and the API."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
 from drives.filters import search_q
-from drives.models import Drive, Price
+from drives.links import page_url
+from drives.models import Drive, Price, drive_name
 
 
 def drive_list(*, drives: QuerySet[Drive] | None = None) -> QuerySet[Drive]:
@@ -69,3 +71,57 @@ def drive_match(text: str, *, limit: int) -> tuple[Drive | None, list[Drive]]:
     if len(named) == 1:
         return named[0], candidates
     return (candidates[0] if len(candidates) == 1 else None), candidates
+
+
+@dataclass(slots=True)
+class DriveLabel:
+    """What a list of many drives shows of each (a ranking, a value scatter): its name and
+    link, capacity, whether it is synthetic or a configuration, and its controller's name
+    ("" without one). Read as plain columns (LABEL_COLUMNS), not as model instances."""
+
+    slug: str
+    model: str
+    name: str
+    capacity_bytes: int | None
+    synthetic: bool
+    configuration: bool
+    controller: str
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return page_url("bench:drive", self.slug)
+
+
+# The columns of a DriveLabel, reached from a row through `prefix` (e.g. "drive__"), for
+# values_list(); label_of() reads them back.
+LABEL_FIELDS = (
+    "slug",
+    "manufacturer__name",
+    "model",
+    "capacity_bytes",
+    "hardware_revision",
+    "synthetic",
+    "configuration",
+    "controller__vendor__name",
+    "controller__model",
+)
+
+
+def label_columns(prefix: str = "") -> list[str]:
+    return [f"{prefix}{name}" for name in LABEL_FIELDS]
+
+
+def label_of(values: Sequence) -> DriveLabel:
+    """The DriveLabel of the label_columns() of one row."""
+    slug, maker, model, capacity, revision, synthetic, configuration, vendor, controller = values
+    return DriveLabel(
+        slug=slug,
+        model=model,
+        name=drive_name(maker, model, capacity, revision),
+        capacity_bytes=capacity,
+        synthetic=synthetic,
+        configuration=configuration,
+        controller=f"{vendor} {controller}" if controller is not None else "",
+    )

@@ -81,7 +81,7 @@ def leaderboard_rows(rows) -> SafeString:
         tags = _SYNTHETIC if drive.synthetic else ""
         if drive.configuration:
             tags += ' <span class="tag">configuration</span>'
-        if drive.controller_id:
+        if drive.controller:
             tags += f"<br><small>{_e(drive.controller)}</small>"
         derived_bytes = derived_iops = ""
         if e.derived == "bytes_per_second":

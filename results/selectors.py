@@ -18,6 +18,7 @@ from django.db import connection
 from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
 
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
+from drives.selectors import DriveLabel, label_columns, label_of
 from results.json_rows import Shape, attach
 from results.models import (
     Citation,
@@ -501,10 +502,71 @@ class Metric:
     CHOICES = [(THROUGHPUT, "MB/s and IOPS (higher is better)"), (LATENCY, "mean latency")]
 
 
+_PATTERN_LABELS = dict(DataPattern.choices)
+_SOURCE_LABELS = dict(Run.Source.choices)
+
+
+@dataclass(slots=True)
+class EntryRow:
+    """A leaderboard entry as a ranking shows it: its figures and its drive's label."""
+
+    id: int
+    drive: DriveLabel
+    pattern: str
+    bytes_per_second: float | None
+    iops: float | None
+    derived: str
+    latency_mean_ns: float | None
+    latency_kind: str
+    quick: bool
+    source: str
+    run_id: int
+    price_usd: float | None
+
+    def get_pattern_display(self) -> str:
+        return _PATTERN_LABELS.get(self.pattern, self.pattern)
+
+    def get_source_display(self) -> str:
+        return _SOURCE_LABELS.get(self.source, self.source)
+
+
+_ENTRY_COLUMNS = [
+    "id",
+    "pattern",
+    "bytes_per_second",
+    "iops",
+    "derived",
+    "latency_mean_ns",
+    "latency_kind",
+    "quick",
+    "source",
+    "run_id",
+    "price_usd",
+    *label_columns("drive__"),
+]
+_LABEL_AT = len(_ENTRY_COLUMNS) - len(label_columns())
+
+
+def _entry_rows(entries: QuerySet[LeaderboardEntry]) -> list[EntryRow]:
+    """`entries` as rows of their figures and drive labels (columns, not instances)."""
+    rows = []
+    for values in entries.values_list(*_ENTRY_COLUMNS):
+        (pk, pattern, bps, iops, derived, latency, kind, quick, source, run, price) = values[
+            :_LABEL_AT
+        ]
+        drive = label_of(values[_LABEL_AT:])
+        rows.append(
+            EntryRow(
+                pk, drive, pattern, bps, iops, derived, latency, kind, quick, source, run, price
+            )
+        )
+    return rows
+
+
 @dataclass
 class RankedEntry:
     rank: int
-    entry: LeaderboardEntry
+    entry: EntryRow
     highlighted: bool = False
 
 
@@ -546,12 +608,9 @@ def leaderboard(
     else:
         value = F("bytes_per_second").desc(nulls_last=True)  # as the index is ordered
         ranked = ranked.filter(bytes_per_second__isnull=False)
-    # One query: the page's drives with their makers and controllers joined in.
-    with_specs = ranked.order_by(value, "id").select_related(
-        "drive__manufacturer", "drive__controller__vendor"
-    )
+    # One query: the page's entries with their drives' labels joined in.
     start = (page - 1) * page_size
-    window = list(with_specs[start : start + page_size + 1])
+    window = _entry_rows(ranked.order_by(value, "id")[start : start + page_size + 1])
     rows = [
         RankedEntry(start + i + 1, e, e.drive.slug in highlight)
         for i, e in enumerate(window[:page_size])
@@ -560,22 +619,22 @@ def leaderboard(
     shown = {r.entry.drive.slug for r in rows}
     missing = [s for s in highlight if s not in shown]
     if missing:
-        wanted = list(
-            ranked.filter(drive__slug__in=missing).select_related(
-                "drive__manufacturer", "drive__controller__vendor"
-            )
-        )
+        wanted = _entry_rows(ranked.filter(drive__slug__in=missing).order_by(value, "id"))
         if wanted:
-            # Competition rank: one more than the entries strictly better, all in one scan.
-            better = "latency_mean_ns__lt" if metric == Metric.LATENCY else "bytes_per_second__gt"
-            counts = ranked.aggregate(
+            # Competition rank: one more than the entries strictly better, counted in one
+            # scan of the index range better than the lowest-ranked of them.
+            field = "latency_mean_ns" if metric == Metric.LATENCY else "bytes_per_second"
+            better = f"{field}__lt" if metric == Metric.LATENCY else f"{field}__gt"
+            values = [getattr(e, field) for e in wanted]
+            loosest = max(values) if metric == Metric.LATENCY else min(values)
+            counts = ranked.filter(**{better: loosest}).aggregate(
                 **{
-                    f"e{e.pk}": Count("pk", filter=Q(**{better: getattr(e, better.split("__")[0])}))
-                    for e in wanted
+                    f"e{e.id}": Count("pk", filter=Q(**{better: value}))
+                    for e, value in zip(wanted, values, strict=True)
                 }
             )
             elsewhere = sorted(
-                (RankedEntry(counts[f"e{e.pk}"] + 1, e, True) for e in wanted),
+                (RankedEntry(counts[f"e{e.id}"] + 1, e, True) for e in wanted),
                 key=lambda r: r.rank,
             )
     return Leaderboard(

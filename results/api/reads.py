@@ -576,7 +576,7 @@ def _entry(ranked: selectors.RankedEntry) -> dict[str, Any]:
         "rank": ranked.rank,
         "drive": entry.drive.slug,
         "drive_name": str(entry.drive),
-        "controller": str(entry.drive.controller) if entry.drive.controller else None,
+        "controller": entry.drive.controller or None,
         "pattern": entry.pattern,
         "bytes_per_second": entry.bytes_per_second,
         "iops": entry.iops,
