@@ -1,11 +1,13 @@
 """The catalog's drive filters, written once: the catalog page, the leaderboards and value
 views (on the copies of the drive specs their entries keep) and the REST API all use these."""
 
+import copy
 import re
 from collections.abc import Mapping
 
 import django_filters
 from django.db.models import Q
+from django.http import QueryDict
 
 from drives.models import Drive, NandType
 
@@ -92,9 +94,40 @@ def drive_filters(fields: Mapping[str, str] = DRIVE_FIELDS) -> dict[str, django_
     }
 
 
-def drive_filterset(fields: Mapping[str, str] = DRIVE_FIELDS) -> type[django_filters.FilterSet]:
+class FilterSet(django_filters.FilterSet):
+    """django-filter's FilterSet, made for every request without rebuilding what does not
+    change: its form class is built once per FilterSet class (from filters whose choices are
+    fixed), and its filters are copied shallowly (a request sets only their model and
+    parent). django-filter deep-copies both for every instance, which cost more than the
+    query a page runs with them."""
+
+    def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
+        if queryset is None:
+            queryset = self._meta.model._default_manager.all()
+        self.is_bound = data is not None
+        self.data = data or QueryDict()
+        self.queryset = queryset
+        self.request = request
+        self.form_prefix = prefix
+        self.filters = {}
+        for name, base in self.base_filters.items():
+            own = copy.copy(base)
+            own.model, own.parent = queryset.model, self
+            if own.method is not None:
+                own.method = own.method  # bound to this copy (and so to this FilterSet)
+            self.filters[name] = own
+
+    def get_form_class(self):
+        form = type(self).__dict__.get("_form_class")
+        if form is None:
+            form = super().get_form_class()
+            type(self)._form_class = form
+        return form
+
+
+def drive_filterset(fields: Mapping[str, str] = DRIVE_FIELDS) -> type[FilterSet]:
     """A FilterSet base class holding the drive filters on `fields`."""
-    return type("DriveFilters", (django_filters.FilterSet,), drive_filters(fields))
+    return type("DriveFilters", (FilterSet,), drive_filters(fields))
 
 
 class DriveFilter(drive_filterset()):

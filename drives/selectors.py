@@ -3,11 +3,13 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.db import connections
 from django.db.models import QuerySet
 
+from drives.db import prepared, read_alias
 from drives.filters import search_q
 from drives.links import page_url
-from drives.models import Drive, Price, drive_name
+from drives.models import Controller, Drive, Price, drive_name
 
 
 def drive_list(*, drives: QuerySet[Drive] | None = None) -> QuerySet[Drive]:
@@ -94,34 +96,50 @@ class DriveLabel:
         return page_url("bench:drive", self.slug)
 
 
-# The columns of a DriveLabel, reached from a row through `prefix` (e.g. "drive__"), for
-# values_list(); label_of() reads them back.
-LABEL_FIELDS = (
-    "slug",
-    "manufacturer__name",
-    "model",
-    "capacity_bytes",
-    "hardware_revision",
-    "synthetic",
-    "configuration",
-    "controller__vendor__name",
-    "controller__model",
-)
+_LABELS_SQL = """
+SELECT d.id, d.slug, m.name, d.model, d.capacity_bytes, d.hardware_revision, d.synthetic,
+       d.configuration, cv.name, c.model
+FROM drives_drive d
+JOIN drives_manufacturer m ON m.id = d.manufacturer_id
+LEFT JOIN drives_controller c ON c.id = d.controller_id
+LEFT JOIN drives_manufacturer cv ON cv.id = c.vendor_id
+WHERE d.id = ANY(%s)
+"""
 
 
-def label_columns(prefix: str = "") -> list[str]:
-    return [f"{prefix}{name}" for name in LABEL_FIELDS]
+def drive_labels(ids: Sequence[int]) -> dict[int, DriveLabel]:
+    """The labels of these drives, by id. One prepared statement, whatever the ids."""
+    if not ids:
+        return {}
+    alias = read_alias(Drive)
+    with prepared(alias), connections[alias].cursor() as cursor:
+        cursor.execute(_LABELS_SQL, [list(ids)])
+        rows = cursor.fetchall()
+    labels = {}
+    for pk, slug, maker, model, capacity, revision, synthetic, configuration, *ctl in rows:
+        vendor, controller = ctl
+        labels[pk] = DriveLabel(
+            slug=slug,
+            model=model,
+            name=drive_name(maker, model, capacity, revision),
+            capacity_bytes=capacity,
+            synthetic=synthetic,
+            configuration=configuration,
+            controller=f"{vendor} {controller}" if controller is not None else "",
+        )
+    return labels
 
 
-def label_of(values: Sequence) -> DriveLabel:
-    """The DriveLabel of the label_columns() of one row."""
-    slug, maker, model, capacity, revision, synthetic, configuration, vendor, controller = values
-    return DriveLabel(
-        slug=slug,
-        model=model,
-        name=drive_name(maker, model, capacity, revision),
-        capacity_bytes=capacity,
-        synthetic=synthetic,
-        configuration=configuration,
-        controller=f"{vendor} {controller}" if controller is not None else "",
-    )
+_CONTROLLER_CHOICES_SQL = """
+SELECT c.slug, m.name || ' ' || c.model FROM drives_controller c
+JOIN drives_manufacturer m ON m.id = c.vendor_id ORDER BY m.name, c.model
+"""
+
+
+def controller_choices() -> list[tuple[str, str]]:
+    """(slug, name) of every controller, by maker and model, for filter forms. One prepared
+    statement."""
+    alias = read_alias(Controller)
+    with prepared(alias), connections[alias].cursor() as cursor:
+        cursor.execute(_CONTROLLER_CHOICES_SQL)
+        return cursor.fetchall()

@@ -44,7 +44,15 @@ class ValueFilter(LeaderboardFilter):
         super().__init__(*args, **kwargs)
         # The tests themselves are kept: the view takes the chosen one from them.
         self.tests = list(value_tests())
-        self.filters["test"].extra["choices"] = [(t.identifier, t.name) for t in self.tests]
+        self.test_choices = [(t.identifier, t.name) for t in self.tests]
+
+    @property
+    def form(self):
+        # The form class is shared by every request: the tests are this request's choices.
+        if not hasattr(self, "_form"):
+            form = super().form
+            form.fields["test"].choices = self.test_choices
+        return self._form
 
     def keep(self, queryset, name, value):
         return queryset

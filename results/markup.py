@@ -6,6 +6,7 @@ a dozen values a row is the bulk of a page's rendering. Every value from the dat
 escaped by `_e` (the escaping of Django's `escape`, without its lazy-string wrapper).
 """
 
+import json
 from decimal import Decimal
 from html import escape
 
@@ -28,7 +29,10 @@ def _json_default(value):
 
 def figure_json(figure: dict) -> str:
     """The figure as JSON safe inside a single-quoted HTML attribute (or a <script>)."""
-    text = orjson.dumps(figure, default=_json_default).decode()
+    try:
+        text = orjson.dumps(figure, default=_json_default).decode()
+    except TypeError:  # an integer beyond 64 bits, which only the json module writes
+        text = json.dumps(figure, separators=(",", ":"), allow_nan=False, default=_json_default)
     for char, escaped in _JSON_ESCAPES:
         text = text.replace(char, escaped)
     return text

@@ -7,7 +7,8 @@ converted for display only.
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import ExpressionWrapper, F, FloatField, Q, Value
+from django.db.models.functions import Cast, NullIf
 
 from drives.links import safe_http_url
 from drives.models import http_url_validator
@@ -585,6 +586,14 @@ class SaturationSeries(models.Model):
         return f"write saturation of run {self.run_id}"
 
 
+# A drive's price per GB and per IOPS (per 1,000 IOPS is the same order), as value views
+# rank the cheapest.
+PRICE_PER_GB = ExpressionWrapper(
+    F("price_usd") / Cast(NullIf(F("capacity_bytes"), Value(0)), FloatField()),
+    output_field=FloatField(),
+)
+PRICE_PER_IOPS = ExpressionWrapper(F("price_usd") / F("iops"), output_field=FloatField())
+
 # What a value view reads of an entry besides its price, IOPS and drive, and filters it by:
 # in the price-ordered indexes, so that the frontier is read from an index alone.
 VALUE_COLUMNS = [
@@ -741,6 +750,28 @@ class LeaderboardEntry(models.Model):
                 "drive",
                 name="leaderboard_pattern_price_idx",
                 include=VALUE_COLUMNS,
+            ),
+            # The cheapest per GB and per 1,000 IOPS of a value view, read in that order
+            # (the ratios exactly as results.selectors writes them).
+            models.Index(
+                "test",
+                PRICE_PER_GB,
+                "drive",
+                condition=Q(worst=True),
+                name="leaderboard_worst_gb_idx",
+            ),
+            models.Index(
+                "test",
+                PRICE_PER_IOPS,
+                "drive",
+                condition=Q(worst=True),
+                name="leaderboard_worst_iops_idx",
+            ),
+            models.Index(
+                "test", "pattern", PRICE_PER_GB, "drive", name="leaderboard_pattern_gb_idx"
+            ),
+            models.Index(
+                "test", "pattern", PRICE_PER_IOPS, "drive", name="leaderboard_pattern_iops_idx"
             ),
         ]
 

@@ -14,11 +14,12 @@ from decimal import Decimal
 import orjson
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connections
 from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
 
+from drives.db import prepared, read_alias
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
-from drives.selectors import DriveLabel, label_columns, label_of
+from drives.selectors import DriveLabel, drive_labels
 from results.json_rows import Shape, attach
 from results.models import (
     Citation,
@@ -380,7 +381,8 @@ def compare(
     Raises Drive.DoesNotExist when either slug is unknown.
     """
     sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
-    with connection.cursor() as cursor:
+    alias = read_alias(Run)
+    with prepared(alias), connections[alias].cursor() as cursor:
         cursor.execute(sql, {"a": a, "b": b, "run_a": run_a, "run_b": run_b})
         doc = orjson.loads(cursor.fetchone()[0])
     sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
@@ -391,22 +393,22 @@ def compare(
     drives: dict[int, Drive] = {}
     prices: dict[int, Price | None] = {}
     for values in doc["drives"]:
-        drive = _DRIVE.build(values[0])
-        attach(drive, "manufacturer", _MAKER.build(values[1]))
-        controller = _CONTROLLER.build(values[2])
+        drive = _DRIVE.build(values[0], alias)
+        attach(drive, "manufacturer", _MAKER.build(values[1], alias))
+        controller = _CONTROLLER.build(values[2], alias)
         if controller is not None:
-            attach(controller, "vendor", _CONTROLLER_VENDOR.build(values[3]))
+            attach(controller, "vendor", _CONTROLLER_VENDOR.build(values[3], alias))
         attach(drive, "controller", controller)
-        nand = _NAND.build(values[4])
+        nand = _NAND.build(values[4], alias)
         if nand is not None:
-            attach(nand, "vendor", _NAND_VENDOR.build(values[5]))
+            attach(nand, "vendor", _NAND_VENDOR.build(values[5], alias))
         attach(drive, "nand", nand)
         drives[drive.pk] = drive
-        prices[drive.pk] = _PRICE.build(values[6])
+        prices[drive.pk] = _PRICE.build(values[6], alias)
 
     runs: dict[int, Run] = {}
     for values in doc["runs"] or []:
-        run = _RUN.build(values[0])
+        run = _RUN.build(values[0], alias)
         for relation, shape, row in (
             ("firmware", _FIRMWARE, values[1]),
             ("citation", _CITATION, values[2]),
@@ -414,10 +416,10 @@ def compare(
             ("suite", _SUITE, values[4]),
             ("submitter", _SUBMITTER, values[5]),
         ):
-            attach(run, relation, shape.build(row))
+            attach(run, relation, shape.build(row, alias))
         attach(run, "drive", drives[run.drive_id])
         runs[run.pk] = run
-    tests = {t.pk: t for t in map(_TEST.build, doc["tests"] or [])}
+    tests = {t.pk: t for t in (_TEST.build(v, alias) for v in doc["tests"] or [])}
 
     sides = {}
     for key in ("a", "b"):
@@ -433,22 +435,22 @@ def compare(
             attach(side.price, "drive", drive)
         sides[key] = side
     for key, values in doc["results"] or []:
-        result = _RESULT.build(values)
+        result = _RESULT.build(values, alias)
         attach(result, "test", tests[result.test_id])
         attach(result, "run", runs[result.run_id])
         sides[key].results[(result.test.identifier, result.pattern)] = Figures.of(result)
     for key, values, count in doc["series"] or []:
-        series = _SERIES[points].build(values)
+        series = _SERIES[points].build(values, alias)
         attach(series, "test", tests[series.test_id])
         series.points = count
         series.quick = series_is_quick(series, count)
         sides[key].consistency[series.spare_area_percent] = series
     for key, values in doc["trims"] or []:
-        trim = _TRIM.build(values)
+        trim = _TRIM.build(values, alias)
         attach(trim, "test", tests[trim.test_id])
         sides[key].trim[(trim.test.identifier, trim.pattern)] = trim
     for key, values, count in doc["saturation"] or []:
-        saturation = _SATURATION[points].build(values)
+        saturation = _SATURATION[points].build(values, alias)
         attach(saturation, "test", tests[saturation.test_id])
         saturation.points = count
         sides[key].saturation[saturation.pattern] = saturation
@@ -530,8 +532,9 @@ class EntryRow:
         return _SOURCE_LABELS.get(self.source, self.source)
 
 
-_ENTRY_COLUMNS = [
+_ENTRY_COLUMNS = (
     "id",
+    "drive_id",
     "pattern",
     "bytes_per_second",
     "iops",
@@ -542,25 +545,16 @@ _ENTRY_COLUMNS = [
     "source",
     "run_id",
     "price_usd",
-    *label_columns("drive__"),
-]
-_LABEL_AT = len(_ENTRY_COLUMNS) - len(label_columns())
+)
 
 
 def _entry_rows(entries: QuerySet[LeaderboardEntry]) -> list[EntryRow]:
-    """`entries` as rows of their figures and drive labels (columns, not instances)."""
-    rows = []
-    for values in entries.values_list(*_ENTRY_COLUMNS):
-        (pk, pattern, bps, iops, derived, latency, kind, quick, source, run, price) = values[
-            :_LABEL_AT
-        ]
-        drive = label_of(values[_LABEL_AT:])
-        rows.append(
-            EntryRow(
-                pk, drive, pattern, bps, iops, derived, latency, kind, quick, source, run, price
-            )
-        )
-    return rows
+    """`entries` as rows of their figures and drive labels (columns, not instances): the
+    entries in a query of their own table (quick to plan for any filter), the labels in a
+    prepared one."""
+    found = list(entries.values_list(*_ENTRY_COLUMNS))
+    labels = drive_labels({values[1] for values in found})
+    return [EntryRow(pk, labels[drive], *figures) for pk, drive, *figures in found]
 
 
 @dataclass
@@ -583,6 +577,21 @@ class Leaderboard:
     @property
     def has_previous(self) -> bool:
         return self.page > 1
+
+
+_THROUGHPUT_TEST_SQL = (
+    f"SELECT {_TEST.array} FROM results_test t WHERE t.identifier = %s AND t.kind = %s"
+)
+
+
+def throughput_test(identifier: str) -> Test | None:
+    """The throughput test of this identifier (a leaderboard's), or None. One prepared
+    statement."""
+    alias = read_alias(Test)
+    with prepared(alias), connections[alias].cursor() as cursor:
+        cursor.execute(_THROUGHPUT_TEST_SQL, [identifier, Test.Kind.THROUGHPUT])
+        row = cursor.fetchone()
+    return _TEST.build(row[0], alias) if row else None
 
 
 def throughput_tests() -> list[Test]:
@@ -660,7 +669,7 @@ def suites_with_tests() -> QuerySet[Suite]:
 
 @dataclass
 class ValuePoint:
-    drive: Drive
+    drive: DriveLabel
     iops: float
     price: float
     observed_on: datetime.date
@@ -746,15 +755,6 @@ _PRICES_AS_OF = """
                   AND observed_on <= %(as_of)s::date
                 ORDER BY observed_on DESC, amount LIMIT 1) p ON true
 """
-# What a point shows of its drive: its name, link, capacity and whether it is synthetic.
-_POINT_DRIVE_FIELDS = (
-    "slug",
-    "model",
-    "capacity_bytes",
-    "hardware_revision",
-    "synthetic",
-    "manufacturer__name",
-)
 
 
 def value_frontier(
@@ -789,7 +789,7 @@ def value_frontier(
         .replace("{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES)
         .replace("{materialized}", "MATERIALIZED" if as_of else "NOT MATERIALIZED")
     )
-    with connection.cursor() as cursor:
+    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
         cursor.execute(
             sql,
             {
@@ -808,14 +808,7 @@ def value_frontier(
         considered = count or considered
         if drive_id not in merged or frontier is not None:
             merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
-    drives = (
-        Drive.objects.filter(pk__in=list(merged))
-        .select_related("manufacturer")
-        .only(*_POINT_DRIVE_FIELDS)
-        .in_bulk()
-        if merged
-        else {}
-    )
+    drives = drive_labels(list(merged))
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
         for d, (iops, amount, observed, quick, frontier) in merged.items()

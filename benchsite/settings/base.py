@@ -99,7 +99,7 @@ CONN_MAX_AGE = env_int("DJANGO_CONN_MAX_AGE", 0)
 # Statements running longer are cancelled (0: no limit). wsgi.py sets 10 s for the web
 # workers, so one slow query cannot hold a worker; commands (migrate, imports) have none.
 STATEMENT_TIMEOUT_MS = env_int("BENCH_STATEMENT_TIMEOUT_MS", 0)
-PREPARED_STATEMENTS = env("BENCH_DB_PREPARE", "1") == "1"
+BENCH_DB_PREPARE = env("BENCH_DB_PREPARE", "1") == "1"
 
 
 def database_settings(url: str, *, alias: str = "default", variable: str = "DATABASE_URL") -> dict:
@@ -121,14 +121,14 @@ def database_settings(url: str, *, alias: str = "default", variable: str = "DATA
     options.setdefault("connect_timeout", 2 if alias != "default" else 5)
     # Shown in pg_stat_activity: which alias, and which process (a gunicorn worker).
     options.setdefault("application_name", f"bench {alias} pid {os.getpid()}")
-    # Parameters bound on the server, and statements prepared from their second execution:
-    # a page's queries have the same text on every request, and PostgreSQL then plans each
-    # once per connection rather than on every execution (planning was most of the database
-    # time of the compare page). BENCH_DB_PREPARE=0 turns this off for a pooler in
-    # transaction mode that cannot keep prepared statements (PgBouncer before 1.21).
-    if PREPARED_STATEMENTS:
-        options.setdefault("server_side_binding", True)
-        options.setdefault("prepare_threshold", 2)
+    # Parameters bound on the server, so that the statements written for it can be prepared
+    # (results.json_rows.prepared): planned once per connection rather than on every
+    # request (the head-to-head statement takes longer to plan than to run). Other queries
+    # are planned for their own parameters each time: a filter that matches nothing would
+    # make a plan made for the average value walk a whole ranking. BENCH_DB_PREPARE=0 turns
+    # preparing off, for a pooler in transaction mode that cannot keep prepared statements
+    # (PgBouncer before 1.21).
+    options.setdefault("server_side_binding", True)
     if STATEMENT_TIMEOUT_MS > 0:
         extra = f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"
         options["options"] = f"{options.get('options', '')} {extra}".strip()

@@ -607,7 +607,7 @@ class LeaderboardView(APIView):
         responses={200: OpenApiTypes.OBJECT},
     )
     def get(self, request: Request, identifier: str) -> Response:
-        test = Test.objects.filter(identifier=identifier, kind=Test.Kind.THROUGHPUT).first()
+        test = selectors.throughput_test(identifier)
         if test is None:
             raise Http404("no such test")
         filters = LeaderboardFilter(request.query_params, queryset=selectors.entries())

@@ -6,11 +6,12 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from drives.models import Controller, Drive, NandType
+from drives.models import Drive, NandType
+from drives.selectors import controller_choices
 from results import charts
 from results.filters import LeaderboardFilter
-from results.models import DataPattern, Test
-from results.selectors import Metric, entries, leaderboard, suites_with_tests
+from results.models import DataPattern
+from results.selectors import Metric, entries, leaderboard, suites_with_tests, throughput_test
 from results.views.common import (
     MAX_PAGE,
     HtmxHttpRequest,
@@ -44,18 +45,13 @@ def filter_context(filters) -> dict:
         "cell_types": NandType.CellType.choices,
         "patterns": DataPattern.choices,
         "sources": filters.filters["source"].extra["choices"],
-        "controllers": [
-            (slug, f"{vendor} {model}")
-            for slug, vendor, model in Controller.objects.order_by(
-                "vendor__name", "model"
-            ).values_list("slug", "vendor__name", "model")
-        ],
+        "controllers": controller_choices(),
     }
 
 
 @require_GET
 def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
-    test = Test.objects.filter(identifier=test_id, kind=Test.Kind.THROUGHPUT).first()
+    test = throughput_test(test_id)
     if test is None:
         raise Http404("No such test")
     filters = LeaderboardFilter(request.GET, queryset=entries())

@@ -32,7 +32,7 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "view": view,
         "test": test,
-        "tests": filters.filters["test"].extra["choices"],
+        "tests": filters.test_choices,
         "figure": charts.value_scatter(view),
         "highlight": highlighted(request),
         **filter_context(filters),
