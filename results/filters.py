@@ -3,7 +3,8 @@
 import django_filters
 
 from drives.filters import drive_filterset
-from results.models import DataPattern, LeaderboardEntry, Run, Test
+from results.models import DataPattern, LeaderboardEntry, Run
+from results.selectors import value_tests
 
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
 
@@ -43,7 +44,7 @@ class ValueFilter(LeaderboardFilter):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # The tests themselves are kept: the view takes the chosen one from them.
-        self.tests = list(value_tests())
+        self.tests = value_tests()
         self.test_choices = [(t.identifier, t.name) for t in self.tests]
 
     @property
@@ -56,8 +57,3 @@ class ValueFilter(LeaderboardFilter):
 
     def keep(self, queryset, name, value):
         return queryset
-
-
-def value_tests():
-    """The 4KB throughput tests a value view can price IOPS in."""
-    return Test.objects.filter(kind=Test.Kind.THROUGHPUT, block_size=4096).order_by("identifier")

@@ -594,6 +594,20 @@ def throughput_test(identifier: str) -> Test | None:
     return _TEST.build(row[0], alias) if row else None
 
 
+_VALUE_TESTS_SQL = f"""
+SELECT {_TEST.array} FROM results_test t
+WHERE t.kind = %s AND t.block_size = 4096 ORDER BY t.identifier
+"""
+
+
+def value_tests() -> list[Test]:
+    """The 4KB throughput tests a value view can price IOPS in. One prepared statement."""
+    alias = read_alias(Test)
+    with prepared(alias), connections[alias].cursor() as cursor:
+        cursor.execute(_VALUE_TESTS_SQL, [Test.Kind.THROUGHPUT])
+        return [_TEST.build(row[0], alias) for row in cursor.fetchall()]
+
+
 def throughput_tests() -> list[Test]:
     return sorted(Test.objects.filter(kind=Test.Kind.THROUGHPUT), key=test_order_key)
 

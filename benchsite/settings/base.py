@@ -122,13 +122,14 @@ def database_settings(url: str, *, alias: str = "default", variable: str = "DATA
     # Shown in pg_stat_activity: which alias, and which process (a gunicorn worker).
     options.setdefault("application_name", f"bench {alias} pid {os.getpid()}")
     # Parameters bound on the server, so that the statements written for it can be prepared
-    # (results.json_rows.prepared): planned once per connection rather than on every
-    # request (the head-to-head statement takes longer to plan than to run). Other queries
-    # are planned for their own parameters each time: a filter that matches nothing would
-    # make a plan made for the average value walk a whole ranking. BENCH_DB_PREPARE=0 turns
-    # preparing off, for a pooler in transaction mode that cannot keep prepared statements
-    # (PgBouncer before 1.21).
-    options.setdefault("server_side_binding", True)
+    # (drives.db.prepared): planned once per connection rather than on every request (the
+    # head-to-head statement takes longer to plan than to run). Other queries are planned
+    # for their own parameters each time: a filter that matches nothing would make a plan
+    # made for the average value walk a whole ranking. BENCH_DB_PREPARE=0 turns both off
+    # (Django's client-side binding), for a pooler in transaction mode that cannot keep
+    # prepared statements (PgBouncer before 1.21).
+    if BENCH_DB_PREPARE:
+        options.setdefault("server_side_binding", True)
     if STATEMENT_TIMEOUT_MS > 0:
         extra = f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"
         options["options"] = f"{options.get('options', '')} {extra}".strip()

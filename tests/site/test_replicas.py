@@ -45,8 +45,10 @@ def search(session, server, marker: str) -> set[str]:
 def server(site):
     # The router itself: with the response cache on, a page whose kept copy a write made stale
     # is computed on the primary while the replica lags (tests/site/test_response_cache.py).
+    # Parameters bound on the client (BENCH_DB_PREPARE=0): the search marker is then in the
+    # statement text that pg_stat_activity shows (bound on the server, it is a $1).
     with site.server(
-        BENCH_REPLICA_STICKY_SECONDS=str(STICKY_S), BENCH_RESPONSE_CACHE="0"
+        BENCH_REPLICA_STICKY_SECONDS=str(STICKY_S), BENCH_RESPONSE_CACHE="0", BENCH_DB_PREPARE="0"
     ) as server:
         yield server
 
