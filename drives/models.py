@@ -8,6 +8,7 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
+from django.utils.hashable import make_hashable
 
 from drives.links import page_url, safe_http_url
 
@@ -44,7 +45,23 @@ class CatalogKeyField(models.TextField):
 http_url_validator = URLValidator(schemes=["http", "https"])
 
 
-class Manufacturer(models.Model):
+class LabelledModel(models.Model):
+    """The apps' models: Django's, whose get_FOO_display() reads a table of labels made once
+    per field (Django's rebuilds it from the field's choices at every call: a page that
+    names the source, state and kind of dozens of rows spent a millisecond there)."""
+
+    class Meta:
+        abstract = True
+
+    def _get_FIELD_display(self, field):
+        labels = field.__dict__.get("_labels")
+        if labels is None:
+            labels = field._labels = {k: str(v) for k, v in make_hashable(field.flatchoices)}
+        value = getattr(self, field.attname)
+        return labels.get(make_hashable(value), value)
+
+
+class Manufacturer(LabelledModel):
     """A company: drive maker, controller vendor or NAND fab (Intel, SandForce, IMFT...)."""
 
     name = models.CharField(max_length=200)
@@ -66,7 +83,7 @@ class Manufacturer(models.Model):
         self.name_key = catalog_key(self.name)
 
 
-class Controller(models.Model):
+class Controller(LabelledModel):
     vendor = models.ForeignKey(Manufacturer, on_delete=models.PROTECT, related_name="controllers")
     model = models.CharField(max_length=100, help_text="e.g. SF-2281")
     slug = models.SlugField(max_length=120, unique=True)
@@ -91,7 +108,7 @@ class Controller(models.Model):
         return f"{self.vendor} {self.model}"
 
 
-class NandType(models.Model):
+class NandType(LabelledModel):
     class CellType(models.TextChoices):
         SLC = "slc", "SLC"
         MLC = "mlc", "MLC"
@@ -182,7 +199,7 @@ class DriveQuerySet(models.QuerySet):
         return self.filter(synthetic=False)
 
 
-class Drive(models.Model):
+class Drive(LabelledModel):
     """One capacity SKU of one drive model, in one hardware revision."""
 
     class Kind(models.TextChoices):
@@ -325,7 +342,7 @@ class Drive(models.Model):
         return capacity_label(self.capacity_bytes)
 
 
-class FirmwareVersion(models.Model):
+class FirmwareVersion(LabelledModel):
     drive = models.ForeignKey(Drive, on_delete=models.CASCADE, related_name="firmware_versions")
     version = models.CharField(max_length=100)
     release_date = models.DateField(null=True, blank=True)
@@ -341,7 +358,7 @@ class FirmwareVersion(models.Model):
         return self.version
 
 
-class Price(models.Model):
+class Price(LabelledModel):
     """A price seen for a drive on a date, with where it was seen."""
 
     drive = models.ForeignKey(Drive, on_delete=models.CASCADE, related_name="prices")

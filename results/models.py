@@ -11,11 +11,11 @@ from django.db.models import ExpressionWrapper, F, FloatField, Q, Value
 from django.db.models.functions import Cast, NullIf
 
 from drives.links import safe_http_url
-from drives.models import http_url_validator
+from drives.models import LabelledModel, http_url_validator
 from results.documents import ENTRY_IDENTITY
 
 
-class Suite(models.Model):
+class Suite(LabelledModel):
     """A versioned set of tests. A changed method is a new version, never an edit."""
 
     name = models.SlugField(max_length=64)
@@ -33,7 +33,7 @@ class Suite(models.Model):
         return f"{self.name} v{self.version}"
 
 
-class Test(models.Model):
+class Test(LabelledModel):
     class Kind(models.TextChoices):
         THROUGHPUT = "throughput", "throughput"
         CONSISTENCY = "consistency", "performance consistency"
@@ -88,7 +88,7 @@ class Test(models.Model):
         return self.name
 
 
-class SuiteTest(models.Model):
+class SuiteTest(LabelledModel):
     suite = models.ForeignKey(Suite, on_delete=models.CASCADE)
     test = models.ForeignKey(Test, on_delete=models.PROTECT)
     position = models.PositiveSmallIntegerField()
@@ -104,7 +104,7 @@ class SuiteTest(models.Model):
         return f"{self.suite} #{self.position}: {self.test_id}"
 
 
-class TestBench(models.Model):
+class TestBench(LabelledModel):
     """The machine a run was made on, as its reviewer describes it."""
 
     name = models.CharField(max_length=200, blank=True)
@@ -156,7 +156,7 @@ class TestBench(models.Model):
         ]
 
 
-class Citation(models.Model):
+class Citation(LabelledModel):
     """A published source of figures (a review article)."""
 
     publisher = models.CharField(max_length=200)
@@ -208,7 +208,7 @@ class RunQuerySet(models.QuerySet):
         return self.exclude(source=Run.Source.SYNTHETIC)
 
 
-class Run(models.Model):
+class Run(LabelledModel):
     """One result document: the tests of one drive on one bench, with their provenance."""
 
     class Source(models.TextChoices):
@@ -367,7 +367,7 @@ def latency_description(kind: str, source: str) -> str:
     return LatencyKind(kind).label
 
 
-class Result(models.Model):
+class Result(LabelledModel):
     """One throughput test of a run, in one data pattern."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
@@ -474,7 +474,7 @@ class Result(models.Model):
         return notes
 
 
-class ConsistencySeries(models.Model):
+class ConsistencySeries(LabelledModel):
     """IOPS in each second of a performance-consistency run, at one spare-area level."""
 
     STEADY_STATE_START_S = 1400  # where the seeds' steady-state view starts
@@ -515,7 +515,7 @@ class ConsistencySeries(models.Model):
         return f"consistency of run {self.run_id} at {self.spare_area_percent}% spare area"
 
 
-class TrimValidation(models.Model):
+class TrimValidation(LabelledModel):
     """Sequential write speed clean, after a torture phase, and after a TRIM of the span."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="trim_validations")
@@ -544,7 +544,7 @@ class TrimValidation(models.Model):
         return f"TRIM validation of run {self.run_id}"
 
 
-class SaturationSeries(models.Model):
+class SaturationSeries(LabelledModel):
     """Bytes written in each second of one sequential write of the whole drive, and where its
     write cache ran out (docs/methodology.md, write saturation)."""
 
@@ -609,7 +609,7 @@ VALUE_COLUMNS = [
 ]
 
 
-class LeaderboardEntry(models.Model):
+class LeaderboardEntry(LabelledModel):
     """The latest published result of each drive in each test and data pattern, with the
     figure that was not published derived from the one that was (IOPS = bytes/s ÷ block
     size). Rankings and value views read this table instead of ranking millions of result
@@ -779,7 +779,7 @@ class LeaderboardEntry(models.Model):
         return f"{self.test_id} ({self.pattern}) of drive {self.drive_id}"
 
 
-class IdempotencyKey(models.Model):
+class IdempotencyKey(LabelledModel):
     """An upload's Idempotency-Key header: the same key and request again get the first
     response back; the same key with another request is refused. Per user, kept for a day."""
 
