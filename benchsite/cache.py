@@ -16,11 +16,12 @@ value is computed on a replica only when that replica has replayed the write; ot
 computed on the primary, so a lagging replica never puts an old value in the cache.
 
 The cache is caches["default"]; when it cannot be reached, values are computed uncached.
-Module code imports only Django: the apps may use it.
+Reads of the database cache are prepared statements (drives.db.prepared).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -31,10 +32,12 @@ from typing import Any, TypeVar
 from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
-from django.db import DatabaseError, transaction
+from django.core.cache.backends.db import DatabaseCache
+from django.db import DatabaseError, router, transaction
 from django.db.models.signals import post_delete, post_save
 
 from benchsite import replicas
+from drives.db import prepared
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -103,12 +106,32 @@ def _current_version(found: dict) -> Version:
     return version
 
 
+def _prepared_reads():
+    """The database cache's reads prepared (one text, a lookup by key): planned once per
+    connection rather than on every request. Nothing for Redis."""
+    if isinstance(cache, DatabaseCache):
+        return prepared(router.db_for_read(cache.cache_model_class))
+    return contextlib.nullcontext()
+
+
+def current_version() -> Version | None:
+    """The catalog version now (None when the cache cannot be reached)."""
+    try:
+        with _prepared_reads():
+            found = cache.get_many([VERSION_KEY])
+        return _current_version(found)
+    except CACHE_ERRORS:
+        logger.warning("cache unavailable", exc_info=True)
+        return None
+
+
 def lookup(key: str) -> tuple[bool, Any, Version | None]:
     """(hit, value, version) for key: a hit when stored at the current catalog version.
 
     version is None when the cache cannot be reached (then nothing should be stored)."""
     try:
-        found = cache.get_many([key, VERSION_KEY])
+        with _prepared_reads():
+            found = cache.get_many([key, VERSION_KEY])
         version = _current_version(found)
     except CACHE_ERRORS:
         logger.warning("cache unavailable; computing %s uncached", key, exc_info=True)

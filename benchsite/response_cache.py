@@ -5,7 +5,9 @@ as every other such reader, so the response itself is kept in the shared cache, 
 catalog version of benchsite/cache.py: any write to the catalog (an ingest, a withdrawal, an
 edit in the admin) makes every kept response stale once its transaction commits, before the
 writing request returns. A hit costs one cache round trip and skips the session, CSRF, auth
-and view layers; a miss costs the page plus that read and one write.
+and view layers (a worker keeps the pages it served most recently, compressed in the shared
+cache and whole in its own memory, and then reads only the catalog version); a miss costs
+the page plus that read and one write.
 
 Only what cannot differ between readers is kept:
 - GET and HEAD requests under BENCH_RESPONSE_CACHE_PATHS, from clients without a session
@@ -22,6 +24,7 @@ BENCH_RESPONSE_CACHE switches it on (production); the benchmarks measure both wa
 from __future__ import annotations
 
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable
 
 from django.conf import settings
@@ -70,6 +73,29 @@ def _conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     )
 
 
+class _Recent:
+    """This process's most recently served kept responses, checked against the catalog
+    version before each use: a hit then reads only the version from the shared cache, not a
+    page of tens of kilobytes (the shared cache stays the one that says what is current)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[str, tuple] = OrderedDict()
+
+    def get(self, key: str) -> tuple | None:
+        return self.entries.get(key)
+
+    def keep(self, key: str, kept: tuple) -> None:
+        self.entries[key] = kept
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+
+
+RECENT_RESPONSES = 128
+_recent = _Recent(RECENT_RESPONSES)
+
+
 class ResponseCacheMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -78,13 +104,20 @@ class ResponseCacheMiddleware:
         if not settings.BENCH_RESPONSE_CACHE or not cacheable_request(request):
             return self.get_response(request)
         key = response_key(request)
-        hit, kept, version = cache.lookup(key)
-        if hit:
-            status, headers, packed = kept
-            response = HttpResponse(zlib.decompress(packed), status=status, headers=headers)
+        version = cache.current_version()
+        if version is None:  # no cache: serve uncached
+            return self.get_response(request)
+        kept = _recent.get(key)
+        if kept is None or kept[0] != version:
+            hit, shared, version = cache.lookup(key)
+            kept = (version, *shared[:2], zlib.decompress(shared[2])) if hit else None
+        if kept is not None:
+            _recent.keep(key, kept)
+            _, status, headers, content = kept
+            response = HttpResponse(content, status=status, headers=headers)
             response[CACHE_STATUS_HEADER] = "hit"
             return _conditional(request, response)
-        if version is None:  # no cache: serve uncached
+        if version is None:  # the cache went away meanwhile
             return self.get_response(request)
         with replicas.reads_including(version[1]):
             response = self.get_response(request)
@@ -96,5 +129,6 @@ class ResponseCacheMiddleware:
             headers = {k: v for k, v in response.items() if k != CACHE_STATUS_HEADER}
             packed = zlib.compress(response.content, 1)
             cache.store(key, version, (response.status_code, headers, packed))
+            _recent.keep(key, (version, response.status_code, headers, response.content))
             response[CACHE_STATUS_HEADER] = "miss"
         return response
