@@ -167,7 +167,7 @@ def cache_settings(redis_url: str) -> dict:
         }
     else:
         default = {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "BACKEND": "benchsite.pgcache.PostgresCache",
             "LOCATION": "bench_cache",
             "OPTIONS": {"MAX_ENTRIES": 20000},
         }

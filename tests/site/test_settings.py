@@ -94,7 +94,7 @@ def test_production_settings_from_the_environment():
     assert plain == {
         "aliases": {"default": ["/s", "main", None, "bench default"]},
         "replicas": [],
-        "cache": "DatabaseCache",
+        "cache": "PostgresCache",
         "conn_max_age": 60,
     }
     scaled = settings_with(

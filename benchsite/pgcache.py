@@ -1,0 +1,81 @@
+"""The shared cache in PostgreSQL, when there is no Redis: Django's database cache, with a
+write that is one upsert.
+
+Django's database cache counts the whole table before every write, to cull it when full:
+with thousands of kept pages that count was most of the cost of storing one (a cache miss
+cost the page plus several milliseconds). Here a write is a single INSERT ... ON CONFLICT,
+and one write in CULL_EVERY (at random) deletes what has expired and, beyond MAX_ENTRIES, the
+entries that expire first. Values are stored as Django's database cache stores them (pickled,
+base64), in the table `createcachetable` makes, so reads are Django's own.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import pickle
+import random
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.db import DatabaseCache
+from django.db import connections, router, transaction
+from django.utils import timezone
+
+CULL_EVERY = 100  # writes, on average, between two culls
+NEVER = datetime.datetime.max.replace(tzinfo=datetime.UTC)
+
+
+class PostgresCache(DatabaseCache):
+    def _base_set(self, mode, key, value, timeout=DEFAULT_TIMEOUT):
+        timeout = self.get_backend_timeout(timeout)
+        expires = (
+            NEVER
+            if timeout is None
+            else datetime.datetime.fromtimestamp(timeout, tz=datetime.UTC).replace(microsecond=0)
+        )
+        alias = router.db_for_write(self.cache_model_class)
+        connection = connections[alias]
+        table = connection.ops.quote_name(self._table)
+        now = timezone.now().replace(microsecond=0)
+        if random.random() * CULL_EVERY < 1:
+            with transaction.atomic(using=alias), connection.cursor() as cursor:
+                self._cull_table(cursor, table, now)
+        with connection.cursor() as cursor:  # one statement: no transaction of its own
+            if mode == "touch":
+                cursor.execute(
+                    f"UPDATE {table} SET expires = %s WHERE cache_key = %s AND expires >= %s",
+                    [expires, key, now],
+                )
+                return cursor.rowcount > 0
+            pickled = pickle.dumps(value, self.pickle_protocol)
+            params = [key, base64.b64encode(pickled).decode("latin1"), expires]
+            # add() replaces only an entry that has expired; set() any.
+            replace_when = ""
+            if mode == "add":
+                replace_when = f" WHERE {table}.expires < %s"
+                params.append(now)
+            cursor.execute(
+                f"INSERT INTO {table} (cache_key, value, expires) VALUES (%s, %s, %s) "
+                "ON CONFLICT (cache_key) DO UPDATE "
+                f"SET value = EXCLUDED.value, expires = EXCLUDED.expires{replace_when} "
+                "RETURNING 1",
+                params,
+            )
+            return cursor.fetchone() is not None
+
+    def _cull_table(self, cursor, table: str, now: datetime.datetime) -> None:
+        """Delete what has expired, then, beyond MAX_ENTRIES, what expires first: the surplus
+        and a CULL_FREQUENCY-th of the entries more (all of them for 0), as Django culls."""
+        cursor.execute(f"DELETE FROM {table} WHERE expires < %s", [now])
+        cursor.execute(f"SELECT count(*) FROM {table}")
+        count = cursor.fetchone()[0]
+        if count > self._max_entries:
+            if not self._cull_frequency:  # CULL_FREQUENCY 0: empty the cache
+                cursor.execute(f"DELETE FROM {table}")
+                return
+            surplus = count - self._max_entries + count // self._cull_frequency
+            cursor.execute(
+                f"DELETE FROM {table} WHERE cache_key IN "
+                f"(SELECT cache_key FROM {table} ORDER BY expires LIMIT %s)",
+                [surplus],
+            )

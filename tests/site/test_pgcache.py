@@ -1,0 +1,89 @@
+"""The PostgreSQL cache behaves as Django's database cache does (set, add, touch, expiry,
+culling beyond MAX_ENTRIES), every write one statement, no count of the table."""
+
+import time
+
+import pytest
+from django.core.cache.backends.db import DatabaseCache
+from django.db import connection
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchsite import pgcache
+from benchsite.pgcache import PostgresCache
+
+pytestmark = pytest.mark.django_db
+
+TABLE = "bench_cache"
+OPERATIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["set", "add", "touch", "get", "delete", "incr"]),
+        st.sampled_from(["a", "b", "c"]),
+        st.one_of(st.integers(-5, 5), st.text(max_size=5), st.none()),
+        st.sampled_from([None, 300, 0]),
+    ),
+    max_size=20,
+)
+
+
+def _caches():
+    params = {"OPTIONS": {"MAX_ENTRIES": 1000}}
+    return PostgresCache(TABLE, params), DatabaseCache(TABLE, params)
+
+
+def _apply(cache, op, key, value, timeout, prefix):
+    key = f"{prefix}:{key}"
+    if op == "set":
+        return cache.set(key, value, timeout)
+    if op == "add":
+        return cache.add(key, value, timeout)
+    if op == "touch":
+        return cache.touch(key, timeout)
+    if op == "delete":
+        return cache.delete(key)
+    if op == "incr":
+        try:
+            return cache.incr(key)
+        except (ValueError, TypeError) as error:
+            return type(error)
+    return cache.get(key, "missing")
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(OPERATIONS)
+def test_every_operation_answers_as_djangos_database_cache(operations):
+    ours, django = _caches()
+    prefix = f"ops{time.monotonic_ns()}"
+    for op, key, value, timeout in operations:
+        assert _apply(ours, op, key, value, timeout, f"{prefix}o") == _apply(
+            django, op, key, value, timeout, f"{prefix}d"
+        ), (op, key, value, timeout)
+
+
+def test_a_write_is_one_statement(django_assert_num_queries, monkeypatch):
+    ours, _ = _caches()
+    monkeypatch.setattr(pgcache, "CULL_EVERY", 10**9)  # no cull in this write
+    with django_assert_num_queries(1):
+        ours.set("one", "value", 300)
+    with django_assert_num_queries(1):
+        assert ours.add("one", "other", 300) is False
+    assert ours.get("one") == "value"
+
+
+def test_culling_keeps_at_most_max_entries_and_drops_the_expired_first(monkeypatch):
+    cache = PostgresCache(TABLE, {"OPTIONS": {"MAX_ENTRIES": 10, "CULL_FREQUENCY": 5}})
+    cache.clear()
+    cache.set("expired", 1, 1)
+    with connection.cursor() as cursor:  # it expired a minute ago
+        cursor.execute(f"UPDATE {TABLE} SET expires = now() - interval '1 minute'")
+    monkeypatch.setattr(pgcache, "CULL_EVERY", 10**9)
+    for i in range(15):
+        cache.set(f"k{i:02}", i, 100 + i)  # k00 expires first
+    monkeypatch.setattr(pgcache, "CULL_EVERY", 1)  # this write culls first
+    cache.set("last", "x", 1000)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT cache_key FROM {TABLE}")
+        kept = {key.rsplit(":", 1)[-1] for (key,) in cursor.fetchall()}
+    # 15 live entries > 10: 5 surplus and 15 // 5 more culled, the soonest to expire.
+    assert "expired" not in kept and "last" in kept
+    assert kept == {f"k{i:02}" for i in range(8, 15)} | {"last"}
