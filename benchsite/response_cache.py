@@ -104,11 +104,14 @@ class ResponseCacheMiddleware:
         if not settings.BENCH_RESPONSE_CACHE or not cacheable_request(request):
             return self.get_response(request)
         key = response_key(request)
-        version = cache.current_version()
-        if version is None:  # no cache: serve uncached
-            return self.get_response(request)
+        # One cache round trip: the catalog version alone when this worker holds the page,
+        # else the kept page with the version.
         kept = _recent.get(key)
-        if kept is None or kept[0] != version:
+        if kept is not None:
+            version = cache.current_version()
+            if version != kept[0]:
+                kept = None
+        if kept is None:
             hit, shared, version = cache.lookup(key)
             kept = (version, *shared[:2], zlib.decompress(shared[2])) if hit else None
         if kept is not None:
@@ -117,7 +120,7 @@ class ResponseCacheMiddleware:
             response = HttpResponse(content, status=status, headers=headers)
             response[CACHE_STATUS_HEADER] = "hit"
             return _conditional(request, response)
-        if version is None:  # the cache went away meanwhile
+        if version is None:  # no cache: serve uncached
             return self.get_response(request)
         with replicas.reads_including(version[1]):
             response = self.get_response(request)
