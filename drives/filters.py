@@ -16,6 +16,12 @@ CAPACITY_WORD = re.compile(r"^(\d+(?:\.\d+)?)(gb|tb)$", re.IGNORECASE)
 MAX_SEARCH = 100
 
 
+def search_words(text: str) -> str:
+    """Search text as a search box sends it, made safe to search: no NUL character (which
+    no name holds and PostgreSQL refuses), no surrounding space, at most MAX_SEARCH long."""
+    return text.replace("\x00", "").strip()[:MAX_SEARCH]
+
+
 def search_q(text: str, prefix: str = "") -> Q:
     """Every word must match the model, maker, controller or part number (the drive's
     search_text, which a trigram index serves); a word such as "240GB" or "1TB" matches the

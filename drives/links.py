@@ -23,7 +23,7 @@ def safe_http_url(url: str) -> str:
 
 # A slug needs no quoting in a path. The placeholders hold every kind of slug character:
 # a URL whose converter accepts them is one whose arguments are slugs (slug, str).
-_SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,255}")
 _PLACEHOLDER = "Slug-{}_Placeholder"
 _patterns: dict[tuple[str, str, int], list[str] | None] = {}
 
@@ -38,7 +38,7 @@ def page_url(name: str, *slugs: str) -> str:
     parts = _patterns.get(key, ())
     if parts == ():
         parts = _patterns[key] = _split(name, len(slugs))
-    if parts is None or not all(isinstance(s, str) and _SLUG.fullmatch(s) for s in slugs):
+    if parts is None or not all(isinstance(s, str) and SLUG.fullmatch(s) for s in slugs):
         return reverse(name, args=slugs)
     url = parts[0]
     for slug, text in zip(slugs, parts[1:], strict=True):

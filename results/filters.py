@@ -3,6 +3,7 @@
 import django_filters
 
 from drives.filters import drive_filterset
+from drives.links import SLUG
 from results.models import DataPattern, LeaderboardEntry, Run
 from results.selectors import value_tests
 
@@ -57,3 +58,13 @@ class ValueFilter(LeaderboardFilter):
 
     def keep(self, queryset, name, value):
         return queryset
+
+
+MAX_HIGHLIGHT = 5
+
+
+def highlight_slugs(values: list[str]) -> tuple[str, ...]:
+    """The drives a ranking or value view highlights (its `highlight` parameters): the first
+    MAX_HIGHLIGHT distinct slugs among `values`; any other text names no drive."""
+    slugs = [v.strip() for v in values if SLUG.fullmatch(v.strip())]
+    return tuple(dict.fromkeys(slugs))[:MAX_HIGHLIGHT]

@@ -17,10 +17,9 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
 
-from drives.db import prepared, read_alias
+from drives.db import Shape, attach, prepared, read_alias
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
 from drives.selectors import DriveLabel, drive_labels
-from results.json_rows import Shape, attach
 from results.models import (
     Citation,
     ConsistencySeries,

@@ -34,6 +34,7 @@ from results.models import (
     Test,
     TrimValidation,
 )
+from results.views.common import highlight_slugs
 
 MAX_LEADERBOARD_PAGE = 200
 MAX_PAGE = 500
@@ -621,7 +622,7 @@ class LeaderboardView(APIView):
             )
         page = _positive_int(request, "page", 1, 10_000)
         size = _positive_int(request, "page_size", 50, MAX_LEADERBOARD_PAGE)
-        highlight = tuple(dict.fromkeys(request.query_params.getlist("highlight")))[:5]
+        highlight = highlight_slugs(request.query_params.getlist("highlight"))
         board = selectors.leaderboard(
             test=test,
             entries=filters.qs,
@@ -692,7 +693,7 @@ class ValueView(APIView):
             test=test,
             entries=filters.qs,
             as_of=cleaned.get("as_of"),
-            highlight=tuple(request.query_params.getlist("highlight"))[:5],
+            highlight=highlight_slugs(request.query_params.getlist("highlight")),
             worst_case=not cleaned.get("pattern"),
         )
         return Response(

@@ -4,7 +4,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.middleware import HtmxDetails
 
-MAX_HIGHLIGHT = 5
+from results.filters import highlight_slugs
+
 MAX_PAGE = 10_000
 
 
@@ -26,8 +27,7 @@ def choice(value: str | None, choices: tuple[str, ...]) -> str:
 
 
 def highlighted(request: HttpRequest) -> tuple[str, ...]:
-    slugs = [s.strip()[:255] for s in request.GET.getlist("highlight") if s.strip()]
-    return tuple(dict.fromkeys(slugs))[:MAX_HIGHLIGHT]
+    return highlight_slugs(request.GET.getlist("highlight"))
 
 
 def bad_request(request: HttpRequest, errors) -> HttpResponse:

@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.utils.timezone import localtime
 from django.views.decorators.http import require_GET
 
-from drives.filters import MAX_SEARCH
-from drives.links import page_url
+from drives.filters import search_words
+from drives.links import SLUG, page_url
 from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results import charts
@@ -46,7 +46,7 @@ def _permalink(a: str, b: str, **state) -> str:
 def compare_start(request: HtmxHttpRequest) -> HttpResponse:
     """The pickers' plain form (no JavaScript needed): each side's text is resolved to a
     drive; when both are found this lands on the permalink, else it lists the candidates."""
-    texts = {side: request.GET.get(side, "").strip()[:MAX_SEARCH] for side in ("a", "b")}
+    texts = {side: search_words(request.GET.get(side, "")) for side in ("a", "b")}
     chosen, candidates = {}, {}
     for side, text in texts.items():
         if text:
@@ -67,8 +67,12 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
     """Search-as-you-type for one picker: links that land on the comparison."""
     side = choice(request.GET.get("side"), ("a", "b"))
     other = "b" if side == "a" else "a"
-    text = request.GET.get(side, "").strip()[:MAX_SEARCH]
-    current_other = request.GET.get(f"cur_{other}", "")[:255]
+    text = search_words(request.GET.get(side, ""))
+    # The other picker's drive, as its form sent it: a slug, or nothing (any other text
+    # names no drive, and no link can carry it).
+    current_other = request.GET.get(f"cur_{other}", "")
+    if not SLUG.fullmatch(current_other):
+        current_other = ""
     drives = drive_search(text, limit=PICKER_RESULTS) if text else []
     options = []
     for drive in drives:

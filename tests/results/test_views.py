@@ -5,6 +5,8 @@ import re
 
 import pytest
 from django.urls import reverse
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from drives.models import Drive
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
@@ -143,6 +145,28 @@ def test_compare_start_without_javascript(client, pair):
     assert client.get(start, {"a": "x" * 500}).status_code == 200
 
 
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.dictionaries(
+        st.sampled_from(["side", "a", "b", "cur_a", "cur_b", "target"]),
+        st.text(st.characters(codec="utf-8"), max_size=300),
+    )
+)
+@example({"side": "a", "a": "\x00"})
+@example({"side": "b", "b": "Acme\x00", "cur_a": "\x00", "target": "compare"})
+def test_picker_and_pickers_form_answer_any_query_string(client, pair, query):
+    """Any text in any parameter of the picker, or of the pickers' plain form: a list, "no
+    match" or the comparison, never a 5xx."""
+    assert client.get(reverse("bench:pick"), query).status_code == 200
+    assert client.get(reverse("bench:compare_start"), query).status_code in (200, 302)
+
+
 def test_picker_lists_matches_as_links_to_the_comparison(client, pair):
     a, b = pair
     html = client.get(
@@ -187,6 +211,56 @@ def test_leaderboard_bad_filters_are_400(client, pair, query):
     response = client.get(url, query)
     assert response.status_code == 400
     assert next(iter(query)) in response.content.decode()
+
+
+RANKING_PARAMETERS = [
+    "q",
+    "kind",
+    "interface",
+    "controller",
+    "cell_type",
+    "capacity_min",
+    "capacity_max",
+    "pattern",
+    "source",
+    "metric",
+    "page",
+    "highlight",
+    "test",
+    "as_of",
+]
+RANKING_URLS = [
+    "/bench/tests/randwrite-4k-qd3-8g/",
+    "/bench/value/",
+    "/api/v1/tests/randwrite-4k-qd3-8g/leaderboard/",
+    "/api/v1/value/",
+]
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(RANKING_PARAMETERS), st.text(st.characters(codec="utf-8"), max_size=40)
+        ),
+        max_size=6,
+    )
+)
+@example([("highlight", "\x00")])
+@example([("highlight", "not a slug"), ("highlight", "acme-fast-one"), ("controller", "\x00")])
+@example([("q", "\x00"), ("as_of", "\x00")])
+def test_rankings_answer_any_query_string_with_a_page_or_a_400(client, pair, query):
+    """Any text in any parameter (repeated too) of a leaderboard or value view, page or API:
+    the view, or a 400 saying what is wrong; never a 5xx."""
+    for url in RANKING_URLS:
+        response = client.get(url, query)
+        assert response.status_code in (200, 400), (url, query, response.status_code)
 
 
 def test_leaderboard_fallbacks_and_404(client, pair):
