@@ -157,6 +157,17 @@ class FirmwareFilter(DriveChildFilter):
 # -- views -----------------------------------------------------------------------------------
 
 
+class StableOrderingFilter(OrderingFilter):
+    """The orders a client asks for, ties broken by id in the direction of the first: pages
+    of a list never repeat or skip a drive, and each order reads an index."""
+
+    def get_ordering(self, request, queryset, view):
+        ordering = super().get_ordering(request, queryset, view)
+        if ordering and ordering is not getattr(view, "ordering", None):
+            ordering = [*ordering, "-pk" if ordering[0].startswith("-") else "pk"]
+        return ordering
+
+
 class CatalogViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     lookup_value_regex = "[-a-zA-Z0-9_]+"
@@ -174,7 +185,7 @@ class CatalogViewSet(viewsets.ReadOnlyModelViewSet):
 class DriveViewSet(CatalogViewSet):
     serializer_class = DriveSerializer
     filterset_class = DriveApiFilter
-    filter_backends = [django_filters.rest_framework.DjangoFilterBackend, OrderingFilter]
+    filter_backends = [django_filters.rest_framework.DjangoFilterBackend, StableOrderingFilter]
     ordering_fields = ["model", "capacity_bytes", "release_date", "manufacturer__name"]
 
     def get_queryset(self) -> QuerySet[Drive]:

@@ -323,6 +323,10 @@ class Drive(LabelledModel):
             models.Index(Lower("model"), name="drive_model_lower_idx"),
             models.Index(fields=["kind", "interface"], name="drive_kind_interface_idx"),
             models.Index(fields=["sort_name", "capacity_bytes", "id"], name="drive_sort_idx"),
+            # The API's other orders (ties by id, in the same direction).
+            models.Index(fields=["model", "id"], name="drive_model_idx"),
+            models.Index(fields=["capacity_bytes", "id"], name="drive_capacity_idx"),
+            models.Index(fields=["release_date", "id"], name="drive_release_idx"),
         ]
 
     def __str__(self) -> str:

@@ -18,8 +18,15 @@ from django.db import connections
 from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
 
 from drives.db import Shape, attach, prepared, read_alias
-from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
-from drives.selectors import DriveLabel, drive_labels
+from drives.models import Controller, Drive, FirmwareVersion, NandType, Price
+from drives.selectors import (
+    SPECS_COLUMNS,
+    SPECS_TABLES,
+    SPECS_WIDTH,
+    DriveLabel,
+    drive_labels,
+    drive_with_specs,
+)
 from results.models import (
     Citation,
     ConsistencySeries,
@@ -222,20 +229,6 @@ def series_is_quick(series: ConsistencySeries, points: int) -> bool:
 # one of the drive's) the latest result of every test (its leaderboard entries) or the
 # chosen run's, the latest consistency series of every spare-area level, TRIM validation of
 # every test and pattern, and write saturation of every pattern.
-_DRIVE = Shape(
-    Drive,
-    "d",
-    [
-        f.name
-        for f in Drive._meta.concrete_fields
-        if f.name not in ("created_at", "updated_at", "search_text", "sort_name")
-    ],
-)
-_MAKER = Shape(Manufacturer, "m")
-_CONTROLLER = Shape(Controller, "c")
-_CONTROLLER_VENDOR = Shape(Manufacturer, "cv")
-_NAND = Shape(NandType, "n")
-_NAND_VENDOR = Shape(Manufacturer, "nv")
 _PRICE = Shape(Price, "p")
 _RUN = Shape(Run, "run", [f.name for f in Run._meta.concrete_fields if f.name != "document"])
 _FIRMWARE = Shape(FirmwareVersion, "fw")
@@ -283,14 +276,8 @@ shown AS (
 SELECT json_build_object(
   'sides', (SELECT json_agg(json_build_array(key, drive_id, chosen)) FROM side),
   'drives', (
-    SELECT json_agg(json_build_array({drive}, {maker}, {controller}, {controller_vendor},
-                                     {nand}, {nand_vendor}, {price}))
-    FROM drives_drive d
-    JOIN drives_manufacturer m ON m.id = d.manufacturer_id
-    LEFT JOIN drives_controller c ON c.id = d.controller_id
-    LEFT JOIN drives_manufacturer cv ON cv.id = c.vendor_id
-    LEFT JOIN drives_nandtype n ON n.id = d.nand_id
-    LEFT JOIN drives_manufacturer nv ON nv.id = n.vendor_id
+    SELECT json_agg(json_build_array({specs}, {price}))
+    FROM {specs_tables}
     LEFT JOIN LATERAL (
       SELECT * FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
       ORDER BY p.observed_on DESC, p.amount LIMIT 1) p ON true
@@ -339,12 +326,8 @@ SELECT json_build_object(
 @functools.cache
 def _compare_sql(*, points: bool, real: bool) -> str:
     shapes = {
-        "drive": _DRIVE.array,
-        "maker": _MAKER.array,
-        "controller": _CONTROLLER.optional,
-        "controller_vendor": _CONTROLLER_VENDOR.optional,
-        "nand": _NAND.optional,
-        "nand_vendor": _NAND_VENDOR.optional,
+        "specs_tables": SPECS_TABLES,
+        "specs": SPECS_COLUMNS,
         "price": _PRICE.optional,
         "run": _RUN.array,
         "firmware": _FIRMWARE.optional,
@@ -392,18 +375,9 @@ def compare(
     drives: dict[int, Drive] = {}
     prices: dict[int, Price | None] = {}
     for values in doc["drives"]:
-        drive = _DRIVE.build(values[0], alias)
-        attach(drive, "manufacturer", _MAKER.build(values[1], alias))
-        controller = _CONTROLLER.build(values[2], alias)
-        if controller is not None:
-            attach(controller, "vendor", _CONTROLLER_VENDOR.build(values[3], alias))
-        attach(drive, "controller", controller)
-        nand = _NAND.build(values[4], alias)
-        if nand is not None:
-            attach(nand, "vendor", _NAND_VENDOR.build(values[5], alias))
-        attach(drive, "nand", nand)
+        drive = drive_with_specs(values, alias)
         drives[drive.pk] = drive
-        prices[drive.pk] = _PRICE.build(values[6], alias)
+        prices[drive.pk] = _PRICE.build(values[SPECS_WIDTH], alias)
 
     runs: dict[int, Run] = {}
     for values in doc["runs"] or []:
