@@ -5,10 +5,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import orjson
-from django.db import connections
 from django.db.models import QuerySet
 
-from drives.db import Shape, attach, prepared, read_alias
+from drives.db import Shape, attach, prepared_rows
 from drives.filters import search_q
 from drives.links import page_url
 from drives.models import Controller, Drive, Manufacturer, NandType, Price, drive_name
@@ -94,12 +93,9 @@ def drive_rows(ids: Sequence[int]) -> list[Drive]:
     ids first keeps the wide joined rows out of the sort; then one prepared statement."""
     if not ids:
         return []
-    alias = read_alias(Drive)
-    with prepared(alias), connections[alias].cursor() as cursor:
-        cursor.execute(_ROWS_SQL, [list(ids)])
-        rows = [orjson.loads(row[0]) for row in cursor.fetchall()]
+    alias, rows = prepared_rows(Drive, _ROWS_SQL, [list(ids)])
     found = {}
-    for values in rows:
+    for values in (orjson.loads(row[0]) for row in rows):
         drive = drive_with_specs(values, alias)
         price = values[SPECS_WIDTH]
         drive.latest_price = Decimal(price) if price is not None else None
@@ -184,10 +180,7 @@ def drive_labels(ids: Sequence[int]) -> dict[int, DriveLabel]:
     """The labels of these drives, by id. One prepared statement, whatever the ids."""
     if not ids:
         return {}
-    alias = read_alias(Drive)
-    with prepared(alias), connections[alias].cursor() as cursor:
-        cursor.execute(_LABELS_SQL, [list(ids)])
-        rows = cursor.fetchall()
+    _, rows = prepared_rows(Drive, _LABELS_SQL, [list(ids)])
     labels = {}
     for pk, slug, maker, model, capacity, revision, synthetic, configuration, *ctl in rows:
         vendor, controller = ctl
@@ -212,7 +205,4 @@ JOIN drives_manufacturer m ON m.id = c.vendor_id ORDER BY m.name, c.model
 def controller_choices() -> list[tuple[str, str]]:
     """(slug, name) of every controller, by maker and model, for filter forms. One prepared
     statement."""
-    alias = read_alias(Controller)
-    with prepared(alias), connections[alias].cursor() as cursor:
-        cursor.execute(_CONTROLLER_CHOICES_SQL)
-        return cursor.fetchall()
+    return prepared_rows(Controller, _CONTROLLER_CHOICES_SQL)[1]

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
 
-from drives.db import Shape, attach, prepared, read_alias
+from drives.db import Shape, attach, prepared_rows, read_alias
 from drives.models import Controller, Drive, FirmwareVersion, NandType, Price
 from drives.selectors import (
     SPECS_COLUMNS,
@@ -363,10 +363,8 @@ def compare(
     Raises Drive.DoesNotExist when either slug is unknown.
     """
     sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
-    alias = read_alias(Run)
-    with prepared(alias), connections[alias].cursor() as cursor:
-        cursor.execute(sql, {"a": a, "b": b, "run_a": run_a, "run_b": run_b})
-        doc = orjson.loads(cursor.fetchone()[0])
+    alias, rows = prepared_rows(Run, sql, {"a": a, "b": b, "run_a": run_a, "run_b": run_b})
+    doc = orjson.loads(rows[0][0])
     sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
     for key, slug in (("a", a), ("b", b)):
         if key not in sides_found:
@@ -560,11 +558,8 @@ _THROUGHPUT_TEST_SQL = (
 def throughput_test(identifier: str) -> Test | None:
     """The throughput test of this identifier (a leaderboard's), or None. One prepared
     statement."""
-    alias = read_alias(Test)
-    with prepared(alias), connections[alias].cursor() as cursor:
-        cursor.execute(_THROUGHPUT_TEST_SQL, [identifier, Test.Kind.THROUGHPUT])
-        row = cursor.fetchone()
-    return _TEST.build(row[0], alias) if row else None
+    alias, rows = prepared_rows(Test, _THROUGHPUT_TEST_SQL, [identifier, Test.Kind.THROUGHPUT])
+    return _TEST.build(rows[0][0], alias) if rows else None
 
 
 _VALUE_TESTS_SQL = f"""
@@ -575,10 +570,8 @@ WHERE t.kind = %s AND t.block_size = 4096 ORDER BY t.identifier
 
 def value_tests() -> list[Test]:
     """The 4KB throughput tests a value view can price IOPS in. One prepared statement."""
-    alias = read_alias(Test)
-    with prepared(alias), connections[alias].cursor() as cursor:
-        cursor.execute(_VALUE_TESTS_SQL, [Test.Kind.THROUGHPUT])
-        return [_TEST.build(row[0], alias) for row in cursor.fetchall()]
+    alias, rows = prepared_rows(Test, _VALUE_TESTS_SQL, [Test.Kind.THROUGHPUT])
+    return [_TEST.build(row[0], alias) for row in rows]
 
 
 def throughput_tests() -> list[Test]:
