@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.filters import OrderingFilter
 
-from drives.filters import DriveFilter
+from drives.filters import DriveFilter, FilterSet
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
 from drives.selectors import drive_list, drive_rows, with_latest_prices
 
@@ -134,7 +134,7 @@ class DriveApiFilter(DriveFilter):
         pass
 
 
-class DriveChildFilter(django_filters.FilterSet):
+class DriveChildFilter(FilterSet):
     drive = django_filters.CharFilter(field_name="drive__slug", max_length=255, label="Drive")
 
 

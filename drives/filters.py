@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 
 import django_filters
+from django import forms
 from django.db.models import Q
 from django.http import QueryDict
 
@@ -127,8 +128,36 @@ class FilterSet(django_filters.FilterSet):
         form = type(self).__dict__.get("_form_class")
         if form is None:
             form = super().get_form_class()
+            if all(type(f) in SHAREABLE_FIELDS for f in form.base_fields.values()):
+                form.base_fields = _SharedFields(form.base_fields)
             type(self)._form_class = form
         return form
+
+
+# Form fields that no request changes (their choices are fixed): a filter form's instances
+# can share them, where a Django form deep-copies every field (choices and widget included)
+# for every instance.
+SHAREABLE_FIELDS = frozenset(
+    {
+        forms.CharField,
+        forms.ChoiceField,
+        forms.TypedChoiceField,
+        forms.DecimalField,
+        forms.IntegerField,
+        forms.FloatField,
+        forms.DateField,
+        forms.BooleanField,
+        forms.NullBooleanField,
+        django_filters.fields.ChoiceField,
+    }
+)
+
+
+class _SharedFields(dict):
+    """A form class's fields, copied shallowly when a form is made (see SHAREABLE_FIELDS)."""
+
+    def __deepcopy__(self, memo):
+        return dict(self)
 
 
 def drive_filterset(fields: Mapping[str, str] = DRIVE_FIELDS) -> type[FilterSet]:

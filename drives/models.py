@@ -322,6 +322,13 @@ class Drive(LabelledModel):
         indexes = [
             models.Index(Lower("model"), name="drive_model_lower_idx"),
             models.Index(fields=["kind", "interface"], name="drive_kind_interface_idx"),
+            # Counts of the catalog's filtered lists (an interface and a capacity range, the
+            # other filters' columns alongside) from the index alone, not the table.
+            models.Index(
+                fields=["interface", "capacity_bytes", "id"],
+                include=["kind", "nand", "controller", "synthetic"],
+                name="drive_interface_capacity_idx",
+            ),
             models.Index(fields=["sort_name", "capacity_bytes", "id"], name="drive_sort_idx"),
             # The API's other orders (ties by id, in the same direction).
             models.Index(fields=["model", "id"], name="drive_model_idx"),

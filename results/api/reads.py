@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from drives.filters import FilterSet
 from drives.models import Drive
 from results import selectors
 from results.filters import LeaderboardFilter, ValueFilter
@@ -222,7 +223,7 @@ class ResultSerializer(serializers.Serializer):
         }
 
 
-class RunChildFilter(django_filters.FilterSet):
+class RunChildFilter(FilterSet):
     drive = django_filters.CharFilter(field_name="run__drive__slug", max_length=255)
     test = django_filters.CharFilter(field_name="test__identifier", max_length=64)
     source = django_filters.ChoiceFilter(field_name="run__source", choices=Run.Source.choices)

@@ -24,6 +24,7 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlencode
 
 from django.contrib.auth.models import Group, User
@@ -36,9 +37,9 @@ from benchsite.appserver import AppServer, prepare
 from benchsite.loadrig import (
     WrkMissing,
     WrkResult,
-    cache_round_trip_ms,
     get_rotation,
     measure_rounds,
+    report_misses,
     write_script,
 )
 from drives.models import Drive
@@ -101,6 +102,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=5)
 
     def handle(self, *args, **opts):
+        self.alone_ms: dict[str, list[float]] = {}
         if Drive.objects.filter(synthetic=True).count() < SCALE_DRIVES:
             self.stdout.write("building the seed_scale catalog")
             call_command("seed_scale", stdout=self.stdout)
@@ -151,6 +153,18 @@ class Command(BaseCommand):
                 seconds=opts["seconds"],
                 connections=opts["connections"],
             )
+            if opts["cached"]:
+                # One connection (what one reader waits for): misses against uncached.
+                alone = [n for n in scripts if n.removesuffix(" (miss)") in TARGETS]
+                singles = measure_rounds(
+                    server.url,
+                    {n: scripts[n] for n in alone},
+                    rounds=opts["rounds"],
+                    seconds=opts["seconds"],
+                    connections=1,
+                )
+                for name in alone:
+                    self.alone_ms[name] = [r.p50_ms for r in singles[name]]
             if uploads:
                 self.upload_ms = self.upload_latencies(server.url)
         return results
@@ -223,12 +237,16 @@ class Command(BaseCommand):
             {k: v for k, v in results.items() if "(miss)" not in k},
             {f"{name} (hit)": CACHED_TARGET for name in families},
         )
-        trip = cache_round_trip_ms()
-        self.stdout.write(
-            f"\ncache misses against the uncached endpoint (one cache round trip here: "
-            f"{trip:.2f} ms)\n{'endpoint':<22}{'uncached ms':>12}{'miss ms':>10}{'extra ms':>10}"
+
+        def figures(name: str, runs) -> SimpleNamespace:
+            return SimpleNamespace(
+                alone_ms=self.alone_ms[name], medians_ms=[r.p50_ms for r in runs[name]]
+            )
+
+        report_misses(
+            self.stdout,
+            [
+                (name, figures(name, uncached), figures(f"{name} (miss)", results))
+                for name in families
+            ],
         )
-        for name in families:
-            before = statistics.median(r.p50_ms for r in uncached[name])
-            miss = statistics.median(r.p50_ms for r in results[f"{name} (miss)"])
-            self.stdout.write(f"{name:<22}{before:>12.2f}{miss:>10.2f}{miss - before:>10.2f}")

@@ -30,7 +30,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.db.models import Count
 
-from benchsite.loadrig import cache_round_trip_ms, get_rotation, measure_rounds, write_script
+from benchsite.loadrig import get_rotation, measure_rounds, report_misses, write_script
 from drives.models import Controller, Drive
 from results.models import LeaderboardEntry, Test
 from results.selectors import value_frontier
@@ -51,6 +51,7 @@ class Page:
     medians_ms: list[float] = field(default_factory=list)
     errors: int = 0
     fresh: bool = False  # every request new to the response cache (its misses)
+    alone_ms: list[float] = field(default_factory=list)  # median latency, one connection
 
 
 def _free_port() -> int:
@@ -151,6 +152,21 @@ class Command(BaseCommand):
                     page.rates = [r.rate for r in measured[page.name]]
                     page.medians_ms = [r.p50_ms for r in measured[page.name]]
                     page.errors = sum(r.failures for r in measured[page.name])
+                if opts["cached"]:
+                    # What one reader waits for, the server otherwise idle: the uncached
+                    # pages and their cache misses compare there (under load, every
+                    # millisecond of work a request adds is multiplied by the queue).
+                    alone = [p for p in pages if p.name.removesuffix(" (miss)") in CACHED_PAGES]
+                    singles = measure_rounds(
+                        base,
+                        {p.name: scripts[p.name] for p in alone},
+                        rounds=opts["rounds"],
+                        seconds=opts["seconds"],
+                        connections=1,
+                    )
+                    for page in alone:
+                        page.alone_ms = [r.p50_ms for r in singles[page.name]]
+                        page.errors += sum(r.failures for r in singles[page.name])
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
@@ -170,19 +186,15 @@ class Command(BaseCommand):
             [p for p in cached_pages if not p.fresh],
             {f"{name} (hit)": CACHED_TARGET for name in CACHED_PAGES},
         )
-        trip = cache_round_trip_ms()
-        self.stdout.write(
-            f"\ncache misses against the uncached pages (one cache round trip here: "
-            f"{trip:.2f} ms)\n{'page':<15}{'uncached ms':>12}{'miss ms':>10}{'extra ms':>10}"
-        )
         by_name = {p.name: p for p in cached_pages}
-        for page in uncached:
-            if page.name in CACHED_PAGES:
-                before = statistics.median(page.medians_ms)
-                miss = statistics.median(by_name[f"{page.name} (miss)"].medians_ms)
-                self.stdout.write(
-                    f"{page.name:<15}{before:>12.2f}{miss:>10.2f}{miss - before:>10.2f}"
-                )
+        report_misses(
+            self.stdout,
+            [
+                (page.name, page, by_name[f"{page.name} (miss)"])
+                for page in uncached
+                if page.name in CACHED_PAGES
+            ],
+        )
 
     def wait_up(self, base: str, server: subprocess.Popen) -> None:
         deadline = time.monotonic() + 60
