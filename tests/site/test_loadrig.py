@@ -17,6 +17,7 @@ class Recorder(ThreadingHTTPServer):
         self.paths: Counter = Counter()
         self.bodies: list[bytes] = []
         self.keys: list[str] = []
+        self.cookies: Counter = Counter()
         self.lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), Handler)
 
@@ -33,6 +34,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         with self.server.lock:
             self.server.paths[self.path] += 1
+            self.server.cookies[self.headers.get("Cookie")] += 1
         self._answer(404 if self.path.startswith("/missing") else 200)
 
     def do_POST(self) -> None:
@@ -81,6 +83,17 @@ def test_fresh_requests_never_repeat_a_url(recorder, tmp_path):
     run_wrk(url(recorder), script, seconds=1, connections=2)
     assert len(recorder.paths) > 10 and set(recorder.paths.values()) == {1}
     assert all(p.startswith(("/a/?_=", "/b/?x=1&_=")) for p in recorder.paths)
+
+
+def test_requests_carry_the_headers_asked_for(recorder, tmp_path):
+    headers = {"Cookie": "bench_primary=4102444800", "Accept": "text/csv"}
+    script = write_script(tmp_path / "h.lua", get_rotation(["/a/", "/b/"], headers=headers))
+    run_wrk(url(recorder), script, seconds=1, connections=2)
+    assert list(recorder.cookies) == ["bench_primary=4102444800"]
+    plain = write_script(tmp_path / "plain.lua", get_rotation(["/c/"]))
+    recorder.cookies.clear()
+    run_wrk(url(recorder), plain, seconds=1, connections=1)
+    assert list(recorder.cookies) == [None]
 
 
 def test_posts_carry_distinct_bodies_and_keys(recorder, tmp_path):

@@ -24,7 +24,6 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import urlencode
 
 from django.contrib.auth.models import Group, User
@@ -42,6 +41,7 @@ from benchsite.loadrig import (
     report_misses,
     write_script,
 )
+from benchsite.replicas import STICKY_COOKIE
 from drives.models import Drive
 from results.models import LeaderboardEntry, Test
 from results.services import run_ingest
@@ -52,6 +52,8 @@ PATHS = 300
 TARGETS = {"drives list": 0.25, "results list": 0.25, "compare": 0.15}
 CACHED_TARGET = 0.5
 UPLOADS = 15
+ALONE_ROUNDS = 5  # one-connection rounds of each family, alternating
+UNCACHED = {"Cookie": f"{STICKY_COOKIE}=4102444800"}  # as bench_web: never from the cache
 REVIEWER = "bench-api-reviewer"
 
 
@@ -130,14 +132,21 @@ class Command(BaseCommand):
         except WrkMissing as error:
             raise CommandError(str(error)) from error
 
-    def serve(self, folder, env, opts, paths, *, uploads=False) -> dict[str, list[WrkResult]]:
-        scripts = {
-            name: write_script(
+    def serve(
+        self, folder, env, opts, paths, *, uploads=False, alone=None
+    ) -> dict[str, list[WrkResult]]:
+        """Load each family of paths under the server with env; then, with one connection,
+        the `alone` families (name: (paths, request headers)) into self.alone_ms."""
+        alone = alone or {}
+
+        def script(name: str, urls: list[str], headers=None) -> Path:
+            return write_script(
                 folder / f"{len(os.listdir(folder))}.lua",
-                get_rotation(p, fresh=name.endswith("(miss)")),
+                get_rotation(urls, fresh=name.endswith("(miss)"), headers=headers),
             )
-            for name, p in paths.items()
-        }
+
+        scripts = {name: script(name, p) for name, p in paths.items()}
+        singles = {name: script(name, *family) for name, family in alone.items()}
         log = folder / f"gunicorn-{env['BENCH_RESPONSE_CACHE']}.log"  # one a server
         with AppServer(env=env, log=log, workers=opts["workers"]) as server:
             self.stdout.write(
@@ -153,18 +162,13 @@ class Command(BaseCommand):
                 seconds=opts["seconds"],
                 connections=opts["connections"],
             )
-            if opts["cached"]:
-                # One connection (what one reader waits for): misses against uncached.
-                alone = [n for n in scripts if n.removesuffix(" (miss)") in TARGETS]
-                singles = measure_rounds(
-                    server.url,
-                    {n: scripts[n] for n in alone},
-                    rounds=opts["rounds"],
-                    seconds=opts["seconds"],
-                    connections=1,
-                )
-                for name in alone:
-                    self.alone_ms[name] = [r.p50_ms for r in singles[name]]
+            measured = measure_rounds(
+                server.url, singles, rounds=ALONE_ROUNDS, seconds=opts["seconds"], connections=1
+            )
+            for name, runs in measured.items():
+                if any(r.failures for r in runs):
+                    raise CommandError(f"{name}: some requests failed")
+                self.alone_ms[name] = [r.p50_ms for r in runs]
             if uploads:
                 self.upload_ms = self.upload_latencies(server.url)
         return results
@@ -226,27 +230,35 @@ class Command(BaseCommand):
         )
 
     def cached(self, folder, env, opts, families, uncached) -> None:
+        """Hits against the trivial endpoint; misses against the uncached endpoint, under
+        load and for one reader at a time (in the same server: a request carrying the
+        primary-reads cookie is one the cache must not answer)."""
         env = {**env, "BENCH_RESPONSE_CACHE": "1"}
         paths = {"trivial DRF": ["/bench-trivial-api/"]}
+        alone = {}
         for name, urls in families.items():
             paths[f"{name} (hit)"] = urls[:20]
             paths[f"{name} (miss)"] = urls  # each request made new to the cache
-        results = self.serve(folder, env, opts, paths)
+            alone[f"{name} (uncached)"] = (urls, UNCACHED)
+            alone[f"{name} (miss)"] = (urls, None)
+        results = self.serve(folder, env, opts, paths, alone=alone)
         self.report(
             "cached: hits against the trivial endpoint",
             {k: v for k, v in results.items() if "(miss)" not in k},
             {f"{name} (hit)": CACHED_TARGET for name in families},
         )
-
-        def figures(name: str, runs) -> SimpleNamespace:
-            return SimpleNamespace(
-                alone_ms=self.alone_ms[name], medians_ms=[r.p50_ms for r in runs[name]]
-            )
-
         report_misses(
             self.stdout,
             [
-                (name, figures(name, uncached), figures(f"{name} (miss)", results))
+                (
+                    name,
+                    {
+                        "alone uncached": self.alone_ms[f"{name} (uncached)"],
+                        "alone miss": self.alone_ms[f"{name} (miss)"],
+                        "loaded uncached": [r.p50_ms for r in uncached[name]],
+                        "loaded miss": [r.p50_ms for r in results[f"{name} (miss)"]],
+                    },
+                )
                 for name in families
             ],
         )

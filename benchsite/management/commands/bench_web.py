@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -31,6 +32,7 @@ from django.db import connection
 from django.db.models import Count
 
 from benchsite.loadrig import get_rotation, measure_rounds, report_misses, write_script
+from benchsite.replicas import STICKY_COOKIE
 from drives.models import Controller, Drive
 from results.models import LeaderboardEntry, Test
 from results.selectors import value_frontier
@@ -40,6 +42,10 @@ CACHED_TARGET = 0.5
 CACHED_PAGES = ("compare", "leaderboard", "value")
 SCALE_DRIVES = 10_000
 PATHS_PER_PAGE = 200
+ALONE_ROUNDS = 5  # one-connection rounds of each page, alternating
+# A request the response cache must not answer (benchsite/response_cache.py): reads pinned to
+# the primary, as after one's own write. Without replicas, the same work as any reader's.
+UNCACHED = {"Cookie": f"{STICKY_COOKIE}=4102444800"}
 
 
 @dataclass
@@ -51,6 +57,7 @@ class Page:
     medians_ms: list[float] = field(default_factory=list)
     errors: int = 0
     fresh: bool = False  # every request new to the response cache (its misses)
+    headers: dict[str, str] = field(default_factory=dict)  # sent with every request
     alone_ms: list[float] = field(default_factory=list)  # median latency, one connection
 
 
@@ -106,8 +113,11 @@ class Command(BaseCommand):
         if opts["cached"]:
             self.cached(pages, {**env, "BENCH_RESPONSE_CACHE": "1"}, opts)
 
-    def measure(self, pages: list[Page], env: dict[str, str], opts) -> None:
-        """Serve the site with env and load each page in turn, rounds times over."""
+    def measure(
+        self, pages: list[Page], env: dict[str, str], opts, alone: Sequence[Page] = ()
+    ) -> None:
+        """Serve the site with env and load each page in turn, rounds times over; then the
+        `alone` pages with one connection (what one reader waits for)."""
         port = _free_port()
         base = f"http://127.0.0.1:{port}"
         server = subprocess.Popen(
@@ -131,9 +141,10 @@ class Command(BaseCommand):
             with tempfile.TemporaryDirectory() as tmp:
                 scripts = {
                     page.name: write_script(
-                        Path(tmp) / f"{n}.lua", get_rotation(page.paths, fresh=page.fresh)
+                        Path(tmp) / f"{n}.lua",
+                        get_rotation(page.paths, fresh=page.fresh, headers=page.headers),
                     )
-                    for n, page in enumerate(pages)
+                    for n, page in enumerate([*pages, *alone])
                 }
                 self.stdout.write(
                     f"\ngunicorn: {opts['workers']} workers on {base}, response cache "
@@ -143,7 +154,7 @@ class Command(BaseCommand):
                 )
                 measured = measure_rounds(
                     base,
-                    scripts,
+                    {page.name: scripts[page.name] for page in pages},
                     rounds=opts["rounds"],
                     seconds=opts["seconds"],
                     connections=opts["connections"],
@@ -152,49 +163,60 @@ class Command(BaseCommand):
                     page.rates = [r.rate for r in measured[page.name]]
                     page.medians_ms = [r.p50_ms for r in measured[page.name]]
                     page.errors = sum(r.failures for r in measured[page.name])
-                if opts["cached"]:
-                    # What one reader waits for, the server otherwise idle: the uncached
-                    # pages and their cache misses compare there (under load, every
-                    # millisecond of work a request adds is multiplied by the queue).
-                    alone = [p for p in pages if p.name.removesuffix(" (miss)") in CACHED_PAGES]
-                    singles = measure_rounds(
-                        base,
-                        {p.name: scripts[p.name] for p in alone},
-                        rounds=opts["rounds"],
-                        seconds=opts["seconds"],
-                        connections=1,
-                    )
-                    for page in alone:
-                        page.alone_ms = [r.p50_ms for r in singles[page.name]]
-                        page.errors += sum(r.failures for r in singles[page.name])
+                singles = measure_rounds(
+                    base,
+                    {page.name: scripts[page.name] for page in alone},
+                    rounds=ALONE_ROUNDS,
+                    seconds=opts["seconds"],
+                    connections=1,
+                )
+                for page in alone:
+                    page.alone_ms = [r.p50_ms for r in singles[page.name]]
+                    page.errors += sum(r.failures for r in singles[page.name])
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
 
     def cached(self, uncached: list[Page], env: dict[str, str], opts) -> None:
         """The pages with the response cache on: hits (a few URLs, repeated) against the
-        trivial view, misses (every request new to the cache) against the uncached page."""
+        trivial view; misses (every request new to the cache) against the uncached page,
+        under load and for one reader at a time (in the same server: a request carrying
+        the primary-reads cookie is one the cache must not answer)."""
         cached_pages = [Page(uncached[0].name, uncached[0].paths, uncached[0].considered)]
+        alone = []
         for page in uncached[1:]:
             if page.name in CACHED_PAGES:
                 cached_pages.append(Page(f"{page.name} (hit)", page.paths[:20], page.considered))
                 cached_pages.append(
                     Page(f"{page.name} (miss)", page.paths, page.considered, fresh=True)
                 )
-        self.measure(cached_pages, env, opts)
+                alone.append(Page(f"{page.name} (uncached)", page.paths, headers=UNCACHED))
+                alone.append(Page(f"{page.name} (miss)", page.paths, fresh=True))
+        self.measure(cached_pages, env, opts, alone)
         self.report(
             [p for p in cached_pages if not p.fresh],
             {f"{name} (hit)": CACHED_TARGET for name in CACHED_PAGES},
         )
         by_name = {p.name: p for p in cached_pages}
+        alone_by_name = {p.name: p for p in alone}
         report_misses(
             self.stdout,
             [
-                (page.name, page, by_name[f"{page.name} (miss)"])
+                (
+                    page.name,
+                    {
+                        "alone uncached": alone_by_name[f"{page.name} (uncached)"].alone_ms,
+                        "alone miss": alone_by_name[f"{page.name} (miss)"].alone_ms,
+                        "loaded uncached": page.medians_ms,
+                        "loaded miss": by_name[f"{page.name} (miss)"].medians_ms,
+                    },
+                )
                 for page in uncached
                 if page.name in CACHED_PAGES
             ],
         )
+        if any(p.errors for p in alone):
+            raise CommandError("some requests failed (non-2xx or socket errors)")
 
     def wait_up(self, base: str, server: subprocess.Popen) -> None:
         deadline = time.monotonic() + 60
