@@ -23,10 +23,10 @@ BENCH_RESPONSE_CACHE switches it on (production); the benchmarks measure both wa
 
 from __future__ import annotations
 
-import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 
+import lz4.frame
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, set_response_etag
@@ -60,7 +60,7 @@ def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
 
 def response_key(request: HttpRequest) -> str:
     headers = [request.META.get(name, "") for name in KEY_HEADERS]
-    return cache.entry_key("response", (request.get_full_path(), headers))
+    return cache.entry_key("response.lz4", (request.get_full_path(), headers))
 
 
 def _conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:
@@ -99,14 +99,14 @@ _recent = _Recent(RECENT_RESPONSES)
 def _store_when_sent(response: HttpResponse, key: str, kept: tuple) -> None:
     """Put the response in the shared cache once it has been sent (when the server closes
     it): a miss then keeps its reader waiting for the page and one cache read, not for the
-    write too. The content is compressed (a page compresses tenfold: less for the cache to
-    store, read and send)."""
+    write too. The content is compressed with LZ4 (a page of 90 KB in 0.07 ms, to half its
+    size; zlib took 0.6 ms for a third, more than the write it saved)."""
     close = response.close
 
     def close_then_store() -> None:
         close()
         version, status, headers = kept
-        cache.store(key, version, (status, headers, zlib.compress(response.content, 1)))
+        cache.store(key, version, (status, headers, lz4.frame.compress(response.content)))
 
     response.close = close_then_store
 
@@ -128,7 +128,7 @@ class ResponseCacheMiddleware:
                 kept = None
         if kept is None:
             hit, shared, version = cache.lookup(key)
-            kept = (version, *shared[:2], zlib.decompress(shared[2])) if hit else None
+            kept = (version, *shared[:2], lz4.frame.decompress(shared[2])) if hit else None
         if kept is not None:
             _recent.keep(key, kept)
             _, status, headers, content = kept

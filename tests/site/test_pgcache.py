@@ -87,3 +87,22 @@ def test_culling_keeps_at_most_max_entries_and_drops_the_expired_first(monkeypat
     # 15 live entries > 10: 5 surplus and 15 // 5 more culled, the soonest to expire.
     assert "expired" not in kept and "last" in kept
     assert kept == {f"k{i:02}" for i in range(8, 15)} | {"last"}
+
+
+def test_the_table_is_made_for_a_cache():
+    """Unlogged (a write logs nothing; a crash empties it) and its values stored as they come
+    (kept pages are compressed already): migrate leaves it so, and saying it again is
+    harmless."""
+
+    def shape():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT c.relpersistence, a.attstorage FROM pg_class c JOIN pg_attribute a "
+                "ON a.attrelid = c.oid AND a.attname = 'value' WHERE c.relname = %s",
+                [TABLE],
+            )
+            return cursor.fetchone()
+
+    assert shape() == ("u", "e")
+    pgcache.prepare_table("default")
+    assert shape() == ("u", "e")

@@ -127,3 +127,16 @@ def test_web_workers_cancel_slow_statements(site):
         site, SHOW_TIMEOUT.format(setup=COMMAND), DJANGO_SETTINGS_MODULE="benchsite.settings.prod"
     )
     assert command.stdout.split()[0] == "0"
+
+
+def test_web_workers_start_with_their_views_loaded_and_the_collector_settled(site):
+    """What a worker holds after start is left out of full collections, views included (so
+    that the first request does not import them into the young generation)."""
+    shown = run_python(
+        site,
+        f"{WEB}\nimport gc, sys\n"
+        "print(gc.get_freeze_count(), gc.get_threshold()[0], 'results.views.compare' in sys.modules)",
+    )
+    frozen, young, views = shown.stdout.split()
+    assert shown.returncode == 0, shown.stderr
+    assert int(frozen) > 10_000 and int(young) == 10_000 and views == "True"
