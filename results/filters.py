@@ -1,5 +1,7 @@
 """Filters of rankings and value views, written once for the pages and the REST API."""
 
+import copy
+
 import django_filters
 
 from drives.filters import drive_filterset
@@ -50,9 +52,11 @@ class ValueFilter(LeaderboardFilter):
 
     @property
     def form(self):
-        # The form class is shared by every request: the tests are this request's choices.
+        # The form class and its fields are shared by every request (drives.filters): the
+        # tests are this request's choices, on this form's own copy of the field.
         if not hasattr(self, "_form"):
             form = super().form
+            form.fields["test"] = copy.deepcopy(form.fields["test"])
             form.fields["test"].choices = self.test_choices
         return self._form
 

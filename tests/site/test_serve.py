@@ -134,8 +134,8 @@ def test_web_workers_start_with_their_views_loaded_and_the_collector_settled(sit
     that the first request does not import them into the young generation)."""
     shown = run_python(
         site,
-        f"{WEB}\nimport gc, sys\n"
-        "print(gc.get_freeze_count(), gc.get_threshold()[0], 'results.views.compare' in sys.modules)",
+        f"{WEB}\nimport gc, sys\nprint(gc.get_freeze_count(), gc.get_threshold()[0], "
+        "'results.views.compare' in sys.modules)",
     )
     frozen, young, views = shown.stdout.split()
     assert shown.returncode == 0, shown.stderr
