@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchsite.replicas import STICKY_COOKIE
+
 WRK_TIMEOUT = "10s"
 
 
@@ -228,6 +230,21 @@ def cache_round_trip_ms() -> float:
         timings.append((time.perf_counter() - started) * 1e3)
     cache.delete("bench-probe")
     return statistics.median(timings)
+
+
+# A request the response cache must not answer (benchsite/response_cache.py): reads pinned to
+# the primary, as after one's own write. Without replicas, the same work as any reader's: the
+# uncached page, asked for in a server whose cache is on.
+UNCACHED_HEADERS = {"Cookie": f"{STICKY_COOKIE}=4102444800"}
+ALONE_ROUNDS = 5  # one-connection rounds of each script, alternating
+
+
+def measure_alone(
+    url: str, scripts: dict[str, Path], *, seconds: float
+) -> dict[str, list[WrkResult]]:
+    """Each named script with one connection (what one reader waits for, the server otherwise
+    idle), ALONE_ROUNDS times over in turn."""
+    return measure_rounds(url, scripts, rounds=ALONE_ROUNDS, seconds=seconds, connections=1)
 
 
 def report_misses(out, rows: list[tuple[str, dict[str, list[float]]]]) -> None:

@@ -34,14 +34,15 @@ from rest_framework.authtoken.models import Token
 
 from benchsite.appserver import AppServer, prepare
 from benchsite.loadrig import (
+    UNCACHED_HEADERS,
     WrkMissing,
     WrkResult,
     get_rotation,
+    measure_alone,
     measure_rounds,
     report_misses,
     write_script,
 )
-from benchsite.replicas import STICKY_COOKIE
 from drives.models import Drive
 from results.models import LeaderboardEntry, Test
 from results.services import run_ingest
@@ -52,8 +53,6 @@ PATHS = 300
 TARGETS = {"drives list": 0.25, "results list": 0.25, "compare": 0.15}
 CACHED_TARGET = 0.5
 UPLOADS = 15
-ALONE_ROUNDS = 5  # one-connection rounds of each family, alternating
-UNCACHED = {"Cookie": f"{STICKY_COOKIE}=4102444800"}  # as bench_web: never from the cache
 REVIEWER = "bench-api-reviewer"
 
 
@@ -162,9 +161,7 @@ class Command(BaseCommand):
                 seconds=opts["seconds"],
                 connections=opts["connections"],
             )
-            measured = measure_rounds(
-                server.url, singles, rounds=ALONE_ROUNDS, seconds=opts["seconds"], connections=1
-            )
+            measured = measure_alone(server.url, singles, seconds=opts["seconds"])
             for name, runs in measured.items():
                 if any(r.failures for r in runs):
                     raise CommandError(f"{name}: some requests failed")
@@ -239,7 +236,7 @@ class Command(BaseCommand):
         for name, urls in families.items():
             paths[f"{name} (hit)"] = urls[:20]
             paths[f"{name} (miss)"] = urls  # each request made new to the cache
-            alone[f"{name} (uncached)"] = (urls, UNCACHED)
+            alone[f"{name} (uncached)"] = (urls, UNCACHED_HEADERS)
             alone[f"{name} (miss)"] = (urls, None)
         results = self.serve(folder, env, opts, paths, alone=alone)
         self.report(

@@ -31,8 +31,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.db.models import Count
 
-from benchsite.loadrig import get_rotation, measure_rounds, report_misses, write_script
-from benchsite.replicas import STICKY_COOKIE
+from benchsite.loadrig import (
+    UNCACHED_HEADERS,
+    get_rotation,
+    measure_alone,
+    measure_rounds,
+    report_misses,
+    write_script,
+)
 from drives.models import Controller, Drive
 from results.models import LeaderboardEntry, Test
 from results.selectors import value_frontier
@@ -42,10 +48,6 @@ CACHED_TARGET = 0.5
 CACHED_PAGES = ("compare", "leaderboard", "value")
 SCALE_DRIVES = 10_000
 PATHS_PER_PAGE = 200
-ALONE_ROUNDS = 5  # one-connection rounds of each page, alternating
-# A request the response cache must not answer (benchsite/response_cache.py): reads pinned to
-# the primary, as after one's own write. Without replicas, the same work as any reader's.
-UNCACHED = {"Cookie": f"{STICKY_COOKIE}=4102444800"}
 
 
 @dataclass
@@ -163,12 +165,8 @@ class Command(BaseCommand):
                     page.rates = [r.rate for r in measured[page.name]]
                     page.medians_ms = [r.p50_ms for r in measured[page.name]]
                     page.errors = sum(r.failures for r in measured[page.name])
-                singles = measure_rounds(
-                    base,
-                    {page.name: scripts[page.name] for page in alone},
-                    rounds=ALONE_ROUNDS,
-                    seconds=opts["seconds"],
-                    connections=1,
+                singles = measure_alone(
+                    base, {page.name: scripts[page.name] for page in alone}, seconds=opts["seconds"]
                 )
                 for page in alone:
                     page.alone_ms = [r.p50_ms for r in singles[page.name]]
@@ -190,7 +188,7 @@ class Command(BaseCommand):
                 cached_pages.append(
                     Page(f"{page.name} (miss)", page.paths, page.considered, fresh=True)
                 )
-                alone.append(Page(f"{page.name} (uncached)", page.paths, headers=UNCACHED))
+                alone.append(Page(f"{page.name} (uncached)", page.paths, headers=UNCACHED_HEADERS))
                 alone.append(Page(f"{page.name} (miss)", page.paths, fresh=True))
         self.measure(cached_pages, env, opts, alone)
         self.report(
