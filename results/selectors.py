@@ -959,6 +959,115 @@ def runs_listed(*, drive: str = "", source: str = "") -> QuerySet[Run]:
     return runs.order_by("-ingested_at", "-pk")
 
 
+# -- the results list (API) -----------------------------------------------------------------
+
+LATENCY_PARTS = ("mean", "stddev", "min", "max", "percentiles")
+# A listed result's columns, named as the API writes them, and the filters it may be read by.
+RESULT_LIST_COLUMNS = {
+    "id": "r.id",
+    "run": "r.run_id",
+    "drive": "d.slug",
+    "test_identifier": "t.identifier",
+    "source": "run.source",
+    **{
+        name: f"r.{name}"
+        for name in (
+            "pattern",
+            "block_size",
+            "queue_depth",
+            "span_bytes",
+            "duration_ns",
+            "io_count",
+            "bytes",
+            "bytes_per_second",
+            "iops",
+            "latency_kind",
+            "jobs",
+            "partial",
+            *(f"{kind}_{part}_ns" for kind in ("latency", "clat") for part in LATENCY_PARTS),
+        )
+    },
+}
+_PERCENTILE_COLUMNS = ("latency_percentiles_ns", "clat_percentiles_ns")
+RESULT_LIST_FILTERS = {
+    "id": "r.id",
+    "drive": "d.slug",
+    "test": "t.identifier",
+    "source": "run.source",
+    "run": "r.run_id",
+    "pattern": "r.pattern",
+}
+_RESULT_LIST_SQL = """
+SELECT {columns}
+FROM results_result r
+JOIN results_run run ON run.id = r.run_id
+JOIN drives_drive d ON d.id = run.drive_id
+JOIN results_test t ON t.id = r.test_id
+WHERE run.status = 'published'{where}
+ORDER BY r.id {direction} LIMIT %(limit)s
+"""
+
+
+@functools.cache
+def _result_list_sql(filters: frozenset[str], keyset: str, real: bool) -> str:
+    where = [f" AND {RESULT_LIST_FILTERS[name]} = %({name})s" for name in sorted(filters)]
+    if real:
+        where.append(" AND run.source <> 'synthetic'")
+    if keyset:
+        where.append(f" AND r.id {'<' if keyset == 'before' else '>'} %(position)s")
+    return (
+        _RESULT_LIST_SQL.replace(
+            "{columns}", ", ".join(f"{c} AS {n}" for n, c in RESULT_LIST_COLUMNS.items())
+        )
+        .replace("{where}", "".join(where))
+        .replace("{direction}", "ASC" if keyset == "after" else "DESC")
+    )
+
+
+def results_listed(
+    *,
+    limit: int,
+    before: int | None = None,
+    after: int | None = None,
+    id: int | None = None,
+    drive: str | None = None,
+    test: str | None = None,
+    source: str | None = None,
+    run: int | None = None,
+    pattern: str | None = None,
+) -> list[dict]:
+    """Published results (the results API's list), newest first, as rows named by
+    RESULT_LIST_COLUMNS: up to `limit` of those older than `before` (a result's id), or
+    the `limit` oldest of those newer than `after`, or the newest. Filters left None do not
+    narrow; synthetic runs stay out, as on the pages. One prepared statement of a handful
+    (one for each set of filters): a list read thousands of times a second is not
+    compiled by the ORM each time."""
+    filters = {
+        name: value
+        for name, value in (
+            ("id", id),
+            ("drive", drive),
+            ("test", test),
+            ("source", source),
+            ("run", run),
+            ("pattern", pattern),
+        )
+        if value not in (None, "")
+    }
+    keyset, position = ("before", before) if before is not None else ("after", after)
+    if position is None:
+        keyset = ""
+    sql = _result_list_sql(frozenset(filters), keyset, not settings.BENCH_SHOW_SYNTHETIC)
+    _, rows = prepared_rows(Result, sql, {**filters, "position": position, "limit": limit})
+    listed = []
+    for row in rows:
+        listed.append(values := dict(zip(RESULT_LIST_COLUMNS, row, strict=True)))
+        for name in _PERCENTILE_COLUMNS:  # jsonb comes as text, as Django's JSONField reads it
+            if values[name] is not None:
+                values[name] = orjson.loads(values[name])
+    return listed[::-1] if keyset == "after" else listed
+
+
 def runs_of_submitter(*, user_id: int) -> QuerySet[Run]:
     """Every run this user uploaded, withdrawn ones too, newest first (their own list)."""
     return (

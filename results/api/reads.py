@@ -6,17 +6,18 @@ out, as on the pages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import django_filters
-from django.conf import settings
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
+from django_filters.utils import translate_validation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
-from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import CursorPagination
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -49,6 +50,47 @@ class NewestFirst(CursorPagination):
     page_size_query_param = "limit"
     max_page_size = MAX_PAGE
     ordering = "-id"
+
+
+class NewestRowsFirst(NewestFirst):
+    """NewestFirst over a selector that reads rows by id (`read(limit=, before=, after=)`,
+    newest first) instead of a queryset; the same cursors. Ids are unique, so a cursor is
+    only an id and a direction."""
+
+    def paginate_rows(self, read: Callable[..., list[dict]], request: Request) -> list[dict]:
+        self.request = request
+        self.page_size = self.get_page_size(request)
+        self.base_url = request.build_absolute_uri()
+        cursor = self.decode_cursor(request)
+        position = None
+        if cursor is not None and cursor.position is not None:
+            if not cursor.position.isdigit() or cursor.offset:
+                raise NotFound(self.invalid_cursor_message)
+            position = min(int(cursor.position), 2**63 - 1)
+        backwards = cursor is not None and cursor.reverse and position is not None
+        side = "after" if backwards else "before"
+        rows = read(limit=self.page_size + 1, **{side: position})
+        more = len(rows) > self.page_size
+        if backwards:  # the page just newer than the cursor: drop the extra, the oldest
+            rows = rows[-self.page_size :] if more else rows
+            self.has_next, self.has_previous = True, more
+        else:
+            rows = rows[: self.page_size]
+            self.has_next, self.has_previous = more, position is not None
+        self.rows = rows
+        return rows
+
+    def get_next_link(self) -> str | None:
+        if not self.has_next or not self.rows:
+            return None
+        return self.encode_cursor(
+            Cursor(offset=0, reverse=False, position=str(self.rows[-1]["id"]))
+        )
+
+    def get_previous_link(self) -> str | None:
+        if not self.has_previous or not self.rows:
+            return None
+        return self.encode_cursor(Cursor(offset=0, reverse=True, position=str(self.rows[0]["id"])))
 
 
 def shown_runs() -> QuerySet[Run]:
@@ -126,9 +168,6 @@ class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
 # -- results and series ----------------------------------------------------------------------
 
 
-LATENCY_PARTS = ("mean", "stddev", "min", "max", "percentiles")
-
-
 def _latency(row, prefix: str) -> dict[str, Any] | None:
     """A latency block from a result (model instance or values() row)."""
     get = row.get if isinstance(row, dict) else lambda name: getattr(row, name)
@@ -151,25 +190,6 @@ class LatencySerializer(serializers.Serializer):
     min_ns = serializers.IntegerField(allow_null=True)
     max_ns = serializers.IntegerField(allow_null=True)
     percentiles_ns = serializers.DictField(child=serializers.IntegerField())
-
-
-RESULT_COLUMNS = (
-    "id",
-    "run",
-    "pattern",
-    "block_size",
-    "queue_depth",
-    "span_bytes",
-    "duration_ns",
-    "io_count",
-    "bytes",
-    "bytes_per_second",
-    "iops",
-    "latency_kind",
-    "jobs",
-    "partial",
-    *(f"{kind}_{part}_ns" for kind in ("latency", "clat") for part in LATENCY_PARTS),
-)
 
 
 class ResultSerializer(serializers.Serializer):
@@ -243,20 +263,36 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = ResultSerializer
     filterset_class = ResultFilter
-    pagination_class = NewestFirst
+    pagination_class = NewestRowsFirst
+
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        # The filters' form validates and cleans the query; the rows come from one prepared
+        # statement (selectors.results_listed), not from the filtered queryset.
+        filters = ResultFilter(request.query_params, queryset=Result.objects.none())
+        if not filters.is_valid():
+            raise translate_validation(filters.errors)
+        chosen = {k: v for k, v in filters.form.cleaned_data.items() if v not in (None, "")}
+        if "run" in chosen:
+            chosen["run"] = int(chosen["run"])
+        rows = self.paginator.paginate_rows(
+            lambda **page: selectors.results_listed(**chosen, **page), request
+        )
+        return self.paginator.get_paginated_response(self.get_serializer(rows, many=True).data)
+
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        pk = kwargs["pk"]
+        rows = (
+            selectors.results_listed(limit=1, id=int(pk))
+            if pk.isdigit() and int(pk) < 2**63
+            else []
+        )
+        if not rows:
+            raise Http404("No such result")
+        return Response(self.get_serializer(rows[0]).data)
 
     def get_queryset(self) -> QuerySet[Result]:
-        # shown_runs() as joins, not a subquery: the planner then walks the newest results
-        # and stops at the page.
-        shown = Result.objects.filter(run__status=Run.Status.PUBLISHED)
-        if not settings.BENCH_SHOW_SYNTHETIC:
-            shown = shown.exclude(run__source=Run.Source.SYNTHETIC)
-        return shown.values(
-            *RESULT_COLUMNS,
-            drive=F("run__drive__slug"),
-            test_identifier=F("test__identifier"),
-            source=F("run__source"),
-        ).order_by("-id")
+        # The model, for the schema's filters: reads go through selectors.results_listed.
+        return Result.objects.none()
 
 
 class ConsistencySerializer(serializers.ModelSerializer):

@@ -13,7 +13,7 @@ from rest_framework.authtoken.models import Token
 
 from drives.models import Drive
 from results import selectors
-from results.models import Run
+from results.models import Result, Run
 from results.services import run_ingest, run_withdraw
 from results.synthetic import measured_document
 from tests.factories import with_changes
@@ -98,6 +98,41 @@ def test_results_page_by_cursor_and_filter(client, two_drives):
     assert all(r["latency_kind"] and r["latency"]["mean_ns"] for r in mine["results"])
     only = get(client, "/api/v1/results/", pattern="incompressible", source="measured")
     assert {r["pattern"] for r in only["results"]} == {"incompressible"}
+
+
+@pytest.mark.parametrize("limit", [1, 3, 7, 40])
+def test_results_cursors_walk_every_result_once_both_ways(client, two_drives, limit):
+    """Next links from the first page visit every shown result once, newest first; previous
+    links from the last page come back through the same pages."""
+    expected = list(
+        Result.objects.filter(run__status=Run.Status.PUBLISHED)
+        .order_by("-id")
+        .values_list("id", flat=True)
+    )
+    pages, url, params = [], "/api/v1/results/", {"limit": limit}
+    while url:
+        body = get(client, url, **params)
+        pages.append([r["id"] for r in body["results"]])
+        assert bool(body["previous"]) == (len(pages) > 1)
+        url, params = body["next"], {}
+    assert [i for page in pages for i in page] == expected
+    assert all(len(page) == limit for page in pages[:-1]) and 0 < len(pages[-1]) <= limit
+    back, url = [], body["previous"]
+    while url:
+        body = get(client, url)
+        back.append([r["id"] for r in body["results"]])
+        assert body["next"]
+        url = body["previous"]
+    assert back == pages[-2::-1]
+
+
+def test_one_result_and_the_listed_rows_are_the_same(client, two_drives):
+    listed = get(client, "/api/v1/results/", limit=3)["results"]
+    for row in listed:
+        assert get(client, f"/api/v1/results/{row['id']}/") == row
+    for bad in ("0", "x1", str(2**64), str(max(r["id"] for r in listed) + 1000)):
+        assert client.get(f"/api/v1/results/{bad}/").status_code == 404
+    assert client.get("/api/v1/results/", {"cursor": "cD1hYmM="}).status_code == 404  # p=abc
 
 
 def test_series_carry_their_points_in_detail_only(client, two_drives):

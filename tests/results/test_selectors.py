@@ -152,6 +152,19 @@ def test_leaderboard_ranks_pages_and_places_highlighted_drives():
     assert board.rows[0].entry.drive.model == "D5"
 
 
+def test_rankings_indexes_hold_every_column_a_ranking_filters_on():
+    """Where a highlighted drive ranks is counted from a ranking index alone: each column a
+    leaderboard filter reads (search aside, which reads the drive) is in those indexes."""
+    indexes = {i.name: i for i in LeaderboardEntry._meta.indexes}
+    filtered = {
+        f.field_name.split("__")[0]
+        for name, f in LeaderboardFilter.base_filters.items()
+        if name != "q"
+    } | {"synthetic"}
+    for name in ("leaderboard_test_bps_idx", "leaderboard_real_bps_idx", "leaderboard_test_latency_idx"):
+        assert filtered <= set(indexes[name].include), name
+
+
 def _value_catalog(points):
     test = Test.objects.get(identifier="randwrite-4k-qd3-8g")
     for i, (price, iops) in enumerate(points):
