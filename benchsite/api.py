@@ -25,6 +25,9 @@ from django.utils.functional import Promise
 from rest_framework import renderers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BaseRenderer
+from rest_framework.utils import encoders
+
+from drives.db import JsonText
 
 MAX_PAGE = 500
 READ_MAX_AGE_S = 60
@@ -89,7 +92,16 @@ def _json_default(value: Any) -> Any:
         return str(value)
     if isinstance(value, (set, frozenset, QuerySet)):
         return list(value)
+    if isinstance(value, JsonText):
+        return value.fragment
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+class _Encoder(encoders.JSONEncoder):
+    """DRF's encoder (the fallback below), which also writes JSON text PostgreSQL wrote."""
+
+    def default(self, obj: Any) -> Any:
+        return obj.parsed if isinstance(obj, JsonText) else super().default(obj)
 
 
 class JSONRenderer(renderers.JSONRenderer):
@@ -97,6 +109,8 @@ class JSONRenderer(renderers.JSONRenderer):
     datetimes in UTC with a Z) in a fraction of the time (a page of 500 results, a compare
     with its series). Asked for indented JSON, or given an integer beyond 64 bits, DRF's own
     encoder writes it."""
+
+    encoder_class = _Encoder
 
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if data is None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import connection, connections, models, router
 from django.db.models.base import ModelState
@@ -122,3 +123,21 @@ class Shape:
 def attach(instance: models.Model, field: str, related: models.Model | None) -> None:
     """Set a forward relation as select_related would (no query when it is read)."""
     instance._state.fields_cache[field] = related
+
+
+class JsonText:
+    """JSON text as PostgreSQL wrote it (e.g. a series' points), passed on without parsing:
+    the JSON writers give orjson `fragment`; the json module (the rare fallback) `parsed`."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @property
+    def fragment(self) -> orjson.Fragment:
+        return orjson.Fragment(self.text)
+
+    @property
+    def parsed(self) -> Any:
+        return orjson.loads(self.text)

@@ -122,7 +122,7 @@ def consistency(
                 "type": "scatter",
                 "mode": "markers",
                 "name": label(name),
-                "y": series.iops,
+                "y": series.iops_json,  # as the selector read it
                 "x0": 0,
                 "dx": step,
                 "marker": {"color": colour, "symbol": symbol, "size": 4, "opacity": 0.75},

@@ -13,6 +13,7 @@ from html import escape
 import orjson
 from django.utils.safestring import SafeString, mark_safe
 
+from drives.db import JsonText
 from results.models import latency_description
 from results.units import capacity, dollars, iops, latency, mbps, size
 
@@ -24,7 +25,13 @@ _JSON_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"), ("'", "\\
 def _json_default(value):
     if isinstance(value, Decimal):
         return float(value)
+    if isinstance(value, JsonText):
+        return value.fragment
     raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def _plain_json_default(value):
+    return value.parsed if isinstance(value, JsonText) else _json_default(value)
 
 
 def figure_json(figure: dict) -> str:
@@ -32,7 +39,9 @@ def figure_json(figure: dict) -> str:
     try:
         text = orjson.dumps(figure, default=_json_default).decode()
     except TypeError:  # an integer beyond 64 bits, which only the json module writes
-        text = json.dumps(figure, separators=(",", ":"), allow_nan=False, default=_json_default)
+        text = json.dumps(
+            figure, separators=(",", ":"), allow_nan=False, default=_plain_json_default
+        )
     for char, escaped in _JSON_ESCAPES:
         text = text.replace(char, escaped)
     return text

@@ -474,7 +474,7 @@ def _series(series: ConsistencySeries | None, points: bool) -> dict[str, Any] | 
         "url": f"/api/v1/consistency/{series.pk}/",
     }
     if points:
-        body["iops"] = series.iops
+        body["iops"] = series.iops_json  # JSON text, as the selector read it
     return body
 
 

@@ -34,7 +34,7 @@ def test_compare_pairs_every_test_and_pattern_and_says_who_wins():
                 winner = p.a if p.winner == "a" else p.b
                 assert winner.bytes_per_second == high
     assert c.consistency_levels == [0, 25]
-    assert c.a.consistency[0].points == 2000 == len(c.a.consistency[0].iops)
+    assert c.a.consistency[0].points == 2000 == len(c.a.consistency[0].iops_json.parsed)
 
 
 def test_compare_prices_each_side_by_its_latest_usd_price_to_the_cent():
