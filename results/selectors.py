@@ -339,8 +339,8 @@ def _compare_sql(*, points: bool, real: bool) -> str:
         "test": _TEST.array,
         "result": _RESULT.array,
         "series": _SERIES.array,
-        # The points as bigint[]'s text ({1,2,3}): PostgreSQL writes that several times
-        # faster than a JSON array, and the page sends it on as JSON without parsing it.
+        # The points as bigint[]'s text ({1,2,3}): cheaper for PostgreSQL to write than a
+        # JSON array, and sent on as JSON (brackets for braces) without parsing 4,000 numbers.
         "series_points": "s.iops::text" if points else "NULL",
         "trim": _TRIM.array,
         "saturation": _SATURATION[points].array,

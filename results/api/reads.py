@@ -283,7 +283,7 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
         pk = kwargs["pk"]
         rows = (
             selectors.results_listed(limit=1, id=int(pk))
-            if pk.isdigit() and int(pk) < 2**63
+            if pk.isascii() and pk.isdigit() and int(pk) < 2**63
             else []
         )
         if not rows:

@@ -130,7 +130,7 @@ def test_one_result_and_the_listed_rows_are_the_same(client, two_drives):
     listed = get(client, "/api/v1/results/", limit=3)["results"]
     for row in listed:
         assert get(client, f"/api/v1/results/{row['id']}/") == row
-    for bad in ("0", "x1", str(2**64), str(max(r["id"] for r in listed) + 1000)):
+    for bad in ("0", "x1", "\u0663", str(2**64), str(max(r["id"] for r in listed) + 1000)):
         assert client.get(f"/api/v1/results/{bad}/").status_code == 404
     assert client.get("/api/v1/results/", {"cursor": "cD1hYmM="}).status_code == 404  # p=abc
 

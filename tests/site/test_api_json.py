@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from rest_framework.renderers import JSONRenderer as DrfJSONRenderer
 
 from benchsite.api import JSONRenderer
+from drives.db import JsonText
+from results.markup import figure_json
 
 SCALARS = (
     st.none()
@@ -67,3 +69,22 @@ def test_indented_when_asked():
     assert indented == _render(DrfJSONRenderer(), data, "application/json; indent=4")
     assert b"\n    " in indented
     assert _render(JSONRenderer(), None) == b""
+
+
+INTEGER_LISTS = st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None)
+@given(INTEGER_LISTS, st.sampled_from([0, 2**70]))
+def test_json_text_is_written_as_the_value_it_holds_by_every_writer(points, big):
+    """A series' points as PostgreSQL's JSON text (drives.db.JsonText) come out as the list
+    they spell: through orjson, through DRF's encoder when indented or given an integer
+    beyond 64 bits, and in a page's figure JSON (both its writers)."""
+    text = JsonText(json.dumps(points, separators=(",", ":")))
+    data = {"iops": text, "other": big}
+    for media_type in ("application/json", "application/json; indent=2"):
+        assert json.loads(_render(JSONRenderer(), data, media_type)) == {
+            "iops": points,
+            "other": big,
+        }
+    assert json.loads(figure_json({"y": text, "n": big})) == {"y": points, "n": big}
