@@ -161,7 +161,11 @@ def test_rankings_indexes_hold_every_column_a_ranking_filters_on():
         for name, f in LeaderboardFilter.base_filters.items()
         if name != "q"
     } | {"synthetic"}
-    for name in ("leaderboard_test_bps_idx", "leaderboard_real_bps_idx", "leaderboard_test_latency_idx"):
+    for name in (
+        "leaderboard_test_bps_idx",
+        "leaderboard_real_bps_idx",
+        "leaderboard_test_latency_idx",
+    ):
         assert filtered <= set(indexes[name].include), name
 
 
