@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import django_filters
 from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.filters import OrderingFilter
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from drives.filters import DriveFilter, FilterSet
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
-from drives.selectors import drive_list, drive_rows, with_latest_prices
+from drives.selectors import CatalogRow, drive_list, drive_page
 
 # -- serializers -----------------------------------------------------------------------------
 
@@ -78,10 +81,9 @@ class DriveSerializer(serializers.ModelSerializer):
     def get_page(self, drive: Drive) -> str:
         return drive.get_absolute_url()
 
-    def to_representation(self, drive: Drive) -> dict:
+    def to_representation(self, drive: CatalogRow) -> dict:
         # The declared fields document the shape; this writes it without a field object
         # per value (the list serves 50 to 500 drives a request).
-        nand = drive.nand
         price = drive.latest_price
         return {
             "slug": drive.slug,
@@ -94,8 +96,8 @@ class DriveSerializer(serializers.ModelSerializer):
             "interface": drive.interface,
             "form_factor": drive.form_factor,
             "controller": drive.controller.slug if drive.controller else None,
-            "nand": nand.slug if nand else None,
-            "cell_type": nand.cell_type if nand else None,
+            "nand": drive.nand.slug if drive.nand else None,
+            "cell_type": drive.cell_type,
             "dram_bytes": drive.dram_bytes,
             "release_date": drive.release_date.isoformat() if drive.release_date else None,
             "latest_price_usd": f"{price:.2f}" if price is not None else None,
@@ -191,12 +193,20 @@ class DriveViewSet(CatalogViewSet):
     def get_queryset(self) -> QuerySet[Drive]:
         return drive_list()  # the catalog page's read
 
-    def paginate_queryset(self, queryset):
-        ids = super().paginate_queryset(queryset.values_list("pk", flat=True))
-        return None if ids is None else drive_rows(ids)
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        drives = self.filter_queryset(self.get_queryset())
+        paginator = self.paginator
+        paginator.request = request
+        paginator.limit = paginator.get_limit(request)
+        paginator.offset = paginator.get_offset(request)
+        paginator.count, rows = drive_page(drives, offset=paginator.offset, limit=paginator.limit)
+        return paginator.get_paginated_response(self.get_serializer(rows, many=True).data)
 
-    def get_object(self) -> Drive:
-        return with_latest_prices([super().get_object()])[0]
+    def retrieve(self, request: Request, *args, **kwargs) -> Response:
+        _, rows = drive_page(self.get_queryset().filter(slug=kwargs["slug"]), offset=0, limit=1)
+        if not rows:
+            raise Http404("No Drive matches the given query.")
+        return Response(self.get_serializer(rows[0]).data)
 
 
 class ManufacturerViewSet(CatalogViewSet):

@@ -105,7 +105,7 @@ class Controller(LabelledModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.vendor} {self.model}"
+        return controller_name(self.vendor.name, self.model)
 
 
 class NandType(LabelledModel):
@@ -157,15 +157,37 @@ class NandType(LabelledModel):
         ]
 
     def __str__(self) -> str:
-        parts = [self.vendor.name if self.vendor else "unknown vendor"]
-        if self.process_nm:
-            parts.append(f"{self.process_nm}nm")
-        if self.layers:
-            parts.append(f"{self.layers}-layer")
-        parts.append(self.get_cell_type_display())
-        if self.interface != self.Interface.UNKNOWN:
-            parts.append(f"({self.get_interface_display()})")
-        return " ".join(parts)
+        return nand_name(
+            self.vendor.name if self.vendor else None,
+            self.process_nm,
+            self.layers,
+            self.cell_type,
+            self.interface,
+        )
+
+
+def controller_name(vendor: str, model: str) -> str:
+    """How a controller is named everywhere: its vendor and model."""
+    return f"{vendor} {model}"
+
+
+def nand_name(
+    vendor: str | None, process_nm: int | None, layers: int | None, cell_type: str, interface: str
+) -> str:
+    """How a NAND type is named everywhere: vendor, process, layers, cell type, interface."""
+    parts = [vendor or "unknown vendor"]
+    if process_nm:
+        parts.append(f"{process_nm}nm")
+    if layers:
+        parts.append(f"{layers}-layer")
+    parts.append(_CELL_TYPES.get(cell_type, cell_type))
+    if interface != NandType.Interface.UNKNOWN:
+        parts.append(f"({_NAND_INTERFACES.get(interface, interface)})")
+    return " ".join(parts)
+
+
+_CELL_TYPES = dict(NandType.CellType.choices)
+_NAND_INTERFACES = dict(NandType.Interface.choices)
 
 
 def capacity_label(capacity_bytes: int | None) -> str:

@@ -1,23 +1,31 @@
 """Reads of the drive catalog for pages and the API."""
 
+import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-import orjson
+from django.db import connections
 from django.db.models import QuerySet
 
 from drives.db import Shape, attach, prepared_rows
 from drives.filters import search_q
 from drives.links import page_url
-from drives.models import Controller, Drive, Manufacturer, NandType, Price, drive_name
+from drives.models import (
+    Controller,
+    Drive,
+    Manufacturer,
+    NandType,
+    controller_name,
+    drive_name,
+    nand_name,
+)
 
 
 def drive_list(*, drives: QuerySet[Drive] | None = None) -> QuerySet[Drive]:
-    """Real drives (`drives`, e.g. filtered by DriveFilter, or all) with their specs, for the
-    catalog page and the API's drive list; give the page shown its prices with
-    with_latest_prices (a price lookup for every drive of a 10,000-drive catalog, before the
-    sort that picks the page, cost more than the rest of the list)."""
+    """Real drives (`drives`, e.g. filtered by DriveFilter, or all) in the catalog's order,
+    for the catalog page and the API's drive list (drive_page reads a page of them; prices
+    are looked up for that page only)."""
     base = drives if drives is not None else Drive.objects.all()
     return (
         base.real()
@@ -78,47 +86,124 @@ def drive_with_specs(values: Sequence, alias: str) -> Drive:
     return drive
 
 
-_ROWS_SQL = f"""
-SELECT json_build_array({SPECS_COLUMNS},
-  (SELECT p.amount::text FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
-   ORDER BY p.observed_on DESC, p.amount LIMIT 1))::text
-FROM {SPECS_TABLES}
-WHERE d.id = ANY(%s)
+@dataclass(slots=True)
+class Named:
+    """A related catalog entry as a list shows it: its slug and its name."""
+
+    slug: str
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_KINDS = dict(Drive.Kind.choices)
+_INTERFACES = dict(Drive.Interface.choices)
+
+
+@dataclass(slots=True)
+class CatalogRow:
+    """A drive as the catalog lists it (the catalog page, the API's drives): its specs, its
+    maker, controller and NAND named, its latest USD price. Plain columns, not instances:
+    a list shows 50 to 500 drives a request."""
+
+    slug: str
+    manufacturer: Named
+    model: str
+    capacity_bytes: int | None
+    part_number: str
+    hardware_revision: str
+    kind: str
+    interface: str
+    form_factor: str
+    controller: Named | None
+    nand: Named | None
+    cell_type: str | None
+    dram_bytes: int | None
+    release_date: datetime.date | None
+    synthetic: bool
+    latest_price: Decimal | None
+
+    def __str__(self) -> str:
+        return drive_name(
+            self.manufacturer.name, self.model, self.capacity_bytes, self.hardware_revision
+        )
+
+    def get_absolute_url(self) -> str:
+        return page_url("bench:drive", self.slug)
+
+    def get_kind_display(self) -> str:
+        return _KINDS.get(self.kind, self.kind)
+
+    def get_interface_display(self) -> str:
+        return _INTERFACES.get(self.interface, self.interface)
+
+
+# How many drives a list holds and the ids of one page of it, in its order: the ORM's SQL
+# of the list (its filters and order written once, in drives.filters and the callers).
+_COUNT_AND_PAGE_SQL = "SELECT ({count}), ARRAY({ids})"
+# The page's drives by id, in that order: prepared (its plan is the same for any ids, and
+# planning its joins cost as much as running them).
+_PAGE_ROWS_SQL = """
+SELECT d.slug, m.slug, m.name, d.model, d.capacity_bytes, d.part_number, d.hardware_revision,
+       d.kind, d.interface, d.form_factor, c.slug, cv.name, c.model,
+       n.slug, nv.name, n.process_nm, n.layers, n.cell_type, n.interface,
+       d.dram_bytes, d.release_date, d.synthetic,
+       (SELECT p.amount FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
+        ORDER BY p.observed_on DESC, p.amount LIMIT 1)
+FROM unnest(%s::bigint[]) WITH ORDINALITY AS page (id, n)
+JOIN drives_drive d ON d.id = page.id
+JOIN drives_manufacturer m ON m.id = d.manufacturer_id
+LEFT JOIN drives_controller c ON c.id = d.controller_id
+LEFT JOIN drives_manufacturer cv ON cv.id = c.vendor_id
+LEFT JOIN drives_nandtype n ON n.id = d.nand_id
+LEFT JOIN drives_manufacturer nv ON nv.id = n.vendor_id
+ORDER BY page.n
 """
 
 
-def drive_rows(ids: Sequence[int]) -> list[Drive]:
-    """The drives of a page chosen by id (from drive_list(...).values_list("pk")), in that
-    order, with their specs and latest USD price (`latest_price`). Sorting and counting only
-    ids first keeps the wide joined rows out of the sort; then one prepared statement."""
+def drive_page(drives: QuerySet[Drive], *, offset: int, limit: int) -> tuple[int, list[CatalogRow]]:
+    """How many drives `drives` (filtered and ordered, e.g. drive_list(...) narrowed by
+    DriveFilter) holds, and `limit` of them from `offset` as CatalogRows, in its order (none
+    from an offset beyond the last, however large). Two statements: the count and the
+    page's ids (read from an index where the filters allow), then the page's rows."""
+    count_sql, count_params = drives.order_by().values("pk").query.sql_with_params()
+    offset = min(offset, 2**62)  # beyond any catalog (and within PostgreSQL's OFFSET)
+    page = drives.values_list("pk", flat=True)[offset : offset + limit]
+    ids_sql, ids_params = page.query.sql_with_params()
+    sql = _COUNT_AND_PAGE_SQL.replace(
+        "{count}", f"SELECT count(*) FROM ({count_sql}) listed"
+    ).replace("{ids}", ids_sql)
+    with connections[drives.db].cursor() as cursor:
+        cursor.execute(sql, (*count_params, *ids_params))
+        total, ids = cursor.fetchone()
     if not ids:
-        return []
-    alias, rows = prepared_rows(Drive, _ROWS_SQL, [list(ids)])
-    found = {}
-    for values in (orjson.loads(row[0]) for row in rows):
-        drive = drive_with_specs(values, alias)
-        price = values[SPECS_WIDTH]
-        drive.latest_price = Decimal(price) if price is not None else None
-        found[drive.pk] = drive
-    return [found[pk] for pk in ids if pk in found]
+        return total, []
+    _, rows = prepared_rows(Drive, _PAGE_ROWS_SQL, [ids])
+    return total, [_catalog_row(values) for values in rows]
 
 
-def with_latest_prices(drives: Sequence[Drive]) -> Sequence[Drive]:
-    """Each drive with its latest USD price as `latest_price` (None without one). One query."""
-    ids = [d.pk for d in drives]
-    latest = (
-        dict(
-            Price.objects.filter(drive_id__in=ids, currency="USD")
-            .order_by("drive_id", "-observed_on", "amount")
-            .distinct("drive_id")
-            .values_list("drive_id", "amount")
-        )
-        if ids
-        else {}
+def _catalog_row(v: tuple) -> CatalogRow:
+    controller = Named(v[10], controller_name(v[11], v[12])) if v[10] is not None else None
+    nand = Named(v[13], nand_name(v[14], v[15], v[16], v[17], v[18])) if v[13] else None
+    return CatalogRow(
+        slug=v[0],
+        manufacturer=Named(v[1], v[2]),
+        model=v[3],
+        capacity_bytes=v[4],
+        part_number=v[5],
+        hardware_revision=v[6],
+        kind=v[7],
+        interface=v[8],
+        form_factor=v[9],
+        controller=controller,
+        nand=nand,
+        cell_type=v[17],
+        dram_bytes=v[19],
+        release_date=v[20],
+        synthetic=v[21],
+        latest_price=v[22],
     )
-    for drive in drives:
-        drive.latest_price = latest.get(drive.pk)
-    return drives
 
 
 def drive_search(text: str, *, limit: int) -> list[Drive]:

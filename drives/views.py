@@ -1,7 +1,8 @@
 """Catalog-only pages: the drive list with its filters. Pages that show results live in
 results/views/."""
 
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -9,7 +10,7 @@ from django_htmx.middleware import HtmxDetails
 
 from drives.filters import DriveFilter
 from drives.models import Drive, NandType
-from drives.selectors import drive_list, drive_rows
+from drives.selectors import drive_list, drive_page
 
 PAGE_SIZE = 50
 
@@ -18,14 +19,31 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+def _page(drives: QuerySet[Drive], number: str | None) -> Page:
+    """The page of `drives` that `number` asks for, as Paginator.get_page chooses it (the
+    first for anything but an integer, the last for one below 1 or beyond the last), its
+    rows read with the count in one statement (drive_page)."""
+    try:
+        wanted = int(number)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        wanted = 1
+    total, rows = drive_page(drives, offset=max(wanted - 1, 0) * PAGE_SIZE, limit=PAGE_SIZE)
+    paginator = Paginator(range(total), PAGE_SIZE)
+    if wanted < 1 or wanted > paginator.num_pages:
+        wanted = paginator.num_pages
+        total, rows = drive_page(drives, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+        paginator = Paginator(range(total), PAGE_SIZE)
+    page = paginator.get_page(wanted)
+    page.object_list = rows
+    return page
+
+
 @require_GET
 def home(request: HtmxHttpRequest) -> HttpResponse:
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
         return render(request, "bench/bad_request.html", {"errors": filters.errors}, status=400)
-    ids = drive_list(drives=filters.qs).values_list("pk", flat=True)
-    page = Paginator(ids, PAGE_SIZE).get_page(request.GET.get("page"))
-    page.object_list = drive_rows(list(page.object_list))
+    page = _page(drive_list(drives=filters.qs), request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {

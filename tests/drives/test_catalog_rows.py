@@ -1,0 +1,102 @@
+"""drive_page: the catalog's count and page in one statement, as the catalog page and the
+API's drive list read them — the same drives, in the same order, with the same names, as
+the model instances and Django's paginator give."""
+
+import datetime
+from decimal import Decimal
+
+import pytest
+from django.core.paginator import Paginator
+from django.db.models import Q
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drives import views
+from drives.models import Drive, NandType
+from drives.selectors import drive_list, drive_page
+from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def catalog():
+    controller = ControllerFactory()
+    nands = [
+        NandTypeFactory(),
+        NandTypeFactory(vendor=None, process_nm=None, layers=96, cell_type="tlc"),
+        NandTypeFactory(interface=NandType.Interface.UNKNOWN, cell_type="slc"),
+    ]
+    for i in range(9):
+        drive = DriveFactory(
+            model=f"Model {i % 4}",
+            capacity_bytes=(i % 3 + 1) * 120 * 10**9 if i != 4 else None,
+            hardware_revision="rev B" if i == 2 else "",
+            controller=controller if i % 2 else None,
+            nand=nands[i % 3] if i != 7 else None,
+            release_date=datetime.date(2012, 1, i + 1) if i % 3 else None,
+        )
+        if i % 4:
+            PriceFactory(drive=drive, amount="99.90", observed_on="2013-01-01")
+            PriceFactory(drive=drive, amount=f"{100 + i}.00", observed_on="2013-02-01")
+
+
+FILTERS = [Q(), Q(capacity_bytes__gte=240 * 10**9), Q(controller__isnull=False), Q(pk__lt=0)]
+ORDERS = [None, ("-capacity_bytes", "-pk"), ("release_date", "pk")]
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.sampled_from(FILTERS),
+    st.sampled_from(ORDERS),
+    st.integers(0, 12),
+    st.integers(1, 5),
+)
+def test_a_page_is_the_listed_drives_with_their_names_and_latest_price(
+    catalog, where, order, offset, limit
+):
+    drives = drive_list(drives=Drive.objects.filter(where))
+    if order:
+        drives = drives.order_by(*order)
+    total, rows = drive_page(drives, offset=offset, limit=limit)
+    expected = list(drives)
+    assert total == len(expected)
+    shown = expected[offset : offset + limit]
+    assert [r.slug for r in rows] == [d.slug for d in shown]
+    for row, drive in zip(rows, shown, strict=True):
+        latest = drive.prices.filter(currency="USD").order_by("-observed_on", "amount").first()
+        assert str(row) == str(drive) and row.get_absolute_url() == drive.get_absolute_url()
+        assert row.manufacturer.name == drive.manufacturer.name
+        assert str(row.controller) == (str(drive.controller) if drive.controller else "None")
+        assert str(row.nand) == (str(drive.nand) if drive.nand else "None")
+        assert row.cell_type == (drive.nand.cell_type if drive.nand else None)
+        assert row.get_kind_display() == drive.get_kind_display()
+        assert row.get_interface_display() == drive.get_interface_display()
+        assert row.release_date == drive.release_date
+        assert row.latest_price == (latest.amount if latest else None)
+        assert row.latest_price is None or isinstance(row.latest_price, Decimal)
+
+
+@pytest.mark.parametrize(
+    "number",
+    [None, "", "x", "1.5", "0", "-2", "1", "2", "3", "4", "99", "\u0663", "2 ", "9" * 4000],
+)
+def test_the_catalog_page_number_is_chosen_as_djangos_paginator_chooses_it(
+    catalog, monkeypatch, number
+):
+    monkeypatch.setattr(views, "PAGE_SIZE", 4)
+    drives = drive_list()
+    page = views._page(drives, number)
+    expected = Paginator(list(drives), 4).get_page(number)
+    assert page.number == expected.number
+    assert page.paginator.num_pages == expected.paginator.num_pages
+    assert [r.slug for r in page] == [d.slug for d in expected]
+
+
+def test_an_offset_beyond_any_catalog_reads_no_rows(catalog, client):
+    for offset in (10**6, 2**63, 10**40):
+        assert drive_page(drive_list(), offset=offset, limit=5) == (9, [])
+        body = client.get("/api/v1/drives/", {"offset": offset}).json()
+        assert body["count"] == 9 and body["results"] == []
