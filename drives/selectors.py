@@ -27,12 +27,8 @@ def drive_list(*, drives: QuerySet[Drive] | None = None) -> QuerySet[Drive]:
     for the catalog page and the API's drive list (drive_page reads a page of them; prices
     are looked up for that page only)."""
     base = drives if drives is not None else Drive.objects.all()
-    return (
-        base.real()
-        .with_specs()
-        .select_related("nand")
-        .order_by("sort_name", "capacity_bytes", "pk")
-    )
+    # No select_related: drive_page reads the list's ids, its rows are read apart.
+    return base.real().order_by("sort_name", "capacity_bytes", "pk")
 
 
 # A drive with its specs (maker, controller and its vendor, NAND and its vendor) as
@@ -139,9 +135,6 @@ class CatalogRow:
         return _INTERFACES.get(self.interface, self.interface)
 
 
-# How many drives a list holds and the ids of one page of it, in its order: the ORM's SQL
-# of the list (its filters and order written once, in drives.filters and the callers).
-_COUNT_AND_PAGE_SQL = "SELECT ({count}), ARRAY({ids})"
 # The page's drives by id, in that order: prepared (its plan is the same for any ids, and
 # planning its joins cost as much as running them).
 _PAGE_ROWS_SQL = """
@@ -171,9 +164,9 @@ def drive_page(drives: QuerySet[Drive], *, offset: int, limit: int) -> tuple[int
     offset = min(offset, 2**62)  # beyond any catalog (and within PostgreSQL's OFFSET)
     page = drives.values_list("pk", flat=True)[offset : offset + limit]
     ids_sql, ids_params = page.query.sql_with_params()
-    sql = _COUNT_AND_PAGE_SQL.replace(
-        "{count}", f"SELECT count(*) FROM ({count_sql}) listed"
-    ).replace("{ids}", ids_sql)
+    # The count and the page's ids in one statement, of the ORM's SQL of the list (its
+    # filters and order written once, in drives.filters and the callers).
+    sql = f"SELECT (SELECT count(*) FROM ({count_sql}) listed), ARRAY({ids_sql})"
     with connections[drives.db].cursor() as cursor:
         cursor.execute(sql, (*count_params, *ids_params))
         total, ids = cursor.fetchone()
