@@ -113,6 +113,8 @@ def database_settings(url: str, *, alias: str = "default", variable: str = "DATA
             f"{variable} must start with postgresql:// (got {url.split(':', 1)[0]!r}): "
             "Bench runs on PostgreSQL only."
         )
+    # Django's backend with a health check that needs no round trip on a busy connection.
+    db["ENGINE"] = "benchsite.postgresql"
     if not db["NAME"]:
         raise ImproperlyConfigured(f"{variable} names no database (expected .../DBNAME).")
     options = db.setdefault("OPTIONS", {})

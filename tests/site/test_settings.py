@@ -34,7 +34,7 @@ from tests.site.support import ROOT
 )
 def test_database_url_forms(url, expected, options):
     db = database_settings(url)
-    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert db["ENGINE"] == "benchsite.postgresql"
     for key, value in expected.items():
         assert db[key] == value, key
     for key, value in options.items():
