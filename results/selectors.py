@@ -730,7 +730,8 @@ UNION ALL
  ORDER BY amount / iops, drive_id LIMIT %(rows)s)
 """
 # Latest prices travel with the entries; prices as of a date are read in one pass over the
-# price index (a lookup per drive cost four times as much).
+# price index (a lookup per drive cost four times as much), in its order (the price's own
+# column in ORDER BY: the output column, cast to float, would need a sort of every price).
 _LATEST_PRICES = """
   SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
          quick
@@ -739,9 +740,9 @@ _LATEST_PRICES = """
 _PRICES_AS_OF = """
   SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, perf.capacity_bytes, perf.quick
   FROM perf JOIN (
-    SELECT DISTINCT ON (drive_id) drive_id, amount::float8 AS amount, observed_on
-    FROM drives_price WHERE currency = 'USD' AND observed_on <= %(as_of)s::date
-    ORDER BY drive_id, observed_on DESC, amount) p ON p.drive_id = perf.drive_id
+    SELECT DISTINCT ON (pr.drive_id) pr.drive_id, pr.amount::float8 AS amount, pr.observed_on
+    FROM drives_price pr WHERE pr.currency = 'USD' AND pr.observed_on <= %(as_of)s::date
+    ORDER BY pr.drive_id, pr.observed_on DESC, pr.amount) p ON p.drive_id = perf.drive_id
 """
 
 

@@ -219,6 +219,11 @@ def test_value_prices_as_of_a_date_and_worst_case_of_compressing_drives():
     assert point.iops == pytest.approx(worst)
     older = value_frontier(test=test, entries=entries(), as_of=datetime.date(2012, 6, 1))
     assert older.points[0].price == 100.0
+    # Two prices seen the same day: the lower, as for the latest price.
+    PriceFactory(drive=run.drive, amount="90.50", observed_on="2012-01-01")
+    PriceFactory(drive=run.drive, amount="120.00", observed_on="2012-01-01")
+    older = value_frontier(test=test, entries=entries(), as_of=datetime.date(2012, 6, 1))
+    assert older.points[0].price == 90.5
     assert (
         value_frontier(test=test, entries=entries(), as_of=datetime.date(2000, 1, 1)).points == []
     )
