@@ -13,7 +13,7 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from drives.filters import DriveFilter, FilterSet
+from drives.filters import DriveFilter, FilterSet, SlugFilter
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
 from drives.selectors import CatalogRow, drive_list, drive_page
 
@@ -127,10 +127,10 @@ class PriceSerializer(serializers.ModelSerializer):
 class DriveApiFilter(DriveFilter):
     """The catalog page's filters, plus the catalog's own names."""
 
-    manufacturer = django_filters.CharFilter(
-        field_name="manufacturer__slug", max_length=100, label="Manufacturer (slug)"
+    manufacturer = SlugFilter(
+        to=Manufacturer, field_name="manufacturer", max_length=100, label="Manufacturer (slug)"
     )
-    nand = django_filters.CharFilter(field_name="nand__slug", max_length=120, label="NAND (slug)")
+    nand = SlugFilter(to=NandType, field_name="nand", max_length=120, label="NAND (slug)")
 
     class Meta(DriveFilter.Meta):
         pass

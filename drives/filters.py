@@ -7,10 +7,11 @@ from collections.abc import Mapping
 
 import django_filters
 from django import forms
-from django.db.models import Q
+from django.db.models import Model, Q, Subquery
 from django.http import QueryDict
+from django_filters.constants import EMPTY_VALUES
 
-from drives.models import Drive, NandType
+from drives.models import Controller, Drive, NandType
 
 GB = 10**9
 CAPACITY_WORD = re.compile(r"^(\d+(?:\.\d+)?)(gb|tb)$", re.IGNORECASE)
@@ -49,6 +50,24 @@ class SearchFilter(django_filters.CharFilter):
         return qs.filter(search_q(value, self.prefix)) if value and value.strip() else qs
 
 
+class SlugFilter(django_filters.CharFilter):
+    """A catalog entry (of model `to`) named by its slug, compared by id: the id is looked up
+    once, before the scan (a scalar subquery), so PostgreSQL can read an index that starts
+    with the foreign key. Joined to the named table instead, the id is hidden from the
+    planner, which then walks a whole ranking in order and filters it (1,273 leaderboard
+    entries read for a controller's first 26)."""
+
+    def __init__(self, *, to: type[Model], **kwargs):
+        self.to = to
+        super().__init__(**kwargs)
+
+    def filter(self, qs, value):
+        if value in EMPTY_VALUES:
+            return qs
+        named = self.to._default_manager.filter(slug=value).order_by().values("pk")[:1]
+        return self.get_method(qs)(**{self.field_name: Subquery(named)})
+
+
 class CapacityFilter(django_filters.NumberFilter):
     """A capacity bound in decimal GB, as drive makers state capacity."""
 
@@ -78,8 +97,11 @@ def drive_filters(fields: Mapping[str, str] = DRIVE_FIELDS) -> dict[str, django_
         "interface": django_filters.ChoiceFilter(
             field_name=fields["interface"], choices=Drive.Interface.choices
         ),
-        "controller": django_filters.CharFilter(
-            field_name=f"{fields['controller']}__slug", max_length=120, label="Controller (slug)"
+        "controller": SlugFilter(
+            to=Controller,
+            field_name=fields["controller"],
+            max_length=120,
+            label="Controller (slug)",
         ),
         "cell_type": django_filters.ChoiceFilter(
             field_name=fields["cell_type"],
