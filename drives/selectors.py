@@ -135,22 +135,17 @@ class CatalogRow:
         return _INTERFACES.get(self.interface, self.interface)
 
 
-# The page's drives by id, in that order: prepared (its plan is the same for any ids, and
-# planning its joins cost as much as running them).
-_PAGE_ROWS_SQL = """
+# The page's drives by id, in that order, through the specs' joins: prepared (its plan is
+# the same for any ids, and planning its joins cost as much as running them).
+_PAGE_ROWS_SQL = f"""
 SELECT d.slug, m.slug, m.name, d.model, d.capacity_bytes, d.part_number, d.hardware_revision,
        d.kind, d.interface, d.form_factor, c.slug, cv.name, c.model,
        n.slug, nv.name, n.process_nm, n.layers, n.cell_type, n.interface,
        d.dram_bytes, d.release_date, d.synthetic,
        (SELECT p.amount FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
         ORDER BY p.observed_on DESC, p.amount LIMIT 1)
-FROM unnest(%s::bigint[]) WITH ORDINALITY AS page (id, n)
-JOIN drives_drive d ON d.id = page.id
-JOIN drives_manufacturer m ON m.id = d.manufacturer_id
-LEFT JOIN drives_controller c ON c.id = d.controller_id
-LEFT JOIN drives_manufacturer cv ON cv.id = c.vendor_id
-LEFT JOIN drives_nandtype n ON n.id = d.nand_id
-LEFT JOIN drives_manufacturer nv ON nv.id = n.vendor_id
+FROM {SPECS_TABLES}
+JOIN unnest(%s::bigint[]) WITH ORDINALITY AS page (id, n) ON page.id = d.id
 ORDER BY page.n
 """
 
