@@ -217,6 +217,38 @@ def measure_rounds(
     return results
 
 
+@dataclass
+class Ratio:
+    """A family's throughput against the reference's (the trivial view), round by round:
+    each round's rate over the reference's in the same round (measured seconds apart, so
+    the machine's drift between rounds cancels), the figure being their median."""
+
+    rounds: list[float]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.rounds)
+
+    def span(self) -> str:
+        return f"{min(self.rounds):.2f}-{max(self.rounds):.2f}"
+
+
+def paired_ratio(rates: list[float], reference: list[float]) -> Ratio:
+    if len(rates) != len(reference) or not rates:
+        raise ValueError("one rate a round for both, at least one round")
+    return Ratio([rate / ref for rate, ref in zip(rates, reference, strict=True)])
+
+
+def noise_floor(reference: list[float]) -> str:
+    """How far the reference's rounds are from each other: the machine's noise, beside
+    which a ratio's distance from its target must be read."""
+    low, high = min(reference), max(reference)
+    return (
+        f"noise floor: the trivial endpoint's {len(reference)} rounds served "
+        f"{low:,.0f}-{high:,.0f} req/s ({(high / low - 1) * 100:.0f}% apart)"
+    )
+
+
 def cache_round_trip_ms() -> float:
     """The median time of one read of a kept response (50 KB) and the catalog version from
     the shared cache: what a response-cache hit costs, and a miss adds."""

@@ -6,8 +6,18 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from benchsite.loadrig import get_rotation, parse_report, post_distinct, run_wrk, write_script
+from benchsite.loadrig import (
+    get_rotation,
+    noise_floor,
+    paired_ratio,
+    parse_report,
+    post_distinct,
+    run_wrk,
+    write_script,
+)
 
 
 class Recorder(ThreadingHTTPServer):
@@ -111,3 +121,37 @@ def test_posts_carry_distinct_bodies_and_keys(recorder, tmp_path):
 def test_a_report_without_figures_is_refused():
     with pytest.raises(ValueError):
         parse_report("unable to connect to 127.0.0.1:1 Connection refused")
+
+
+rates = st.floats(min_value=1.0, max_value=1e5, allow_nan=False)
+
+
+@given(
+    st.lists(st.tuples(rates, st.floats(min_value=0.2, max_value=5.0)), min_size=1, max_size=9),
+    st.floats(min_value=0.01, max_value=2.0),
+)
+def test_a_paired_ratio_cancels_the_machine_slowing_between_rounds(rounds, cost):
+    """Each round the machine runs at its own speed (a factor on both rates); the page costs
+    1/cost of the reference whatever the speed, so every round's ratio is cost."""
+    reference = [rate * speed for rate, speed in rounds]
+    page = [rate * cost for rate in reference]
+    ratio = paired_ratio(page, reference)
+    assert ratio.median == pytest.approx(cost)
+    assert all(r == pytest.approx(cost) for r in ratio.rounds)
+
+
+def test_a_paired_ratio_is_the_median_of_the_rounds_and_shows_their_range():
+    ratio = paired_ratio([100, 300, 150], [1000, 1000, 500])
+    assert ratio.rounds == [0.1, 0.3, 0.3]
+    assert ratio.median == 0.3
+    assert ratio.span() == "0.10-0.30"
+    with pytest.raises(ValueError):
+        paired_ratio([1, 2], [1])
+    with pytest.raises(ValueError):
+        paired_ratio([], [])
+
+
+def test_the_noise_floor_is_how_far_apart_the_reference_rounds_are():
+    assert noise_floor([1000, 2000, 1500]) == (
+        "noise floor: the trivial endpoint's 3 rounds served 1,000-2,000 req/s (100% apart)"
+    )

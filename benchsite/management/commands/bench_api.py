@@ -40,6 +40,8 @@ from benchsite.loadrig import (
     get_rotation,
     measure_alone,
     measure_rounds,
+    noise_floor,
+    paired_ratio,
     report_misses,
     write_script,
 )
@@ -171,23 +173,28 @@ class Command(BaseCommand):
         return results
 
     def report(self, title: str, results, targets: dict[str, float]) -> None:
-        trivial = statistics.median(r.rate for r in results["trivial DRF"])
-        header = f"{'endpoint':<22}{'req/s':>9}{'x trivial':>11}{'median ms':>11}{'errors':>8}"
+        reference = [r.rate for r in results["trivial DRF"]]
+        header = (
+            f"{'endpoint':<22}{'req/s':>9}{'x trivial':>11}{'rounds':>12}{'median ms':>11}"
+            f"{'errors':>8}"
+        )
         self.stdout.write(f"\n{title}\n{header}\n{'-' * len(header)}")
-        failed = []
         for name, runs in results.items():
-            rate = statistics.median(r.rate for r in runs)
+            rates = [r.rate for r in runs]
+            ratio = paired_ratio(rates, reference)
             median = statistics.median(r.p50_ms for r in runs)
             errors = sum(r.failures for r in runs)
             target = targets.get(name)
-            verdict = f"  BELOW {target}x" if target and rate / trivial < target else ""
-            if verdict or errors:
-                failed.append(name)
+            verdict = f"  BELOW {target}x" if target and ratio.median < target else ""
             self.stdout.write(
-                f"{name:<22}{rate:>9.1f}{rate / trivial:>10.2f}x{median:>11.2f}{errors:>8}{verdict}"
+                f"{name:<22}{statistics.median(rates):>9.1f}{ratio.median:>10.2f}x"
+                f"{ratio.span():>12}{median:>11.2f}{errors:>8}{verdict}"
             )
         targets_text = ", ".join(f"{n} >= {t}x" for n, t in targets.items())
-        self.stdout.write(f"targets: {targets_text}; medians of rounds")
+        self.stdout.write(
+            f"targets: {targets_text}; req/s and latency: medians of rounds; x trivial: the "
+            f"median of each round's ratio (rounds: their range)\n{noise_floor(reference)}"
+        )
         if any(sum(r.failures for r in runs) for runs in results.values()):
             raise CommandError("some requests failed (non-2xx or socket errors)")
 

@@ -36,6 +36,8 @@ from benchsite.loadrig import (
     get_rotation,
     measure_alone,
     measure_rounds,
+    noise_floor,
+    paired_ratio,
     report_misses,
     write_script,
 )
@@ -319,31 +321,30 @@ class Command(BaseCommand):
         ]
 
     def report(self, pages: list[Page], targets: dict[str, float]) -> None:
-        trivial = statistics.median(pages[0].rates)
+        reference = pages[0].rates
         self.stdout.write("")
         header = (
-            f"{'page':<15}{'req/s':>9}{'x trivial':>11}{'median ms':>11}{'errors':>8}  "
-            "drives considered"
+            f"{'page':<15}{'req/s':>9}{'x trivial':>11}{'rounds':>12}{'median ms':>11}"
+            f"{'errors':>8}  drives considered"
         )
         self.stdout.write(header)
         self.stdout.write("-" * len(header))
-        failed = []
         for page in pages:
-            rate = statistics.median(page.rates)
-            ratio = rate / trivial
+            ratio = paired_ratio(page.rates, reference)
             verdict = ""
             target = targets.get(page.name)
-            if target and ratio < target:
+            if target and ratio.median < target:
                 verdict = f"  BELOW {target}x"
-                failed.append(page.name)
             self.stdout.write(
-                f"{page.name:<15}{rate:>9.1f}{ratio:>10.2f}x"
-                f"{statistics.median(page.medians_ms):>11.2f}{page.errors:>8}  "
-                f"{page.considered}{verdict}"
+                f"{page.name:<15}{statistics.median(page.rates):>9.1f}{ratio.median:>10.2f}x"
+                f"{ratio.span():>12}{statistics.median(page.medians_ms):>11.2f}"
+                f"{page.errors:>8}  {page.considered}{verdict}"
             )
         self.stdout.write(
-            f"\nreq/s and latency: medians of {len(pages[0].rates)} rounds; target: "
+            f"\nreq/s and latency: medians of {len(reference)} rounds; x trivial: the median "
+            "of each round's ratio to the trivial view's (rounds: their range); target: "
             f"{', '.join(sorted(set(f'{t}x' for t in targets.values())))} of the trivial view"
+            f"\n{noise_floor(reference)}"
         )
         if any(p.errors for p in pages):
             raise CommandError("some requests failed (non-2xx or socket errors)")
