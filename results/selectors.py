@@ -678,7 +678,7 @@ class ValueView:
     test: Test
     as_of: datetime.date | None
     considered: int  # drives with a result in the test and a price, after the filters
-    points: list[ValuePoint]  # frontier, highlighted, cheapest lists and an even sample
+    points: list[ValuePoint]  # frontier, highlighted, cheapest lists and a sample
     sample_size: int
 
     @property
@@ -698,40 +698,56 @@ class ValueView:
 VALUE_TABLE_ROWS = 10
 VALUE_SAMPLE = 200
 
-# Each drive's entry in the test and its USD price (latest, or as of a date); ordered by
-# price, a drive is on the frontier when it is faster than every drive before it. One window
-# over the price order finds the frontier and an even sample, the count is counted apart
-# (a window over all rows would keep every row until the last): with latest prices
-# it reads leaderboard_worst_price_idx (or _pattern_price_idx) in that order, without a
-# sort; prices as of a date are looked up once (materialized) and sorted. The two cheapest
-# lists are top-10 scans of their own.
+# Each drive's entry in the test and its USD price (latest, or as of a date), counted once.
+# In price order, a drive is on the frontier when it is faster than every drive before it.
+# With latest prices the frontier is found by steps through leaderboard_worst_price_idx (or
+# _pattern_price_idx): from each frontier drive, the first dearer drive that is faster is the
+# next one, so no row is ranked or kept; a window over every row in price order cost three
+# times the scan itself. Prices as of a date are looked up once (materialized) and the
+# frontier is a running maximum over them. The sample for the scatter is the drives whose id
+# hashes to 0 modulo considered/sample (about `sample` of them, the same drives in every
+# request, spread like the whole), read in the same pass as the frontier's and the
+# highlighted drives' rows. The two cheapest lists are top-10 scans of their own.
 _VALUE_SQL = """
-WITH perf AS ({entries}),
+WITH RECURSIVE perf AS NOT MATERIALIZED ({entries}),
 priced AS {materialized} ({priced}),
-ranked AS (
-  SELECT drive_id, iops, amount, observed_on, quick,
-         MAX(iops) OVER w AS best_cheaper, row_number() OVER w AS price_rank,
-         (SELECT count(*) FROM priced) AS considered
-  FROM priced
-  WINDOW w AS (ORDER BY amount, iops DESC, drive_id
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-)
-SELECT drive_id, iops, amount, observed_on, quick, considered,
-       iops > COALESCE(best_cheaper, 0) AS frontier
-FROM ranked
-WHERE iops > COALESCE(best_cheaper, 0)
-   OR drive_id = ANY(%(highlight)s)
-   OR (price_rank * %(sample)s) / considered <> ((price_rank - 1) * %(sample)s) / considered
-UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
- ORDER BY amount / NULLIF(capacity_bytes, 0)::float8 NULLS LAST, drive_id LIMIT %(rows)s)
-UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
- ORDER BY amount / iops, drive_id LIMIT %(rows)s)
+counted AS MATERIALIZED (SELECT count(*) AS considered FROM priced),
+frontier AS ({frontier})
+SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, c.considered,
+       p.drive_id IN (SELECT drive_id FROM frontier) AS frontier
+FROM priced p CROSS JOIN counted c
+WHERE p.drive_id IN (SELECT drive_id FROM frontier)
+   OR p.drive_id = ANY(%(highlight)s)
+   OR %(sample)s > 0
+      AND hashint8(p.drive_id) %% GREATEST((c.considered + %(sample)s - 1) / %(sample)s, 1) = 0
+{cheapest}
 """
-# Latest prices travel with the entries; prices as of a date are read in one pass over the
-# price index (a lookup per drive cost four times as much), in its order (the price's own
-# column in ORDER BY: the output column, cast to float, would need a sort of every price).
+# The cheapest per GB and per 1,000 IOPS: among many drives, the first rows of an index in
+# that order (leaderboard_worst_gb_idx, _iops_idx...); among few, which an index walk would
+# look for through the whole test (20 ms for a filter that keeps none), a sort of the few
+# (the order written as an expression no index has). Only one of the two runs.
+_CHEAPEST = """
+UNION ALL
+(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
+ WHERE (SELECT considered FROM counted) {test} %(walk)s
+ ORDER BY {order} NULLS LAST, drive_id LIMIT %(rows)s)"""
+_CHEAPEST_ORDERS = ("amount / NULLIF(capacity_bytes, 0)::float8", "amount / iops")
+VALUE_WALK = 100  # drives considered from which the cheapest lists walk an index
+_FRONTIER_STEPS = """
+  (SELECT drive_id, iops, amount FROM priced ORDER BY amount, iops DESC, drive_id LIMIT 1)
+  UNION ALL
+  SELECT next.* FROM frontier f CROSS JOIN LATERAL (
+    SELECT p.drive_id, p.iops, p.amount FROM priced p
+    WHERE p.amount > f.amount AND p.iops > f.iops
+    ORDER BY p.amount, p.iops DESC, p.drive_id LIMIT 1) next
+"""
+_FRONTIER_RUNNING_MAX = """
+  SELECT drive_id FROM (
+    SELECT drive_id, iops, MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
+                                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    FROM priced) ranked (drive_id, iops, best_cheaper)
+  WHERE iops > COALESCE(best_cheaper, 0)
+"""
 _LATEST_PRICES = """
   SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
          quick
@@ -757,9 +773,11 @@ def value_frontier(
 ) -> ValueView:
     """Price against performance in one test among `entries` (already filtered): the value
     frontier (drives no other drive beats on both price and IOPS), the cheapest per GB and
-    per 1,000 IOPS, and an even sample of the rest by price for the scatter, each point with
-    its drive and maker. `entries` must hold one entry a drive in the test: its worst case
-    (the default), or one data pattern (worst_case=False, for entries filtered by pattern).
+    per 1,000 IOPS, and a sample of about `sample` of the rest for the scatter (drawn by a hash
+    of the drive's id: spread as they are, the same in every request; none with 0), each
+    point with its drive and maker. `entries` must hold one entry a drive in the test: its
+    worst case (the default), or one data pattern (worst_case=False, for entries filtered by
+    pattern).
     Two queries, three with highlighted drives."""
     highlight_ids = (
         list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
@@ -777,6 +795,8 @@ def value_frontier(
         _VALUE_SQL.replace("{entries}", _name_params(inner, len(params)))
         .replace("{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES)
         .replace("{materialized}", "MATERIALIZED" if as_of else "NOT MATERIALIZED")
+        .replace("{frontier}", _FRONTIER_RUNNING_MAX if as_of else _FRONTIER_STEPS)
+        .replace("{cheapest}", _cheapest_sql())
     )
     with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
         cursor.execute(
@@ -787,6 +807,7 @@ def value_frontier(
                 "rows": VALUE_TABLE_ROWS,
                 "highlight": highlight_ids,
                 "sample": sample,
+                "walk": VALUE_WALK,
             },
         )
         rows = cursor.fetchall()
@@ -808,6 +829,15 @@ def value_frontier(
         considered=considered,
         points=sorted(points, key=lambda p: (p.price, -p.iops)),
         sample_size=sample,
+    )
+
+
+@functools.cache
+def _cheapest_sql() -> str:
+    return "".join(
+        _CHEAPEST.replace("{test}", test).replace("{order}", written)
+        for order in _CHEAPEST_ORDERS
+        for test, written in ((">=", order), ("<", f"({order}) + 0"))
     )
 
 

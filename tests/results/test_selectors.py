@@ -1,8 +1,9 @@
 import datetime
+from unittest import mock
 
 import pytest
 from django.db import transaction
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from drives.filters import DriveFilter
@@ -171,40 +172,83 @@ def test_rankings_indexes_hold_every_column_a_ranking_filters_on():
 
 def _value_catalog(points):
     test = Test.objects.get(identifier="randwrite-4k-qd3-8g")
-    for i, (price, iops) in enumerate(points):
+    for i, (price, iops, capacity) in enumerate(points):
         run = published(
             manufacturer="V",
             model=f"V{i}",
-            capacity_bytes=100 * 10**9,
+            capacity_bytes=capacity * 10**9,
             results=[{"test": test.identifier, "pattern": "unspecified", "iops": iops}],
         )
         PriceFactory(drive=run.drive, amount=f"{price}.00", observed_on="2013-01-01")
     return test
 
 
-@settings(max_examples=12, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(1, 60), st.integers(1, 60)), min_size=1, max_size=12, unique=True
-    )
+VALUE_POINTS = st.lists(
+    st.tuples(st.integers(1, 60), st.integers(1, 60), st.sampled_from([120, 240, 480])),
+    min_size=1,
+    max_size=12,
+    unique_by=lambda p: p[:2],
 )
-def test_the_value_frontier_is_exactly_the_drives_nothing_beats(points):
-    # Each example builds its catalog inside a savepoint and rolls it back.
-    with transaction.atomic():
+
+
+@pytest.mark.parametrize("as_of", [None, datetime.date(2014, 1, 1)], ids=["latest", "as-of"])
+@pytest.mark.parametrize("walk", [0, 10**6], ids=["index-walk", "sort"])
+@settings(max_examples=10, deadline=None)
+@given(points=VALUE_POINTS)
+@example(points=[(10, 50, 240), (20, 50, 120), (15, 40, 480), (10, 30, 120), (30, 60, 240)])
+def test_the_value_frontier_and_cheapest_are_exactly_what_the_prices_say(points, as_of, walk):
+    """Latest prices (the frontier found by steps through an index) and prices as of a date
+    (a running maximum), each with the cheapest lists read by an index walk or a sort."""
+    # Lists of 3, so that the cheapest are fewer than the drives.
+    with (
+        mock.patch("results.selectors.VALUE_WALK", walk),
+        mock.patch("results.selectors.VALUE_TABLE_ROWS", 3),
+        transaction.atomic(),
+    ):
         sid = transaction.savepoint()
         test = _value_catalog(points)
-        view = value_frontier(test=test, entries=entries(), sample=1000)
+        # No sample: the points are the frontier and the cheapest, each from its own read.
+        view = value_frontier(test=test, entries=entries(), sample=0, as_of=as_of)
         got = {(round(p.price), round(p.iops)) for p in view.frontier}
         expected = {
             (price, iops)
-            for price, iops in points
+            for price, iops, _ in points
             if not any(
-                (p2 <= price and i2 >= iops) and (p2, i2) != (price, iops) for p2, i2 in points
+                (p2 <= price and i2 >= iops) and (p2, i2) != (price, iops) for p2, i2, _ in points
             )
         }
         assert got == expected
         assert view.considered == len(points)
+
+        def cheapest(key):  # ties by the drive's id, that is the order of creation
+            return {
+                points[i][:2]
+                for i in sorted(range(len(points)), key=lambda i: (key(points[i]), i))[:3]
+            }
+
+        per_gb = cheapest(lambda p: p[0] / p[2])
+        per_kiops = cheapest(lambda p: p[0] / p[1])
+        assert {
+            (round(p.price), round(p.iops)) for p in view.points
+        } == expected | per_gb | per_kiops
         transaction.savepoint_rollback(sid)
+
+
+def test_the_value_sample_is_about_its_size_the_same_each_time_and_keeps_the_frontier():
+    test = _value_catalog([(10 + i, 1 + (i * 37) % 97, 240) for i in range(90)])
+    highlighted = Drive.objects.order_by("pk")[40].slug
+    for as_of in (None, datetime.date(2014, 1, 1)):
+        first = value_frontier(test=test, entries=entries(), sample=15, as_of=as_of)
+        again = value_frontier(
+            test=test, entries=entries(), sample=15, as_of=as_of, highlight=(highlighted,)
+        )
+        assert first.considered == 90
+        chosen = {p.drive.slug for p in first.points}
+        cheapest = {p.drive.slug for p in first.cheapest_per_gb + first.cheapest_per_kiops}
+        sampled = chosen - cheapest - {p.drive.slug for p in first.frontier}
+        assert 5 <= len(sampled) <= 30  # about 15 of 90, drawn by a hash of the id
+        assert {p.drive.slug for p in again.points} == chosen | {highlighted}
+        assert [p.highlighted for p in again.points].count(True) == 1
 
 
 def test_value_prices_as_of_a_date_and_worst_case_of_compressing_drives():
