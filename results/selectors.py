@@ -748,6 +748,9 @@ _FRONTIER_RUNNING_MAX = """
     FROM priced) ranked (drive_id, iops, best_cheaper)
   WHERE iops > COALESCE(best_cheaper, 0)
 """
+# Latest prices travel with the entries; prices as of a date are read in one pass over the
+# price index (a lookup per drive cost four times as much), in its order (the price's own
+# column in ORDER BY: the output column, cast to float, would need a sort of every price).
 _LATEST_PRICES = """
   SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
          quick

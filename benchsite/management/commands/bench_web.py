@@ -46,6 +46,7 @@ from results.models import LeaderboardEntry, Test
 from results.selectors import value_frontier
 
 TARGET_RATIO = 0.15
+TARGET_PAGES = ("compare", "leaderboard", "value", "picker search")  # the others: references
 CACHED_TARGET = 0.5
 CACHED_PAGES = ("compare", "leaderboard", "value")
 SCALE_DRIVES = 10_000
@@ -113,7 +114,7 @@ class Command(BaseCommand):
             [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], env=env, check=True
         )
         self.measure(pages, {**env, "BENCH_RESPONSE_CACHE": "0"}, opts)
-        self.report(pages, {p.name: TARGET_RATIO for p in pages[1:]})
+        self.report(pages, {name: TARGET_RATIO for name in TARGET_PAGES})
         if opts["cached"]:
             self.cached(pages, {**env, "BENCH_RESPONSE_CACHE": "1"}, opts)
 
