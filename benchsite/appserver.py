@@ -82,6 +82,11 @@ class AppServer:
         self.stop()
         raise RuntimeError(f"gunicorn did not start:\n{self.log.read_text(errors='replace')}")
 
+    def boots(self) -> int:
+        """How many workers the server has started so far (the first ones included): a
+        benchmark reports those started while it measured, each a whole import of the site."""
+        return self.log.read_text(errors="replace").count("Booting worker")
+
     def worker_pids(self) -> list[int]:
         """The master's live children."""
         if self.process is None:

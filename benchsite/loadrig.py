@@ -217,6 +217,13 @@ def measure_rounds(
     return results
 
 
+def restarts_text(boots: int) -> str:
+    """The line a benchmark prints about the workers gunicorn started while it measured
+    (max_requests, benchsite/gunicorn.conf.py): each imports the whole site, a cost every
+    endpoint shares but the lightest feels most."""
+    return f"gunicorn workers started while measuring: {boots}"
+
+
 @dataclass
 class Ratio:
     """A family's throughput against the reference's (the trivial view), round by round:

@@ -43,6 +43,7 @@ from benchsite.loadrig import (
     noise_floor,
     paired_ratio,
     report_misses,
+    restarts_text,
     write_script,
 )
 from drives.models import Drive
@@ -156,6 +157,7 @@ class Command(BaseCommand):
                 f"{opts['connections']} connections, {opts['rounds']} rounds of "
                 f"{opts['seconds']:g} s each"
             )
+            booted = server.boots()
             results = measure_rounds(
                 server.url,
                 scripts,
@@ -163,6 +165,7 @@ class Command(BaseCommand):
                 seconds=opts["seconds"],
                 connections=opts["connections"],
             )
+            self.stdout.write(restarts_text(server.boots() - booted))
             measured = measure_alone(server.url, singles, seconds=opts["seconds"])
             for name, runs in measured.items():
                 if any(r.failures for r in runs):

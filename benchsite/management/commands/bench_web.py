@@ -13,14 +13,10 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +27,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.db.models import Count
 
+from benchsite.appserver import AppServer
 from benchsite.loadrig import (
     UNCACHED_HEADERS,
     get_rotation,
@@ -39,6 +36,7 @@ from benchsite.loadrig import (
     noise_floor,
     paired_ratio,
     report_misses,
+    restarts_text,
     write_script,
 )
 from drives.models import Controller, Drive
@@ -64,12 +62,6 @@ class Page:
     fresh: bool = False  # every request new to the response cache (its misses)
     headers: dict[str, str] = field(default_factory=dict)  # sent with every request
     alone_ms: list[float] = field(default_factory=list)  # median latency, one connection
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Command(BaseCommand):
@@ -123,60 +115,43 @@ class Command(BaseCommand):
     ) -> None:
         """Serve the site with env and load each page in turn, rounds times over; then the
         `alone` pages with one connection (what one reader waits for)."""
-        port = _free_port()
-        base = f"http://127.0.0.1:{port}"
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "benchsite.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                str(opts["workers"]),
-                "--log-level",
-                "warning",
-            ],
-            env=env,
-            start_new_session=True,
-        )
-        try:
-            self.wait_up(base, server)
-            with tempfile.TemporaryDirectory() as tmp:
-                scripts = {
-                    page.name: write_script(
-                        Path(tmp) / f"{n}.lua",
-                        get_rotation(page.paths, fresh=page.fresh, headers=page.headers),
-                    )
-                    for n, page in enumerate([*pages, *alone])
-                }
-                self.stdout.write(
-                    f"\ngunicorn: {opts['workers']} workers on {base}, response cache "
-                    f"{'on' if env['BENCH_RESPONSE_CACHE'] == '1' else 'off'}; wrk: 2 threads, "
-                    f"{opts['connections']} connections, {opts['rounds']} rounds of "
-                    f"{opts['seconds']:g} s a page"
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            AppServer(env=env, log=Path(tmp) / "gunicorn.log", workers=opts["workers"]) as server,
+        ):
+            base = server.url
+            scripts = {
+                page.name: write_script(
+                    Path(tmp) / f"{n}.lua",
+                    get_rotation(page.paths, fresh=page.fresh, headers=page.headers),
                 )
-                measured = measure_rounds(
-                    base,
-                    {page.name: scripts[page.name] for page in pages},
-                    rounds=opts["rounds"],
-                    seconds=opts["seconds"],
-                    connections=opts["connections"],
-                )
-                for page in pages:
-                    page.rates = [r.rate for r in measured[page.name]]
-                    page.medians_ms = [r.p50_ms for r in measured[page.name]]
-                    page.errors = sum(r.failures for r in measured[page.name])
-                singles = measure_alone(
-                    base, {page.name: scripts[page.name] for page in alone}, seconds=opts["seconds"]
-                )
-                for page in alone:
-                    page.alone_ms = [r.p50_ms for r in singles[page.name]]
-                    page.errors += sum(r.failures for r in singles[page.name])
-        finally:
-            os.killpg(server.pid, signal.SIGTERM)
-            server.wait(timeout=30)
+                for n, page in enumerate([*pages, *alone])
+            }
+            self.stdout.write(
+                f"\ngunicorn: {opts['workers']} workers on {base}, response cache "
+                f"{'on' if env['BENCH_RESPONSE_CACHE'] == '1' else 'off'}; wrk: 2 threads, "
+                f"{opts['connections']} connections, {opts['rounds']} rounds of "
+                f"{opts['seconds']:g} s a page"
+            )
+            booted = server.boots()
+            measured = measure_rounds(
+                base,
+                {page.name: scripts[page.name] for page in pages},
+                rounds=opts["rounds"],
+                seconds=opts["seconds"],
+                connections=opts["connections"],
+            )
+            self.stdout.write(restarts_text(server.boots() - booted))
+            for page in pages:
+                page.rates = [r.rate for r in measured[page.name]]
+                page.medians_ms = [r.p50_ms for r in measured[page.name]]
+                page.errors = sum(r.failures for r in measured[page.name])
+            singles = measure_alone(
+                base, {page.name: scripts[page.name] for page in alone}, seconds=opts["seconds"]
+            )
+            for page in alone:
+                page.alone_ms = [r.p50_ms for r in singles[page.name]]
+                page.errors += sum(r.failures for r in singles[page.name])
 
     def cached(self, uncached: list[Page], env: dict[str, str], opts) -> None:
         """The pages with the response cache on: hits (a few URLs, repeated) against the
@@ -218,19 +193,6 @@ class Command(BaseCommand):
         )
         if any(p.errors for p in alone):
             raise CommandError("some requests failed (non-2xx or socket errors)")
-
-    def wait_up(self, base: str, server: subprocess.Popen) -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if server.poll() is not None:
-                raise CommandError("gunicorn exited before serving")
-            try:
-                with urllib.request.urlopen(f"{base}/bench-trivial/", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.3)
-        raise CommandError("gunicorn did not answer within 60 s")
 
     def pages(self, rng: random.Random) -> list[Page]:
         """The request mix of every page, drawn from the catalog."""
