@@ -2,6 +2,7 @@
 
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -92,6 +93,16 @@ def test_workers_keep_their_connection_between_requests(site):
             assert requests.get(f"{server.url}/").status_code == 200
         assert len(first) == 1
         assert query(site.primary.url(), sql, [name]) == first
+
+
+def test_the_server_counts_the_workers_it_started(site):
+    """What the load benchmarks print: a worker replaced while they measure is one import of
+    the whole site more."""
+    with site.server(replica=False, workers=2) as server:
+        assert server.boots() == 2
+        os.kill(server.worker_pids()[0], signal.SIGKILL)
+        assert wait_until(lambda: server.boots() == 3 and len(server.worker_pids()) == 2)
+        assert requests.get(f"{server.url}/healthz").status_code == 200
 
 
 def run_python(site, code: str, **env: str) -> subprocess.CompletedProcess:
