@@ -47,6 +47,10 @@ def prepare(env: dict[str, str], *, demo: bool = False) -> None:
     )
 
 
+def _boots(log: str) -> int:
+    return log.count("Booting worker")
+
+
 class AppServer:
     def __init__(self, *, env: dict[str, str], log: Path, workers: int | None = 2) -> None:
         """workers=None: as many as benchsite/gunicorn.conf.py picks."""
@@ -72,8 +76,11 @@ class AppServer:
         out.close()
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
-            found = LISTENING.search(self.log.read_text(errors="replace"))
-            if found and len(self.worker_pids()) >= (self.workers or 1):
+            log = self.log.read_text(errors="replace")
+            found = LISTENING.search(log)
+            wanted = self.workers or 1
+            # Every worker forked and its start logged (boots() counts from the log).
+            if found and len(self.worker_pids()) >= wanted and _boots(log) >= wanted:
                 self.url = found.group(1)
                 return self.url
             if self.process.poll() is not None:
@@ -85,7 +92,7 @@ class AppServer:
     def boots(self) -> int:
         """How many workers the server has started so far (the first ones included): a
         benchmark reports those started while it measured, each a whole import of the site."""
-        return self.log.read_text(errors="replace").count("Booting worker")
+        return _boots(self.log.read_text(errors="replace"))
 
     def worker_pids(self) -> list[int]:
         """The master's live children."""

@@ -14,8 +14,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,7 +25,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.db.models import Count
 
-from benchsite.appserver import AppServer
+from benchsite.appserver import AppServer, prepare
 from benchsite.loadrig import (
     UNCACHED_HEADERS,
     get_rotation,
@@ -101,10 +99,7 @@ class Command(BaseCommand):
         pages = self.pages(rng)
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": "benchsite.settings.bench"}
         env.setdefault("DJANGO_SECRET_KEY", "bench-web-only-" + os.urandom(16).hex())
-        # Production settings serve hashed static files: collect them as `make serve` does.
-        subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"], env=env, check=True
-        )
+        prepare(env)  # migrate and collectstatic, as `make serve` does before gunicorn
         self.measure(pages, {**env, "BENCH_RESPONSE_CACHE": "0"}, opts)
         self.report(pages, {name: TARGET_RATIO for name in TARGET_PAGES})
         if opts["cached"]:
