@@ -371,7 +371,10 @@ class Result(LabelledModel):
     """One throughput test of a run, in one data pattern."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
-    test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="results")
+    # Indexed by result_test_newest_idx (test, id), which also serves the key's lookups.
+    test = models.ForeignKey(
+        Test, on_delete=models.PROTECT, related_name="results", db_index=False
+    )
     pattern = models.CharField(max_length=14, choices=DataPattern.choices)
     block_size = models.PositiveIntegerField(null=True, blank=True)
     queue_depth = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -441,6 +444,9 @@ class Result(LabelledModel):
             models.Index(
                 fields=["test", "pattern", "-bytes_per_second"], name="result_leaderboard_idx"
             ),
+            # A test's results newest first (the results API filtered by test), read in
+            # order from the index whatever the test's share or age (selectors.results_listed).
+            models.Index(fields=["test", "id"], name="result_test_newest_idx"),
         ]
 
     def __str__(self) -> str:
