@@ -372,9 +372,7 @@ class Result(LabelledModel):
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
     # Indexed by result_test_newest_idx (test, id), which also serves the key's lookups.
-    test = models.ForeignKey(
-        Test, on_delete=models.PROTECT, related_name="results", db_index=False
-    )
+    test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="results", db_index=False)
     pattern = models.CharField(max_length=14, choices=DataPattern.choices)
     block_size = models.PositiveIntegerField(null=True, blank=True)
     queue_depth = models.PositiveSmallIntegerField(null=True, blank=True)
