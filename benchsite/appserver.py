@@ -51,6 +51,14 @@ def _boots(log: str) -> int:
     return log.count("Booting worker")
 
 
+def children(pid: int) -> list[int]:
+    """A process's live children (none when it is gone)."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 class AppServer:
     def __init__(self, *, env: dict[str, str], log: Path, workers: int | None = 2) -> None:
         """workers=None: as many as benchsite/gunicorn.conf.py picks."""
@@ -96,13 +104,7 @@ class AppServer:
 
     def worker_pids(self) -> list[int]:
         """The master's live children."""
-        if self.process is None:
-            return []
-        try:
-            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-            return [int(pid) for pid in children.read_text().split()]
-        except OSError:
-            return []
+        return children(self.process.pid) if self.process is not None else []
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

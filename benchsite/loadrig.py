@@ -4,18 +4,24 @@ the load benchmarks (bench_web, bench_api, bench_load).
     script = write_script(folder / "compare.lua", get_rotation(paths))
     result = run_wrk(base_url, script, seconds=5, connections=8)
     result.rate, result.p50_ms, result.p99_ms, result.failures
+
+With a CpuMeter, measure_rounds also says what each request cost in CPU, in the app server's
+workers and in PostgreSQL: where the time goes under load, steadier than a rate.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import statistics
 import subprocess
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchsite.appserver import children
 from benchsite.replicas import STICKY_COOKIE
 
 WRK_TIMEOUT = "10s"
@@ -114,6 +120,10 @@ class WrkResult:
     requests: int
     non_2xx: int  # responses other than 2xx and 3xx
     socket_errors: int
+    # CPU a request (ms) in the app server's workers and in the database server, when a
+    # CpuMeter watched the run
+    worker_cpu_ms: float | None = None
+    database_cpu_ms: float | None = None
 
     @property
     def failures(self) -> int:
@@ -198,6 +208,60 @@ def run_wrk_together(
     return results
 
 
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids: Iterable[int]) -> dict[int, float]:
+    """The CPU time (user and system) each of these processes has used so far; a process
+    that has exited is left out."""
+    used = {}
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after the command, which may hold spaces
+        used[pid] = (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    return used
+
+
+def database_server_pids() -> list[int]:
+    """The processes of the PostgreSQL server the default connection reaches (its backends
+    and background processes: the postmaster's children), when it runs on this machine;
+    none when it runs elsewhere."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    try:
+        status = Path(f"/proc/{backend}/status").read_text()
+    except OSError:
+        return []  # another machine's process
+    postmaster = int(re.search(r"^PPid:\s*(\d+)", status, re.MULTILINE)[1])
+    return children(postmaster)
+
+
+class CpuMeter:
+    """The CPU time two groups of processes use over a run: the app server's workers and
+    the database server's processes, each listed afresh at every reading (a worker or a
+    backend started during the run counts from its start; one that ended is lost)."""
+
+    def __init__(self, workers: Callable[[], list[int]], database: Callable[[], list[int]]):
+        self.groups = {"workers": workers, "database": database}
+
+    def read(self) -> dict[str, dict[int, float]]:
+        return {name: cpu_seconds(pids()) for name, pids in self.groups.items()}
+
+    @staticmethod
+    def used(before: dict[str, dict[int, float]], after: dict[str, dict[int, float]]):
+        """Seconds of CPU each group used between two readings."""
+        return {
+            name: sum(t - before[name].get(pid, 0.0) for pid, t in after[name].items())
+            for name in after
+        }
+
+
 def measure_rounds(
     url: str,
     scripts: dict[str, Path],
@@ -205,16 +269,40 @@ def measure_rounds(
     rounds: int,
     seconds: float,
     connections: int,
+    meter: CpuMeter | None = None,
 ) -> dict[str, list[WrkResult]]:
     """Each named script in turn, `rounds` times over (after a one-second warm-up of each),
-    so that every figure is a median of runs spread over the same stretch of time."""
+    so that every figure is a median of runs spread over the same stretch of time. With a
+    meter, each result also holds the CPU a request cost in the workers and the database."""
     for script in scripts.values():
         run_wrk(url, script, seconds=1, connections=connections)
     results: dict[str, list[WrkResult]] = {name: [] for name in scripts}
     for _ in range(rounds):
         for name, script in scripts.items():
-            results[name].append(run_wrk(url, script, seconds=seconds, connections=connections))
+            before = meter.read() if meter else None
+            result = run_wrk(url, script, seconds=seconds, connections=connections)
+            if meter and result.requests:
+                used = meter.used(before, meter.read())
+                result.worker_cpu_ms = used["workers"] / result.requests * 1e3
+                result.database_cpu_ms = used["database"] / result.requests * 1e3
+            results[name].append(result)
     return results
+
+
+def cpu_columns(runs: list[WrkResult]) -> str:
+    """The medians of a family's CPU a request, workers then database, for a report."""
+    cells = []
+    for values in ([r.worker_cpu_ms for r in runs], [r.database_cpu_ms for r in runs]):
+        known = [v for v in values if v is not None]
+        cells.append(f"{statistics.median(known):>8.2f}" if known else f"{'—':>8}")
+    return "".join(cells)
+
+
+CPU_HEADER = f"{'app ms':>8}{'db ms':>8}"
+CPU_NOTE = (
+    "app ms, db ms: CPU a request under the load (median of rounds), in the gunicorn workers "
+    "and in PostgreSQL's processes (its backends and background work)"
+)
 
 
 def restarts_text(boots: int) -> str:

@@ -1,6 +1,9 @@
 """The wrk driver of the load benchmarks (benchsite/loadrig.py), against a small real HTTP
 server: the scripts send what they say, and the report's figures are read back."""
 
+import statistics
+import subprocess
+import sys
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -10,7 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchsite.loadrig import (
+    CpuMeter,
+    cpu_columns,
+    cpu_seconds,
+    database_server_pids,
     get_rotation,
+    measure_rounds,
     noise_floor,
     paired_ratio,
     parse_report,
@@ -155,3 +163,103 @@ def test_the_noise_floor_is_how_far_apart_the_reference_rounds_are():
     assert noise_floor([1000, 2000, 1500]) == (
         "noise floor: the trivial endpoint's 3 rounds served 1,000-2,000 req/s (100% apart)"
     )
+
+
+# A process that burns the CPU seconds it reads from stdin, one line at a time, and says
+# "done" after each.
+BURNER = """
+import sys, time
+for line in sys.stdin:
+    start = time.process_time()
+    while time.process_time() - start < float(line):
+        pass
+    print("done", flush=True)
+"""
+
+
+@pytest.fixture
+def burner():
+    process = subprocess.Popen(
+        [sys.executable, "-c", BURNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+
+    def burn(seconds: float) -> None:
+        process.stdin.write(f"{seconds}\n")
+        process.stdin.flush()
+        assert process.stdout.readline() == "done\n"
+
+    burn.pid = process.pid
+    yield burn
+    process.kill()
+    process.wait()
+
+
+def test_a_meter_counts_the_cpu_a_group_used_between_two_readings(burner):
+    meter = CpuMeter(lambda: [burner.pid], lambda: [])
+    burner(0.05)  # started and running
+    before = meter.read()
+    burner(0.4)
+    used = meter.used(before, meter.read())
+    assert used["workers"] == pytest.approx(0.4, abs=0.1)
+    assert used["database"] == 0
+
+
+def test_a_process_started_during_a_run_counts_from_its_start(burner):
+    pids: list[int] = []
+    meter = CpuMeter(lambda: list(pids), lambda: [])
+    before = meter.read()
+    pids.append(burner.pid)
+    burner(0.3)
+    assert meter.used(before, meter.read())["workers"] >= 0.25
+
+
+def test_an_exited_process_is_left_out():
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert cpu_seconds([gone.pid]) == {}
+
+
+class SteppingMeter(CpuMeter):
+    """A meter whose groups use a known amount of CPU between each two readings."""
+
+    def __init__(self, step: dict[str, float]) -> None:
+        super().__init__(lambda: [], lambda: [])
+        self.step, self.readings = step, 0
+
+    def read(self) -> dict[str, dict[int, float]]:
+        self.readings += 1
+        return {name: {1: self.readings * used} for name, used in self.step.items()}
+
+
+def test_each_round_shares_the_cpu_used_over_its_requests(recorder, tmp_path):
+    script = write_script(tmp_path / "get.lua", get_rotation(["/a/"]))
+    meter = SteppingMeter({"workers": 2.0, "database": 0.5})
+    runs = measure_rounds(
+        url(recorder), {"a": script}, rounds=2, seconds=1, connections=2, meter=meter
+    )["a"]
+    assert meter.readings == 4  # before and after each round, not around the warm-up
+    for result in runs:
+        assert result.worker_cpu_ms == pytest.approx(2000 / result.requests)
+        assert result.database_cpu_ms == pytest.approx(500 / result.requests)
+    assert cpu_columns(runs).split() == [
+        f"{statistics.median(r.worker_cpu_ms for r in runs):.2f}",
+        f"{statistics.median(r.database_cpu_ms for r in runs):.2f}",
+    ]
+    unmetered = run_wrk(url(recorder), script, seconds=1, connections=2)
+    assert cpu_columns([unmetered]).split() == ["—", "—"]
+
+
+@pytest.mark.django_db
+def test_the_database_group_is_the_local_postgresql_server():
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    pids = database_server_pids()
+    assert backend in pids
+    meter = CpuMeter(lambda: [], database_server_pids)
+    before = meter.read()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM generate_series(1, 3000000)")
+    assert meter.used(before, meter.read())["database"] >= 0.05

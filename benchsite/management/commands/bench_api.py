@@ -34,9 +34,14 @@ from rest_framework.authtoken.models import Token
 
 from benchsite.appserver import AppServer, prepare
 from benchsite.loadrig import (
+    CPU_HEADER,
+    CPU_NOTE,
     UNCACHED_HEADERS,
+    CpuMeter,
     WrkMissing,
     WrkResult,
+    cpu_columns,
+    database_server_pids,
     get_rotation,
     measure_alone,
     measure_rounds,
@@ -164,6 +169,7 @@ class Command(BaseCommand):
                 rounds=opts["rounds"],
                 seconds=opts["seconds"],
                 connections=opts["connections"],
+                meter=CpuMeter(server.worker_pids, database_server_pids),
             )
             self.stdout.write(restarts_text(server.boots() - booted))
             measured = measure_alone(server.url, singles, seconds=opts["seconds"])
@@ -179,7 +185,7 @@ class Command(BaseCommand):
         reference = [r.rate for r in results["trivial DRF"]]
         header = (
             f"{'endpoint':<22}{'req/s':>9}{'x trivial':>11}{'rounds':>12}{'median ms':>11}"
-            f"{'errors':>8}"
+            f"{CPU_HEADER}{'errors':>8}"
         )
         self.stdout.write(f"\n{title}\n{header}\n{'-' * len(header)}")
         for name, runs in results.items():
@@ -191,12 +197,13 @@ class Command(BaseCommand):
             verdict = f"  BELOW {target}x" if target and ratio.median < target else ""
             self.stdout.write(
                 f"{name:<22}{statistics.median(rates):>9.1f}{ratio.median:>10.2f}x"
-                f"{ratio.span():>12}{median:>11.2f}{errors:>8}{verdict}"
+                f"{ratio.span():>12}{median:>11.2f}{cpu_columns(runs)}{errors:>8}{verdict}"
             )
         targets_text = ", ".join(f"{n} >= {t}x" for n, t in targets.items())
         self.stdout.write(
             f"targets: {targets_text}; req/s and latency: medians of rounds; x trivial: the "
-            f"median of each round's ratio (rounds: their range)\n{noise_floor(reference)}"
+            f"median of each round's ratio (rounds: their range)\n{CPU_NOTE}\n"
+            f"{noise_floor(reference)}"
         )
         if any(sum(r.failures for r in runs) for runs in results.values()):
             raise CommandError("some requests failed (non-2xx or socket errors)")

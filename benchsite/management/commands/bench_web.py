@@ -27,7 +27,12 @@ from django.db.models import Count
 
 from benchsite.appserver import AppServer, prepare
 from benchsite.loadrig import (
+    CPU_HEADER,
+    CPU_NOTE,
     UNCACHED_HEADERS,
+    CpuMeter,
+    cpu_columns,
+    database_server_pids,
     get_rotation,
     measure_alone,
     measure_rounds,
@@ -60,6 +65,7 @@ class Page:
     fresh: bool = False  # every request new to the response cache (its misses)
     headers: dict[str, str] = field(default_factory=dict)  # sent with every request
     alone_ms: list[float] = field(default_factory=list)  # median latency, one connection
+    cpu: str = ""  # the CPU a request under load, as cpu_columns writes it
 
 
 class Command(BaseCommand):
@@ -135,12 +141,14 @@ class Command(BaseCommand):
                 rounds=opts["rounds"],
                 seconds=opts["seconds"],
                 connections=opts["connections"],
+                meter=CpuMeter(server.worker_pids, database_server_pids),
             )
             self.stdout.write(restarts_text(server.boots() - booted))
             for page in pages:
                 page.rates = [r.rate for r in measured[page.name]]
                 page.medians_ms = [r.p50_ms for r in measured[page.name]]
                 page.errors = sum(r.failures for r in measured[page.name])
+                page.cpu = cpu_columns(measured[page.name])
             singles = measure_alone(
                 base, {page.name: scripts[page.name] for page in alone}, seconds=opts["seconds"]
             )
@@ -283,7 +291,7 @@ class Command(BaseCommand):
         self.stdout.write("")
         header = (
             f"{'page':<15}{'req/s':>9}{'x trivial':>11}{'rounds':>12}{'median ms':>11}"
-            f"{'errors':>8}  drives considered"
+            f"{CPU_HEADER}{'errors':>8}  drives considered"
         )
         self.stdout.write(header)
         self.stdout.write("-" * len(header))
@@ -296,13 +304,13 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{page.name:<15}{statistics.median(page.rates):>9.1f}{ratio.median:>10.2f}x"
                 f"{ratio.span():>12}{statistics.median(page.medians_ms):>11.2f}"
-                f"{page.errors:>8}  {page.considered}{verdict}"
+                f"{page.cpu}{page.errors:>8}  {page.considered}{verdict}"
             )
         self.stdout.write(
             f"\nreq/s and latency: medians of {len(reference)} rounds; x trivial: the median "
             "of each round's ratio to the trivial view's (rounds: their range); target: "
             f"{', '.join(sorted(set(f'{t}x' for t in targets.values())))} of the trivial view"
-            f"\n{noise_floor(reference)}"
+            f"\n{CPU_NOTE}\n{noise_floor(reference)}"
         )
         if any(p.errors for p in pages):
             raise CommandError("some requests failed (non-2xx or socket errors)")
