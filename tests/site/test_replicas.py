@@ -8,6 +8,7 @@ import contextlib
 import json
 import subprocess
 import sys
+import time
 import uuid
 
 import psycopg
@@ -64,13 +65,15 @@ def reader(site):
 def paused_replica(site):
     query(site.replica.url(), "SELECT pg_wal_replay_pause()")
     yield
-    # Resuming lets replay remove row versions at once, and PostgreSQL may cancel the very
-    # statement that resumed it for conflicting with that cleanup: ask until replay runs.
+    # Resuming lets replay remove row versions at once, and PostgreSQL may cancel a statement
+    # or end a whole session that conflicts with that cleanup (the one that resumed it, or
+    # the one asking whether it did): ask again, on a new connection, until replay runs.
     for _ in range(50):
-        with contextlib.suppress(psycopg.errors.SerializationFailure):
+        with contextlib.suppress(psycopg.OperationalError):
             query(site.replica.url(), "SELECT pg_wal_replay_resume()")
-        if query(site.replica.url(), "SELECT pg_is_wal_replay_paused()") == [(False,)]:
-            return
+            if query(site.replica.url(), "SELECT pg_is_wal_replay_paused()") == [(False,)]:
+                return
+        time.sleep(0.1)
     pytest.fail("the replica's replay could not be resumed")
 
 
