@@ -299,6 +299,21 @@ def cpu_columns(runs: list[WrkResult]) -> str:
 
 
 CPU_HEADER = f"{'app ms':>8}{'db ms':>8}"
+FIGURES_HEADER = f"{'req/s':>9}{'x trivial':>11}{'rounds':>12}{'median ms':>11}{CPU_HEADER}"
+
+
+def figures(runs: list[WrkResult], reference: list[float]) -> tuple[str, float]:
+    """A family's columns under FIGURES_HEADER (medians of its rounds; x trivial paired
+    round by round with the reference's rates) and that ratio."""
+    rates = [r.rate for r in runs]
+    ratio = paired_ratio(rates, reference)
+    columns = (
+        f"{statistics.median(rates):>9.1f}{ratio.median:>10.2f}x{ratio.span():>12}"
+        f"{statistics.median(r.p50_ms for r in runs):>11.2f}{cpu_columns(runs)}"
+    )
+    return columns, ratio.median
+
+
 CPU_NOTE = (
     "app ms, db ms: CPU a request under the load (median of rounds), in the gunicorn workers "
     "and in PostgreSQL's processes (its backends and background work)"

@@ -34,19 +34,18 @@ from rest_framework.authtoken.models import Token
 
 from benchsite.appserver import AppServer, prepare
 from benchsite.loadrig import (
-    CPU_HEADER,
     CPU_NOTE,
+    FIGURES_HEADER,
     UNCACHED_HEADERS,
     CpuMeter,
     WrkMissing,
     WrkResult,
-    cpu_columns,
     database_server_pids,
+    figures,
     get_rotation,
     measure_alone,
     measure_rounds,
     noise_floor,
-    paired_ratio,
     report_misses,
     restarts_text,
     write_script,
@@ -183,22 +182,14 @@ class Command(BaseCommand):
 
     def report(self, title: str, results, targets: dict[str, float]) -> None:
         reference = [r.rate for r in results["trivial DRF"]]
-        header = (
-            f"{'endpoint':<22}{'req/s':>9}{'x trivial':>11}{'rounds':>12}{'median ms':>11}"
-            f"{CPU_HEADER}{'errors':>8}"
-        )
+        header = f"{'endpoint':<22}{FIGURES_HEADER}{'errors':>8}"
         self.stdout.write(f"\n{title}\n{header}\n{'-' * len(header)}")
         for name, runs in results.items():
-            rates = [r.rate for r in runs]
-            ratio = paired_ratio(rates, reference)
-            median = statistics.median(r.p50_ms for r in runs)
+            columns, ratio = figures(runs, reference)
             errors = sum(r.failures for r in runs)
             target = targets.get(name)
-            verdict = f"  BELOW {target}x" if target and ratio.median < target else ""
-            self.stdout.write(
-                f"{name:<22}{statistics.median(rates):>9.1f}{ratio.median:>10.2f}x"
-                f"{ratio.span():>12}{median:>11.2f}{cpu_columns(runs)}{errors:>8}{verdict}"
-            )
+            verdict = f"  BELOW {target}x" if target and ratio < target else ""
+            self.stdout.write(f"{name:<22}{columns}{errors:>8}{verdict}")
         targets_text = ", ".join(f"{n} >= {t}x" for n, t in targets.items())
         self.stdout.write(
             f"targets: {targets_text}; req/s and latency: medians of rounds; x trivial: the "

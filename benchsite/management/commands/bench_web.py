@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 import shutil
-import statistics
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,17 +26,17 @@ from django.db.models import Count
 
 from benchsite.appserver import AppServer, prepare
 from benchsite.loadrig import (
-    CPU_HEADER,
     CPU_NOTE,
+    FIGURES_HEADER,
     UNCACHED_HEADERS,
     CpuMeter,
-    cpu_columns,
+    WrkResult,
     database_server_pids,
+    figures,
     get_rotation,
     measure_alone,
     measure_rounds,
     noise_floor,
-    paired_ratio,
     report_misses,
     restarts_text,
     write_script,
@@ -59,13 +58,15 @@ class Page:
     name: str
     paths: list[str]
     considered: str = ""
-    rates: list[float] = field(default_factory=list)
-    medians_ms: list[float] = field(default_factory=list)
+    runs: list[WrkResult] = field(default_factory=list)  # its rounds under load
     errors: int = 0
     fresh: bool = False  # every request new to the response cache (its misses)
     headers: dict[str, str] = field(default_factory=dict)  # sent with every request
     alone_ms: list[float] = field(default_factory=list)  # median latency, one connection
-    cpu: str = ""  # the CPU a request under load, as cpu_columns writes it
+
+    @property
+    def medians_ms(self) -> list[float]:
+        return [r.p50_ms for r in self.runs]
 
 
 class Command(BaseCommand):
@@ -145,10 +146,8 @@ class Command(BaseCommand):
             )
             self.stdout.write(restarts_text(server.boots() - booted))
             for page in pages:
-                page.rates = [r.rate for r in measured[page.name]]
-                page.medians_ms = [r.p50_ms for r in measured[page.name]]
-                page.errors = sum(r.failures for r in measured[page.name])
-                page.cpu = cpu_columns(measured[page.name])
+                page.runs = measured[page.name]
+                page.errors = sum(r.failures for r in page.runs)
             singles = measure_alone(
                 base, {page.name: scripts[page.name] for page in alone}, seconds=opts["seconds"]
             )
@@ -287,24 +286,17 @@ class Command(BaseCommand):
         ]
 
     def report(self, pages: list[Page], targets: dict[str, float]) -> None:
-        reference = pages[0].rates
+        reference = [r.rate for r in pages[0].runs]
         self.stdout.write("")
-        header = (
-            f"{'page':<15}{'req/s':>9}{'x trivial':>11}{'rounds':>12}{'median ms':>11}"
-            f"{CPU_HEADER}{'errors':>8}  drives considered"
-        )
+        header = f"{'page':<15}{FIGURES_HEADER}{'errors':>8}  drives considered"
         self.stdout.write(header)
         self.stdout.write("-" * len(header))
         for page in pages:
-            ratio = paired_ratio(page.rates, reference)
-            verdict = ""
+            columns, ratio = figures(page.runs, reference)
             target = targets.get(page.name)
-            if target and ratio.median < target:
-                verdict = f"  BELOW {target}x"
+            verdict = f"  BELOW {target}x" if target and ratio < target else ""
             self.stdout.write(
-                f"{page.name:<15}{statistics.median(page.rates):>9.1f}{ratio.median:>10.2f}x"
-                f"{ratio.span():>12}{statistics.median(page.medians_ms):>11.2f}"
-                f"{page.cpu}{page.errors:>8}  {page.considered}{verdict}"
+                f"{page.name:<15}{columns}{page.errors:>8}  {page.considered}{verdict}"
             )
         self.stdout.write(
             f"\nreq/s and latency: medians of {len(reference)} rounds; x trivial: the median "
