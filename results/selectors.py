@@ -15,9 +15,10 @@ import orjson
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connections
-from django.db.models import Count, F, Func, IntegerField, Prefetch, Q, QuerySet
+from django.db.models import F, Func, IntegerField, Prefetch, QuerySet
 
 from drives.db import JsonText, Shape, attach, prepared_rows, read_alias
+from drives.filters import Where
 from drives.models import Controller, Drive, FirmwareVersion, NandType, Price
 from drives.selectors import (
     SPECS_COLUMNS,
@@ -509,31 +510,6 @@ class EntryRow:
         return _SOURCE_LABELS.get(self.source, self.source)
 
 
-_ENTRY_COLUMNS = (
-    "id",
-    "drive_id",
-    "pattern",
-    "bytes_per_second",
-    "iops",
-    "derived",
-    "latency_mean_ns",
-    "latency_kind",
-    "quick",
-    "source",
-    "run_id",
-    "price_usd",
-)
-
-
-def _entry_rows(entries: QuerySet[LeaderboardEntry]) -> list[EntryRow]:
-    """`entries` as rows of their figures and drive labels (columns, not instances): the
-    entries in a query of their own table (quick to plan for any filter), the labels in a
-    prepared one."""
-    found = list(entries.values_list(*_ENTRY_COLUMNS))
-    labels = drive_labels({values[1] for values in found})
-    return [EntryRow(pk, labels[drive], *figures) for pk, drive, *figures in found]
-
-
 @dataclass
 class RankedEntry:
     rank: int
@@ -584,28 +560,79 @@ def throughput_tests() -> list[Test]:
     return sorted(Test.objects.filter(kind=Test.Kind.THROUGHPUT), key=test_order_key)
 
 
+# A ranking's rows: entries of one test in the order of one figure, narrowed by a
+# FilterSet's conditions on e (drives.filters.Where) and, for the highlighted drives ranked
+# elsewhere, by slug; their drives' labels follow in a prepared statement (joined in here,
+# planning the join cost more than the round trip). Planned for its parameters on every
+# request: a generic plan made for the average filter walks the whole ranking for one that
+# keeps few.
+_BOARD_SQL = """
+SELECT e.id, e.drive_id, e.pattern, e.bytes_per_second, e.iops, e.derived,
+       e.latency_mean_ns, e.latency_kind, e.quick, e.source, e.run_id, e.price_usd
+FROM results_leaderboardentry e
+WHERE e.test_id = %(test)s AND e.{field} IS NOT NULL{real}{where}{slugs}
+ORDER BY e.{field} {direction} NULLS LAST, e.id
+{limit}
+"""
+# Competition rank of the highlighted drives: one more than the entries strictly better,
+# counted in one scan of the range better than the lowest-ranked of them.
+_BETTER_SQL = """
+SELECT {counts} FROM results_leaderboardentry e
+WHERE e.test_id = %(test)s AND e.{field} {better} %(loosest)s{real}{where}
+"""
+_METRIC_ORDER = {  # the figure a metric ranks by, its order, and "better than"
+    Metric.THROUGHPUT: ("bytes_per_second", "DESC", ">"),
+    Metric.LATENCY: ("latency_mean_ns", "ASC", "<"),
+}
+
+
+def _real(real: bool) -> str:
+    """The condition that keeps synthetic entries out, when they are."""
+    return " AND NOT e.synthetic" if real else ""
+
+
+@functools.lru_cache(maxsize=512)
+def _board_sql(metric: str, where: str, *, real: bool, chosen: bool) -> str:
+    field, direction, _ = _METRIC_ORDER[metric]
+    return _BOARD_SQL.format(
+        field=field,
+        direction=direction,
+        real=_real(real),
+        where=where,
+        slugs=" AND e.drive_id IN (SELECT id FROM drives_drive WHERE slug = ANY(%(slugs)s))"
+        if chosen
+        else "",
+        limit="" if chosen else "LIMIT %(limit)s OFFSET %(offset)s",
+    )
+
+
+def _board_rows(sql: str, params: dict) -> list[EntryRow]:
+    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    labels = drive_labels({row[1] for row in rows})
+    return [EntryRow(pk, labels[drive], *figures) for pk, drive, *figures in rows]
+
+
 def leaderboard(
     *,
     test: Test,
-    entries: QuerySet[LeaderboardEntry],
+    where: Where | None = None,
     metric: str = Metric.THROUGHPUT,
     page: int = 1,
     page_size: int = 50,
     highlight: tuple[str, ...] = (),
 ) -> Leaderboard:
-    """One test's ranking: `entries` (already filtered, e.g. by LeaderboardFilter) of this
-    test, best first, one page of it, and where the highlighted drives rank, each with which
-    latency its mean latency is. One query, three with highlighted drives."""
-    ranked = entries.filter(test=test)
-    if metric == Metric.LATENCY:
-        value = F("latency_mean_ns").asc(nulls_last=True)
-        ranked = ranked.filter(latency_mean_ns__isnull=False)
-    else:
-        value = F("bytes_per_second").desc(nulls_last=True)  # as the index is ordered
-        ranked = ranked.filter(bytes_per_second__isnull=False)
-    # One query: the page's entries with their drives' labels joined in.
+    """One test's ranking among the entries the pages show, narrowed by `where` (a
+    LeaderboardFilter's conditions on entries, see FilterSet.where), best first: one page of
+    it, and where the highlighted drives rank, each with which latency its mean latency is.
+    Two queries (the entries, their drives' labels), four with highlighted drives ranked off
+    the page."""
+    where = where or Where()
+    real = not settings.BENCH_SHOW_SYNTHETIC
     start = (page - 1) * page_size
-    window = _entry_rows(ranked.order_by(value, "id")[start : start + page_size + 1])
+    params = {**where.params, "test": test.pk, "limit": page_size + 1, "offset": start}
+    window = _board_rows(_board_sql(metric, where.sql, real=real, chosen=False), params)
     rows = [
         RankedEntry(start + i + 1, e, e.drive.slug in highlight)
         for i, e in enumerate(window[:page_size])
@@ -614,22 +641,31 @@ def leaderboard(
     shown = {r.entry.drive.slug for r in rows}
     missing = [s for s in highlight if s not in shown]
     if missing:
-        wanted = _entry_rows(ranked.filter(drive__slug__in=missing).order_by(value, "id"))
+        sql = _board_sql(metric, where.sql, real=real, chosen=True)
+        wanted = _board_rows(sql, {**params, "slugs": missing})
         if wanted:
-            # Competition rank: one more than the entries strictly better, counted in one
-            # scan of the index range better than the lowest-ranked of them.
-            field = "latency_mean_ns" if metric == Metric.LATENCY else "bytes_per_second"
-            better = f"{field}__lt" if metric == Metric.LATENCY else f"{field}__gt"
+            field, _, better = _METRIC_ORDER[metric]
             values = [getattr(e, field) for e in wanted]
-            loosest = max(values) if metric == Metric.LATENCY else min(values)
-            counts = ranked.filter(**{better: loosest}).aggregate(
-                **{
-                    f"e{e.id}": Count("pk", filter=Q(**{better: value}))
-                    for e, value in zip(wanted, values, strict=True)
-                }
+            counts = ", ".join(
+                f"count(*) FILTER (WHERE e.{field} {better} %(v{i})s)" for i in range(len(wanted))
             )
+            sql = _BETTER_SQL.format(
+                counts=counts, field=field, better=better, real=_real(real), where=where.sql
+            )
+            loosest = min(values) if better == ">" else max(values)
+            with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
+                cursor.execute(
+                    sql,
+                    {
+                        **where.params,
+                        "test": test.pk,
+                        "loosest": loosest,
+                        **{f"v{i}": v for i, v in enumerate(values)},
+                    },
+                )
+                counts_found = cursor.fetchone()
             elsewhere = sorted(
-                (RankedEntry(counts[f"e{e.id}"] + 1, e, True) for e in wanted),
+                (RankedEntry(n + 1, e, True) for e, n in zip(wanted, counts_found, strict=True)),
                 key=lambda r: r.rank,
             )
     return Leaderboard(
@@ -765,47 +801,64 @@ _PRICES_AS_OF = """
 """
 
 
-def value_frontier(
-    *,
-    test: Test,
-    entries: QuerySet[LeaderboardEntry],
-    as_of: datetime.date | None = None,
-    highlight: tuple[str, ...] = (),
-    sample: int = VALUE_SAMPLE,
-    worst_case: bool = True,
-) -> ValueView:
-    """Price against performance in one test among `entries` (already filtered): the value
-    frontier (drives no other drive beats on both price and IOPS), the cheapest per GB and
-    per 1,000 IOPS, and a sample of about `sample` of the rest for the scatter (drawn by a hash
-    of the drive's id: spread as they are, the same in every request; none with 0), each
-    point with its drive and maker. `entries` must hold one entry a drive in the test: its
-    worst case (the default), or one data pattern (worst_case=False, for entries filtered by
-    pattern).
-    Two queries, three with highlighted drives."""
-    highlight_ids = (
-        list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
-        if highlight
-        else []
+# The entries a value view prices: one test's with IOPS, narrowed by a FilterSet's
+# conditions on e; one a drive (its worst case) unless the filters name a data pattern.
+_VALUE_ENTRIES = """
+  SELECT e.drive_id, e.iops, e.price_usd, e.price_observed_on, e.capacity_bytes, e.quick
+  FROM results_leaderboardentry e
+  WHERE e.test_id = %(test)s AND e.iops IS NOT NULL{worst}{real}{where}
+"""
+
+
+@functools.lru_cache(maxsize=512)
+def _value_sql(where: str, *, as_of: bool, worst: bool, real: bool) -> str:
+    entries = _VALUE_ENTRIES.format(
+        worst=" AND e.worst" if worst else "", real=_real(real), where=where
     )
-    chosen = entries.filter(test=test, iops__isnull=False)
-    if worst_case:
-        chosen = chosen.filter(worst=True)
-    columns = ("drive_id", "iops", "price_usd", "price_observed_on", "capacity_bytes", "quick")
-    inner, params = chosen.values(*columns).query.sql_with_params()
-    # The filtered entries' SQL has positional placeholders; name them, as the rest does.
-    names = {f"p{i}": v for i, v in enumerate(params)}
-    sql = (
-        _VALUE_SQL.replace("{entries}", _name_params(inner, len(params)))
+    return (
+        _VALUE_SQL.replace("{entries}", entries)
         .replace("{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES)
         .replace("{materialized}", "MATERIALIZED" if as_of else "NOT MATERIALIZED")
         .replace("{frontier}", _FRONTIER_RUNNING_MAX if as_of else _FRONTIER_STEPS)
         .replace("{cheapest}", _cheapest_sql())
     )
+
+
+def value_frontier(
+    *,
+    test: Test,
+    where: Where | None = None,
+    as_of: datetime.date | None = None,
+    highlight: tuple[str, ...] = (),
+    sample: int = VALUE_SAMPLE,
+    worst_case: bool = True,
+) -> ValueView:
+    """Price against performance in one test among the entries the pages show, narrowed by
+    `where` (a ValueFilter's conditions on entries, see FilterSet.where): the value frontier
+    (drives no other drive beats on both price and IOPS), the cheapest per GB and per 1,000
+    IOPS, and a sample of about `sample` of the rest for the scatter (drawn by a hash of the
+    drive's id: spread as they are, the same in every request; none with 0), each point with
+    its drive and maker. Each drive counts once: its worst case (the default), or its entry
+    in the one data pattern the filters name (worst_case=False).
+    Two queries, three with highlighted drives."""
+    where = where or Where()
+    highlight_ids = (
+        list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
+        if highlight
+        else []
+    )
+    sql = _value_sql(
+        where.sql,
+        as_of=as_of is not None,
+        worst=worst_case,
+        real=not settings.BENCH_SHOW_SYNTHETIC,
+    )
     with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
         cursor.execute(
             sql,
             {
-                **names,
+                **where.params,
+                "test": test.pk,
                 "as_of": as_of,
                 "rows": VALUE_TABLE_ROWS,
                 "highlight": highlight_ids,
@@ -842,17 +895,6 @@ def _cheapest_sql() -> str:
         for order in _CHEAPEST_ORDERS
         for test, written in ((">=", order), ("<", f"({order}) + 0"))
     )
-
-
-def _name_params(sql: str, count: int) -> str:
-    """Positional %s placeholders as %(p0)s, %(p1)s... (literal % doubled first)."""
-    parts = sql.replace("%%", "\0").split("%s")
-    if len(parts) != count + 1:
-        raise ValueError("unexpected placeholders in the entries query")
-    named = parts[0]
-    for i, part in enumerate(parts[1:]):
-        named += f"%(p{i})s" + part
-    return named.replace("\0", "%%")
 
 
 # -- drive pages and groups -----------------------------------------------------------------

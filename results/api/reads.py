@@ -662,7 +662,7 @@ class LeaderboardView(APIView):
         highlight = highlight_slugs(request.query_params.getlist("highlight"))
         board = selectors.leaderboard(
             test=test,
-            entries=filters.qs,
+            where=filters.where("e"),
             metric=metric,
             page=page,
             page_size=size,
@@ -728,7 +728,7 @@ class ValueView(APIView):
         test = Test.objects.get(identifier=cleaned.get("test") or selectors.VALUE_DEFAULT_TEST)
         view = selectors.value_frontier(
             test=test,
-            entries=filters.qs,
+            where=filters.where("e"),
             as_of=cleaned.get("as_of"),
             highlight=highlight_slugs(request.query_params.getlist("highlight")),
             worst_case=not cleaned.get("pattern"),

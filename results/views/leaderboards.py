@@ -61,7 +61,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
     board = leaderboard(
         test=test,
-        entries=filters.qs,
+        where=filters.where("e"),
         metric=metric,
         page=page,
         page_size=PAGE_SIZE,

@@ -24,7 +24,7 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         test = Test.objects.get(identifier=wanted)
     view = value_frontier(
         test=test,
-        entries=filters.qs,
+        where=filters.where("e"),
         as_of=cleaned.get("as_of"),
         highlight=highlighted(request),
         worst_case=not cleaned.get("pattern"),

@@ -140,16 +140,16 @@ def test_leaderboard_ranks_pages_and_places_highlighted_drives():
             model=model,
             results=[{"test": test.identifier, "pattern": "unspecified", "bytes_per_second": bps}],
         )
-    board = leaderboard(test=test, entries=entries(), page=1, page_size=3)
+    board = leaderboard(test=test, page=1, page_size=3)
     assert [r.entry.drive.model for r in board.rows] == ["D6", "D5", "D4"]
     assert [r.rank for r in board.rows] == [1, 2, 3] and board.has_next
-    last = leaderboard(test=test, entries=entries(), page=3, page_size=3)
+    last = leaderboard(test=test, page=3, page_size=3)
     assert [r.entry.drive.model for r in last.rows] == ["D0"] and not last.has_next
     slow = Drive.objects.get(model="D0").slug
-    board = leaderboard(test=test, entries=entries(), page=1, page_size=3, highlight=(slow,))
+    board = leaderboard(test=test, page=1, page_size=3, highlight=(slow,))
     assert [(r.rank, r.entry.drive.model) for r in board.elsewhere] == [(7, "D0")]
     run_withdraw(run=Drive.objects.get(model="D6").runs.get(), reason="x")
-    board = leaderboard(test=test, entries=entries(), page=1, page_size=3)
+    board = leaderboard(test=test, page=1, page_size=3)
     assert board.rows[0].entry.drive.model == "D5"
 
 
@@ -208,7 +208,7 @@ def test_the_value_frontier_and_cheapest_are_exactly_what_the_prices_say(points,
         sid = transaction.savepoint()
         test = _value_catalog(points)
         # No sample: the points are the frontier and the cheapest, each from its own read.
-        view = value_frontier(test=test, entries=entries(), sample=0, as_of=as_of)
+        view = value_frontier(test=test, sample=0, as_of=as_of)
         got = {(round(p.price), round(p.iops)) for p in view.frontier}
         expected = {
             (price, iops)
@@ -238,9 +238,9 @@ def test_the_value_sample_is_about_its_size_the_same_each_time_and_keeps_the_fro
     test = _value_catalog([(10 + i, 1 + (i * 37) % 97, 240) for i in range(90)])
     highlighted = Drive.objects.order_by("pk")[40].slug
     for as_of in (None, datetime.date(2014, 1, 1)):
-        first = value_frontier(test=test, entries=entries(), sample=15, as_of=as_of)
+        first = value_frontier(test=test, sample=15, as_of=as_of)
         again = value_frontier(
-            test=test, entries=entries(), sample=15, as_of=as_of, highlight=(highlighted,)
+            test=test, sample=15, as_of=as_of, highlight=(highlighted,)
         )
         assert first.considered == 90
         chosen = {p.drive.slug for p in first.points}
@@ -256,20 +256,20 @@ def test_value_prices_as_of_a_date_and_worst_case_of_compressing_drives():
     PriceFactory(drive=run.drive, amount="100.00", observed_on="2012-01-01")
     PriceFactory(drive=run.drive, amount="80.00", observed_on="2013-01-01")
     test = Test.objects.get(identifier="randwrite-4k-qd3-8g")
-    latest = value_frontier(test=test, entries=entries())
+    latest = value_frontier(test=test)
     (point,) = latest.points
     assert point.price == 80.0
     worst = min(r.iops for r in run.results.filter(test=test))
     assert point.iops == pytest.approx(worst)
-    older = value_frontier(test=test, entries=entries(), as_of=datetime.date(2012, 6, 1))
+    older = value_frontier(test=test, as_of=datetime.date(2012, 6, 1))
     assert older.points[0].price == 100.0
     # Two prices seen the same day: the lower, as for the latest price.
     PriceFactory(drive=run.drive, amount="90.50", observed_on="2012-01-01")
     PriceFactory(drive=run.drive, amount="120.00", observed_on="2012-01-01")
-    older = value_frontier(test=test, entries=entries(), as_of=datetime.date(2012, 6, 1))
+    older = value_frontier(test=test, as_of=datetime.date(2012, 6, 1))
     assert older.points[0].price == 90.5
     assert (
-        value_frontier(test=test, entries=entries(), as_of=datetime.date(2000, 1, 1)).points == []
+        value_frontier(test=test, as_of=datetime.date(2000, 1, 1)).points == []
     )
 
 

@@ -247,7 +247,7 @@ class Command(BaseCommand):
                 query["as_of"] = rng.choice(["2025-06-01", "2026-01-01"])
             value.append(f"/bench/value/?{urlencode(query)}")
         for test in four_k:
-            view = value_frontier(test=test, entries=LeaderboardEntry.objects.all(), sample=1)
+            view = value_frontier(test=test, sample=1)
             value_counts.append(view.considered)
         names = list(Drive.objects.values_list("model", flat=True)[:5000])
         words = []

@@ -1,0 +1,172 @@
+"""The leaderboard and value filters written as SQL (FilterSet.where) keep exactly the
+entries their ORM filters keep, for generated combinations of every filter; and the rankings
+and value views built on them are the ones the ORM's queryset gives."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.db.models import F
+from django.http import QueryDict
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drives.models import Controller, Drive, NandType
+from results.filters import LeaderboardFilter, ValueFilter
+from results.models import DataPattern, LeaderboardEntry, Run, Test
+from results.selectors import Metric, entries, leaderboard, value_frontier
+
+pytestmark = pytest.mark.django_db
+
+EXAMPLES = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@pytest.fixture
+def catalog(settings):
+    """About 60 synthetic drives of every kind, interface, cell type and capacity, with
+    prices and both data patterns; shown as real unless a test says otherwise."""
+    call_command(
+        "seed_scale",
+        "--drives=60",
+        "--results=1200",
+        "--series=0",
+        "--points=10",
+        stdout=StringIO(),
+    )
+    settings.BENCH_SHOW_SYNTHETIC = True
+    names = list(Drive.objects.values_list("model", flat=True))
+    return {
+        "words": sorted({w for name in names for w in name.split()})[:40],
+        "controllers": list(Controller.objects.values_list("slug", flat=True)),
+        "tests": list(Test.objects.filter(kind=Test.Kind.THROUGHPUT)),
+    }
+
+
+def queries(catalog, *, value: bool = False):
+    """Query strings of any combination of the filters, with values that match some
+    entries, none, or text that means something to LIKE (%, _, backslash)."""
+    words = st.one_of(
+        st.sampled_from(catalog["words"]),
+        st.sampled_from(["240GB", "1TB", "0.5TB", "120gb"]),
+        st.sampled_from(["%", "_", "S%c", "yn_h", "\\", "100%"]),
+        st.text(alphabet="aeS%_\\ 1", min_size=1, max_size=6),
+    )
+    choices = {
+        "q": st.lists(words, min_size=1, max_size=3).map(" ".join),
+        "kind": st.sampled_from(Drive.Kind.values),
+        "interface": st.sampled_from(Drive.Interface.values),
+        "controller": st.sampled_from([*catalog["controllers"], "no-such-controller"]),
+        "cell_type": st.sampled_from(NandType.CellType.values),
+        "capacity_min": st.sampled_from(["0", "100", "240.5", "512"]),
+        "capacity_max": st.sampled_from(["120", "500", "1000", "4000"]),
+        "pattern": st.sampled_from(DataPattern.values),
+        "source": st.sampled_from([Run.Source.MEASURED, Run.Source.PUBLISHED]),
+    }
+    if value:
+        choices["as_of"] = st.sampled_from(["2025-06-01", "2010-01-01"])
+    return st.dictionaries(st.sampled_from(sorted(choices)), st.none(), max_size=3).flatmap(
+        lambda keys: st.fixed_dictionaries({k: choices[k] for k in keys})
+    )
+
+
+def where_ids(where) -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.id FROM results_leaderboardentry e WHERE true{where.sql}", where.params
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def valid(filter_set, query: dict):
+    filters = filter_set(QueryDict(mutable=True) | query, queryset=LeaderboardEntry.objects.all())
+    assert filters.is_valid(), (query, filters.errors)
+    return filters
+
+
+@EXAMPLES
+@given(data=st.data())
+def test_the_sql_filters_keep_what_the_orm_filters_keep(catalog, data):
+    filter_set = data.draw(st.sampled_from([LeaderboardFilter, ValueFilter]))
+    query = data.draw(queries(catalog, value=filter_set is ValueFilter))
+    filters = valid(filter_set, query)
+    expected = set(filters.qs.values_list("pk", flat=True))
+    assert where_ids(filters.where("e")) == expected, query
+
+
+@EXAMPLES
+@given(data=st.data())
+def test_a_ranking_is_the_orm_ranking_of_the_filtered_entries(catalog, data):
+    query = data.draw(queries(catalog))
+    test = data.draw(st.sampled_from(catalog["tests"]))
+    metric = data.draw(st.sampled_from([Metric.THROUGHPUT, Metric.LATENCY]))
+    page = data.draw(st.integers(1, 3))
+    filters = valid(LeaderboardFilter, query)
+    field = "bytes_per_second" if metric == Metric.THROUGHPUT else "latency_mean_ns"
+    order = F(field).desc(nulls_last=True) if metric == Metric.THROUGHPUT else F(field).asc()
+    ranked = list(
+        filters.qs.filter(test=test, **{f"{field}__isnull": False})
+        .order_by(order, "id")
+        .values_list("pk", "drive__slug")
+    )
+    highlight = tuple(slug for _, slug in ranked[::7][:3])
+    board = leaderboard(
+        test=test,
+        where=filters.where("e"),
+        metric=metric,
+        page=page,
+        page_size=5,
+        highlight=highlight,
+    )
+    start = (page - 1) * 5
+    assert [r.entry.id for r in board.rows] == [pk for pk, _ in ranked[start : start + 5]]
+    assert [r.rank for r in board.rows] == list(range(start + 1, start + 1 + len(board.rows)))
+    assert board.has_next == (len(ranked) > start + 5)
+    # A highlighted drive off the page keeps its place: one more than the entries better.
+    values = dict(filters.qs.filter(test=test).values_list("pk", field))
+    for row in board.elsewhere:
+        mine = values[row.entry.id]
+        better = [
+            v
+            for v in values.values()
+            if v is not None and (v > mine if field == "bytes_per_second" else v < mine)
+        ]
+        assert row.rank == len(better) + 1
+        assert row.entry.drive.slug in highlight
+
+
+@EXAMPLES
+@given(data=st.data())
+def test_a_value_view_prices_the_filtered_entries(catalog, data):
+    query = data.draw(queries(catalog, value=True))
+    test = data.draw(st.sampled_from([t for t in catalog["tests"] if t.block_size == 4096]))
+    filters = valid(ValueFilter, query)
+    view = value_frontier(
+        test=test,
+        where=filters.where("e"),
+        as_of=filters.form.cleaned_data.get("as_of"),
+        worst_case=not query.get("pattern"),
+        sample=0,
+    )
+    chosen = filters.qs.filter(test=test, iops__isnull=False)
+    if not query.get("pattern"):
+        chosen = chosen.filter(worst=True)
+    if "as_of" not in query:
+        priced = chosen.filter(price_usd__isnull=False)
+        assert view.considered == priced.count(), query
+        best = max(priced.values_list("iops", flat=True), default=None)
+        assert (max((p.iops for p in view.frontier), default=None)) == best
+    assert {p.drive.slug for p in view.points} <= set(chosen.values_list("drive__slug", flat=True))
+
+
+def test_synthetic_entries_stay_out_of_rankings_and_value_views(catalog, settings):
+    settings.BENCH_SHOW_SYNTHETIC = False
+    test = Test.objects.get(identifier="randread-4k-qd3")
+    assert not entries().filter(test=test).exists()
+    assert leaderboard(test=test).rows == []
+    assert value_frontier(test=test).points == []
+    settings.BENCH_SHOW_SYNTHETIC = True
+    assert leaderboard(test=test).rows
+    assert value_frontier(test=test).points
