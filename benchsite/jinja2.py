@@ -14,7 +14,12 @@ Autoescaping is on; the builders return SafeString, which Jinja2 honours (`__htm
 
 from __future__ import annotations
 
+import datetime
+import functools
+
 import jinja2
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.template import TemplateDoesNotExist
 from django.template import defaultfilters as django_filters
 from django.template.backends.jinja2 import Jinja2, Template
@@ -25,11 +30,63 @@ from drives.links import page_url
 from results import markup, units
 
 
+@functools.lru_cache(maxsize=256)
+def static_url(path: str) -> str:
+    """The URL of a static file, remembered: with the manifest storage of production each
+    lookup reads the manifest's entry and joins the URL again (a dozen microseconds, six
+    times a page), and a file's URL changes only with a new deployment (a new process)."""
+    return static(path)
+
+
+@receiver(setting_changed)
+def _forget_static_urls(*, setting: str, **kwargs) -> None:
+    if setting in ("STATIC_URL", "STORAGES"):
+        static_url.cache_clear()
+
+
+# The parts of Django's date formats that pages use, written without Django's per-call
+# lookups of the active language and format settings (a quarter of a page's date cost).
+_DATE_PARTS = {
+    "Y": lambda v: f"{v.year:04d}",
+    "m": lambda v: f"{v.month:02d}",
+    "d": lambda v: f"{v.day:02d}",
+}
+_TIME_PARTS = {"H": lambda v: f"{v.hour:02d}", "i": lambda v: f"{v.minute:02d}"}
+
+
+@functools.lru_cache(maxsize=64)
+def _date_parts(format_string: str, *, time: bool) -> tuple | None:
+    """The format as a tuple of parts (callables and literal text), or None when it holds
+    anything else (a named format, an escape, a letter Django gives a meaning to)."""
+    known = {**_DATE_PARTS, **_TIME_PARTS} if time else _DATE_PARTS
+    parts = []
+    for char in format_string:
+        if char in known:
+            parts.append(known[char])
+        elif char.isalnum() or char == "\\":
+            return None
+        else:
+            parts.append(char)
+    return tuple(parts)
+
+
+def date(value, format_string=None):
+    """Django's `date` filter, the same text (tests/site/test_jinja2.py). As Django's own
+    function, without the conversion to the current time zone Django's template engine adds
+    before calling it: times show as stored (UTC), as the pages say."""
+    if format_string and isinstance(value, datetime.date):
+        is_time = isinstance(value, datetime.datetime)
+        parts = _date_parts(format_string, time=is_time)
+        if parts is not None:
+            return "".join(p if isinstance(p, str) else p(value) for p in parts)
+    return django_filters.date(value, format_string)
+
+
 def environment(**options) -> jinja2.Environment:
     env = jinja2.Environment(**options)
     env.globals.update(
         url=page_url,
-        static=static,
+        static=static_url,
         chart=markup.chart,
         options=markup.options,
         leaderboard_rows=markup.leaderboard_rows,
@@ -47,7 +104,7 @@ def environment(**options) -> jinja2.Environment:
         per_gb=units.per_gb,
         dollars=units.dollars,
         gigabytes=units.gigabytes,
-        date=django_filters.date,
+        date=date,
         floatformat=django_filters.floatformat,
         pluralize=django_filters.pluralize,
         filesizeformat=django_filters.filesizeformat,

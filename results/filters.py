@@ -44,10 +44,11 @@ class ValueFilter(LeaderboardFilter):
     test = django_filters.ChoiceFilter(method="keep", label="Test (4KB)")
     as_of = django_filters.DateFilter(method="keep", label="Prices as of")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, tests: list | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        # The tests themselves are kept: the view takes the chosen one from them.
-        self.tests = value_tests()
+        # The tests themselves are kept: the view takes the chosen one from them. A page
+        # reads them with its other choices (selectors.value_choices).
+        self.tests = value_tests() if tests is None else tests
         self.test_choices = [(t.identifier, t.name) for t in self.tests]
 
     @property

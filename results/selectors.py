@@ -21,10 +21,12 @@ from drives.db import JsonText, Shape, attach, prepared_rows, read_alias
 from drives.filters import Where
 from drives.models import Controller, Drive, FirmwareVersion, NandType, Price
 from drives.selectors import (
+    CONTROLLER_CHOICES_JSON,
     SPECS_COLUMNS,
     SPECS_TABLES,
     SPECS_WIDTH,
     DriveLabel,
+    controller_choices,
     drive_labels,
     drive_with_specs,
 )
@@ -535,6 +537,7 @@ class Leaderboard:
 _THROUGHPUT_TEST_SQL = (
     f"SELECT {_TEST.array} FROM results_test t WHERE t.identifier = %s AND t.kind = %s"
 )
+_BOARD_CHOICES_SQL = f"SELECT ({_THROUGHPUT_TEST_SQL}), {CONTROLLER_CHOICES_JSON}"
 
 
 def throughput_test(identifier: str) -> Test | None:
@@ -544,16 +547,31 @@ def throughput_test(identifier: str) -> Test | None:
     return _TEST.build(rows[0][0], alias) if rows else None
 
 
-_VALUE_TESTS_SQL = f"""
-SELECT {_TEST.array} FROM results_test t
-WHERE t.kind = %s AND t.block_size = 4096 ORDER BY t.identifier
-"""
+def leaderboard_choices(identifier: str) -> tuple[Test | None, list[tuple[str, str]]]:
+    """throughput_test(identifier), and the controllers a ranking's filter form offers
+    (drives.selectors.controller_choices). One prepared statement."""
+    alias, rows = prepared_rows(Test, _BOARD_CHOICES_SQL, [identifier, Test.Kind.THROUGHPUT])
+    test, controllers = rows[0]
+    return (_TEST.build(test, alias) if test else None), controller_choices(controllers)
+
+
+_VALUE_TESTS_JSON = f"""(
+  SELECT json_agg({_TEST.array} ORDER BY t.identifier) FROM results_test t
+  WHERE t.kind = 'throughput' AND t.block_size = 4096)"""
 
 
 def value_tests() -> list[Test]:
     """The 4KB throughput tests a value view can price IOPS in. One prepared statement."""
-    alias, rows = prepared_rows(Test, _VALUE_TESTS_SQL, [Test.Kind.THROUGHPUT])
-    return [_TEST.build(row[0], alias) for row in rows]
+    alias, rows = prepared_rows(Test, f"SELECT {_VALUE_TESTS_JSON}")
+    return [_TEST.build(v, alias) for v in rows[0][0] or []]
+
+
+def value_choices() -> tuple[list[Test], list[tuple[str, str]]]:
+    """value_tests(), and the controllers a value view's filter form offers. One prepared
+    statement."""
+    alias, rows = prepared_rows(Test, f"SELECT {_VALUE_TESTS_JSON}, {CONTROLLER_CHOICES_JSON}")
+    tests, controllers = rows[0]
+    return [_TEST.build(v, alias) for v in tests or []], controller_choices(controllers)
 
 
 def throughput_tests() -> list[Test]:

@@ -7,11 +7,16 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from drives.models import Drive, NandType
-from drives.selectors import controller_choices
 from results import charts
 from results.filters import LeaderboardFilter
 from results.models import DataPattern
-from results.selectors import Metric, entries, leaderboard, suites_with_tests, throughput_test
+from results.selectors import (
+    Metric,
+    entries,
+    leaderboard,
+    leaderboard_choices,
+    suites_with_tests,
+)
 from results.views.common import (
     MAX_PAGE,
     HtmxHttpRequest,
@@ -36,7 +41,7 @@ def test_index(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "bench/tests.html", {"suites": suites})
 
 
-def filter_context(filters) -> dict:
+def filter_context(filters, controllers: list[tuple[str, str]]) -> dict:
     """What the filter form of leaderboards and value views needs to draw itself."""
     return {
         "form": filters.form.cleaned_data,
@@ -45,13 +50,13 @@ def filter_context(filters) -> dict:
         "cell_types": NandType.CellType.choices,
         "patterns": DataPattern.choices,
         "sources": filters.filters["source"].extra["choices"],
-        "controllers": controller_choices(),
+        "controllers": controllers,
     }
 
 
 @require_GET
 def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
-    test = throughput_test(test_id)
+    test, controllers = leaderboard_choices(test_id)
     if test is None:
         raise Http404("No such test")
     filters = LeaderboardFilter(request.GET, queryset=entries())
@@ -83,6 +88,6 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "previous_url": f"?{base}&{urlencode({'page': page - 1})}" if page > 1 else "",
         "next_url": f"?{base}&{urlencode({'page': page + 1})}" if board.has_next else "",
         "highlight": highlighted(request),
-        **filter_context(filters),
+        **filter_context(filters, controllers),
     }
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)

@@ -7,14 +7,15 @@ from django.views.decorators.http import require_GET
 from results import charts
 from results.filters import ValueFilter
 from results.models import Test
-from results.selectors import VALUE_DEFAULT_TEST, entries, value_frontier
+from results.selectors import VALUE_DEFAULT_TEST, entries, value_choices, value_frontier
 from results.views.common import HtmxHttpRequest, bad_request, highlighted, partial
 from results.views.leaderboards import filter_context
 
 
 @require_GET
 def value_page(request: HtmxHttpRequest) -> HttpResponse:
-    filters = ValueFilter(request.GET, queryset=entries())
+    tests, controllers = value_choices()
+    filters = ValueFilter(request.GET, queryset=entries(), tests=tests)
     if not filters.is_valid():
         return bad_request(request, filters.errors)
     cleaned = filters.form.cleaned_data
@@ -35,6 +36,6 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         "tests": filters.test_choices,
         "figure": charts.value_scatter(view),
         "highlight": highlighted(request),
-        **filter_context(filters),
+        **filter_context(filters, controllers),
     }
     return render(request, partial(request, "bench/value.html", "value"), context)

@@ -167,9 +167,7 @@ def test_compare_shows_the_compare_pages_numbers(client, two_drives):
 
 def test_leaderboard_and_value_show_the_pages_numbers(client, two_drives):
     body = get(client, "/api/v1/tests/randread-4k-qd3/leaderboard/")
-    board = selectors.leaderboard(
-        test=selectors.Test.objects.get(identifier="randread-4k-qd3")
-    )
+    board = selectors.leaderboard(test=selectors.Test.objects.get(identifier="randread-4k-qd3"))
     assert [(r["rank"], r["drive"], r["bytes_per_second"]) for r in body["rows"]] == [
         (r.rank, r.entry.drive.slug, r.entry.bytes_per_second) for r in board.rows
     ]

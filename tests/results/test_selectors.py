@@ -239,9 +239,7 @@ def test_the_value_sample_is_about_its_size_the_same_each_time_and_keeps_the_fro
     highlighted = Drive.objects.order_by("pk")[40].slug
     for as_of in (None, datetime.date(2014, 1, 1)):
         first = value_frontier(test=test, sample=15, as_of=as_of)
-        again = value_frontier(
-            test=test, sample=15, as_of=as_of, highlight=(highlighted,)
-        )
+        again = value_frontier(test=test, sample=15, as_of=as_of, highlight=(highlighted,))
         assert first.considered == 90
         chosen = {p.drive.slug for p in first.points}
         cheapest = {p.drive.slug for p in first.cheapest_per_gb + first.cheapest_per_kiops}
@@ -268,9 +266,7 @@ def test_value_prices_as_of_a_date_and_worst_case_of_compressing_drives():
     PriceFactory(drive=run.drive, amount="120.00", observed_on="2012-01-01")
     older = value_frontier(test=test, as_of=datetime.date(2012, 6, 1))
     assert older.points[0].price == 90.5
-    assert (
-        value_frontier(test=test, as_of=datetime.date(2000, 1, 1)).points == []
-    )
+    assert value_frontier(test=test, as_of=datetime.date(2000, 1, 1)).points == []
 
 
 def test_entry_prices_follow_price_writes():
