@@ -7,7 +7,7 @@ converted for display only.
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
-from django.db.models import ExpressionWrapper, F, FloatField, Q, Value
+from django.db.models import ExpressionWrapper, F, FloatField, Func, IntegerField, Q, Value
 from django.db.models.functions import Cast, NullIf
 
 from drives.links import safe_http_url
@@ -772,6 +772,17 @@ class LeaderboardEntry(LabelledModel):
                 "drive",
                 name="leaderboard_pattern_price_idx",
                 include=VALUE_COLUMNS,
+            ),
+            # A value view's sample for its scatter: the drives with the lowest hashes of
+            # their ids, read in that order (the same drives in every request, spread as the
+            # whole), with what the view shows of them.
+            models.Index(
+                "test",
+                Func(F("drive"), function="hashint8", output_field=IntegerField()),
+                "drive",
+                name="leaderboard_worst_sample_idx",
+                condition=Q(worst=True, price_usd__isnull=False, iops__isnull=False),
+                include=["iops", "price_usd", *VALUE_COLUMNS],
             ),
             # The cheapest per GB and per 1,000 IOPS of a value view, read in that order
             # (the ratios exactly as results.selectors writes them).

@@ -758,22 +758,24 @@ VALUE_SAMPLE = 200
 # _pattern_price_idx): from each frontier drive, the first dearer drive that is faster is the
 # next one, so no row is ranked or kept; a window over every row in price order cost three
 # times the scan itself. Prices as of a date are looked up once (materialized) and the
-# frontier is a running maximum over them. The sample for the scatter is the drives whose id
-# hashes to 0 modulo considered/sample (about `sample` of them, the same drives in every
-# request, spread like the whole), read in the same pass as the frontier's and the
-# highlighted drives' rows. The two cheapest lists are top-10 scans of their own.
+# frontier is a running maximum over them. The frontier's rows carry what the view shows, the
+# highlighted drives are looked up by id, and the sample for the scatter is the `sample`
+# drives with the lowest hashes of their ids (the same drives in every request, spread like
+# the whole), the first rows of leaderboard_worst_sample_idx: each part reads only its own
+# rows (a pass over every row for the three together cost more than the rest). The two
+# cheapest lists are top-10 scans of their own. One prepared statement a filter set.
 _VALUE_SQL = """
 WITH RECURSIVE perf AS NOT MATERIALIZED ({entries}),
 priced AS {materialized} ({priced}),
 counted AS MATERIALIZED (SELECT count(*) AS considered FROM priced),
 frontier AS ({frontier})
-SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, c.considered,
-       p.drive_id IN (SELECT drive_id FROM frontier) AS frontier
-FROM priced p CROSS JOIN counted c
-WHERE p.drive_id IN (SELECT drive_id FROM frontier)
-   OR p.drive_id = ANY(%(highlight)s)
-   OR %(sample)s > 0
-      AND hashint8(p.drive_id) %% GREATEST((c.considered + %(sample)s - 1) / %(sample)s, 1) = 0
+SELECT f.*, c.considered, true FROM frontier f CROSS JOIN counted c
+UNION ALL
+SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, c.considered, false
+FROM priced p CROSS JOIN counted c WHERE p.drive_id = ANY(%(highlight)s)
+UNION ALL
+(SELECT drive_id, iops, amount, observed_on, quick, NULL, false FROM priced
+ ORDER BY hashint8(drive_id), drive_id LIMIT {sample})
 {cheapest}
 """
 # The cheapest per GB and per 1,000 IOPS: among many drives, the first rows of an index in
@@ -788,18 +790,20 @@ UNION ALL
 _CHEAPEST_ORDERS = ("amount / NULLIF(capacity_bytes, 0)::float8", "amount / iops")
 VALUE_WALK = 100  # drives considered from which the cheapest lists walk an index
 _FRONTIER_STEPS = """
-  (SELECT drive_id, iops, amount FROM priced ORDER BY amount, iops DESC, drive_id LIMIT 1)
+  (SELECT drive_id, iops, amount, observed_on, quick FROM priced
+   ORDER BY amount, iops DESC, drive_id LIMIT 1)
   UNION ALL
   SELECT next.* FROM frontier f CROSS JOIN LATERAL (
-    SELECT p.drive_id, p.iops, p.amount FROM priced p
+    SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick FROM priced p
     WHERE p.amount > f.amount AND p.iops > f.iops
     ORDER BY p.amount, p.iops DESC, p.drive_id LIMIT 1) next
 """
 _FRONTIER_RUNNING_MAX = """
-  SELECT drive_id FROM (
-    SELECT drive_id, iops, MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
-                                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    FROM priced) ranked (drive_id, iops, best_cheaper)
+  SELECT drive_id, iops, amount, observed_on, quick FROM (
+    SELECT drive_id, iops, amount, observed_on, quick,
+           MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    FROM priced) ranked (drive_id, iops, amount, observed_on, quick, best_cheaper)
   WHERE iops > COALESCE(best_cheaper, 0)
 """
 # Latest prices travel with the entries; prices as of a date are read in one pass over the
@@ -829,7 +833,9 @@ _VALUE_ENTRIES = """
 
 
 @functools.lru_cache(maxsize=512)
-def _value_sql(where: str, *, as_of: bool, worst: bool, real: bool) -> str:
+def _value_sql(where: str, *, as_of: bool, worst: bool, real: bool, sample: int) -> str:
+    """The value statement for these conditions; the sample's size is written into it, so
+    that a kept plan reads the sample index (leaderboard_worst_sample_idx) for it."""
     entries = _VALUE_ENTRIES.format(
         worst=" AND e.worst" if worst else "", real=_real(real), where=where
     )
@@ -839,6 +845,7 @@ def _value_sql(where: str, *, as_of: bool, worst: bool, real: bool) -> str:
         .replace("{materialized}", "MATERIALIZED" if as_of else "NOT MATERIALIZED")
         .replace("{frontier}", _FRONTIER_RUNNING_MAX if as_of else _FRONTIER_STEPS)
         .replace("{cheapest}", _cheapest_sql())
+        .replace("{sample}", str(int(sample)))
     )
 
 
@@ -854,8 +861,8 @@ def value_frontier(
     """Price against performance in one test among the entries the pages show, narrowed by
     `where` (a ValueFilter's conditions on entries, see FilterSet.where): the value frontier
     (drives no other drive beats on both price and IOPS), the cheapest per GB and per 1,000
-    IOPS, and a sample of about `sample` of the rest for the scatter (drawn by a hash of the
-    drive's id: spread as they are, the same in every request; none with 0), each point with
+    IOPS, and a sample of `sample` drives for the scatter (those with the lowest hashes of
+    their ids: spread as they are, the same in every request; none with 0), each point with
     its drive and maker. Each drive counts once: its worst case (the default), or its entry
     in the one data pattern the filters name (worst_case=False).
     Two queries, three with highlighted drives."""
@@ -870,28 +877,27 @@ def value_frontier(
         as_of=as_of is not None,
         worst=worst_case,
         real=not settings.BENCH_SHOW_SYNTHETIC,
+        sample=max(sample, 0),
     )
-    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
-        cursor.execute(
-            sql,
-            {
-                **where.params,
-                "test": test.pk,
-                "as_of": as_of,
-                "rows": VALUE_TABLE_ROWS,
-                "highlight": highlight_ids,
-                "sample": sample,
-                "walk": VALUE_WALK,
-            },
-        )
-        rows = cursor.fetchall()
+    _, rows = prepared_rows(
+        LeaderboardEntry,
+        sql,
+        {
+            **where.params,
+            "test": test.pk,
+            "as_of": as_of,
+            "rows": VALUE_TABLE_ROWS,
+            "highlight": highlight_ids,
+            "walk": VALUE_WALK,
+        },
+    )
     # A drive may come back more than once (on the frontier and among the cheapest).
     merged: dict[int, tuple] = {}
     considered = 0
     for drive_id, iops, amount, observed, quick, count, frontier in rows:
         considered = count or considered
-        if drive_id not in merged or frontier is not None:
-            merged[drive_id] = (iops, amount, observed, quick, bool(frontier))
+        on_frontier = bool(frontier) or (drive_id in merged and merged[drive_id][4])
+        merged[drive_id] = (iops, amount, observed, quick, on_frontier)
     drives = drive_labels(list(merged))
     points = [
         ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)

@@ -142,23 +142,36 @@ def test_a_ranking_is_the_orm_ranking_of_the_filtered_entries(catalog, data):
 def test_a_value_view_prices_the_filtered_entries(catalog, data):
     query = data.draw(queries(catalog, value=True))
     test = data.draw(st.sampled_from([t for t in catalog["tests"] if t.block_size == 4096]))
+    sample = data.draw(st.sampled_from([0, 5, 200]))
     filters = valid(ValueFilter, query)
     view = value_frontier(
         test=test,
         where=filters.where("e"),
         as_of=filters.form.cleaned_data.get("as_of"),
         worst_case=not query.get("pattern"),
-        sample=0,
+        sample=sample,
     )
     chosen = filters.qs.filter(test=test, iops__isnull=False)
     if not query.get("pattern"):
         chosen = chosen.filter(worst=True)
-    if "as_of" not in query:
-        priced = chosen.filter(price_usd__isnull=False)
-        assert view.considered == priced.count(), query
-        best = max(priced.values_list("iops", flat=True), default=None)
-        assert (max((p.iops for p in view.frontier), default=None)) == best
     assert {p.drive.slug for p in view.points} <= set(chosen.values_list("drive__slug", flat=True))
+    if "as_of" in query:
+        return
+    priced = sorted(
+        chosen.filter(price_usd__isnull=False).values_list(
+            "price_usd", "iops", "drive_id", "drive__slug"
+        ),
+        key=lambda row: (row[0], -row[1], row[2]),
+    )
+    assert view.considered == len(priced), query
+    frontier, best = [], 0.0
+    for _price, iops, _, slug in priced:
+        if iops > best:
+            frontier.append(slug)
+            best = iops
+    # Every frontier drive is flagged, also when it is in the sample or a cheapest list too.
+    assert [p.drive.slug for p in view.frontier] == frontier, query
+    assert len(view.points) <= len(frontier) + 2 * 10 + sample
 
 
 def test_synthetic_entries_stay_out_of_rankings_and_value_views(catalog, settings):
