@@ -4,15 +4,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('drives', '0008_drive_interface_capacity_index'),
-        ('results', '0017_result_test_newest_index'),
+        ("drives", "0008_drive_interface_capacity_index"),
+        ("results", "0017_result_test_newest_index"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='leaderboardentry',
-            index=models.Index(models.F('test'), models.Func(models.F('drive'), function='hashint8', output_field=models.IntegerField()), models.F('drive'), condition=models.Q(('iops__isnull', False), ('price_usd__isnull', False), ('worst', True)), include=('iops', 'price_usd', 'price_observed_on', 'capacity_bytes', 'synthetic', 'quick', 'source', 'controller', 'interface', 'kind', 'cell_type'), name='leaderboard_worst_sample_idx'),
+            model_name="leaderboardentry",
+            index=models.Index(
+                models.F("test"),
+                models.Func(
+                    models.F("drive"), function="hashint8", output_field=models.IntegerField()
+                ),
+                models.F("drive"),
+                condition=models.Q(
+                    ("iops__isnull", False), ("price_usd__isnull", False), ("worst", True)
+                ),
+                include=(
+                    "iops",
+                    "price_usd",
+                    "price_observed_on",
+                    "capacity_bytes",
+                    "synthetic",
+                    "quick",
+                    "source",
+                    "controller",
+                    "interface",
+                    "kind",
+                    "cell_type",
+                ),
+                name="leaderboard_worst_sample_idx",
+            ),
         ),
     ]
