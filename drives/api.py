@@ -7,15 +7,16 @@ from __future__ import annotations
 import django_filters
 from django.db.models import QuerySet
 from django.http import Http404
+from django_filters.utils import translate_validation
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from drives.filters import DriveFilter, FilterSet, SlugFilter
+from drives.filters import DriveFilter, FilterSet, SlugFilter, Where
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
-from drives.selectors import CatalogRow, drive_list, drive_page
+from drives.selectors import CATALOG_ORDER, CatalogRow, drive_list, drive_page
 
 # -- serializers -----------------------------------------------------------------------------
 
@@ -194,16 +195,28 @@ class DriveViewSet(CatalogViewSet):
         return drive_list()  # the catalog page's read
 
     def list(self, request: Request, *args, **kwargs) -> Response:
-        drives = self.filter_queryset(self.get_queryset())
+        # The filter and ordering backends' own validation, then the catalog page's read
+        # with their conditions and order written as SQL (drive_page).
+        queryset = self.get_queryset()
+        filters = django_filters.rest_framework.DjangoFilterBackend().get_filterset(
+            request, queryset, self
+        )
+        if not filters.is_valid():
+            raise translate_validation(filters.errors)
+        order = StableOrderingFilter().get_ordering(request, queryset, self) or CATALOG_ORDER
         paginator = self.paginator
         paginator.request = request
         paginator.limit = paginator.get_limit(request)
         paginator.offset = paginator.get_offset(request)
-        paginator.count, rows = drive_page(drives, offset=paginator.offset, limit=paginator.limit)
+        paginator.count, rows = drive_page(
+            where=filters.where("d"), order=order, offset=paginator.offset, limit=paginator.limit
+        )
         return paginator.get_paginated_response(self.get_serializer(rows, many=True).data)
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
-        _, rows = drive_page(self.get_queryset().filter(slug=kwargs["slug"]), offset=0, limit=1)
+        where = Where()
+        where.conditions.append(f"d.slug = {where.add(kwargs['slug'])}")
+        _, rows = drive_page(where=where, offset=0, limit=1)
         if not rows:
             raise Http404("No Drive matches the given query.")
         return Response(self.get_serializer(rows[0]).data)

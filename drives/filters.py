@@ -82,10 +82,21 @@ _OPERATORS = {"exact": "=", "gte": ">=", "lte": "<="}
 
 
 def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> None:
-    """The condition of a filter on a column of its own model (`field_name` names a field
-    of the model, not a relation's)."""
-    column = flt.model._meta.get_field(flt.field_name).column
-    where.conditions.append(f"{table}.{column} {_OPERATORS[flt.lookup_expr]} {where.add(value)}")
+    """The condition of a filter on a column of its model, or of a model it has a foreign
+    key to (`field_name` "nand__cell_type": the rows whose NAND has that cell type, as the
+    ORM's join to it keeps)."""
+    operator = _OPERATORS[flt.lookup_expr]
+    relation_name, _, field_name = flt.field_name.rpartition("__")
+    if not relation_name:
+        column = flt.model._meta.get_field(field_name).column
+        where.conditions.append(f"{table}.{column} {operator} {where.add(value)}")
+        return
+    relation = flt.model._meta.get_field(relation_name)
+    related = relation.related_model._meta
+    where.conditions.append(
+        f"{table}.{relation.column} IN (SELECT id FROM {related.db_table} "
+        f"WHERE {related.get_field(field_name).column} {operator} {where.add(value)})"
+    )
 
 
 class SearchFilter(django_filters.CharFilter):

@@ -1,15 +1,17 @@
 """Reads of the drive catalog for pages and the API."""
 
 import datetime
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import connections
 from django.db.models import QuerySet
 
-from drives.db import Shape, attach, prepared_rows
-from drives.filters import search_q
+from drives.db import Shape, attach, prepared_rows, read_alias
+from drives.filters import Where, search_q
 from drives.links import page_url
 from drives.models import (
     Controller,
@@ -23,9 +25,9 @@ from drives.models import (
 
 
 def drive_list(*, drives: QuerySet[Drive] | None = None) -> QuerySet[Drive]:
-    """Real drives (`drives`, e.g. filtered by DriveFilter, or all) in the catalog's order,
-    for the catalog page and the API's drive list (drive_page reads a page of them; prices
-    are looked up for that page only)."""
+    """Real drives (`drives`, e.g. filtered by DriveFilter, or all) in the catalog's order:
+    the list drive_page reads (with the same filters written as SQL), as a queryset, for the
+    API's filter and ordering backends and the tests."""
     base = drives if drives is not None else Drive.objects.all()
     # No select_related: drive_page reads the list's ids, its rows are read apart.
     return base.real().order_by("sort_name", "capacity_bytes", "pk")
@@ -150,20 +152,53 @@ ORDER BY page.n
 """
 
 
-def drive_page(drives: QuerySet[Drive], *, offset: int, limit: int) -> tuple[int, list[CatalogRow]]:
-    """How many drives `drives` (filtered and ordered, e.g. drive_list(...) narrowed by
-    DriveFilter) holds, and `limit` of them from `offset` as CatalogRows, in its order (none
-    from an offset beyond the last, however large). Two statements: the count and the
-    page's ids (read from an index where the filters allow), then the page's rows."""
-    count_sql, count_params = drives.order_by().values("pk").query.sql_with_params()
-    offset = min(offset, 2**62)  # beyond any catalog (and within PostgreSQL's OFFSET)
-    page = drives.values_list("pk", flat=True)[offset : offset + limit]
-    ids_sql, ids_params = page.query.sql_with_params()
-    # The count and the page's ids in one statement, of the ORM's SQL of the list (its
-    # filters and order written once, in drives.filters and the callers).
-    sql = f"SELECT (SELECT count(*) FROM ({count_sql}) listed), ARRAY({ids_sql})"
-    with connections[drives.db].cursor() as cursor:
-        cursor.execute(sql, (*count_params, *ids_params))
+# The orders a drive list can be read in (DriveViewSet.ordering_fields, and the catalog's
+# own), as columns of drives_drive d and, for the maker's name, drives_manufacturer m.
+DRIVE_ORDERS = {
+    "sort_name": "d.sort_name",
+    "model": "d.model",
+    "capacity_bytes": "d.capacity_bytes",
+    "release_date": "d.release_date",
+    "manufacturer__name": "m.name",
+    "pk": "d.id",
+}
+CATALOG_ORDER = ("sort_name", "capacity_bytes", "pk")  # drive_list's
+# How many drives a list holds and the ids of one page of them, in one statement.
+_COUNT_AND_IDS_SQL = """
+SELECT (SELECT count(*) FROM drives_drive d WHERE true{real}{where}),
+       ARRAY(SELECT d.id FROM drives_drive d{join} WHERE true{real}{where}
+             ORDER BY {order} LIMIT %(limit)s OFFSET %(offset)s)
+"""
+
+
+@functools.lru_cache(maxsize=512)
+def _count_and_ids_sql(where: str, order: tuple[str, ...], *, real: bool) -> str:
+    columns = []
+    for name in order:
+        column = DRIVE_ORDERS[name.removeprefix("-")]
+        columns.append(f"{column} DESC" if name.startswith("-") else column)
+    joined = any(c.startswith("m.") for c in columns)
+    return _COUNT_AND_IDS_SQL.format(
+        real=" AND NOT d.synthetic" if real else "",
+        where=where,
+        join=" JOIN drives_manufacturer m ON m.id = d.manufacturer_id" if joined else "",
+        order=", ".join(columns),
+    )
+
+
+def drive_page(
+    *, where: Where | None = None, order: Sequence[str] = CATALOG_ORDER, offset: int, limit: int
+) -> tuple[int, list[CatalogRow]]:
+    """How many real drives the conditions `where` keep (a DriveFilter's, see
+    FilterSet.where, on drives_drive aliased d), and `limit` of them from `offset` as
+    CatalogRows, in `order` (names of DRIVE_ORDERS, "-" for descending; the catalog's by
+    default); none from an offset beyond the last, however large. Two statements: the count
+    and the page's ids (read from an index where the filters allow), then the page's rows."""
+    where = where or Where()
+    sql = _count_and_ids_sql(where.sql, tuple(order), real=not settings.BENCH_SHOW_SYNTHETIC)
+    params = {**where.params, "limit": limit, "offset": min(offset, 2**62)}  # within OFFSET
+    with connections[read_alias(Drive)].cursor() as cursor:
+        cursor.execute(sql, params)
         total, ids = cursor.fetchone()
     if not ids:
         return total, []

@@ -2,15 +2,14 @@
 results/views/."""
 
 from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django_htmx.middleware import HtmxDetails
 
-from drives.filters import DriveFilter
+from drives.filters import DriveFilter, Where
 from drives.models import Drive, NandType
-from drives.selectors import drive_list, drive_page
+from drives.selectors import drive_page
 
 PAGE_SIZE = 50
 
@@ -19,19 +18,19 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _page(drives: QuerySet[Drive], number: str | None) -> Page:
-    """The page of `drives` that `number` asks for, as Paginator.get_page chooses it (the
-    first for anything but an integer, the last for one below 1 or beyond the last), its
-    rows read with the count in one statement (drive_page)."""
+def _page(where: Where, number: str | None) -> Page:
+    """The page of the drives `where` keeps that `number` asks for, as Paginator.get_page
+    chooses it (the first for anything but an integer, the last for one below 1 or beyond
+    the last), its rows read with the count in one statement (drive_page)."""
     try:
         wanted = int(number)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         wanted = 1
-    total, rows = drive_page(drives, offset=max(wanted - 1, 0) * PAGE_SIZE, limit=PAGE_SIZE)
+    total, rows = drive_page(where=where, offset=max(wanted - 1, 0) * PAGE_SIZE, limit=PAGE_SIZE)
     paginator = Paginator(range(total), PAGE_SIZE)
     if wanted < 1 or wanted > paginator.num_pages:
         wanted = paginator.num_pages
-        total, rows = drive_page(drives, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+        total, rows = drive_page(where=where, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
         paginator = Paginator(range(total), PAGE_SIZE)
     page = paginator.get_page(wanted)
     page.object_list = rows
@@ -43,7 +42,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
         return render(request, "bench/bad_request.html", {"errors": filters.errors}, status=400)
-    page = _page(drive_list(drives=filters.qs), request.GET.get("page"))
+    page = _page(filters.where("d"), request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {

@@ -7,13 +7,13 @@ from decimal import Decimal
 
 import pytest
 from django.core.paginator import Paginator
-from django.db.models import Q
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drives import views
-from drives.models import Drive, NandType
-from drives.selectors import drive_list, drive_page
+from drives.filters import DriveFilter, Where
+from drives.models import NandType
+from drives.selectors import CATALOG_ORDER, drive_list, drive_page
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
 
 pytestmark = pytest.mark.django_db
@@ -41,26 +41,41 @@ def catalog():
             PriceFactory(drive=drive, amount=f"{100 + i}.00", observed_on="2013-02-01")
 
 
-FILTERS = [Q(), Q(capacity_bytes__gte=240 * 10**9), Q(controller__isnull=False), Q(pk__lt=0)]
-ORDERS = [None, ("-capacity_bytes", "-pk"), ("release_date", "pk")]
+QUERIES = [
+    {},
+    {"capacity_min": "240"},
+    {"kind": "ssd"},
+    {"cell_type": "tlc"},
+    {"q": "Model 1"},
+    {"q": "120GB"},
+    {"q": "no such drive"},
+]
+ORDERS = [
+    CATALOG_ORDER,
+    ("-capacity_bytes", "-pk"),
+    ("release_date", "pk"),
+    ("-release_date", "-pk"),
+    ("manufacturer__name", "pk"),
+    ("-model", "-pk"),
+]
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    st.sampled_from(FILTERS),
+    st.sampled_from(QUERIES),
     st.sampled_from(ORDERS),
     st.integers(0, 12),
     st.integers(1, 5),
 )
 def test_a_page_is_the_listed_drives_with_their_names_and_latest_price(
-    catalog, where, order, offset, limit
+    catalog, query, order, offset, limit
 ):
-    drives = drive_list(drives=Drive.objects.filter(where))
-    if order:
-        drives = drives.order_by(*order)
-    total, rows = drive_page(drives, offset=offset, limit=limit)
+    filters = DriveFilter(query)
+    assert filters.is_valid()
+    drives = drive_list(drives=filters.qs).order_by(*order)
+    total, rows = drive_page(where=filters.where("d"), order=order, offset=offset, limit=limit)
     expected = list(drives)
     assert total == len(expected)
     shown = expected[offset : offset + limit]
@@ -88,7 +103,7 @@ def test_the_catalog_page_number_is_chosen_as_djangos_paginator_chooses_it(
 ):
     monkeypatch.setattr(views, "PAGE_SIZE", 4)
     drives = drive_list()
-    page = views._page(drives, number)
+    page = views._page(Where(), number)
     expected = Paginator(list(drives), 4).get_page(number)
     assert page.number == expected.number
     assert page.paginator.num_pages == expected.paginator.num_pages
@@ -97,6 +112,6 @@ def test_the_catalog_page_number_is_chosen_as_djangos_paginator_chooses_it(
 
 def test_an_offset_beyond_any_catalog_reads_no_rows(catalog, client):
     for offset in (10**6, 2**63, 10**40):
-        assert drive_page(drive_list(), offset=offset, limit=5) == (9, [])
+        assert drive_page(offset=offset, limit=5) == (9, [])
         body = client.get("/api/v1/drives/", {"offset": offset}).json()
         assert body["count"] == 9 and body["results"] == []
