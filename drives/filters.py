@@ -52,11 +52,11 @@ def search_q(text: str, prefix: str = "") -> Q:
 
 
 # -- the same filters as SQL ---------------------------------------------------------------
-# A selector that writes its own statement (a ranking, the value frontier) takes a
-# FilterSet's conditions as SQL: each filter writes the condition its ORM filter() applies,
-# on the same columns, so the page, the API and the statement mean the same thing (tests
-# compare the two over generated filters). The ORM's query compiler cost more than the
-# statement itself on a ranking of 25 rows.
+# A selector that writes its own statement (a drive list, a ranking, the value frontier)
+# takes a FilterSet's conditions as SQL: each filter writes the condition its ORM filter()
+# applies, on the same columns, so the page, the API and the statement mean the same thing
+# (tests compare the two over generated filters). Compiling the ORM's query cost more than
+# the statement itself on a ranking of 25 rows.
 
 
 @dataclass
