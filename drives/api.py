@@ -14,9 +14,9 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from drives.filters import DriveFilter, FilterSet, SlugFilter, Where
+from drives.filters import DriveFilter, FilterSet, SlugFilter
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
-from drives.selectors import CATALOG_ORDER, CatalogRow, drive_list, drive_page
+from drives.selectors import CATALOG_ORDER, CatalogRow, catalog_row, drive_list, drive_page
 
 # -- serializers -----------------------------------------------------------------------------
 
@@ -214,12 +214,10 @@ class DriveViewSet(CatalogViewSet):
         return paginator.get_paginated_response(self.get_serializer(rows, many=True).data)
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
-        where = Where()
-        where.conditions.append(f"d.slug = {where.add(kwargs['slug'])}")
-        _, rows = drive_page(where=where, offset=0, limit=1)
-        if not rows:
+        row = catalog_row(kwargs["slug"])
+        if row is None:
             raise Http404("No Drive matches the given query.")
-        return Response(self.get_serializer(rows[0]).data)
+        return Response(self.get_serializer(row).data)
 
 
 class ManufacturerViewSet(CatalogViewSet):

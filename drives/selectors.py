@@ -206,6 +206,14 @@ def drive_page(
     return total, [_catalog_row(values) for values in rows]
 
 
+def catalog_row(slug: str) -> CatalogRow | None:
+    """The real drive of this slug as the drive list shows it, or None."""
+    where = Where()
+    where.conditions.append(f"d.slug = {where.add(slug)}")
+    _, rows = drive_page(where=where, offset=0, limit=1)
+    return rows[0] if rows else None
+
+
 def _catalog_row(v: tuple) -> CatalogRow:
     controller = Named(v[10], controller_name(v[11], v[12])) if v[10] is not None else None
     nand = Named(v[13], nand_name(v[14], v[15], v[16], v[17], v[18])) if v[13] else None
