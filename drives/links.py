@@ -3,6 +3,7 @@ result-document checks in results/documents.py use the same rule as the template
 links to the site's own pages, built fast."""
 
 import re
+from collections.abc import Callable
 
 from django.urls import NoReverseMatch, get_script_prefix, reverse
 
@@ -34,16 +35,38 @@ def page_url(name: str, *slugs: str) -> str:
     (reverse() costs tens of microseconds, and a page of 50 drives links each drive and its
     parts). Arguments that are not slugs, and URLs whose converters are narrower than a
     slug (an int, a format suffix), go through reverse() itself."""
-    key = (name, get_script_prefix(), len(slugs))
-    parts = _patterns.get(key, ())
-    if parts == ():
-        parts = _patterns[key] = _split(name, len(slugs))
+    parts = _parts(name, get_script_prefix(), len(slugs))
     if parts is None or not all(isinstance(s, str) and SLUG.fullmatch(s) for s in slugs):
         return reverse(name, args=slugs)
     url = parts[0]
     for slug, text in zip(slugs, parts[1:], strict=True):
         url += slug + text
     return url
+
+
+def page_urls(name: str) -> Callable[[str], str]:
+    """page_url(name, slug) for the many slugs of one list (a scatter or ranking of hundreds
+    of drives): the script prefix, which costs as much as the rest of page_url to read, is
+    read once, so use the function within one request."""
+    parts = _parts(name, get_script_prefix(), 1)
+    if parts is None:
+        return lambda slug: reverse(name, args=[slug])
+    head, tail = parts
+
+    def url(slug: str) -> str:
+        if isinstance(slug, str) and SLUG.fullmatch(slug):
+            return head + slug + tail
+        return reverse(name, args=[slug])
+
+    return url
+
+
+def _parts(name: str, prefix: str, count: int) -> list[str] | None:
+    key = (name, prefix, count)
+    parts = _patterns.get(key, ())
+    if parts == ():
+        parts = _patterns[key] = _split(name, count)
+    return parts
 
 
 def _split(name: str, count: int) -> list[str] | None:

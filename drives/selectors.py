@@ -2,7 +2,7 @@
 
 import datetime
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 
 from drives.db import Shape, attach, prepared_rows, read_alias
 from drives.filters import Where, search_q
-from drives.links import page_url
+from drives.links import page_urls
 from drives.models import (
     Controller,
     Drive,
@@ -121,6 +121,7 @@ class CatalogRow:
     release_date: datetime.date | None
     synthetic: bool
     latest_price: Decimal | None
+    url: str  # its page
 
     def __str__(self) -> str:
         return drive_name(
@@ -128,7 +129,7 @@ class CatalogRow:
         )
 
     def get_absolute_url(self) -> str:
-        return page_url("bench:drive", self.slug)
+        return self.url
 
     def get_kind_display(self) -> str:
         return _KINDS.get(self.kind, self.kind)
@@ -203,7 +204,8 @@ def drive_page(
     if not ids:
         return total, []
     _, rows = prepared_rows(Drive, _PAGE_ROWS_SQL, [ids])
-    return total, [_catalog_row(values) for values in rows]
+    url = page_urls("bench:drive")
+    return total, [_catalog_row(values, url) for values in rows]
 
 
 def catalog_row(slug: str) -> CatalogRow | None:
@@ -214,7 +216,7 @@ def catalog_row(slug: str) -> CatalogRow | None:
     return rows[0] if rows else None
 
 
-def _catalog_row(v: tuple) -> CatalogRow:
+def _catalog_row(v: tuple, url: Callable[[str], str]) -> CatalogRow:
     controller = Named(v[10], controller_name(v[11], v[12])) if v[10] is not None else None
     nand = Named(v[13], nand_name(v[14], v[15], v[16], v[17], v[18])) if v[13] else None
     return CatalogRow(
@@ -234,6 +236,7 @@ def _catalog_row(v: tuple) -> CatalogRow:
         release_date=v[20],
         synthetic=v[21],
         latest_price=v[22],
+        url=url(v[0]),
     )
 
 
@@ -273,12 +276,13 @@ class DriveLabel:
     synthetic: bool
     configuration: bool
     controller: str
+    url: str  # its page
 
     def __str__(self) -> str:
         return self.name
 
     def get_absolute_url(self) -> str:
-        return page_url("bench:drive", self.slug)
+        return self.url
 
 
 _LABELS_SQL = """
@@ -297,6 +301,7 @@ def drive_labels(ids: Sequence[int]) -> dict[int, DriveLabel]:
     if not ids:
         return {}
     _, rows = prepared_rows(Drive, _LABELS_SQL, [list(ids)])
+    url = page_urls("bench:drive")
     labels = {}
     for pk, slug, maker, model, capacity, revision, synthetic, configuration, *ctl in rows:
         vendor, controller = ctl
@@ -308,6 +313,7 @@ def drive_labels(ids: Sequence[int]) -> dict[int, DriveLabel]:
             synthetic=synthetic,
             configuration=configuration,
             controller=f"{vendor} {controller}" if controller is not None else "",
+            url=url(slug),
         )
     return labels
 

@@ -1,12 +1,13 @@
 """page_url is reverse() at the cost of a join: for every named URL of the site whose
-arguments are slugs it gives what reverse() gives, and anything else goes to reverse()."""
+arguments are slugs it gives what reverse() gives, and anything else goes to reverse();
+page_urls(name) is page_url(name, slug) for many slugs."""
 
 import pytest
 from django.urls import NoReverseMatch, get_resolver, reverse, set_script_prefix
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drives.links import page_url
+from drives.links import page_url, page_urls
 
 SLUG = st.from_regex(r"[-a-zA-Z0-9_]{1,40}", fullmatch=True)
 
@@ -40,9 +41,14 @@ def test_page_url_is_reverse(data):
     except NoReverseMatch:  # a converter narrower than a slug (e.g. an int pk)
         with pytest.raises(NoReverseMatch):
             page_url(name, *slugs)
+        if count == 1:
+            with pytest.raises(NoReverseMatch):
+                page_urls(name)(slugs[0])
         return
     assert page_url(name, *slugs) == expected
     assert page_url(name, *slugs) == expected  # remembered
+    if count == 1:
+        assert page_urls(name)(slugs[0]) == expected
 
 
 @pytest.mark.parametrize("arg", ["a b", "ü", "a/b", "", "a?b", "placeholder0"])
@@ -54,15 +60,18 @@ def test_arguments_that_are_not_slugs_go_through_reverse(arg):
             page_url("bench:drive", arg)
     else:
         assert page_url("bench:drive", arg) == expected
+        assert page_urls("bench:drive")(arg) == expected
 
 
 def test_a_script_prefix_is_kept():
     try:
         set_script_prefix("/site/")
         assert page_url("bench:drive", "x") == "/site/drives/x/"
+        assert page_urls("bench:drive")("x") == "/site/drives/x/"
         assert page_url("bench:compare", "a", "Slug-1_Placeholder") == (
             "/site/bench/compare/a/Slug-1_Placeholder/"
         )
     finally:
         set_script_prefix("/")
     assert page_url("bench:drive", "x") == "/drives/x/"
+    assert page_urls("bench:drive")("x") == "/drives/x/"

@@ -2,13 +2,18 @@
 busy connection, Django's SELECT 1 after an idle spell, and every way PostgreSQL closes a
 connection seen before a request uses it."""
 
+import json
 import select
 import time
 
 import pytest
 from django.db import connection, connections
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from psycopg import postgres
+from psycopg.pq import Format
 
-from benchsite.postgresql.base import IDLE_CHECK_S, DatabaseWrapper
+from benchsite.postgresql.base import IDLE_CHECK_S, DatabaseWrapper, JsonLoader
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -96,3 +101,41 @@ def test_connection_closed_on_this_side_is_replaced(own):
     health_check(own)
     assert own.connection is None
     run(own, "SELECT 1")
+
+
+# -- json values ------------------------------------------------------------------------------
+
+_JSON_ROW = (
+    "SELECT json_build_array(%s::bigint, %s::float8, %s::numeric(12, 2), %s::text, %s::bool)"
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    integer=st.integers(-(2**63), 2**63 - 1),
+    double=st.floats(allow_nan=False, allow_infinity=False),
+    price=st.decimals(min_value=0, max_value=10**10 - 1, places=2, allow_nan=False),
+    text=st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00")),
+    flag=st.booleans(),
+)
+def test_json_values_read_as_the_standard_library_reads_them(integer, double, price, text, flag):
+    """The statements that write rows as JSON get what json.loads makes of PostgreSQL's text,
+    for every kind of column they hold."""
+    params = [integer, double, price, text, flag]
+    with connection.cursor() as cursor:
+        cursor.execute(_JSON_ROW, params)
+        value = cursor.fetchone()[0]
+        cursor.execute(f"SELECT ({_JSON_ROW.removeprefix('SELECT ')})::text", params)
+        expected = json.loads(cursor.fetchone()[0])
+    assert value == expected
+    assert [type(v) for v in value] == [type(v) for v in expected]
+    loader = connection.connection.adapters.get_loader(postgres.types["json"].oid, Format.TEXT)
+    assert loader is JsonLoader
+
+
+def test_json_numbers_beyond_a_double_are_read_by_the_standard_library():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT '[1e400, 2]'::json, '{\"a\": 1}'::jsonb")
+        value, document = cursor.fetchone()
+    assert value == [float("inf"), 2]
+    assert document == '{"a": 1}'  # jsonb stays text, as Django's JSONField expects
