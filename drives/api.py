@@ -7,14 +7,13 @@ from __future__ import annotations
 import django_filters
 from django.db.models import QuerySet
 from django.http import Http404
-from django_filters.utils import translate_validation
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from drives.filters import DriveFilter, FilterSet, SlugFilter
+from drives.filters import DriveFilter, FilterSet, QueryFilterBackend, SlugFilter, query_errors
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
 from drives.selectors import CATALOG_ORDER, CatalogRow, catalog_row, drive_list, drive_page
 
@@ -188,7 +187,7 @@ class CatalogViewSet(viewsets.ReadOnlyModelViewSet):
 class DriveViewSet(CatalogViewSet):
     serializer_class = DriveSerializer
     filterset_class = DriveApiFilter
-    filter_backends = [django_filters.rest_framework.DjangoFilterBackend, StableOrderingFilter]
+    filter_backends = [QueryFilterBackend, StableOrderingFilter]
     ordering_fields = ["model", "capacity_bytes", "release_date", "manufacturer__name"]
 
     def get_queryset(self) -> QuerySet[Drive]:
@@ -198,11 +197,9 @@ class DriveViewSet(CatalogViewSet):
         # The filter and ordering backends' own validation, then the catalog page's read
         # with their conditions and order written as SQL (drive_page).
         queryset = self.get_queryset()
-        filters = django_filters.rest_framework.DjangoFilterBackend().get_filterset(
-            request, queryset, self
-        )
+        filters = QueryFilterBackend().get_filterset(request, queryset, self)
         if not filters.is_valid():
-            raise translate_validation(filters.errors)
+            raise query_errors(filters.errors)
         order = StableOrderingFilter().get_ordering(request, queryset, self) or CATALOG_ORDER
         paginator = self.paginator
         paginator.request = request

@@ -12,6 +12,8 @@ from django.db import connection
 from django.db.models import Model, Q, Subquery
 from django.http import QueryDict
 from django_filters.constants import EMPTY_VALUES
+from django_filters.rest_framework import DjangoFilterBackend
+from rest_framework.exceptions import ValidationError
 
 from drives.models import Controller, Drive, NandType
 
@@ -307,3 +309,30 @@ class DriveFilter(drive_filterset()):
     class Meta:
         model = Drive
         fields: list[str] = []
+
+
+# -- the API's lists ---------------------------------------------------------------------
+
+
+def query_errors(errors: dict) -> ValidationError:
+    """A filter form's errors as the API's 400: each pointing at its query parameter
+    (/query/<name>; /query for the form as a whole), as every list's are."""
+    return ValidationError(
+        [
+            {"pointer": "/query" if name == "__all__" else f"/query/{name}", "message": str(m)}
+            for name, messages in errors.items()
+            for m in messages
+        ]
+    )
+
+
+class QueryFilterBackend(DjangoFilterBackend):
+    """django-filter's backend (every list's), its 400 written by query_errors."""
+
+    def filter_queryset(self, request, queryset, view):
+        filterset = self.get_filterset(request, queryset, view)
+        if filterset is None:
+            return queryset
+        if not filterset.is_valid():
+            raise query_errors(filterset.errors)
+        return filterset.qs

@@ -225,7 +225,7 @@ REST_FRAMEWORK = {
         "benchsite.api.JSONRenderer",
         "benchsite.api.CSVRenderer",
     ],
-    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["drives.filters.QueryFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "benchsite.api.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "benchsite.api.exception_handler",

@@ -12,7 +12,6 @@ from typing import Any
 import django_filters
 from django.db.models import QuerySet
 from django.http import Http404
-from django_filters.utils import translate_validation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
@@ -22,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from drives.filters import FilterSet
+from drives.filters import FilterSet, query_errors
 from drives.models import Drive
 from results import selectors
 from results.filters import LeaderboardFilter, ValueFilter
@@ -96,16 +95,6 @@ class NewestRowsFirst(NewestFirst):
 def shown_runs() -> QuerySet[Run]:
     """The runs pages show: published (not withdrawn), of real drives."""
     return Run.objects.published().real()
-
-
-def _errors(errors: dict) -> ValidationError:
-    return ValidationError(
-        [
-            {"pointer": f"/query/{name}", "message": str(message)}
-            for name, messages in errors.items()
-            for message in messages
-        ]
-    )
 
 
 def _positive_int(request: Request, name: str, default: int, maximum: int) -> int:
@@ -270,7 +259,7 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
         # statement (selectors.results_listed), not from the filtered queryset.
         filters = ResultFilter(request.query_params, queryset=Result.objects.none())
         if not filters.is_valid():
-            raise translate_validation(filters.errors)
+            raise query_errors(filters.errors)
         chosen = {k: v for k, v in filters.form.cleaned_data.items() if v not in (None, "")}
         if "run" in chosen:
             chosen["run"] = int(chosen["run"])
@@ -650,7 +639,7 @@ class LeaderboardView(APIView):
             raise Http404("no such test")
         filters = LeaderboardFilter(request.query_params, queryset=selectors.entries())
         if not filters.is_valid():
-            raise _errors(filters.errors)
+            raise query_errors(filters.errors)
         metric = request.query_params.get("metric", selectors.Metric.THROUGHPUT)
         metrics = [m for m, _ in selectors.Metric.CHOICES]
         if metric not in metrics:
@@ -723,7 +712,7 @@ class ValueView(APIView):
     def get(self, request: Request) -> Response:
         filters = ValueFilter(request.query_params, queryset=selectors.entries())
         if not filters.is_valid():
-            raise _errors(filters.errors)
+            raise query_errors(filters.errors)
         cleaned = filters.form.cleaned_data
         test = Test.objects.get(identifier=cleaned.get("test") or selectors.VALUE_DEFAULT_TEST)
         view = selectors.value_frontier(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import django_filters
 from django.conf import settings
 from django.db.models import QuerySet
 from django.urls import reverse
@@ -44,6 +45,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
+from drives.filters import FilterSet, query_errors
 from results import permissions, selectors
 from results.documents import TOO_LARGE, DocumentRejected
 from results.models import Run
@@ -442,6 +444,16 @@ def upload_body(upload: Upload, request: Request) -> dict[str, Any]:
 
 
 # -- views ---------------------------------------------------------------------------------
+
+
+class RunListFilter(FilterSet):
+    """The runs list's parameters, checked as every list's are (a NUL byte, an unknown
+    source: 400); runs_listed reads them."""
+
+    drive = django_filters.CharFilter(max_length=255, label="A drive's slug")
+    source = django_filters.ChoiceFilter(choices=Run.Source.choices)
+
+
 class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Published runs with their provenance; uploads and withdrawals."""
 
@@ -464,13 +476,13 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self) -> QuerySet[Run]:
-        params = self.request.query_params
-        source = params.get("source", "")
-        if source and source not in Run.Source.values:
-            raise ValidationError(
-                [{"pointer": "/query/source", "message": f"must be one of {Run.Source.values}"}]
-            )
-        return selectors.runs_listed(drive=params.get("drive", ""), source=source)
+        filters = RunListFilter(self.request.query_params, queryset=Run.objects.none())
+        if not filters.is_valid():
+            raise query_errors(filters.errors)
+        cleaned = filters.form.cleaned_data
+        return selectors.runs_listed(
+            drive=cleaned.get("drive") or "", source=cleaned.get("source") or ""
+        )
 
     def get_serializer_class(self):
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer

@@ -1,0 +1,115 @@
+"""Every read of the API, every parameter its schema names (query and path), given what a
+client should not send — NUL bytes, bytes that are not UTF-8, numbers beyond 64 bits,
+negative and empty values, very long text, HTML — answers 200 or a 4xx in the one error body,
+never a 5xx. The operations and parameters are read from the schema, so a new endpoint or
+filter is covered as soon as it is documented."""
+
+import json
+from urllib.parse import quote
+
+import pytest
+from django.test import Client
+
+from drives.models import Drive
+from results.models import Run, Test
+from results.services import run_ingest
+from results.synthetic import measured_document
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE = [
+    "\x00",
+    "a\x00b",
+    "%ED%A0%80",  # a lone surrogate as UTF-8 (not valid UTF-8), sent as it is
+    "%FF%FE",
+    "9" * 30,
+    "-1",
+    "0",
+    "",
+    " ",
+    "1.5e400",
+    "NaN",
+    "true",
+    "ü" * 300,
+    "x" * 5000,
+    '"><script>alert(1)</script>',
+    "2025-02-30",
+    "-capacity_bytes,,pk",
+]
+
+
+def _operations(client: Client) -> list[tuple[str, list[dict]]]:
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    found = []
+    for path, operations in schema["paths"].items():
+        get = operations.get("get")
+        if get is not None:
+            found.append((path, get.get("parameters", [])))
+    return found
+
+
+@pytest.fixture
+def catalog():
+    a = run_ingest(document=json.dumps(measured_document(seed=1, series_seconds=60)), submitter=None).run
+    b = run_ingest(document=json.dumps(measured_document(seed=2, model="Other 480GB")), submitter=None).run
+    return {
+        "slug": Drive.objects.get(pk=a.drive_id).slug,
+        "slug_a": Drive.objects.get(pk=a.drive_id).slug,
+        "slug_b": Drive.objects.get(pk=b.drive_id).slug,
+        "a": Drive.objects.get(pk=a.drive_id).slug,
+        "b": Drive.objects.get(pk=b.drive_id).slug,
+        "id": str(a.pk),
+        "pk": str(a.pk),
+        "run": str(a.pk),
+        "identifier": Test.objects.filter(kind=Test.Kind.THROUGHPUT).first().identifier,
+        "test": Test.objects.filter(kind=Test.Kind.THROUGHPUT).first().identifier,
+    }
+
+
+def _url(path: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        path = path.replace("{" + name + "}", value)
+    return path
+
+
+def _check(client: Client, url: str, what: str) -> None:
+    response = client.get(url)
+    assert response.status_code < 500, (what, url[:200], response.content[:300])
+    if 400 <= response.status_code < 500 and response["Content-Type"].startswith(
+        "application/json"
+    ):
+        body = response.json()
+        assert set(body) == {"detail", "errors"}, (what, body)
+
+
+def test_every_parameter_of_every_read_takes_hostile_values(client, catalog):
+    operations = _operations(client)
+    assert len(operations) > 15  # the schema was read
+    checked = 0
+    for path, parameters in operations:
+        names = {p["name"] for p in parameters if p["in"] == "path"}
+        missing = names - set(catalog)
+        assert not missing, f"{path}: give the test a value for {missing}"
+        base = _url(path, catalog)
+        assert client.get(base).status_code < 500, base
+        for parameter in parameters:
+            name = parameter["name"]
+            for value in HOSTILE:
+                raw = value if value.startswith("%") else quote(value, safe="")
+                if parameter["in"] == "query":
+                    _check(client, f"{base}?{quote(name)}={raw}", name)
+                    _check(client, f"{base}?{quote(name)}={raw}&{quote(name)}=1", name)
+                elif parameter["in"] == "path" and raw:
+                    _check(client, _url(path, {**catalog, name: raw}), name)
+                checked += 1
+    assert checked > 500
+
+
+def test_a_nul_byte_in_the_runs_list_is_a_400(client, catalog):
+    response = client.get("/api/v1/runs/", {"drive": "a\x00b"})
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["pointer"] == "/query/drive"
+    assert client.get("/api/v1/runs/", {"source": "other"}).status_code == 400
+    listed = client.get("/api/v1/runs/", {"drive": catalog["slug"]}).json()
+    assert [r["id"] for r in listed["results"]] == [int(catalog["id"])]
+    assert Run.objects.count() == 2
