@@ -66,4 +66,8 @@
 
   document.addEventListener("DOMContentLoaded", function () { draw(document); });
   document.addEventListener("htmx:afterSettle", function (event) { draw(event.target); });
+  // Back and forward: htmx keeps no copy of the page (historyCacheSize 0 in base.html: a copy
+  // holds drawn charts as markup, dead and styled inline, which the CSP refuses), so it asks
+  // the server for the whole page again and swaps it in.
+  document.addEventListener("htmx:historyRestore", function () { draw(document); });
 })();

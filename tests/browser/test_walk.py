@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,15 @@ def traces(page, element_id: str) -> int:
     return page.evaluate(
         "id => document.querySelectorAll('#' + id + ' .cartesianlayer .trace').length", element_id
     )
+
+
+def until(page, expression: str, seconds: float = 15) -> None:
+    """Wait until a JavaScript expression is true, polled from here: wait_for_function polls
+    with eval inside the page, which the site's CSP refuses."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"still false after {seconds} s: {expression}"
+        time.sleep(0.05)
 
 
 def pick(page, side: str, text: str, choose: str) -> None:
@@ -100,6 +110,16 @@ def test_a_reader_compares_two_drives_and_browses_rankings(page, live_server, ca
     page.wait_for_function(f"() => {y_axis} === 'linear'")
     assert page.locator("h1 .side-a").inner_text() == str(b)
 
+    # Back and forward through the states htmx pushed: each page comes back with live charts
+    # (a Plotly figure on the element, not a picture of one), under the site's CSP.
+    side_a = "document.querySelector('h1 .side-a').textContent"
+    page.go_back()
+    page.wait_for_url(re.compile(rf"/bench/compare/{a.slug}/{b.slug}/\?scale=linear"))
+    until(page, f"{side_a} === {json.dumps(str(a))} && {y_axis} === 'linear'")
+    page.go_forward()
+    page.wait_for_url(re.compile(rf"/bench/compare/{b.slug}/{a.slug}/\?scale=linear"))
+    until(page, f"{side_a} === {json.dumps(str(b))} && {y_axis} === 'linear'")
+
     page.reload()
     page.locator("#consistency-0 .cartesianlayer .trace").first.wait_for()
     assert page.evaluate(y_axis) == "linear"
@@ -119,6 +139,13 @@ def test_a_reader_compares_two_drives_and_browses_rankings(page, live_server, ca
     )
     assert page.evaluate("window.marker") == 1
     assert "incompressible" in rows.first.inner_text()
+    board = "document.querySelectorAll('#leaderboard-table tbody tr').length"
+    live = "!!document.getElementById('leaderboard-chart')?.layout"
+    page.go_back()
+    until(page, f"{board} === {before} && {live}")
+    page.go_forward()
+    page.wait_for_url(re.compile(r"pattern=incompressible"))
+    until(page, f"{board} < {before} && {live}")
     page.locator("#leaderboard-table th button", has_text="MB/s").click()
     assert page.locator("#leaderboard-table th[aria-sort]").count() == 1
     shoot(page, "leaderboard", size)
