@@ -279,11 +279,13 @@ class FioImport:
 
 
 def is_fio_output(raw: bytes | str) -> bool:
-    """Whether an upload looks like fio's output (its "fio version" key near the top)."""
+    """Whether an upload is fio's output: an object whose first key is "fio version", as fio
+    writes it (after any lines of messages), within the first 64 KiB. The text anywhere else,
+    a value or a key of a result document, does not count."""
     head = raw[:65536]
     if isinstance(head, bytes):
         head = _decoded(head, errors="replace")
-    return '"fio version"' in head
+    return _FIO_START.search(head.removeprefix("\ufeff")) is not None
 
 
 def fio_document(
@@ -337,6 +339,7 @@ def _pairs(obj: dict) -> list[tuple[str, Any]]:
 
 
 _JSON_START = re.compile(r"^\{", re.MULTILINE)
+_FIO_START = re.compile(r'^\{\s*"fio version"\s*:', re.MULTILINE)
 _FIO_NONNUMBER = re.compile(r"(?<=[:,\[])(\s*)-?(nan|inf)\b", re.IGNORECASE)
 
 
@@ -376,6 +379,8 @@ def _parse(raw: bytes | str) -> dict[str, Any]:
         tree, end = _json_decoder().raw_decode(text, start.start())
     except json.JSONDecodeError as exc:
         raise _explain_bad_json(text, start.start(), exc) from exc
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+        raise _rejected("", NOT_JSON.format(detail=exc)) from exc
     except RecursionError as exc:
         raise _rejected("", NOT_JSON.format(detail=TOO_DEEP)) from exc
     if _JSON_START.search(text, end):

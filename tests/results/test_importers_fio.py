@@ -404,11 +404,52 @@ def test_percentiles_are_clamped_into_min_and_max_and_fine_ones_left_out():
     assert latency["percentiles"]["100"] == side["max"]
 
 
+SAMPLE_DOCUMENT = json.loads(
+    (Path(settings.BASE_DIR) / "results/schema/samples/measured-loadgen-quick.json").read_text()
+)
+
+
 def test_is_fio_output_tells_fio_from_a_result_document():
-    assert is_fio_output((FIXTURES / "fio-3.33-error.stdout").read_bytes())
-    assert is_fio_output((FIXTURES / "fio-3.33-client.json").read_text())
-    sample = Path(settings.BASE_DIR) / "results/schema/samples/measured-loadgen-quick.json"
-    assert not is_fio_output(sample.read_bytes())
+    for output in FIXTURES.glob("fio-*"):
+        raw = output.read_bytes()
+        assert is_fio_output(raw), output.name
+        assert is_fio_output(b"\xef\xbb\xbf" + raw), output.name
+        if output.suffix == ".json":
+            assert is_fio_output(json.dumps(json.loads(raw))), output.name
+    assert not is_fio_output(json.dumps(SAMPLE_DOCUMENT, indent=2))
+
+
+@hypothesis_settings(max_examples=100, deadline=None)
+@given(data=st.data(), text=st.sampled_from(["fio version", '"fio version": "fio-3.33"']))
+def test_fio_version_inside_a_result_document_does_not_make_it_fio(data, text):
+    """The words in any string of a document, or as a key of any of its objects."""
+    document = copy.deepcopy(SAMPLE_DOCUMENT)
+    places = [path for path in leaf_paths(document) if isinstance(_at(document, path), str)]
+    objects = list(_object_paths(document))
+    if data.draw(st.booleans()):
+        path = data.draw(st.sampled_from(places))
+        _at(document, path[:-1])[path[-1]] = text
+    else:
+        path = data.draw(st.sampled_from(objects))
+        _at(document, path)["fio version"] = text
+    for indent in (None, 2):
+        assert not is_fio_output(json.dumps(document, indent=indent))
+
+
+def _at(tree, path):
+    for key in path:
+        tree = tree[key]
+    return tree
+
+
+def _object_paths(tree, path=()):
+    if isinstance(tree, dict):
+        yield path
+        for key, value in tree.items():
+            yield from _object_paths(value, (*path, key))
+    elif isinstance(tree, list):
+        for index, value in enumerate(tree):
+            yield from _object_paths(value, (*path, index))
 
 
 # -- the mapping rules, one by one (on fio 3.41's output, which shows every option) --------
@@ -900,3 +941,21 @@ def test_damaged_bytes_are_converted_or_refused(name, cut, junk):
     at = int(len(raw) * cut)
     converted_or_refused_with_pointers(raw[:at] + junk + raw[at + len(junk) :], None)
     converted_or_refused_with_pointers(raw[:at], None)
+
+
+@PROPERTY_SETTINGS
+@given(
+    place=st.sampled_from(PLACES),
+    digits=st.integers(min_value=19, max_value=20_000),
+    sign=st.sampled_from(["", "-"]),
+)
+def test_integers_of_any_length_anywhere_are_converted_or_refused(place, digits, sign):
+    """Numbers past 64 bits, and past the 4,300 digits Python turns into an int at all."""
+    name, path = place
+    tree = copy.deepcopy(TREES[name])
+    target = tree
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = "__number__"
+    raw = json.dumps(tree).replace('"__number__"', sign + "7" * digits)
+    converted_or_refused_with_pointers(raw, None)
