@@ -1,6 +1,7 @@
 """The REST API's project-wide pieces, named by dotted path in settings.REST_FRAMEWORK and
 MIDDLEWARE (the apps never import this module):
 
+- token authentication that refuses a key no token can have without asking the database;
 - one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]};
 - JSON written by orjson (DRF's output, faster);
 - every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised;
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
@@ -22,7 +24,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.functional import Promise
-from rest_framework import renderers, status
+from rest_framework import authentication, exceptions, renderers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BaseRenderer
 from rest_framework.utils import encoders
@@ -32,6 +34,21 @@ from drives.db import JsonText
 MAX_PAGE = 500
 READ_MAX_AGE_S = 60
 SUMMARY_LIMIT = 500
+
+
+# -- authentication ------------------------------------------------------------------------
+# What a token's key can be (DRF writes 40 hexadecimal digits; the column holds 40 characters).
+_TOKEN_KEY = re.compile(r"[0-9A-Za-z]{1,40}")
+
+
+class TokenAuthentication(authentication.TokenAuthentication):
+    """DRF's, with a key that no token can have (a NUL byte, which PostgreSQL cannot even
+    compare, any other text, too long) refused as an invalid token before any query."""
+
+    def authenticate_credentials(self, key):
+        if not _TOKEN_KEY.fullmatch(key):
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        return super().authenticate_credentials(key)
 
 
 # -- errors --------------------------------------------------------------------------------

@@ -216,8 +216,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = BENCH_MAX_DOCUMENT_BYTES + 1024 * 1024
 # everyone, one error body, every list also as CSV, documented at /api/schema/ and /api/docs/.
 REST_FRAMEWORK = {
     # Token first: a bad token is answered 401 with WWW-Authenticate.
+    # Token first: an anonymous write is told to authenticate (401 with WWW-Authenticate).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "benchsite.api.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -28,7 +28,6 @@ from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.decorators import action
 from rest_framework.exceptions import (
     APIException,
@@ -458,8 +457,6 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     """Published runs with their provenance; uploads and withdrawals."""
 
     serializer_class = RunSerializer
-    # Token first: an anonymous write is told to authenticate (401 with WWW-Authenticate).
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
     # Any id reaches the view, which answers 404 in the API's error body (a route that did
     # not match would be the site's HTML 404).
     lookup_value_regex = "[^/]+"
@@ -643,7 +640,6 @@ class OwnRunViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """The signed-in user's uploads, withdrawn ones too, each with its status."""
 
     serializer_class = OwnRunSerializer
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
 
     def get_queryset(self) -> QuerySet[Run]:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from results.models import Run
@@ -14,6 +16,7 @@ from results.services import run_ingest
 from results.synthetic import measured_document
 from tests.api.conftest import (
     FIO_RUNS,
+    MY_RUNS,
     RUNS,
     make_user,
     post_document,
@@ -135,6 +138,30 @@ def test_a_revoked_or_wrong_token_is_a_401(users):
     wrong = APIClient()
     wrong.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
     assert post_document(wrong, measured_document(series_seconds=300)).status_code == 401
+    assert Run.objects.count() == 0
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    # What an HTTP header can carry: latin-1.
+    key=st.text(st.characters(max_codepoint=255), max_size=60)
+    | st.sampled_from(["\x00", "a\x00b", "0" * 41, "é" * 40, "0" * 39 + "\x00", " ", ""])
+)
+def test_any_token_text_is_a_401_never_a_5xx(db, key):
+    """Whatever a client puts after "Token ", a key that matches no token is a 401 in the
+    API's error body, on reads and on writes, and nothing is written."""
+    headers = {"HTTP_AUTHORIZATION": "Token " + key}
+    for response in (
+        APIClient().get("/api/v1/drives/", **headers),
+        APIClient().get(MY_RUNS, **headers),
+        post_document(APIClient(), measured_document(series_seconds=60), **headers),
+    ):
+        assert response.status_code in (401, 403), (key, response.status_code)
+        assert set(response.json()) == {"detail", "errors"}
     assert Run.objects.count() == 0
 
 

@@ -50,8 +50,12 @@ def _operations(client: Client) -> list[tuple[str, list[dict]]]:
 
 @pytest.fixture
 def catalog():
-    a = run_ingest(document=json.dumps(measured_document(seed=1, series_seconds=60)), submitter=None).run
-    b = run_ingest(document=json.dumps(measured_document(seed=2, model="Other 480GB")), submitter=None).run
+    a = run_ingest(
+        document=json.dumps(measured_document(seed=1, series_seconds=60)), submitter=None
+    ).run
+    b = run_ingest(
+        document=json.dumps(measured_document(seed=2, model="Other 480GB")), submitter=None
+    ).run
     return {
         "slug": Drive.objects.get(pk=a.drive_id).slug,
         "slug_a": Drive.objects.get(pk=a.drive_id).slug,
