@@ -5,6 +5,7 @@ from django.urls import path
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from benchsite.urls import handler400, handler403, handler404, handler500  # noqa: F401
 from benchsite.urls import urlpatterns as site_urlpatterns
 
 

@@ -8,6 +8,9 @@ from benchsite import views
 from drives import api as drives_api
 from results.api import reads, runs
 
+handler400 = "benchsite.views.bad_request"
+handler403 = "benchsite.views.permission_denied"
+handler404 = "benchsite.views.not_found"
 handler500 = "benchsite.views.server_error"
 
 # The REST API, wired once: /api/v1/ (benchsite/api.py has its shared pieces).

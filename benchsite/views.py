@@ -13,6 +13,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 RETRY_AFTER_S = 5
 UNAVAILABLE = "Bench is briefly unavailable (its database cannot be reached); try again shortly."
 SERVER_ERROR = "Something went wrong on our side; it has been logged."
+NOT_FOUND = "There is nothing at this address."
+BAD_REQUEST = "This request cannot be read (too many fields or files, or a malformed header)."
+FORBIDDEN = "You may not do this."
 # Errors that mean "not now" rather than "broken": the database or the cache cannot be
 # reached, or a statement was cancelled (statement timeout, server shutting down).
 UNAVAILABLE_ERRORS = (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError)
@@ -28,6 +31,26 @@ def _error(request: HttpRequest, status: int, message: str) -> HttpResponse:
         response = HttpResponse(body, status=status)
     response["Cache-Control"] = "no-store"
     return response
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler404: the site's page, or the API's error body under /api/ (an address no route
+    of the API matches; the API's own views answer their 404s themselves)."""
+    message = exception.args[0] if exception.args and isinstance(exception.args[0], str) else ""
+    return _error(
+        request, 404, message if message and not request.path.startswith("/api/") else NOT_FOUND
+    )
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler400: what Django refuses before any view (more fields or files than it reads,
+    a malformed Host header), as a page or the API's error body."""
+    return _error(request, 400, BAD_REQUEST)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """handler403, as a page or the API's error body."""
+    return _error(request, 403, FORBIDDEN)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -59,7 +59,7 @@ MIDDLEWARE = [
     "benchsite.api.ApiCacheHeadersMiddleware",
     "benchsite.response_cache.ResponseCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "benchsite.slashes.CommonMiddleware",  # Django's, redirecting with a 308
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
