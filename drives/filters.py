@@ -2,9 +2,11 @@
 views (on the copies of the drive specs their entries keep) and the REST API all use these."""
 
 import copy
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import django_filters
 from django import forms
@@ -24,22 +26,41 @@ MAX_SEARCH = 100
 
 def search_words(text: str) -> str:
     """Search text as a search box sends it, made safe to search: no NUL character (which
-    no name holds and PostgreSQL refuses), no surrounding space, at most MAX_SEARCH long."""
-    return text.replace("\x00", "").strip()[:MAX_SEARCH]
+    no name holds and PostgreSQL refuses), no surrounding space, at most MAX_SEARCH long in
+    whole words (a word cut short, "9.66" of "9.66368GB", would look for another thing)."""
+    text = text.replace("\x00", "").strip()
+    if len(text) > MAX_SEARCH:
+        cut = text[: MAX_SEARCH + 1]
+        text = cut.rsplit(None, 1)[0] if " " in cut.strip() else text[:MAX_SEARCH]
+    return text.strip()
 
 
-def search_terms(text: str) -> list[tuple[str, str | int]]:
-    """What a search matches, word by word: a word such as "240GB" or "1TB" is a capacity
-    (("capacity_bytes", bytes)), any other is looked for in the drive's model, maker,
-    controller and part number (("search_text", word)). At most 8 words."""
-    terms: list[tuple[str, str | int]] = []
+def capacity_range(number: str, unit: str) -> tuple[int, int]:
+    """The capacities, in bytes, that a drive's name writes as `number` `unit`
+    (models.capacity_label: six significant digits), both ends included: the number plus or
+    minus half a unit of its sixth significant digit. "9.66368GB" is 9,663,675,000 to
+    9,663,685,000 bytes; "240GB" 239,999,500,000 to 240,000,500,000."""
+    value = Decimal(number)
+    factor = GB if unit.lower() == "gb" else 1000 * GB
+    if not value:
+        return 0, 0
+    half = Decimal(5).scaleb(value.adjusted() - 6)
+    return math.ceil((value - half) * factor), math.floor((value + half) * factor)
+
+
+def search_terms(text: str) -> list[tuple[str, str | tuple[int, int, str]]]:
+    """What a search matches, word by word, so that a drive's name as the site writes it
+    finds the drive. A word is looked for in the drive's model, maker, part number, hardware
+    revision and controller (("search_text", word), without the parentheses a name puts
+    around its revision); a word such as "240GB" or "1TB" may also be the drive's capacity
+    (("capacity_bytes", (lowest, highest, word)), see capacity_range). At most 8 words."""
+    terms: list[tuple[str, str | tuple[int, int, str]]] = []
     for word in text.split()[:8]:
         capacity = CAPACITY_WORD.match(word)
         if capacity:
-            factor = GB if capacity[2].lower() == "gb" else 1000 * GB
-            terms.append(("capacity_bytes", int(float(capacity[1]) * factor)))
-        else:
-            terms.append(("search_text", word))
+            terms.append(("capacity_bytes", (*capacity_range(capacity[1], capacity[2]), word)))
+        elif word.strip("()"):
+            terms.append(("search_text", word.strip("()")))
     return terms
 
 
@@ -48,8 +69,13 @@ def search_q(text: str, prefix: str = "") -> Q:
     a trigram index."""
     condition = Q()
     for name, value in search_terms(text):
-        lookup = "__icontains" if name == "search_text" else ""
-        condition &= Q(**{f"{prefix}{name}{lookup}": value})
+        if name == "search_text":
+            condition &= Q(**{f"{prefix}search_text__icontains": value})
+        else:
+            low, high, word = value
+            condition &= Q(**{f"{prefix}capacity_bytes__range": (low, high)}) | Q(
+                **{f"{prefix}search_text__icontains": word}
+            )
     return condition
 
 
@@ -101,6 +127,12 @@ def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> N
     )
 
 
+def _contains(drive: str, word: str, where: Where) -> str:
+    # As Django writes icontains, so the trigram index on UPPER(search_text) serves it.
+    like = f"%{connection.ops.prep_for_like_query(word)}%"
+    return f"UPPER({drive}.search_text::text) LIKE UPPER({where.add(like)})"
+
+
 class SearchFilter(django_filters.CharFilter):
     def __init__(self, *, prefix: str = "", **kwargs):
         self.prefix = prefix
@@ -122,11 +154,13 @@ class SearchFilter(django_filters.CharFilter):
         conditions = []
         for name, term in terms:
             if name == "search_text":
-                # As Django writes icontains, so the trigram index on UPPER(search_text) serves it.
-                like = f"%{connection.ops.prep_for_like_query(term)}%"
-                conditions.append(f"UPPER({drive}.search_text::text) LIKE UPPER({where.add(like)})")
+                conditions.append(_contains(drive, term, where))
             else:
-                conditions.append(f"{drive}.capacity_bytes = {where.add(term)}")
+                low, high, word = term
+                conditions.append(
+                    f"({drive}.capacity_bytes BETWEEN {where.add(low)} AND {where.add(high)}"
+                    f" OR {_contains(drive, word, where)})"
+                )
         condition = " AND ".join(conditions)
         if self.prefix:
             condition = (

@@ -1,6 +1,7 @@
 """The drive catalog: who makes what, with which controller and NAND, at which price."""
 
 import unicodedata
+from decimal import Decimal
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -191,12 +192,18 @@ _NAND_INTERFACES = dict(NandType.Interface.choices)
 
 
 def capacity_label(capacity_bytes: int | None) -> str:
-    """Capacity as drive makers state it: decimal GB/TB ("" when unknown)."""
+    """Capacity as drive makers state it: decimal GB/TB, six significant digits, never in
+    exponent notation ("" when unknown)."""
     if not capacity_bytes:
         return ""
     if capacity_bytes >= 10**12:
-        return f"{capacity_bytes / 10**12:g}TB"
-    return f"{capacity_bytes / 10**9:g}GB"
+        return f"{_plain(capacity_bytes / 10**12)}TB"
+    return f"{_plain(capacity_bytes / 10**9)}GB"
+
+
+def _plain(number: float) -> str:
+    text = f"{number:g}"
+    return format(Decimal(text), "f") if "e" in text else text
 
 
 def drive_name(maker: str, model: str, capacity_bytes: int | None, revision: str) -> str:
@@ -311,7 +318,8 @@ class Drive(LabelledModel):
         editable=False,
         default="",
         db_default="",
-        help_text="maker, model, part number and controller: what a search word matches",
+        help_text="maker, model, part number, hardware revision and controller: what a search "
+        "word matches",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

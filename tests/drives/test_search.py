@@ -4,15 +4,17 @@ renamed, a piece of any word of any of them finds the drive, and the order is ma
 model, then capacity."""
 
 import string
+from urllib.parse import urlencode
 
 import pytest
 from django.db import transaction
+from django.http import QueryDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drives.filters import search_q
+from drives.filters import MAX_SEARCH, DriveFilter, search_q, search_words
 from drives.models import Drive, Manufacturer, catalog_key
-from drives.selectors import drive_list, drive_search
+from drives.selectors import drive_list, drive_match, drive_page, drive_search
 from tests.factories import ControllerFactory, DriveFactory, ManufacturerFactory
 
 pytestmark = pytest.mark.django_db
@@ -122,3 +124,60 @@ def test_picker_search_finds_by_maker_controller_and_capacity():
     )
     DriveFactory(manufacturer=samsung, model="840 Pro", capacity_bytes=512 * 10**9)
     assert [d.pk for d in drive_search("samsung mdx 256GB", limit=10)] == [drive.pk]
+
+
+CAPACITY = st.one_of(
+    st.none(),
+    st.integers(1, 10**21),
+    st.integers(1, 20_000).map(lambda gb: gb * 10**9),
+    st.integers(1, 2**44).map(lambda n: n * 512),  # sizes a block device reports
+)
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    maker=NAME,
+    model=NAME | ASCII_NAME.map(lambda s: s + " 240GB"),
+    capacity=CAPACITY,
+    revision=st.just("") | NAME,
+    part=st.just("") | ASCII_NAME,
+)
+def test_a_drive_is_found_by_the_name_the_site_gives_it(maker, model, capacity, revision, part):
+    """Typed or pasted into any search (the catalog's, the API's, a picker's, the plain
+    compare form's), the name the site writes for a drive finds that drive: its capacity
+    however the label rounds it, its revision in parentheses, words of its model that look
+    like a capacity."""
+    with transaction.atomic():
+        drive = DriveFactory(
+            manufacturer=ManufacturerFactory(name=maker),
+            model=model,
+            capacity_bytes=capacity,
+            hardware_revision=revision,
+            part_number=part,
+        )
+        DriveFactory(model=model + " other", capacity_bytes=capacity)
+        name = str(drive)
+        text = search_words(name)
+        assert drive.pk in found(text), name
+        assert drive in drive_search(text, limit=10), name
+        filters = DriveFilter(QueryDict(urlencode({"q": text})), queryset=Drive.objects.all())
+        assert filters.is_valid(), filters.errors
+        where = filters.where("d")
+        _, rows = drive_page(where=where, offset=0, limit=10)
+        assert drive.slug in [r.slug for r in rows], name
+        if len(name) <= MAX_SEARCH:
+            assert drive_match(name, limit=10)[0] == drive, name
+        transaction.set_rollback(True)
+
+
+def test_a_capacity_word_means_what_the_label_rounds_to():
+    DriveFactory(model="Zram", capacity_bytes=9663676416)
+    DriveFactory(model="Zram", capacity_bytes=9664676416)  # labelled 9.66468GB
+    assert [d.capacity_bytes for d in drive_search("zram 9.66368GB", limit=10)] == [9663676416]
+    assert len(drive_search("zram", limit=10)) == 2
