@@ -235,7 +235,10 @@ def value_scatter(view: ValueView) -> dict:
             "name": name,
             "x": [float(p.price) for p in points],
             "y": [round(p.iops) for p in points],
-            "text": [label(str(p.drive)) for p in points],
+            "text": [
+                label(str(p.drive)) + (" · IOPS derived from MB/s" if p.iops_derived else "")
+                for p in points
+            ],
             "marker": {"color": colour, "size": 7},
             "hovertemplate": "%{text}<br>$%{x:,.2f}, %{y:,} IOPS<extra></extra>",
             **extra,

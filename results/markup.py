@@ -85,6 +85,9 @@ def options(choices, selected) -> SafeString:
     return mark_safe("".join(parts))
 
 
+_DERIVED_IOPS = ' <span class="derived" title="derived: bytes/s ÷ block size">derived</span>'
+
+
 def leaderboard_rows(rows) -> SafeString:
     """The leaderboard table's body rows (results.selectors.RankedEntry)."""
     parts = []
@@ -102,9 +105,7 @@ def leaderboard_rows(rows) -> SafeString:
                 ' <span class="derived" title="derived: IOPS × block size">derived</span>'
             )
         elif e.derived == "iops":
-            derived_iops = (
-                ' <span class="derived" title="derived: bytes/s ÷ block size">derived</span>'
-            )
+            derived_iops = _DERIVED_IOPS
         parts.append(
             f"<tr{_HIGHLIGHTED if row.highlighted else ''}>\n"
             f'  <td class="num">{row.rank}</td>\n'
@@ -139,21 +140,22 @@ def value_rows(points, table: str) -> SafeString:
     parts = []
     for p in points:
         cls = _HIGHLIGHTED if p.highlighted else ""
+        derived = _DERIVED_IOPS if p.iops_derived else ""
         if table == "frontier":
             observed = p.observed_on.strftime("%Y-%m-%d") if p.observed_on else ""
             cells = (
                 _drive_cell(p, synthetic=True, quick=True),
                 f'<td class="num">{dollars(p.price)} <small>{observed}</small></td>',
-                f'<td class="num">{iops(p.iops)}</td>',
-                f'<td class="num">{dollars(p.per_kiops)}</td>',
+                f'<td class="num">{iops(p.iops)}{derived}</td>',
+                f'<td class="num">{dollars(p.per_kiops)}{derived}</td>',
                 f'<td class="num">{dollars(p.per_gb)}</td>',
             )
         elif table == "per_kiops":
             cells = (
                 _drive_cell(p, synthetic=False, quick=True),
-                f'<td class="num">{dollars(p.per_kiops)}</td>',
+                f'<td class="num">{dollars(p.per_kiops)}{derived}</td>',
                 f'<td class="num">{dollars(p.price)}</td>',
-                f'<td class="num">{iops(p.iops)}</td>',
+                f'<td class="num">{iops(p.iops)}{derived}</td>',
             )
         else:
             cells = (

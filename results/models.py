@@ -602,6 +602,7 @@ PRICE_PER_IOPS = ExpressionWrapper(F("price_usd") / F("iops"), output_field=Floa
 # in the price-ordered indexes, so that the frontier is read from an index alone.
 VALUE_COLUMNS = [
     "price_observed_on",
+    "derived",
     "capacity_bytes",
     "synthetic",
     "quick",

@@ -716,6 +716,7 @@ class ValuePoint:
     frontier: bool
     highlighted: bool
     quick: bool = False  # the figure comes from a quick (smoke) run
+    iops_derived: bool = False  # the IOPS follow from a published MB/s (bytes/s ÷ block size)
 
     @property
     def per_gb(self) -> float | None:
@@ -771,10 +772,10 @@ counted AS MATERIALIZED (SELECT count(*) AS considered FROM priced),
 frontier AS ({frontier})
 SELECT f.*, c.considered, true FROM frontier f CROSS JOIN counted c
 UNION ALL
-SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, c.considered, false
+SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, p.derived, c.considered, false
 FROM priced p CROSS JOIN counted c WHERE p.drive_id = ANY(%(highlight)s)
 UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, NULL, false FROM priced
+(SELECT drive_id, iops, amount, observed_on, quick, derived, NULL, false FROM priced
  ORDER BY hashint8(drive_id), drive_id LIMIT {sample})
 {cheapest}
 """
@@ -784,26 +785,26 @@ UNION ALL
 # (the order written as an expression no index has). Only one of the two runs.
 _CHEAPEST = """
 UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, NULL, NULL FROM priced
+(SELECT drive_id, iops, amount, observed_on, quick, derived, NULL, NULL FROM priced
  WHERE (SELECT considered FROM counted) {test} %(walk)s
  ORDER BY {order} NULLS LAST, drive_id LIMIT %(rows)s)"""
 _CHEAPEST_ORDERS = ("amount / NULLIF(capacity_bytes, 0)::float8", "amount / iops")
 VALUE_WALK = 100  # drives considered from which the cheapest lists walk an index
 _FRONTIER_STEPS = """
-  (SELECT drive_id, iops, amount, observed_on, quick FROM priced
+  (SELECT drive_id, iops, amount, observed_on, quick, derived FROM priced
    ORDER BY amount, iops DESC, drive_id LIMIT 1)
   UNION ALL
   SELECT next.* FROM frontier f CROSS JOIN LATERAL (
-    SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick FROM priced p
+    SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, p.derived FROM priced p
     WHERE p.amount > f.amount AND p.iops > f.iops
     ORDER BY p.amount, p.iops DESC, p.drive_id LIMIT 1) next
 """
 _FRONTIER_RUNNING_MAX = """
-  SELECT drive_id, iops, amount, observed_on, quick FROM (
-    SELECT drive_id, iops, amount, observed_on, quick,
+  SELECT drive_id, iops, amount, observed_on, quick, derived FROM (
+    SELECT drive_id, iops, amount, observed_on, quick, derived,
            MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    FROM priced) ranked (drive_id, iops, amount, observed_on, quick, best_cheaper)
+    FROM priced) ranked (drive_id, iops, amount, observed_on, quick, derived, best_cheaper)
   WHERE iops > COALESCE(best_cheaper, 0)
 """
 # Latest prices travel with the entries; prices as of a date are read in one pass over the
@@ -811,11 +812,12 @@ _FRONTIER_RUNNING_MAX = """
 # column in ORDER BY: the output column, cast to float, would need a sort of every price).
 _LATEST_PRICES = """
   SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
-         quick
+         quick, derived
   FROM perf WHERE price_usd IS NOT NULL
 """
 _PRICES_AS_OF = """
-  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, perf.capacity_bytes, perf.quick
+  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, perf.capacity_bytes, perf.quick,
+         perf.derived
   FROM perf JOIN (
     SELECT DISTINCT ON (pr.drive_id) pr.drive_id, pr.amount::float8 AS amount, pr.observed_on
     FROM drives_price pr WHERE pr.currency = 'USD' AND pr.observed_on <= %(as_of)s::date
@@ -826,7 +828,8 @@ _PRICES_AS_OF = """
 # The entries a value view prices: one test's with IOPS, narrowed by a FilterSet's
 # conditions on e; one a drive (its worst case) unless the filters name a data pattern.
 _VALUE_ENTRIES = """
-  SELECT e.drive_id, e.iops, e.price_usd, e.price_observed_on, e.capacity_bytes, e.quick
+  SELECT e.drive_id, e.iops, e.price_usd, e.price_observed_on, e.capacity_bytes, e.quick,
+         e.derived
   FROM results_leaderboardentry e
   WHERE e.test_id = %(test)s AND e.iops IS NOT NULL{worst}{real}{where}
 """
@@ -894,14 +897,14 @@ def value_frontier(
     # A drive may come back more than once (on the frontier and among the cheapest).
     merged: dict[int, tuple] = {}
     considered = 0
-    for drive_id, iops, amount, observed, quick, count, frontier in rows:
+    for drive_id, iops, amount, observed, quick, derived, count, frontier in rows:
         considered = count or considered
         on_frontier = bool(frontier) or (drive_id in merged and merged[drive_id][4])
-        merged[drive_id] = (iops, amount, observed, quick, on_frontier)
+        merged[drive_id] = (iops, amount, observed, quick, on_frontier, derived == "iops")
     drives = drive_labels(list(merged))
     points = [
-        ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick)
-        for d, (iops, amount, observed, quick, frontier) in merged.items()
+        ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick, derived)
+        for d, (iops, amount, observed, quick, frontier, derived) in merged.items()
     ]
     return ValueView(
         test=test,
@@ -995,9 +998,10 @@ class GroupRow:
     tests: list[str] = field(default_factory=list)
 
     @property
-    def values(self) -> list[float | None]:
-        """Worst-case bytes/s in each key test, in the group's column order."""
-        return [self.figures[t].bytes_per_second if t in self.figures else None for t in self.tests]
+    def cells(self) -> list[LeaderboardEntry | None]:
+        """The worst-case entry of each key test (None: not tested), in the group's column
+        order."""
+        return [self.figures.get(t) for t in self.tests]
 
 
 @dataclass

@@ -349,11 +349,45 @@ def test_quick_runs_are_flagged_wherever_they_appear(client):
     run = run_ingest(document=sample.read_bytes(), submitter=None).run
     PriceFactory(drive=run.drive, amount="50.00")
     other = measured(manufacturer="Full", model="Length").drive
+    controller, nand = ControllerFactory(model="Q-1"), NandTypeFactory()
+    Drive.objects.filter(pk=run.drive_id).update(controller=controller, nand=nand)
     pages = [
         run.drive.get_absolute_url(),
         compare_url(run.drive, other),
         reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"]),
         reverse("bench:value"),
+        reverse("bench:controller", args=[controller.slug]),
+        reverse("bench:nand", args=[nand.slug]),
     ]
     for url in pages:
         assert "quick run" in client.get(url).content.decode(), url
+
+
+def test_derived_figures_are_labelled_wherever_they_appear(client):
+    """A figure that follows from the other through the block size says so: in the value
+    view's tables and scatter (IOPS from MB/s), on controller and NAND pages (MB/s from IOPS)."""
+    controller = ControllerFactory(model="D-1")
+    rates = published(
+        manufacturer="Rates",
+        model="Only",
+        results=[
+            {"test": "randwrite-4k-qd3-8g", "pattern": "unspecified", "bytes_per_second": 4e7}
+        ],
+    ).drive
+    counts = published(
+        manufacturer="Counts",
+        model="Only",
+        results=[{"test": "randread-4k-qd3", "pattern": "unspecified", "iops": 20000}],
+    ).drive
+    PriceFactory(drive=rates, amount="50.00")
+    Drive.objects.filter(pk__in=[rates.pk, counts.pk]).update(controller=controller)
+    html = client.get(reverse("bench:value"), {"test": "randwrite-4k-qd3-8g"}).content.decode()
+    for table in ("The frontier", "Cheapest per 1,000 IOPS"):
+        section = html.split(f"<h2>{table}</h2>")[1].split("</table>")[0]
+        row = next(r for r in section.split("<tr") if "Rates Only" in r)
+        assert "derived" in row, table
+    scatter = figures(html)["value-chart"]
+    assert any("IOPS derived from MB/s" in t for trace in scatter["data"] for t in trace["text"])
+    group = client.get(reverse("bench:controller", args=[controller.slug])).content.decode()
+    row = next(r for r in group.split("<tr") if "Counts Only" in r)
+    assert "derived" in row and "81.9" in row  # 20,000 × 4,096 bytes/s
