@@ -6,7 +6,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -63,7 +63,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
 
 
 @never_cache
-@require_GET
+@require_safe
 def health(request: HttpRequest) -> HttpResponse:
     """For load balancers: 200 when this worker can query the primary database."""
     with connections["default"].cursor() as cursor:

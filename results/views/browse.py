@@ -2,7 +2,7 @@
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from drives.models import Controller, Drive, NandType
 from results.selectors import controller_by_slug, drive_group, nand_by_slug
@@ -16,7 +16,7 @@ def _group(request: HtmxHttpRequest, *, kind: str, subject, drives) -> HttpRespo
     return render(request, partial(request, "bench/group.html", "group_table"), context)
 
 
-@require_GET
+@require_safe
 def controller_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     try:
         controller = controller_by_slug(slug)
@@ -30,7 +30,7 @@ def controller_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def nand_page(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     try:
         nand = nand_by_slug(slug)

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.timezone import localtime
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from drives.filters import search_words
 from drives.links import SLUG, page_url
@@ -42,7 +42,7 @@ def _permalink(a: str, b: str, **state) -> str:
     return f"{url}?{urlencode(query)}" if query else url
 
 
-@require_GET
+@require_safe
 def compare_start(request: HtmxHttpRequest) -> HttpResponse:
     """The pickers' plain form (no JavaScript needed): each side's text is resolved to a
     drive; when both are found this lands on the permalink, else it lists the candidates."""
@@ -62,7 +62,7 @@ def compare_start(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, partial(request, "bench/compare.html", "compare_page"), context)
 
 
-@require_GET
+@require_safe
 def pick(request: HtmxHttpRequest) -> HttpResponse:
     """Search-as-you-type for one picker: links that land on the comparison."""
     side = choice(request.GET.get("side"), ("a", "b"))
@@ -107,7 +107,7 @@ def _comparison(a: str, b: str, state: dict, *, points: bool = True) -> Comparis
         raise Http404("No such drive") from exc
 
 
-@require_GET
+@require_safe
 def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     state = _state(request)
     comparison = _comparison(a, b, state)
@@ -408,7 +408,7 @@ def _md_cell(value: str) -> str:
     return value
 
 
-@require_GET
+@require_safe
 def compare_csv(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     c = _comparison(a, b, _state(request), points=False)
     out = io.StringIO()
@@ -420,7 +420,7 @@ def compare_csv(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     c = _comparison(a, b, _state(request), points=False)
     rows = export_rows(c)

@@ -2,7 +2,7 @@
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from drives.models import Drive
 from results import charts
@@ -10,7 +10,7 @@ from results.selectors import drive_page
 from results.views.common import HtmxHttpRequest, saturation_columns
 
 
-@require_GET
+@require_safe
 def drive_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     try:
         page = drive_page(slug=slug)

@@ -4,7 +4,7 @@ from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from drives.models import Drive, NandType
 from results import charts
@@ -32,7 +32,7 @@ PAGE_SIZE = 25
 METRICS = (Metric.THROUGHPUT, Metric.LATENCY)
 
 
-@require_GET
+@require_safe
 def test_index(request: HtmxHttpRequest) -> HttpResponse:
     suites = suites_with_tests()
     for suite in suites:
@@ -54,7 +54,7 @@ def filter_context(filters, controllers: list[tuple[str, str]]) -> dict:
     }
 
 
-@require_GET
+@require_safe
 def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     test, controllers = leaderboard_choices(test_id)
     if test is None:

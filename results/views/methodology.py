@@ -2,7 +2,7 @@
 
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from drives.links import page_url
 from results.methodology import methodology
@@ -10,7 +10,7 @@ from results.models import Test
 from results.views.common import HtmxHttpRequest
 
 
-@require_GET
+@require_safe
 def methodology_page(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "bench/methodology.html", {"doc": methodology()})
 

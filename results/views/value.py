@@ -2,7 +2,7 @@
 
 from django.http import HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from results import charts
 from results.filters import ValueFilter
@@ -12,7 +12,7 @@ from results.views.common import HtmxHttpRequest, bad_request, highlighted, part
 from results.views.leaderboards import filter_context
 
 
-@require_GET
+@require_safe
 def value_page(request: HtmxHttpRequest) -> HttpResponse:
     tests, controllers = value_choices()
     filters = ValueFilter(request.GET, queryset=entries(), tests=tests)

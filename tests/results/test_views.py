@@ -391,3 +391,33 @@ def test_derived_figures_are_labelled_wherever_they_appear(client):
     group = client.get(reverse("bench:controller", args=[controller.slug])).content.decode()
     row = next(r for r in group.split("<tr") if "Counts Only" in r)
     assert "derived" in row and "81.9" in row  # 20,000 × 4,096 bytes/s
+
+
+def test_every_page_answers_head_as_it_answers_get(client, pair):
+    """Link checkers and `curl -I` ask with HEAD: the same status as GET, without a body."""
+    a, b = pair
+    controller = ControllerFactory(model="H-1")
+    Drive.objects.filter(pk=a.pk).update(controller=controller)
+    pages = [
+        "/",
+        "/?q=acme",
+        a.get_absolute_url(),
+        compare_url(a, b),
+        reverse("bench:compare_csv", args=[a.slug, b.slug]),
+        reverse("bench:compare_markdown", args=[a.slug, b.slug]),
+        reverse("bench:compare_start"),
+        reverse("bench:pick") + "?side=a&a=acme",
+        reverse("bench:tests"),
+        reverse("bench:methodology"),
+        reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"]),
+        reverse("bench:value"),
+        reverse("bench:controller", args=[controller.slug]),
+        "/healthz",
+        "/drives/no-such-drive/",
+        reverse("bench:value") + "?as_of=2025-02-30",
+    ]
+    for url in pages:
+        get, head = client.get(url), client.head(url)
+        assert head.status_code == get.status_code, url
+        assert head.content == b"", url
+    assert client.post(reverse("bench:value")).status_code == 405
