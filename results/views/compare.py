@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -401,11 +402,23 @@ def _csv_cell(value: str) -> str:
     return f"'{value}" if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
+# Markdown that text could turn into something else: inline code, emphasis, strikethrough,
+# links and images, the end of a table cell (escaped); HTML and entities (written as
+# entities); a block at the start of a line (a heading, list or quote: its mark escaped); and
+# what GitHub links by itself (http:, www., an address with @: broken by an escape).
+_MD_INLINE = re.compile(r"([\\`*_\[\]~|@])")
+_MD_BLOCK_START = re.compile(r"^(\d*)([#+\->=.)])")
+_MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)([:.])")
+
+
 def _md_cell(value: str) -> str:
+    """Text as itself in a Markdown table or line, whatever it holds."""
     value = " ".join(value.split())
-    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
         value = value.replace(char, entity)
-    return value
+    value = _MD_INLINE.sub(r"\\\1", value)
+    value = _MD_AUTOLINK.sub(r"\1\\\2", value)
+    return _MD_BLOCK_START.sub(r"\1\\\2", value)
 
 
 @require_safe

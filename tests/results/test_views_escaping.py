@@ -5,13 +5,18 @@ import csv
 import io
 import json
 import re
+import string
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 
 from drives.models import Controller, Drive, Manufacturer, NandType
 from tests.factories import PriceFactory
-from tests.results.helpers import HOSTILE, measured
+from tests.results.helpers import HOSTILE, measured, published
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +107,61 @@ def test_csv_cells_never_start_a_formula(client):
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     cells = [cell for row in rows for cell in row]
     assert not any(cell[:1] in ("=", "+", "-", "@") for cell in cells if cell)
+
+
+# -- Markdown: what a name holds stays text wherever the export is pasted -------------------
+MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+NOT_TEXT = {
+    "link_open",
+    "image",
+    "em_open",
+    "strong_open",
+    "code_inline",
+    "html_inline",
+    "html_block",
+    "s_open",
+    "heading_open",
+    "bullet_list_open",
+    "ordered_list_open",
+    "blockquote_open",
+    "code_block",
+    "fence",
+    "hr",
+    "hardbreak",
+}
+MARKDOWN_NAME = st.text(
+    st.sampled_from(string.ascii_letters + string.digits + string.punctuation + " "),
+    min_size=1,
+    max_size=30,
+).filter(lambda s: any(c.isalnum() for c in s))
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    maker=MARKDOWN_NAME
+    | st.sampled_from(["# Head", "> quote", "- item", "1. one", "***", "www.example.com"]),
+    model=MARKDOWN_NAME
+    | st.sampled_from(["[x](javascript:alert(1))", "`code`", "*em* _em_", "~~s~~", "a|b", "x@y.z"]),
+)
+def test_a_name_stays_text_in_the_markdown_export(client, maker, model):
+    with transaction.atomic():
+        a = published(
+            manufacturer=maker,
+            model=model,
+            results=[{"test": "randread-4k-qd3", "pattern": "unspecified", "iops": 1000}],
+        ).drive
+        md = client.get(reverse("bench:compare_markdown", args=[a.slug, a.slug])).content.decode()
+        tokens = MARKDOWN.parse(md)
+        assert tokens[0].type == "paragraph_open"
+        kinds = {t.type for t in tokens} | {c.type for t in tokens for c in t.children or []}
+        assert not kinds & NOT_TEXT, (kinds & NOT_TEXT, md.splitlines()[:3])
+        assert "autolink" not in str(tokens)
+        name = " ".join(str(a).split())
+        assert "".join(c.content for c in tokens[1].children).startswith(f"{name} vs {name}")
+        header = [t for t in tokens if t.type == "inline" and t.content.startswith("A: ")]
+        assert "".join(c.content for c in header[0].children) == f"A: {name}"
+        transaction.set_rollback(True)
