@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import django_filters
+from django import forms
 from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -232,11 +233,17 @@ class ResultSerializer(serializers.Serializer):
         }
 
 
+class RunIdFilter(django_filters.NumberFilter):
+    """A run's id: a whole number (1.5 is refused, not read as run 1)."""
+
+    field_class = forms.IntegerField
+
+
 class RunChildFilter(FilterSet):
     drive = django_filters.CharFilter(field_name="run__drive__slug", max_length=255)
     test = django_filters.CharFilter(field_name="test__identifier", max_length=64)
     source = django_filters.ChoiceFilter(field_name="run__source", choices=Run.Source.choices)
-    run = django_filters.NumberFilter(field_name="run_id", min_value=1, max_value=2**63 - 1)
+    run = RunIdFilter(field_name="run_id", min_value=1, max_value=2**63 - 1)
 
 
 class ResultFilter(RunChildFilter):

@@ -68,7 +68,10 @@ UNSUPPORTED = (
     f"as a multipart/form-data form with the file in '{UPLOAD_FIELD}'"
 )
 BAD_LENGTH = "the Content-Length header is not a number of bytes"
-BAD_KEY = f"the Idempotency-Key header must be 1 to {IDEMPOTENCY_KEY_MAX} visible ASCII characters"
+BAD_KEY = (
+    f"the Idempotency-Key header must be 1 to {IDEMPOTENCY_KEY_MAX} printable ASCII characters, "
+    "not only spaces"
+)
 
 
 class PayloadTooLarge(APIException):
@@ -539,6 +542,8 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def _upload(self, request: Request, *, fio: bool | None) -> Response:
         raw, fields = self._upload_content(request)
         key = request.headers.get("Idempotency-Key")
+        if key is not None:
+            key = key.strip(" \t")  # as HTTP reads a header's value
 
         def upload() -> tuple[Run, int, dict[str, Any]]:
             try:

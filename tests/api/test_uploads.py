@@ -86,11 +86,19 @@ def test_a_rejected_upload_keeps_no_idempotency_key(api, document):
     assert post_document(api, document, HTTP_IDEMPOTENCY_KEY="k").status_code == 201
 
 
-@pytest.mark.parametrize("key", ["", "x" * 256, "naïve", "tab\there"])
+@pytest.mark.parametrize("key", ["", " ", "  \t ", "x" * 256, "naïve", "tab\there", "a\x00"])
 def test_a_bad_idempotency_key_is_a_400(api, document, key):
     response = post_document(api, document, HTTP_IDEMPOTENCY_KEY=key)
     assert response.status_code == 400
+    assert response.json()["errors"][0]["pointer"] == "/headers/Idempotency-Key"
     assert Run.objects.count() == 0
+
+
+def test_an_idempotency_key_is_read_as_http_reads_a_header(api, document):
+    first = post_document(api, document, HTTP_IDEMPOTENCY_KEY="key with spaces")
+    again = post_document(api, document, HTTP_IDEMPOTENCY_KEY="  key with spaces ")
+    assert (first.status_code, again.status_code) == (201, 201)  # the first response again
+    assert IdempotencyKey.objects.get().key == "key with spaces"
 
 
 def test_a_new_drive_is_created_and_flagged_for_review(api, document):
