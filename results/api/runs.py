@@ -324,8 +324,11 @@ class RunDetailSerializer(RunSerializer):
 
 
 class OwnRunSerializer(RunSerializer):
-    """A submitter's own run: its status and, when withdrawn, when, why and by whom."""
+    """A submitter's own run: its status and, when withdrawn, when, why and by whom. Why and
+    by whom only to its submitter and staff: an upload of the same document by another
+    reviewer gets the run back without them."""
 
+    withdrawn_reason = serializers.SerializerMethodField()
     withdrawn_by = serializers.SerializerMethodField()
 
     class Meta(RunSerializer.Meta):
@@ -334,8 +337,17 @@ class OwnRunSerializer(RunSerializer):
     def get_url(self, run: Run) -> str | None:
         return super().get_url(run) if run.status == Run.Status.PUBLISHED else None
 
+    def _told(self, run: Run) -> bool:
+        user = self.context["request"].user
+        return user.is_staff or run.submitter_id == user.pk
+
+    def get_withdrawn_reason(self, run: Run) -> str | None:
+        return run.withdrawn_reason if run.withdrawn_at and self._told(run) else None
+
     def get_withdrawn_by(self, run: Run) -> str | None:
-        return run.withdrawn_by.get_username() if run.withdrawn_by else None
+        if not run.withdrawn_by or not self._told(run):
+            return None
+        return run.withdrawn_by.get_username()
 
 
 class WithdrawSerializer(serializers.Serializer):

@@ -115,3 +115,18 @@ def test_run_ids_beyond_the_column_are_404s(staff):
     for odd in ("abc", "%C2%84", "1.5", "-1", "%D9%A3"):  # all JSON 404s, not the HTML one
         response = client.get(f"{RUNS}{odd}/")
         assert response.status_code == 404 and response["Content-Type"] == "application/json"
+
+
+@pytest.mark.django_db
+def test_another_reviewer_uploading_a_withdrawn_document_is_not_told_why(api, reviewer):
+    """The same document again returns the first run, withdrawn too; why and by whom stay
+    with its submitter and staff."""
+    document = measured_document(series_seconds=300)
+    run = run_ingest(document=json.dumps(document), submitter=reviewer).run
+    api.post(withdraw_url(run.pk), {"reason": "private reason"}, format="json")
+    otto = token_client(make_user("otto-2", reviewer=True))
+    body = otto.post(RUNS, document, format="json").json()["run"]
+    assert body["id"] == run.pk and body["status"] == "withdrawn"
+    assert body["withdrawn_reason"] is None and body["withdrawn_by"] is None
+    own = api.post(RUNS, document, format="json").json()["run"]
+    assert own["withdrawn_reason"] == "private reason" and own["withdrawn_by"] == "rita"
