@@ -2,6 +2,7 @@
 MIDDLEWARE (the apps never import this module):
 
 - token authentication that refuses a key no token can have without asking the database;
+- the schema documents that error body, with an example, on every operation;
 - one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]};
 - JSON written by orjson (DRF's output, faster);
 - every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised;
@@ -88,6 +89,65 @@ def error_body(data: Any, status_code: int) -> dict[str, Any]:
         summary = f"{len(errors)} problem(s): {listed}{more}" if errors else "bad request"
         return {"detail": summary[:SUMMARY_LIMIT], "errors": errors}
     return {"detail": str(data), "errors": []}
+
+
+_ERROR_EXAMPLES = {
+    "400": (
+        "The request's parameters or body are not acceptable: each problem with its pointer",
+        {
+            "detail": "1 problem(s): /query/capacity_min: Enter a number.",
+            "errors": [{"pointer": "/query/capacity_min", "message": "Enter a number."}],
+        },
+    ),
+    "404": ("Nothing at this address", {"detail": "Not found.", "errors": []}),
+}
+_ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "detail": {"type": "string"},
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"pointer": {"type": "string"}, "message": {"type": "string"}},
+                "required": ["pointer", "message"],
+            },
+        },
+    },
+    "required": ["detail", "errors"],
+}
+
+
+def document_errors(result, generator, request, public):
+    """drf-spectacular's last step: every operation documents the error body it can answer
+    with, with an example: 400 where it reads parameters or a body, 404 where its address
+    names something. Those an operation documents itself keep their words, and get the
+    example."""
+    result.setdefault("components", {}).setdefault("schemas", {}).setdefault(
+        "ErrorBody", _ERROR_SCHEMA
+    )
+    body = {"$ref": "#/components/schemas/ErrorBody"}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            places = {p.get("in") for p in operation.get("parameters", [])}
+            wanted = set()
+            if "query" in places or "requestBody" in operation:
+                wanted.add("400")
+            if "path" in places:
+                wanted.add("404")
+            responses = operation["responses"]
+            for code in wanted:
+                text, _ = _ERROR_EXAMPLES[code]
+                responses.setdefault(
+                    code, {"description": text, "content": {"application/json": {"schema": body}}}
+                )
+            for code, response in responses.items():
+                content = response.get("content", {}).get("application/json", {})
+                if content.get("schema") == body and code in _ERROR_EXAMPLES:
+                    content.setdefault("example", _ERROR_EXAMPLES[code][1])
+    return result
 
 
 def exception_handler(exc, context):

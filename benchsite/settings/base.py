@@ -251,6 +251,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "benchsite.api.document_errors",
+    ],
 }
 
 # Content-Security-Policy: no inline script anywhere (chart data travels in json_script blocks,

@@ -624,11 +624,43 @@ def _entry(ranked: selectors.RankedEntry) -> dict[str, Any]:
     }
 
 
+def filter_parameters(filterset: type[FilterSet], *, skip: tuple[str, ...] = ()) -> list:
+    """A FilterSet's query parameters for the schema, from its filters (read without a
+    database): name, type, choices and label."""
+    parameters = []
+    for name, f in filterset.base_filters.items():
+        if name in skip:
+            continue
+        choices = f.extra.get("choices")
+        kind = (
+            OpenApiTypes.NUMBER
+            if isinstance(f, django_filters.NumberFilter)
+            else OpenApiTypes.DATE
+            if isinstance(f, django_filters.DateFilter)
+            else OpenApiTypes.STR
+        )
+        parameters.append(
+            OpenApiParameter(
+                name,
+                kind,
+                enum=[str(value) for value, _ in choices]
+                if choices and not callable(choices)
+                else None,
+                description=str(f.label or name),
+            )
+        )
+    return parameters
+
+
+HIGHLIGHT = OpenApiParameter(
+    "highlight", str, many=True, description="drive slugs to highlight (and rank) too"
+)
 LEADERBOARD_PARAMETERS = [
+    *filter_parameters(LeaderboardFilter),
     OpenApiParameter("metric", str, enum=[m for m, _ in selectors.Metric.CHOICES]),
     OpenApiParameter("page", int, description="1-based"),
     OpenApiParameter("page_size", int, description=f"at most {MAX_LEADERBOARD_PAGE}"),
-    OpenApiParameter("highlight", str, many=True, description="drive slugs to rank too"),
+    HIGHLIGHT,
 ]
 
 
@@ -698,8 +730,10 @@ class ValueView(APIView):
     @extend_schema(
         summary="Value: price per GB, per 1,000 IOPS, and the value frontier",
         parameters=[
+            *filter_parameters(ValueFilter, skip=("test", "as_of")),
             OpenApiParameter("test", str, description="a 4KB test's identifier"),
             OpenApiParameter("as_of", OpenApiTypes.DATE, description="prices as of this date"),
+            HIGHLIGHT,
         ],
         responses={
             200: inline_serializer(

@@ -37,3 +37,32 @@ def test_the_docs_page_loads_nothing_from_elsewhere(client):
     assert "<script>" not in html  # the CSP allows no inline script
     for src in [s.split('"')[1] for s in html.split("src=")[1:]]:
         assert src.startswith("/"), src
+
+
+def test_every_operation_documents_its_errors_and_every_filter(capsys):
+    from results.filters import LeaderboardFilter, ValueFilter
+
+    call_command("spectacular", "--validate", "--fail-on-warn")
+    schema = yaml.safe_load(capsys.readouterr().out)
+    error = {"$ref": "#/components/schemas/ErrorBody"}
+    checked = 0
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            places = {p["in"] for p in operation.get("parameters", [])}
+            codes = set()
+            if "query" in places or "requestBody" in operation:
+                codes.add("400")
+            if "path" in places:
+                codes.add("404")
+            for code in codes:
+                body = operation["responses"][code]["content"]["application/json"]
+                assert body["schema"] == error, (method, path, code)
+                assert set(body["example"]) == {"detail", "errors"}, (method, path, code)
+                checked += 1
+    assert checked > 30
+    for path, filterset in (
+        ("/api/v1/tests/{identifier}/leaderboard/", LeaderboardFilter),
+        ("/api/v1/value/", ValueFilter),
+    ):
+        names = {p["name"] for p in schema["paths"][path]["get"]["parameters"]}
+        assert set(filterset.base_filters) | {"highlight"} <= names, path
