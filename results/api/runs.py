@@ -350,8 +350,17 @@ class OwnRunSerializer(RunSerializer):
         return run.withdrawn_by.get_username()
 
 
+class TextField(serializers.CharField):
+    """Text, and only text: DRF's CharField also takes a number or a boolean as its text."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class WithdrawSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=REASON_MAX, trim_whitespace=True)
+    reason = TextField(max_length=REASON_MAX, trim_whitespace=True)
 
 
 class _MappedJobSerializer(serializers.Serializer):

@@ -305,6 +305,11 @@ def test_a_withdrawal_without_a_reason_is_a_400(api, reviewer):
         {"reason": "   "},
         {"reason": 5 * "x" * 1000},
         {"reason": "a\x00b"},
+        {"reason": 5},
+        {"reason": True},
+        {"reason": ["why"]},
+        {"reason": {"why": "x"}},
+        {"reason": None},
     ):
         response = api.post(withdraw_url(run.pk), body, format="json")
         assert response.status_code == 400, (body, response.content)
