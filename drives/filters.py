@@ -30,8 +30,11 @@ def search_words(text: str) -> str:
     whole words (a word cut short, "9.66" of "9.66368GB", would look for another thing)."""
     text = text.replace("\x00", "").strip()
     if len(text) > MAX_SEARCH:
-        cut = text[: MAX_SEARCH + 1]
-        text = cut.rsplit(None, 1)[0] if " " in cut.strip() else text[:MAX_SEARCH]
+        head = text[:MAX_SEARCH]
+        mid_word = not head[-1].isspace() and not text[MAX_SEARCH].isspace()
+        if mid_word and len(head.split()) > 1:
+            head = head.rsplit(None, 1)[0]
+        text = head
     return text.strip()
 
 

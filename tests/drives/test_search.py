@@ -181,3 +181,22 @@ def test_a_capacity_word_means_what_the_label_rounds_to():
     DriveFactory(model="Zram", capacity_bytes=9664676416)  # labelled 9.66468GB
     assert [d.capacity_bytes for d in drive_search("zram 9.66368GB", limit=10)] == [9663676416]
     assert len(drive_search("zram", limit=10)) == 2
+
+
+@given(
+    words=st.lists(
+        st.text(string.ascii_letters + string.digits, min_size=1, max_size=15), max_size=30
+    ),
+    spaces=st.sampled_from([" ", "  ", "\t"]),
+)
+def test_search_text_is_cut_to_whole_words(words, spaces):
+    text = spaces.join(words)
+    cut = search_words(text)
+    assert len(cut) <= MAX_SEARCH
+    assert cut.split() == text.split()[: len(cut.split())]  # whole words, in order
+    if len(text) <= MAX_SEARCH:
+        assert cut == text.strip()
+    else:  # as many words as fit (one word longer than the limit is cut to it)
+        kept = len(cut.split())
+        fits = len(spaces.join(words[: kept + 1])) <= MAX_SEARCH
+        assert not fits or kept == len(words) or len(words[0]) > MAX_SEARCH
