@@ -86,6 +86,7 @@ def options(choices, selected) -> SafeString:
 
 
 _DERIVED_IOPS = ' <span class="derived" title="derived: bytes/s ÷ block size">derived</span>'
+_DERIVED_BYTES = ' <span class="derived" title="derived: IOPS × block size">derived</span>'
 
 
 def leaderboard_rows(rows) -> SafeString:
@@ -101,9 +102,7 @@ def leaderboard_rows(rows) -> SafeString:
             tags += f"<br><small>{_e(drive.controller)}</small>"
         derived_bytes = derived_iops = ""
         if e.derived == "bytes_per_second":
-            derived_bytes = (
-                ' <span class="derived" title="derived: IOPS × block size">derived</span>'
-            )
+            derived_bytes = _DERIVED_BYTES
         elif e.derived == "iops":
             derived_iops = _DERIVED_IOPS
         parts.append(
