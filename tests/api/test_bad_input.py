@@ -330,3 +330,64 @@ def _get(value: Any, path: tuple) -> Any:
     for part in path:
         value = value[part]
     return value
+
+
+# -- bodies streamed without a Content-Length (Transfer-Encoding: chunked) -------------------
+def streamed(reviewer, body: bytes, **environ) -> tuple[str, dict]:
+    """POST `body` through the whole WSGI stack as gunicorn hands on a chunked request: the
+    body de-chunked, no CONTENT_LENGTH, wsgi.input_terminated."""
+    from io import BytesIO
+
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
+    from rest_framework.authtoken.models import Token
+
+    from benchsite.chunked import ChunkedBodies
+
+    token, _ = Token.objects.get_or_create(user=reviewer)
+    request = RequestFactory().generic(
+        "POST", RUNS, CONTENT_TYPE="application/json", HTTP_AUTHORIZATION=f"Token {token}"
+    )
+    env = dict(request.environ)
+    env.pop("CONTENT_LENGTH", None)
+    env.update({"wsgi.input": BytesIO(body), "wsgi.input_terminated": True})
+    env.update({"HTTP_TRANSFER_ENCODING": "chunked", **environ})
+    status = []
+    answer = b"".join(ChunkedBodies(WSGIHandler())(env, lambda s, h, e=None: status.append(s)))
+    return status[0], json.loads(answer)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("extra", [0, 20, 21, 40, 41, 5000])  # bytes past the document
+def test_a_streamed_body_is_read_whole_up_to_the_limit(reviewer, settings, extra):
+    """A body streamed without its length is taken as if it had one: a document within the
+    limit is ingested; one over it is a 413 saying the limit, and one that goes on past what
+    the server reads says it is more than that, never a size it does not know."""
+    raw = json.dumps(SAMPLE).encode()
+    settings.BENCH_MAX_DOCUMENT_BYTES = len(raw) + 20
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = len(raw) + 40
+    before = rows()
+    status, answer = streamed(reviewer, raw + b" " * extra)
+    if extra <= 20:
+        assert status.startswith(("201", "200")), answer
+        assert answer["run"]["tool"]["name"] == "loadgen"
+        return
+    assert status.startswith("413"), answer
+    limit = f"the limit is {len(raw) + 20} bytes"
+    assert limit in answer["detail"]
+    if extra <= 40:
+        assert f"the document is {len(raw) + extra} bytes" in answer["detail"]
+    else:
+        assert f"the document is more than {len(raw) + 40} bytes" in answer["detail"]
+    assert rows() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_a_streamed_body_the_server_dechunked_is_read(reviewer):
+    """A server that does not de-chunk (no wsgi.input_terminated: the body would still hold
+    the chunks' framing) and a request with a Content-Length are left as they came."""
+    raw = json.dumps(SAMPLE).encode()
+    status, answer = streamed(reviewer, raw, **{"wsgi.input_terminated": False})
+    assert status.startswith("400") and "no body" in answer["errors"][0]["message"]
+    status, answer = streamed(reviewer, raw + b"tail", CONTENT_LENGTH=str(len(raw)))
+    assert status.startswith("201"), answer
