@@ -1,5 +1,6 @@
 """`make serve`: gunicorn with the production settings, static files, connections."""
 
+import json
 import os
 import re
 import signal
@@ -154,23 +155,25 @@ def test_web_workers_start_with_their_views_loaded_and_the_collector_settled(sit
 
 
 def test_an_upload_streamed_without_its_length_is_taken(site):
-    """A reviewer piping a document straight to the API (`curl -T -`, chunked, no
+    """A reviewer piping a document to the API as the README shows (`curl -T -`: chunked, no
     Content-Length) gets it ingested when gunicorn serves alone, not refused as empty."""
     create = "from django.contrib.auth.models import User; User.objects.create_user('pip')"
     site.manage("shell", "-c", create)
     token = site.manage("reviewer_token", "pip").stdout.strip()
     raw = (ROOT / "results/schema/samples/measured-loadgen-quick.json").read_bytes()
-    chunks = (raw[i : i + 1000] for i in range(0, len(raw), 1000))
     with site.server(replica=False, workers=1) as server:
-        response = requests.post(
-            f"{server.url}/api/v1/runs/",
-            data=chunks,  # a generator: requests sends it chunked
-            headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+        sent = subprocess.run(
+            ["curl", "-sS", "-v", "-X", "POST", "-T", "-", "-w", "\n%{http_code}"]
+            + ["-H", f"Authorization: Token {token}", "-H", "Content-Type: application/json"]
+            + [f"{server.url}/api/v1/runs/"],
+            input=raw,
+            capture_output=True,
             timeout=60,
         )
-        assert response.request.headers.get("Transfer-Encoding") == "chunked"
-        assert "Content-Length" not in response.request.headers
+        headers = sent.stderr.decode().lower()
+        assert "> transfer-encoding: chunked" in headers and "> content-length" not in headers
+        body, status = sent.stdout.decode().rsplit("\n", 1)
         # The demo holds this sample already: the upload answers with that run (200).
-        assert response.status_code in (200, 201), response.text
-        run = requests.get(response.json()["run"]["url"], timeout=30).json()
+        assert status in ("200", "201"), body
+        run = requests.get(json.loads(body)["run"]["url"], timeout=30).json()
         assert run["tool"]["name"] == "loadgen" and run["complete"]
