@@ -1,9 +1,15 @@
 """What every results page needs: the request type, query-string parsing, the 400 page."""
 
-from django.http import HttpRequest, HttpResponse
+from dataclasses import dataclass
+
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.urls import Resolver404, resolve, reverse
 from django_htmx.middleware import HtmxDetails
 
+from drives.filters import search_words
+from drives.models import Drive
+from drives.selectors import drive_match
 from results.filters import highlight_slugs
 
 MAX_PAGE = 10_000
@@ -26,8 +32,65 @@ def choice(value: str | None, choices: tuple[str, ...]) -> str:
     return value if value in choices else choices[0]
 
 
+PICKER_RESULTS = 10  # drives a picker lists as the reader types
+MARK = "mark"  # the filter form's box naming a drive to highlight
+
+
 def highlighted(request: HttpRequest) -> tuple[str, ...]:
-    return highlight_slugs(request.GET.getlist("highlight"))
+    """The drives a ranking or value view highlights: its `highlight` slugs, and the drive
+    its `mark` text names (the filter form's highlight box, submitted as it was typed: its
+    slug or name, or the only drive a search for it finds)."""
+    slugs = request.GET.getlist("highlight")
+    text = search_words(request.GET.get(MARK, ""))
+    if text:
+        drive, _ = drive_match(text, limit=PICKER_RESULTS)
+        if drive is not None:
+            slugs.append(drive.slug)
+    return highlight_slugs(slugs)
+
+
+def with_highlights(query: QueryDict, slugs: tuple[str, ...], path: str = "") -> str:
+    """The link to the view at `path` (the same page without one) with `slugs` highlighted:
+    the filters of `query` kept, the first page, the highlight box empty."""
+    query = query.copy()
+    for name in ("page", MARK, "side", "target", "at"):
+        query.pop(name, None)
+    query.setlist("highlight", list(slugs))
+    return f"{path}?{query.urlencode()}"
+
+
+HIGHLIGHTING_VIEWS = ("bench:leaderboard", "bench:value")
+
+
+def highlighting_view(path: str) -> str:
+    """The address of the ranking or value view at `path` (as its request.path_info), or ""
+    for any other path: links built for it never lead elsewhere."""
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return ""
+    if match.view_name not in HIGHLIGHTING_VIEWS:
+        return ""
+    return reverse(match.view_name, args=match.args, kwargs=match.kwargs)
+
+
+@dataclass(frozen=True)
+class Highlight:
+    drive: Drive
+    remove_url: str  # the same view without it
+
+
+def highlight_list(request: HttpRequest, slugs: tuple[str, ...]) -> list[Highlight]:
+    """The highlighted drives as the filter form lists them, each with the link that stops
+    highlighting it. One query, none without highlighted drives."""
+    if not slugs:
+        return []
+    drives = Drive.objects.real().select_related("manufacturer").in_bulk(slugs, field_name="slug")
+    return [
+        Highlight(drives[s], with_highlights(request.GET, tuple(o for o in slugs if o != s)))
+        for s in slugs
+        if s in drives
+    ]
 
 
 def bad_request(request: HttpRequest, errors) -> HttpResponse:

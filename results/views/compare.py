@@ -18,20 +18,24 @@ from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
+from results.filters import highlight_slugs
 from results.models import Run, latency_description
 from results.selectors import Comparison, Figures, compare
 from results.units import latency, mbps
 from results.views.common import (
+    MARK,
+    PICKER_RESULTS,
     HtmxHttpRequest,
     choice,
+    highlighting_view,
     partial,
     positive_int,
     saturation_columns,
+    with_highlights,
 )
 
 SCALES = ("log", "linear")
 VIEWS = ("full", "steady")
-PICKER_RESULTS = 10
 VALUE_TEST_NAMES = {"randwrite-4k-qd3-8g": "4KB random write"}
 LATENCY_COLUMNS = (("mean", "latency_mean_ns"), ("max", "latency_max_ns"))
 LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")
@@ -65,31 +69,38 @@ def compare_start(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_safe
 def pick(request: HtmxHttpRequest) -> HttpResponse:
-    """Search-as-you-type for one picker: links that land on the comparison."""
-    side = choice(request.GET.get("side"), ("a", "b"))
-    other = "b" if side == "a" else "a"
+    """Search-as-you-type for one picker: links that land on the comparison, or, for the
+    highlight box of a ranking or value view (side=mark; `at` its path), links to that view
+    with its form's fields (which come along) and the drive highlighted too."""
+    side = choice(request.GET.get("side"), ("a", "b", MARK))
     text = search_words(request.GET.get(side, ""))
-    # The other picker's drive, as its form sent it: a slug, or nothing (any other text
-    # names no drive, and no link can carry it).
-    current_other = request.GET.get(f"cur_{other}", "")
-    if not SLUG.fullmatch(current_other):
-        current_other = ""
     drives = drive_search(text, limit=PICKER_RESULTS) if text else []
-    options = []
-    for drive in drives:
-        if current_other:
-            pair = (drive.slug, current_other) if side == "a" else (current_other, drive.slug)
-            url = _permalink(*pair)
-        else:
-            url = f"{page_url('bench:compare_start')}?{urlencode({side: drive.slug})}"
-        options.append((drive, url))
+    if side == MARK:
+        # The drive picked comes first: it stays highlighted when as many are already.
+        kept = request.GET.getlist("highlight")
+        at = highlighting_view(request.GET.get("at", ""))
+        links = [with_highlights(request.GET, highlight_slugs([d.slug, *kept]), at) for d in drives]
+        options = list(zip(drives, links, strict=True))
+    else:
+        options = [(d, _compare_link(request, side, d)) for d in drives]
     context = {
-        "side": side,
         "options": options,
         "text": text,
         "in_compare": request.GET.get("target") == "compare",
+        "boosted": side == MARK,
     }
     return render(request, "bench/_picker_options.html", context)
+
+
+def _compare_link(request: HtmxHttpRequest, side: str, drive: Drive) -> str:
+    # The other picker's drive, as its form sent it: a slug, or nothing (any other text
+    # names no drive, and no link can carry it).
+    other = "b" if side == "a" else "a"
+    current_other = request.GET.get(f"cur_{other}", "")
+    if not SLUG.fullmatch(current_other):
+        return f"{page_url('bench:compare_start')}?{urlencode({side: drive.slug})}"
+    pair = (drive.slug, current_other) if side == "a" else (current_other, drive.slug)
+    return _permalink(*pair)
 
 
 def _state(request: HtmxHttpRequest) -> dict:

@@ -22,6 +22,7 @@ from results.views.common import (
     HtmxHttpRequest,
     bad_request,
     choice,
+    highlight_list,
     highlighted,
     partial,
     positive_int,
@@ -64,13 +65,14 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         return bad_request(request, filters.errors)
     metric = choice(request.GET.get("metric"), METRICS)
     page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
+    highlight = highlighted(request)
     board = leaderboard(
         test=test,
         where=filters.where("e"),
         metric=metric,
         page=page,
         page_size=PAGE_SIZE,
-        highlight=highlighted(request),
+        highlight=highlight,
     )
     query = request.GET.copy()
     query.pop("page", None)
@@ -87,7 +89,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "figure": charts.leaderboard_bars(board),
         "previous_url": f"?{base}&{urlencode({'page': page - 1})}" if page > 1 else "",
         "next_url": f"?{base}&{urlencode({'page': page + 1})}" if board.has_next else "",
-        "highlight": highlighted(request),
+        "highlight": highlight_list(request, highlight),
         **filter_context(filters, controllers),
     }
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)

@@ -8,7 +8,13 @@ from results import charts
 from results.filters import ValueFilter
 from results.models import Test
 from results.selectors import VALUE_DEFAULT_TEST, entries, value_choices, value_frontier
-from results.views.common import HtmxHttpRequest, bad_request, highlighted, partial
+from results.views.common import (
+    HtmxHttpRequest,
+    bad_request,
+    highlight_list,
+    highlighted,
+    partial,
+)
 from results.views.leaderboards import filter_context
 
 
@@ -23,11 +29,12 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
     test = next((t for t in filters.tests if t.identifier == wanted), None)
     if test is None:
         test = Test.objects.get(identifier=wanted)
+    highlight = highlighted(request)
     view = value_frontier(
         test=test,
         where=filters.where("e"),
         as_of=cleaned.get("as_of"),
-        highlight=highlighted(request),
+        highlight=highlight,
         worst_case=not cleaned.get("pattern"),
     )
     context = {
@@ -35,7 +42,7 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         "test": test,
         "tests": filters.test_choices,
         "figure": charts.value_scatter(view),
-        "highlight": highlighted(request),
+        "highlight": highlight_list(request, highlight),
         **filter_context(filters, controllers),
     }
     return render(request, partial(request, "bench/value.html", "value"), context)

@@ -148,7 +148,23 @@ def test_a_reader_compares_two_drives_and_browses_rankings(page, live_server, ca
     until(page, f"{board} < {before} && {live}")
     page.locator("#leaderboard-table th button", has_text="MB/s").click()
     assert page.locator("#leaderboard-table th[aria-sort]").count() == 1
+
+    # Highlight a drive from the filter form, picked as in the compare pickers: the filters
+    # stay, the page is not reloaded, the drive's row and bar are marked; then drop it.
+    marked = "document.querySelectorAll('#leaderboard-table tr.highlighted').length"
+    assert page.evaluate(marked) == 0
+    pick(page, "mark", "slow", "Bolt Slow Two")
+    page.wait_for_url(re.compile(rf"pattern=incompressible.*highlight={b.slug}"))
+    until(page, f"{marked} === 1 && {live}")
+    chip = page.locator(".chip", has_text=str(b))
+    assert chip.count() == 1 and page.evaluate("window.marker") == 1
+    # The page itself, swapped whole: not nested in the board, the picker's list gone.
+    assert page.locator("h1").count() == 1 and page.locator(".option-list").count() == 0
     shoot(page, "leaderboard", size)
+    chip.get_by_role("link").click()
+    page.wait_for_url(lambda url: "highlight=" not in url and "pattern=incompressible" in url)
+    until(page, f"{marked} === 0 && {live}")
+    assert page.locator(".chip").count() == 0 and page.locator("h1").count() == 1
 
     # The value view and its frontier.
     page.goto(f"{live_server.url}/bench/value/")

@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from django.http import QueryDict
 from django.urls import reverse
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -226,6 +227,7 @@ RANKING_PARAMETERS = [
     "metric",
     "page",
     "highlight",
+    "mark",
     "test",
     "as_of",
 ]
@@ -261,6 +263,98 @@ def test_rankings_answer_any_query_string_with_a_page_or_a_400(client, pair, que
     for url in RANKING_URLS:
         response = client.get(url, query)
         assert response.status_code in (200, 400), (url, query, response.status_code)
+
+
+HIGHLIGHT_VIEWS = ["/bench/tests/randwrite-4k-qd3-8g/", "/bench/value/"]
+
+
+def highlighted_in(html: str) -> list[str]:
+    """The drives the filter form lists as highlighted (by slug, from its hidden fields)."""
+    return re.findall(r'<input type="hidden" name="highlight" value="([^"]+)">', html)
+
+
+@pytest.mark.parametrize("url", HIGHLIGHT_VIEWS)
+def test_the_filter_form_lists_highlighted_drives_with_a_link_to_drop_each(client, pair, url):
+    a, b = pair
+    html = client.get(url, [("highlight", a.slug), ("highlight", b.slug), ("pattern", "")])
+    html = html.content.decode()
+    assert highlighted_in(html) == [a.slug, b.slug]
+    chips = re.findall(r'<span class="chip highlighted-drive">(.*?) <a href="([^"]+)"', html)
+    assert [name for name, _ in chips] == [str(a), str(b)]
+    for (_, link), kept in zip(chips, ([b.slug], [a.slug]), strict=True):
+        query = QueryDict(link.replace("&amp;", "&").removeprefix("?"))
+        assert query.getlist("highlight") == kept and "pattern" in query
+
+
+@pytest.mark.parametrize("url", HIGHLIGHT_VIEWS)
+def test_the_highlight_box_names_a_drive_by_slug_name_or_an_only_match(client, pair, url):
+    """Without JavaScript the box is submitted as typed: a slug, the drive's name, or a search
+    only one drive matches highlights that drive; text naming none or several, nothing."""
+    a, b = pair
+    for text, expected in [
+        (b.slug, [b.slug]),
+        (str(b), [b.slug]),
+        ("slow tw", [b.slug]),
+        (str(a).upper(), [a.slug]),
+        ("256GB", []),  # both drives
+        ("nothing like it", []),
+    ]:
+        html = client.get(url, {"mark": text, "highlight": a.slug}).content.decode()
+        assert highlighted_in(html) == list(dict.fromkeys([a.slug, *expected])), text
+        assert 'name="mark" placeholder' in html  # the box comes back empty
+
+
+LEADERBOARD = "/bench/tests/randwrite-4k-qd3-8g/"
+
+
+@pytest.mark.parametrize(
+    ("at", "path"),
+    [
+        (LEADERBOARD, LEADERBOARD),
+        ("/bench/value/", "/bench/value/"),
+        ("", ""),
+        ("//evil.example/bench/value/", ""),
+        ("https://evil.example/bench/value/", ""),
+        ("/bench/compare/acme-fast-one-256gb/bolt-slow-two-256gb/", ""),
+        ("/bench/tests/nope\x00/", ""),
+    ],
+)
+def test_the_highlight_picker_links_keep_the_filters_and_add_the_drive(client, pair, at, path):
+    """Its links lead to the ranking or value view it was typed in (its path, `at`), or to
+    the same page (a query string alone) for any other path: never elsewhere."""
+    a, b = pair
+    form = {"side": "mark", "mark": "slow", "pattern": "incompressible", "page": "3", "at": at}
+    html = client.get(reverse("bench:pick"), {**form, "highlight": a.slug}).content.decode()
+    assert 'hx-boost="true"' in html
+    (link,) = re.findall(r'<a href="([^"]+)"', html)
+    target, query = link.replace("&amp;", "&").split("?", 1)
+    assert target == path
+    query = QueryDict(query)
+    assert query.getlist("highlight") == [b.slug, a.slug]
+    assert query.dict() | {"highlight": None} == {"pattern": "incompressible", "highlight": None}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(st.tuples(st.sampled_from([*RANKING_PARAMETERS, "side", "at"]), st.text(max_size=12))),
+    st.lists(st.from_regex(r"[a-z0-9]+(-[a-z0-9]+){0,3}", fullmatch=True), max_size=8),
+)
+def test_highlight_links_keep_every_filter_and_name_exactly_the_drives(pairs, slugs):
+    """The links that add or drop a highlighted drive, for any query: every other parameter
+    kept as it was (repeats and order too), the first page, an empty box, and the highlighted
+    drives exactly those given."""
+    from results.views.common import with_highlights
+
+    query = QueryDict(mutable=True)
+    for name, value in pairs:
+        query.appendlist(name, value)
+    link = QueryDict(with_highlights(query, tuple(slugs)).removeprefix("?"))
+    dropped = {"page", "mark", "side", "target", "at", "highlight"}
+    assert link.getlist("highlight") == slugs
+    assert not any(name in link for name in ("page", "mark", "side", "target", "at"))
+    assert {k: link.getlist(k) for k in link if k not in dropped} == {
+        k: query.getlist(k) for k in query if k not in dropped
+    }
 
 
 def test_leaderboard_fallbacks_and_404(client, pair):

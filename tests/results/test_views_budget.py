@@ -62,14 +62,16 @@ def test_compare_budget(client, catalog, django_assert_max_num_queries):
 def test_leaderboard_budget(client, catalog, django_assert_max_num_queries):
     url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
     with django_assert_max_num_queries(10):
-        response = client.get(url, {"highlight": catalog[:3], "kind": "ssd", "page": 2})
+        query = {"highlight": catalog[:3], "mark": catalog[4], "kind": "ssd", "page": 2}
+        response = client.get(url, query)
     assert response.status_code == 200
 
 
 def test_value_budget(client, catalog, django_assert_max_num_queries):
     url = reverse("bench:value")
     with django_assert_max_num_queries(10):
-        response = client.get(url, {"highlight": catalog[:3], "cell_type": "mlc"})
+        query = {"highlight": catalog[:3], "mark": "Synthetic", "cell_type": "mlc"}
+        response = client.get(url, query)
     assert response.status_code == 200 and "The frontier" in response.content.decode()
     with django_assert_max_num_queries(10):
         assert client.get(url, {"as_of": "2025-06-01"}).status_code == 200
@@ -92,5 +94,8 @@ def test_browsing_budgets(client, catalog, django_assert_max_num_queries):
         assert (
             client.get(reverse("bench:pick"), {"side": "a", "a": "Synthetic 1"}).status_code == 200
         )
+    with django_assert_max_num_queries(3):
+        query = {"side": "mark", "mark": "Synthetic 1", "highlight": catalog[:4]}
+        assert client.get(reverse("bench:pick"), query).status_code == 200
     with django_assert_max_num_queries(4):
         assert client.get(reverse("drives:home"), {"q": "synthetic"}).status_code == 200

@@ -60,6 +60,16 @@ PAGES = [
     ("drive", lambda a, b: a.get_absolute_url()),
     ("leaderboard", lambda a, b: reverse("bench:leaderboard", args=["randread-4k-qd3"])),
     ("value", lambda a, b: reverse("bench:value")),
+    # The filter form lists highlighted drives by name, and the highlight picker offers them.
+    (
+        "leaderboard highlighted",
+        lambda a, b: (
+            reverse("bench:leaderboard", args=["randread-4k-qd3"])
+            + f"?highlight={a.slug}&highlight={b.slug}"
+        ),
+    ),
+    ("value highlighted", lambda a, b: reverse("bench:value") + f"?highlight={a.slug}"),
+    ("highlight picker", lambda a, b: reverse("bench:pick") + "?side=mark&mark=alert"),
     ("controller", lambda a, b: reverse("bench:controller", args=["hostile-ctl"])),
     ("nand", lambda a, b: reverse("bench:nand", args=["hostile-nand"])),
     ("catalog", lambda a, b: reverse("drives:home")),
@@ -76,7 +86,7 @@ def test_markup_in_names_is_shown_as_text(client, hostile, name, url):
     assert response.status_code == 200
     html = response.content.decode()
     assert_text_only(html)
-    if name not in ("picker", "compare start"):
+    if name not in ("picker", "compare start", "highlight picker"):
         assert any(e in html for e in ESCAPED), "the names are on the page, escaped"
 
 
