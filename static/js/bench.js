@@ -6,12 +6,40 @@
   "use strict";
   var config = { displayModeBar: false, responsive: true };
 
+  // On a narrow screen the names of a horizontal bar chart (a ranking's drives) would take
+  // the whole width, or be cut at the left edge: each is shortened in its middle to fit half
+  // the chart, keeping its end after the last " · " (the data pattern); the bars keep their
+  // full names (hover, and the table beside the chart).
+  var CHAR_PX = 6.2;  // an average character of the tick labels at 11px
+
+  function shortenNames(el, figure) {
+    var bars = figure.data.filter(function (t) { return t.type === "bar" && t.orientation === "h"; });
+    if (!bars.length || el.clientWidth >= 640) return;
+    var room = Math.max(12, Math.floor(el.clientWidth * 0.5 / CHAR_PX));
+    var names = [];
+    bars.forEach(function (t) {
+      t.y.forEach(function (name) { if (names.indexOf(name) < 0) names.push(name); });
+    });
+    var shown = names.map(function (name) {
+      if (name.length <= room) return name;
+      var cut = name.lastIndexOf(" · ");
+      var tail = cut > 0 && name.length - cut < room / 2 ? name.slice(cut) : "";
+      return name.slice(0, room - tail.length - 1).trimEnd() + "…" + tail;
+    });
+    var axis = figure.layout.yaxis || (figure.layout.yaxis = {});
+    axis.tickmode = "array";
+    axis.tickvals = names;
+    axis.ticktext = shown;
+    axis.tickfont = Object.assign({}, axis.tickfont, { size: 11 });
+  }
+
   function draw(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("[data-figure]").forEach(function (el) {
       if (el.dataset.drawn) return;
       var figure = JSON.parse(el.dataset.figure);
       el.dataset.drawn = "1";
+      shortenNames(el, figure);
       window.Plotly.newPlot(el, figure.data, figure.layout, config);
     });
   }

@@ -59,6 +59,14 @@ def pick(page, side: str, text: str, choose: str) -> None:
     page.keyboard.press("Enter")
 
 
+# The tick labels of a chart that reach beyond its left edge (cut off on screen).
+CLIPPED_NAMES = """id => {
+  const left = document.getElementById(id).getBoundingClientRect().left;
+  return [...document.querySelectorAll('#' + id + ' .ytick text')]
+    .filter(t => t.getBoundingClientRect().left < left - 1).map(t => t.textContent);
+}"""
+
+
 def shoot(page, name: str, size: dict) -> None:
     if SCREENSHOTS:
         Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
@@ -131,6 +139,8 @@ def test_a_reader_compares_two_drives_and_browses_rankings(page, live_server, ca
     page.locator("#leaderboard-chart .cartesianlayer .trace").first.wait_for()
     rows = page.locator("#leaderboard-table tbody tr")
     before = rows.count()
+    # Every drive's name on the chart is inside it, whole or shortened, at any width.
+    assert page.evaluate(CLIPPED_NAMES, "leaderboard-chart") == []
     page.evaluate("window.marker = 1")  # survives only if the page is not reloaded
     page.select_option("select[name=pattern]", "incompressible")
     page.wait_for_url(re.compile(r"pattern=incompressible"))
