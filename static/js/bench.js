@@ -8,8 +8,9 @@
 
   // On a narrow screen the names of a horizontal bar chart (a ranking's drives) would take
   // the whole width, or be cut at the left edge: each is shortened in its middle to fit half
-  // the chart, keeping its end after the last " · " (the data pattern); the bars keep their
-  // full names (hover, and the table beside the chart).
+  // the chart, keeping its end after the last " · " (the data pattern) when the bars differ
+  // in it and it leaves room for the name; the bars keep their full names (hover, and the
+  // table beside the chart).
   var CHAR_PX = 6.2;  // an average character of the tick labels at 11px
 
   function shortenNames(el, figure) {
@@ -20,11 +21,20 @@
     bars.forEach(function (t) {
       t.y.forEach(function (name) { if (names.indexOf(name) < 0) names.push(name); });
     });
-    var shown = names.map(function (name) {
-      if (name.length <= room) return name;
+    function tail(name) {
       var cut = name.lastIndexOf(" · ");
-      var tail = cut > 0 && name.length - cut < room / 2 ? name.slice(cut) : "";
-      return name.slice(0, room - tail.length - 1).trimEnd() + "…" + tail;
+      return cut > 0 ? name.slice(cut) : "";
+    }
+    // The same end on every bar (one data pattern chosen) tells nothing: it goes first.
+    var ends = names.map(tail);
+    var shared = ends.every(function (end) { return end && end === ends[0]; });
+    var shown = names.map(function (name) {
+      var end = tail(name);
+      if (name.length <= room) return name;
+      if (shared) name = name.slice(0, name.length - end.length);
+      if (name.length <= room) return name;
+      var kept = !shared && end.length <= room * 0.6 ? end : "";
+      return name.slice(0, room - kept.length - 1).trimEnd() + "…" + kept;
     });
     var axis = figure.layout.yaxis || (figure.layout.yaxis = {});
     axis.tickmode = "array";
