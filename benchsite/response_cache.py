@@ -59,8 +59,11 @@ def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
 
 
 def response_key(request: HttpRequest) -> str:
+    # The scheme and host too: API responses hold absolute links (pagination, a run's url),
+    # built from the address the client used.
     headers = [request.META.get(name, "") for name in KEY_HEADERS]
-    return cache.entry_key("response.lz4", (request.get_full_path(), headers))
+    where = f"{request.scheme}://{request.get_host()}"
+    return cache.entry_key("response.lz4", (where, request.get_full_path(), headers))
 
 
 def _conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:

@@ -35,7 +35,9 @@ class ControllerSerializer(serializers.ModelSerializer):
 
 
 class NandTypeSerializer(serializers.ModelSerializer):
-    vendor = serializers.CharField(source="vendor.name", read_only=True, default=None)
+    vendor = serializers.CharField(
+        source="vendor.name", read_only=True, default=None, allow_null=True
+    )
 
     class Meta:
         model = NandType
@@ -44,9 +46,11 @@ class NandTypeSerializer(serializers.ModelSerializer):
 
 class DriveSerializer(serializers.ModelSerializer):
     manufacturer = serializers.CharField(source="manufacturer.name", read_only=True)
-    controller = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    nand = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    cell_type = serializers.CharField(source="nand.cell_type", read_only=True, default=None)
+    controller = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    nand = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    cell_type = serializers.CharField(
+        source="nand.cell_type", read_only=True, default=None, allow_null=True
+    )
     latest_price_usd = serializers.DecimalField(
         source="latest_price",
         max_digits=12,
@@ -110,7 +114,7 @@ class FirmwareSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = FirmwareVersion
-        fields = ["drive", "version", "release_date", "notes"]
+        fields = ["id", "drive", "version", "release_date", "notes"]
 
 
 class PriceSerializer(serializers.ModelSerializer):
@@ -118,7 +122,7 @@ class PriceSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Price
-        fields = ["drive", "amount", "currency", "observed_on", "source", "source_url"]
+        fields = ["id", "drive", "amount", "currency", "observed_on", "source", "source_url"]
 
 
 # -- filters ---------------------------------------------------------------------------------

@@ -138,7 +138,7 @@ class SuiteSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Suite
-        fields = ["name", "version", "title", "tests"]
+        fields = ["id", "name", "version", "title", "tests"]
 
 
 class TestViewSet(viewsets.ReadOnlyModelViewSet):

@@ -104,6 +104,28 @@ def test_partials_and_full_pages_are_kept_apart(backend, run, client):
     assert client.get(drive_path(run)).content == full.content
 
 
+@committed
+def test_each_address_the_site_answers_at_keeps_its_own_responses(backend, run, client, settings):
+    """API responses hold absolute links built from the address the client used (pagination,
+    a run's url): a response kept for one host or scheme is never served for another."""
+    settings.ALLOWED_HOSTS = ["bench.example.org", "mirror.example.net"]
+    path = "/api/v1/runs/"
+    seen = {}
+    for host, secure in [
+        ("bench.example.org", False),
+        ("bench.example.org", True),
+        ("mirror.example.net", False),
+    ]:
+        response = client.get(path, HTTP_HOST=host, secure=secure)
+        assert status(response) == "miss", (host, secure)
+        url = response.json()["results"][0]["url"]
+        assert url.startswith(f"{'https' if secure else 'http'}://{host}/")
+        seen[(host, secure)] = response.content
+        again = client.get(path, HTTP_HOST=host, secure=secure)
+        assert status(again) == "hit" and again.content == response.content
+    assert len(set(seen.values())) == 3
+
+
 @pytest.mark.django_db
 def test_errors_and_pages_outside_the_paths_are_not_kept(backend, client):
     for _ in range(2):
