@@ -107,6 +107,14 @@ def test_data_patterns_are_the_articles(demo):
     ) == {"unspecified"}
 
 
+def test_the_value_view_has_a_frontier_out_of_the_box(demo, client):
+    """A drive with a published 4KB random-write figure and a price quoted in its article:
+    the value view has something to show (its IOPS derived from the published MB/s)."""
+    html = client.get("/bench/value/").content.decode()
+    assert "Samsung SLC" in html and "No drive has both a price" not in html
+    assert "derived" in html
+
+
 def test_prices_from_reader_comments_carry_the_comments_date(demo):
     # Samsung 840 Pro: a reader comment of 2013-11-17 on the review of 2013-11-15.
     samsung = Price.objects.filter(drive__slug__startswith="samsung-ssd-840-pro")
@@ -115,10 +123,10 @@ def test_prices_from_reader_comments_carry_the_comments_date(demo):
         ("389.00", "2013-11-17"),
         ("480.00", "2013-11-17"),
     ]
-    # Every price quoted in a comment names the comment's date, and is dated by it.
-    assert Price.objects.count() == 7
+    # Every price quoted in a comment or an article names its date, and is dated by it.
+    assert Price.objects.count() == 8
     for price in Price.objects.all():
-        said = re.search(r"reader comment of (\d{4}-\d{2}-\d{2})", price.source)
+        said = re.search(r"(?:reader comment|article) of (\d{4}-\d{2}-\d{2})", price.source)
         assert said, price.source
         assert str(price.observed_on) == said.group(1), price.source
 
