@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from results.selectors import (
+    UNSTATED_NOTE,
     Comparison,
     Leaderboard,
     Metric,
@@ -71,7 +72,10 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
             figures = getattr(p, side)
             value = mbps(figures.bytes_per_second) if figures else None
             values.append(value if value is not None else 0)
-            texts.append(f"{value:,.1f} MB/s" if value is not None else "not tested")
+            text = f"{value:,.1f} MB/s" if value is not None else "not tested"
+            if figures and figures.result.pattern != p.pattern:
+                text += f" ({UNSTATED_NOTE})"
+            texts.append(text)
         traces.append(
             {
                 "type": "bar",

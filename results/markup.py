@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from drives.db import JsonText
 from results.models import latency_description
+from results.selectors import UNSTATED_NOTE
 from results.units import capacity, dollars, iops, latency, mbps, size
 
 # Figure JSON sits in a single-quoted attribute as it is once these are escaped: it then
@@ -167,8 +168,9 @@ def value_rows(points, table: str) -> SafeString:
     return mark_safe("".join(parts))
 
 
-def _figures_cell(f) -> str:
-    """One side of a head-to-head row (results.selectors.Figures), or "not tested"."""
+def _figures_cell(f, pattern: str) -> str:
+    """One side of a head-to-head row (results.selectors.Figures) in the row's data
+    pattern, or "not tested"; a figure whose pattern was not stated says so."""
     if f is None:
         return '<td class="num"><span class="missing">not tested</span></td>'
     bytes_note = iops_note = ""
@@ -181,6 +183,9 @@ def _figures_cell(f) -> str:
             f' <span class="derived" title="derived: bytes/s ÷ {size(f.block_size)}">derived</span>'
         )
     notes = '<br><span class="tag quick">quick run</span>' if f.quick else ""
+    if f.result.pattern != pattern:
+        notes += f'<br><span class="tag">{UNSTATED_NOTE}</span>'
+
     notes += "".join(f'<br><span class="tag">{_e(n)}</span>' for n in f.result.deviations)
     return (
         f'<td class="num">{mbps(f.bytes_per_second)} MB/s{bytes_note}'
@@ -203,7 +208,7 @@ def compare_rows(pairs) -> SafeString:
             verdict = "—"
         parts.append(
             f"\n        <tr>\n          <td>{_e(p.pattern)}</td>\n"
-            f"          {_figures_cell(p.a)}{_figures_cell(p.b)}\n"
+            f"          {_figures_cell(p.a, p.pattern)}{_figures_cell(p.b, p.pattern)}\n"
             f"          <td>{verdict}</td>\n        </tr>"
         )
     return mark_safe("".join(parts))

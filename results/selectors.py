@@ -437,6 +437,17 @@ def compare(
     return _comparison(sides["a"], sides["b"])
 
 
+UNSTATED = "unspecified"  # a published figure whose article does not say its data pattern
+UNSTATED_NOTE = "data pattern not stated"  # said of such a figure compared with a stated one
+
+
+def _stands_in(mine: set[str], other: set[str]) -> bool:
+    """A side's figure without a stated data pattern is compared with each pattern the other
+    side states (labelled so where it is shown), rather than called "not tested" beside
+    them: when it is the side's only figure in the test and the other has no such figure."""
+    return mine == {UNSTATED} and bool(other) and UNSTATED not in other
+
+
 def _comparison(side_a: Side, side_b: Side) -> Comparison:
     """The comparison of two filled sides: their tests in order, each data pattern paired."""
     sides = (side_a, side_b)
@@ -446,20 +457,18 @@ def _comparison(side_a: Side, side_b: Side) -> Comparison:
             tests[f.result.test.identifier] = f.result.test
     pairs = []
     for test in sorted(tests.values(), key=test_order_key):
-        patterns = {p for s in sides for (t, p) in s.results if t == test.identifier}
-        pairs.append(
-            TestPair(
-                test,
-                [
-                    PatternPair(
-                        p,
-                        side_a.results.get((test.identifier, p)),
-                        side_b.results.get((test.identifier, p)),
-                    )
-                    for p in sorted(patterns, key=lambda p: PATTERN_ORDER.get(p, 9))
-                ],
-            )
-        )
+        found = [{p for (t, p) in s.results if t == test.identifier} for s in sides]
+        stands_in = [_stands_in(mine, other) for mine, other in (found, found[::-1])]
+        rows = []
+        for p in sorted(found[0] | found[1], key=lambda p: PATTERN_ORDER.get(p, 9)):
+            if p == UNSTATED and any(stands_in):
+                continue  # it stands in each row of a pattern the other side states
+            figures = [
+                s.results.get((test.identifier, UNSTATED if standing else p))
+                for s, standing in zip(sides, stands_in, strict=True)
+            ]
+            rows.append(PatternPair(p, *figures))
+        pairs.append(TestPair(test, rows))
     return Comparison(
         a=side_a,
         b=side_b,

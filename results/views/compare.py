@@ -20,7 +20,7 @@ from results import charts
 from results.charts import TRIM_PHASES
 from results.filters import highlight_slugs
 from results.models import Run, latency_description
-from results.selectors import Comparison, Figures, compare
+from results.selectors import UNSTATED_NOTE, Comparison, Figures, compare
 from results.units import latency, mbps
 from results.views.common import (
     MARK,
@@ -288,6 +288,13 @@ def _export_url(name: str, a: str, b: str, run_a, run_b) -> str:
 # -- exports ---------------------------------------------------------------------------------
 
 
+def _export_notes(f: Figures, pattern: str) -> str:
+    """What an exported figure is, beyond its number: a quick run's, or one whose data
+    pattern was not stated, compared in a row of a stated one."""
+    notes = " (quick run)" if f.quick else ""
+    return notes + (f" ({UNSTATED_NOTE})" if f.result.pattern != pattern else "")
+
+
 def export_rows(c: Comparison) -> list[list[str]]:
     """The comparison as rows: section, test, what, unit, A, B, winner, difference."""
     a, b = str(c.a.drive), str(c.b.drive)
@@ -306,7 +313,7 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     cells.append("not tested")
                 else:
                     note = " (derived)" if f.derived == "bytes_per_second" else ""
-                    cells.append(mbps(f.bytes_per_second) + note)
+                    cells.append(mbps(f.bytes_per_second) + note + _export_notes(f, p.pattern))
             rows.append(
                 [
                     "throughput",
@@ -324,7 +331,7 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     iops.append("not tested" if f is None else "")
                 else:
                     note = " (derived)" if f.derived == "iops" else ""
-                    iops.append(f"{f.iops:.0f}{note}")
+                    iops.append(f"{f.iops:.0f}{note}{_export_notes(f, p.pattern)}")
             rows.append(
                 [
                     "throughput",

@@ -362,3 +362,47 @@ def test_filter_forms_share_fields_but_not_what_a_request_sets():
     before = list(shared.choices)
     form = ValueFilter({"test": "randread-4k-qd3"}).form
     assert form.fields["test"] is not shared and list(shared.choices) == before
+
+
+PATTERNS = ["compressible", "incompressible", "unspecified"]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(
+    st.sets(st.sampled_from(PATTERNS), min_size=1),
+    st.sets(st.sampled_from(PATTERNS), min_size=1),
+)
+def test_every_figure_of_a_test_both_drives_have_is_compared(patterns_a, patterns_b):
+    """For any data patterns two drives have figures in for one test: "not tested" only
+    beside a pattern the drive lacks, never for a drive whose one figure has no stated
+    pattern (it stands against each pattern the other states, unless the other has such a
+    figure too, to pair with), and every figure appears in some row."""
+    from drives.models import Drive
+    from results.models import Result, Test
+    from results.selectors import Figures, Side, _comparison
+
+    test = Test(identifier="randwrite-4k-qd3-8g", name="4KB random write", block_size=4096)
+    test.duration_s = 180
+    sides = []
+    for key, patterns in (("a", patterns_a), ("b", patterns_b)):
+        side = Side(drive=Drive(slug=key), runs=[], chosen_run=None)
+        for n, pattern in enumerate(sorted(patterns)):
+            result = Result(pattern=pattern, bytes_per_second=1e8 * (n + 1), test=test)
+            side.results[(test.identifier, pattern)] = Figures.of(result)
+        sides.append(side)
+    (pair,) = _comparison(*sides).tests
+    for row in pair.pairs:
+        for mine, other, figures in (
+            (patterns_a, patterns_b, row.a),
+            (patterns_b, patterns_a, row.b),
+        ):
+            if figures is None:  # only beside a pattern it lacks, its own figures shown apart
+                assert row.pattern not in mine
+                assert mine != {"unspecified"} or "unspecified" in other
+            else:
+                assert figures.result.pattern in (row.pattern, "unspecified")
+        if row.a and row.b:
+            assert row.winner in ("a", "b", "tie")
+    shown = {(k, f.result.pattern) for r in pair.pairs for k, f in (("a", r.a), ("b", r.b)) if f}
+    assert shown == {("a", p) for p in patterns_a} | {("b", p) for p in patterns_b}
+    assert len({r.pattern for r in pair.pairs}) == len(pair.pairs)

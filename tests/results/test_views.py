@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from drives.models import Drive
+from results.models import Test
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
 from tests.results.helpers import measured, published
 
@@ -120,6 +121,34 @@ def test_compare_one_sided_tests_say_not_tested(client):
     html = client.get(compare_url(a, b)).content.decode()
     assert html.count("not tested") >= 10
     assert "derived" in html  # B's IOPS follow from its MB/s
+
+
+def test_a_published_figure_without_a_pattern_is_compared_with_each_measured_one(client):
+    """An article's figure that states no data pattern is set against each pattern the
+    measured drive has, labelled as such, with a winner: on the page, its charts, exports."""
+    a = measured(manufacturer="Acme", model="Fast One").drive
+    b = published(
+        manufacturer="Old",
+        model="Disk",
+        results=[
+            {"test": "randwrite-4k-qd3-8g", "pattern": "unspecified", "bytes_per_second": 9e6}
+        ],
+    ).drive
+    html = client.get(compare_url(a, b)).content.decode()
+    article = html.split('id="throughput"', 1)[1].split("/randwrite-4k-qd3-8g/", 1)[1]
+    article = article.split("</article>", 1)[0]
+    table = article.split("<table", 1)[1]
+    assert table.count("data pattern not stated") == 2 and "not tested" not in table
+    assert table.count('class="side-a">A</strong>') == 2
+    bars = figures(html)[re.search(r'id="(bars-\d+)"', article).group(1)]
+    assert bars["data"][1]["y"] == ["compressible", "incompressible"]
+    assert all("data pattern not stated" in t for t in bars["data"][1]["text"])
+    exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
+    name = Test.objects.get(identifier="randwrite-4k-qd3-8g").name
+    rows = [r for r in csv.reader(io.StringIO(exported)) if r[1] == name]
+    mbs = [r for r in rows if r[3].startswith("MB/s")]
+    assert [r[2] for r in mbs] == ["compressible", "incompressible"]
+    assert all(r[5].endswith("(data pattern not stated)") and r[6] == "A" for r in mbs)
 
 
 def test_exports(client, pair):
