@@ -119,8 +119,11 @@ def consistency(
         if series is None:
             continue
         step = series.interval_ns / 1e9
-        starts.append(series.steady_state_start_s)
+        starts.append((series.quick, series.steady_state_start_s))
         ends.append(series.points * step)
+        stalled = _stalls(series.iops_json) if scale == "log" else 0
+        if stalled:  # a log axis has no zero: say how many seconds are not drawn
+            name = f"{name} · {stalled:,} s at 0 IOPS, below the log axis"
         traces.append(
             {
                 "type": "scatter",
@@ -135,10 +138,14 @@ def consistency(
         )
     xaxis: dict = {"title": {"text": "seconds"}}
     if view == "steady" and starts:
-        xaxis["range"] = [min(starts), max(ends)]
+        # Where the first full-length series is steady: a quick run's own start (seconds
+        # in) would zoom out to nearly the whole plot.
+        full = [start for quick, start in starts if not quick]
+        xaxis["range"] = [min(full or [start for _, start in starts]), max(ends)]
     yaxis: dict = {"title": {"text": "IOPS"}}
     if scale == "linear":
-        yaxis.update(type="linear", range=[0, LINEAR_CEILING], rangemode="tozero")
+        # The seeds' 0 to 40K at least, as far as the data go above it.
+        yaxis.update(type="linear", autorangeoptions={"include": [0, LINEAR_CEILING]})
     else:
         yaxis.update(type="log")
     return {
@@ -147,6 +154,13 @@ def consistency(
             height=360, margin={"l": 60, "r": 20, "t": 30, "b": 45}, xaxis=xaxis, yaxis=yaxis
         ),
     }
+
+
+def _stalls(points) -> int:
+    """Seconds at 0 IOPS in a series' points (JSON text, as the selector read it)."""
+    if points is None:
+        return 0
+    return sum(1 for value in points.text[1:-1].split(",") if value.strip() == "0")
 
 
 TRIM_PHASES = (

@@ -544,3 +544,43 @@ def test_every_page_answers_head_as_it_answers_get(client, pair):
         assert head.status_code == get.status_code, url
         assert head.content == b"", url
     assert client.post(reverse("bench:value")).status_code == 405
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(
+    st.lists(st.integers(0, 400_000), min_size=1, max_size=60),
+    st.lists(st.integers(0, 400_000), min_size=1, max_size=60),
+    st.booleans(),
+    st.booleans(),
+)
+def test_consistency_charts_show_every_second(points_a, points_b, quick_a, quick_b):
+    """Whatever the IOPS: the linear view's axis reaches the highest second (40K at least,
+    as the seeds draw it); the log view, which has no zero, names the seconds at 0 it cannot
+    draw; the steady-state zoom starts where a full-length series is steady, not at a quick
+    run's first seconds."""
+    from types import SimpleNamespace
+
+    from drives.db import JsonText
+    from results import charts
+
+    def side(points, quick, start):
+        series = SimpleNamespace(
+            interval_ns=10**9,
+            points=len(points),
+            steady_state_start_s=start,
+            quick=quick,
+            iops_json=JsonText(json.dumps(points)),
+        )
+        return SimpleNamespace(consistency={0: series})
+
+    c = SimpleNamespace(a=side(points_a, quick_a, 3), b=side(points_b, quick_b, 1400))
+    linear = charts.consistency(0, c, scale="linear", view="full", a_name="A", b_name="B")
+    axis = linear["layout"]["yaxis"]
+    assert "range" not in axis and axis.get("autorange", True) is True
+    assert axis["autorangeoptions"]["include"] == [0, charts.LINEAR_CEILING]
+    log = charts.consistency(0, c, scale="log", view="steady", a_name="A", b_name="B")
+    for trace, points in zip(log["data"], (points_a, points_b), strict=True):
+        stalled = points.count(0)
+        assert (f"{stalled:,} s at 0 IOPS" in trace["name"]) == bool(stalled)
+    full = [s for s, q in ((3, quick_a), (1400, quick_b)) if not q]
+    assert log["layout"]["xaxis"]["range"][0] == min(full or [3, 1400])
