@@ -453,12 +453,13 @@ def compare_csv(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
 
 @require_safe
 def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
-    c = _comparison(a, b, _state(request), points=False)
+    state = _state(request)
+    c = _comparison(a, b, state, points=False)
     rows = export_rows(c)
     header, body = rows[0], rows[1:]
     lines = [
         f"{_md_cell(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
-        f"({request.build_absolute_uri(_permalink(a, b))})",
+        f"({request.build_absolute_uri(_permalink(a, b, **state))})",
         "",
         "| " + " | ".join(_md_cell(h) for h in header) + " |",
         "|" + "---|" * len(header),

@@ -54,11 +54,15 @@
     });
   }
 
+  // A cell's value to sort by: its number, its text, or null when it has none ("" or "—"),
+  // which sorts last in either direction.
   function cellValue(row, index) {
     var cell = row.cells[index];
     var raw = cell ? (cell.dataset.value !== undefined ? cell.dataset.value : cell.textContent) : "";
-    var number = parseFloat(raw.replace(/[$,%\s]/g, ""));
-    return isNaN(number) ? raw.trim().toLowerCase() : number;
+    var text = raw.trim();
+    if (text === "" || text === "—") return null;
+    var number = parseFloat(text.replace(/[$,%\s]/g, ""));
+    return isNaN(number) ? text.toLowerCase() : number;
   }
 
   function sortBy(th) {
@@ -71,6 +75,7 @@
     var rows = Array.prototype.slice.call(body.rows);
     rows.sort(function (a, b) {
       var x = cellValue(a, index), y = cellValue(b, index);
+      if (x === null || y === null) return (x === null) - (y === null);
       var order = x < y ? -1 : x > y ? 1 : 0;
       return ascending ? order : -order;
     });

@@ -158,6 +158,16 @@ def test_a_reader_compares_two_drives_and_browses_rankings(page, live_server, ca
     until(page, f"{board} < {before} && {live}")
     page.locator("#leaderboard-table th button", has_text="MB/s").click()
     assert page.locator("#leaderboard-table th[aria-sort]").count() == 1
+    # A column sorted either way keeps the rows without a figure (—) last.
+    latencies = (
+        "[...document.querySelectorAll('#leaderboard-table tbody tr')]"
+        ".map(r => r.cells[5].dataset.value)"
+    )
+    for _ in ("ascending", "descending"):
+        page.locator("#leaderboard-table th button", has_text="Mean latency").click()
+        values = page.evaluate(latencies)
+        assert "" in values and values.index("") == len(values) - values.count("")
+    page.locator("#leaderboard-table th button", has_text="MB/s").click()
 
     # Highlight a drive from the filter form, picked as in the compare pickers: the filters
     # stay, the page is not reloaded, the drive's row and bar are marked; then drop it.

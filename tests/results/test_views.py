@@ -161,6 +161,14 @@ def test_exports(client, pair):
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
     assert md.splitlines()[2].startswith("| section | test |")
     assert all(line.startswith("|") for line in md.splitlines()[2:])
+    # The pasted link opens the same state: the runs chosen, the scale and view.
+    run = a.runs.get()
+    md = client.get(
+        reverse("bench:compare_markdown", args=[a.slug, b.slug]),
+        {"run_a": run.pk, "scale": "linear", "view": "steady"},
+    ).content.decode()
+    link = md.splitlines()[0].rsplit("(", 1)[1].rstrip(")")
+    assert link.endswith(f"{compare_url(a, b)}?run_a={run.pk}&scale=linear&view=steady")
 
 
 def test_compare_start_without_javascript(client, pair):
