@@ -140,6 +140,13 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is not None:
         response.data = error_body(response.data, response.status_code)
+        # An error is the one JSON error body, also to a client that asked for CSV.
+        request = context.get("request")
+        if request is not None and not isinstance(
+            getattr(request, "accepted_renderer", None), JSONRenderer
+        ):
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = JSONRenderer.media_type
     return response
 
 

@@ -310,6 +310,7 @@ class KeptResponse:
     status_code: int
     body: dict[str, Any]
     replayed: bool  # True: the first response to this key, given again; nothing was written
+    run: Run  # the run it answered with (its state now: it may have been withdrawn since)
 
 
 IDEMPOTENCY_KEY_TTL = timedelta(hours=24)
@@ -349,7 +350,7 @@ def upload_idempotent(
                         key=documents.quote(key), when=f"{found.created_at:%Y-%m-%d %H:%M} UTC"
                     )
                 )
-            return KeptResponse(found.status_code, found.response, replayed=True)
+            return KeptResponse(found.status_code, found.response, replayed=True, run=found.run)
         run, status_code, body = upload()
         IdempotencyKey.objects.create(
             user=user,
@@ -359,7 +360,7 @@ def upload_idempotent(
             status_code=status_code,
             response=body,
         )
-    return KeptResponse(status_code, body, replayed=False)
+    return KeptResponse(status_code, body, replayed=False, run=run)
 
 
 # The latest published whole (not partial) result of each drive, test and data pattern.

@@ -65,7 +65,7 @@ class NewestRowsFirst(NewestFirst):
         position = None
         if cursor is not None and cursor.position is not None:
             if not cursor.position.isdigit() or cursor.offset:
-                raise NotFound(self.invalid_cursor_message)
+                raise self.bad_cursor()
             position = min(int(cursor.position), 2**63 - 1)
         backwards = cursor is not None and cursor.reverse and position is not None
         side = "after" if backwards else "before"
@@ -79,6 +79,16 @@ class NewestRowsFirst(NewestFirst):
             self.has_next, self.has_previous = more, position is not None
         self.rows = rows
         return rows
+
+    def bad_cursor(self) -> ValidationError:
+        """A cursor no page gave out: a 400 at its query parameter, as any bad filter."""
+        return query_errors({self.cursor_query_param: [self.invalid_cursor_message]})
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise self.bad_cursor() from None
 
     def get_next_link(self) -> str | None:
         if not self.has_next or not self.rows:

@@ -596,6 +596,13 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             except IdempotencyConflict as conflict:
                 raise IdempotencyKeyReused(str(conflict)) from conflict
             code, body = kept.status_code, kept.body
+            if kept.replayed and kept.run.status != Run.Status.PUBLISHED:
+                # Withdrawn since: the run as it is now, as an upload without the key gets
+                # it (no url, no Location), not a link to what is gone.
+                body = {
+                    **body,
+                    "run": OwnRunSerializer(kept.run, context={"request": request}).data,
+                }
         headers = {"Location": body["run"]["url"]} if body["run"]["url"] else {}
         return Response(body, status=code, headers=headers)
 

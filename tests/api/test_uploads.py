@@ -58,6 +58,22 @@ def test_idempotency_key_gives_the_first_response_again(api, document):
     assert IdempotencyKey.objects.count() == 1 and Run.objects.count() == 1
 
 
+def test_a_replay_after_a_withdrawal_says_the_run_is_withdrawn(api, reviewer, document):
+    """Replayed after its run was withdrawn, an upload gets the run as it is now, as the same
+    upload without a key does: withdrawn, with no link to it."""
+    from results.services import run_withdraw
+
+    first = post_document(api, document, HTTP_IDEMPOTENCY_KEY="upload-1")
+    run_withdraw(run=Run.objects.get(), by=reviewer, reason="wrong drive")
+    again = post_document(api, document, HTTP_IDEMPOTENCY_KEY="upload-1")
+    plain = post_document(api, document)
+    assert again.status_code == first.status_code == 201 and plain.status_code == 200
+    assert again.json()["run"] == plain.json()["run"]
+    assert again.json()["run"]["status"] == "withdrawn" and again.json()["run"]["url"] is None
+    assert "Location" not in again and "Location" not in plain
+    assert Run.objects.count() == 1
+
+
 def test_idempotency_key_with_another_body_is_refused(api, document):
     post_document(api, document, HTTP_IDEMPOTENCY_KEY="upload-1")
     other = dict(document, drive_state="fresh")
