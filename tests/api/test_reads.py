@@ -132,11 +132,10 @@ def test_one_result_and_the_listed_rows_are_the_same(client, two_drives):
         assert get(client, f"/api/v1/results/{row['id']}/") == row
     for bad in ("0", "x1", "\u0663", str(2**64), str(max(r["id"] for r in listed) + 1000)):
         assert client.get(f"/api/v1/results/{bad}/").status_code == 404
-    for cursor in ("cD1hYmM=", "garbage", "", "\x00"):  # p=abc, not base64...
+    for cursor in ("cD1hYmM=", "garbage"):  # p=abc, not base64
         response = client.get("/api/v1/results/", {"cursor": cursor})
-        if cursor:
-            assert response.status_code == 400, cursor
-            assert response.json()["errors"][0]["pointer"] == "/query/cursor"
+        assert response.status_code == 400, cursor
+        assert response.json()["errors"][0]["pointer"] == "/query/cursor"
 
 
 def test_series_carry_their_points_in_detail_only(client, two_drives):
