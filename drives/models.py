@@ -318,8 +318,8 @@ class Drive(LabelledModel):
         editable=False,
         default="",
         db_default="",
-        help_text="maker, model, part number, hardware revision and controller: what a search "
-        "word matches",
+        help_text="maker, model, part number, hardware revision and controller (with its "
+        "maker): what a search word matches",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -41,16 +41,19 @@ def found(text: str) -> set[int]:
 
 
 @PROPERTY
-@given(maker=NAME, model=NAME, part=NAME, controller=NAME, data=st.data())
-def test_a_piece_of_any_word_of_any_name_finds_the_drive(maker, model, part, controller, data):
+@given(maker=NAME, model=NAME, part=NAME, controller=NAME, fab=NAME, data=st.data())
+def test_a_piece_of_any_word_of_any_name_finds_the_drive(maker, model, part, controller, fab, data):
     with transaction.atomic():
+        made_by = ManufacturerFactory(name=maker)
+        same = catalog_key(fab) == catalog_key(maker)  # one maker of both
+        vendor = made_by if same else ManufacturerFactory(name=fab)
         drive = DriveFactory(
-            manufacturer=ManufacturerFactory(name=maker),
+            manufacturer=made_by,
             model=model,
             part_number=part,
-            controller=ControllerFactory(model=controller),
+            controller=ControllerFactory(model=controller, vendor=vendor),
         )
-        for name in (maker, model, part, controller):
+        for name in (maker, model, part, controller, vendor.name):
             word = data.draw(st.sampled_from(name.split()))
             start = data.draw(st.integers(0, len(word) - 1))
             piece = word[start : start + data.draw(st.integers(1, len(word) - start))]
@@ -79,8 +82,14 @@ def test_renamed_makers_controllers_and_drives_are_searched_at_once():
     assert found("sf-2281") == {drive.pk} and found("sf-1200") == set()
     Drive.objects.filter(pk=drive.pk).update(model="Force GT", part_number="CSSD-F120GBGT")
     assert found("gt cssd") == {drive.pk}
+    # The controller's maker, as the site names the controller: renamed, or another maker.
+    Manufacturer.objects.filter(pk=controller.vendor_id).update(name="SandForce")
+    assert found("sandforce sf-2281") == {drive.pk}
+    controller.vendor = ManufacturerFactory(name="LSI")
+    controller.save()
+    assert found("lsi sf-2281") == {drive.pk} and found("sandforce") == set()
     Drive.objects.filter(pk=drive.pk).update(controller=None)
-    assert found("sf-2281") == set()
+    assert found("sf-2281") == set() and found("lsi") == set()
     Drive.objects.filter(pk=drive.pk).update(sort_name="x", search_text="x")  # not writable
     assert Drive.objects.get(pk=drive.pk).sort_name == "corsair force gt"
 
