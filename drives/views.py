@@ -37,11 +37,26 @@ def _page(where: Where, number: str | None) -> Page:
     return page
 
 
+def partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
+    """The named fragment for an htmx request (not a boosted one), else the whole page."""
+    if request.htmx and not request.htmx.boosted and not request.htmx.history_restore_request:
+        return f"{template}#{fragment}"
+    return template
+
+
+def bad_request(request: HtmxHttpRequest, errors) -> HttpResponse:
+    """The page for a query string a form cannot accept: what was wrong, status 400. To an
+    htmx request (a filter changed) only the list of problems, which takes the place of the
+    results it swaps (base.html lets htmx swap a 400)."""
+    template = partial(request, "bench/bad_request.html", "problems")
+    return render(request, template, {"errors": errors}, status=400)
+
+
 @require_safe
 def home(request: HtmxHttpRequest) -> HttpResponse:
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
-        return render(request, "bench/bad_request.html", {"errors": filters.errors}, status=400)
+        return bad_request(request, filters.errors)
     page = _page(filters.where("d"), request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

@@ -2,21 +2,16 @@
 
 from dataclasses import dataclass
 
-from django.http import HttpRequest, HttpResponse, QueryDict
-from django.shortcuts import render
+from django.http import HttpRequest, QueryDict
 from django.urls import Resolver404, resolve, reverse
-from django_htmx.middleware import HtmxDetails
 
 from drives.filters import search_words
 from drives.models import Drive
 from drives.selectors import drive_match
+from drives.views import HtmxHttpRequest, bad_request, partial  # noqa: F401 - results' too
 from results.filters import highlight_slugs
 
 MAX_PAGE = 10_000
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
 
 
 def positive_int(value: str | None, *, default: int | None = None, maximum: int = 2**31 - 1):
@@ -91,18 +86,6 @@ def highlight_list(request: HttpRequest, slugs: tuple[str, ...]) -> list[Highlig
         for s in slugs
         if s in drives
     ]
-
-
-def bad_request(request: HttpRequest, errors) -> HttpResponse:
-    """The page for a query string a form cannot accept: what was wrong, status 400."""
-    return render(request, "bench/bad_request.html", {"errors": errors}, status=400)
-
-
-def partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
-    """The named fragment for an htmx request (not a boosted one), else the whole page."""
-    if request.htmx and not request.htmx.boosted and not request.htmx.history_restore_request:
-        return f"{template}#{fragment}"
-    return template
 
 
 def saturation_columns(named) -> list[dict]:

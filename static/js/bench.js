@@ -107,6 +107,13 @@
     }
   });
 
+  // htmx sends nothing when a field fails the browser's own checks (a capacity below 0):
+  // the browser says what is wrong beside the field, as it would for a submitted form.
+  document.addEventListener("htmx:validation:halted", function (event) {
+    var form = event.detail.elt.closest("form");
+    if (form) form.reportValidity();
+  });
+
   document.addEventListener("DOMContentLoaded", function () { draw(document); });
   document.addEventListener("htmx:afterSettle", function (event) { draw(event.target); });
   // Back and forward: htmx keeps no copy of the page (historyCacheSize 0 in base.html: a copy

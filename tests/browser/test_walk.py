@@ -186,6 +186,18 @@ def test_a_reader_compares_two_drives_and_browses_rankings(page, live_server, ca
     until(page, f"{marked} === 0 && {live}")
     assert page.locator(".chip").count() == 0 and page.locator("h1").count() == 1
 
+    # A value the filters cannot take: what is wrong shows where the ranking was; fixed, the
+    # ranking is back. Never a stale ranking with no word.
+    page.fill("input[name=q]", "x" * 300)
+    page.locator("#board .bad-request").wait_for()
+    assert "q" in page.locator("#board code").all_inner_texts()
+    page.fill("input[name=q]", "")
+    until(page, f"{board} > 0 && {live}")
+    # The browser logs the 400 asked for here as a failed load; anything else still fails.
+    logged = "console: Failed to load resource: the server responded with a status of 400"
+    assert any(p.startswith(logged) for p in page.problems)
+    page.problems[:] = [p for p in page.problems if not p.startswith(logged)]
+
     # The value view and its frontier.
     page.goto(f"{live_server.url}/bench/value/")
     page.locator("#value-chart .cartesianlayer .trace").first.wait_for()

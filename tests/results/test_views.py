@@ -394,6 +394,29 @@ def test_highlight_links_keep_every_filter_and_name_exactly_the_drives(pairs, sl
     }
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["/bench/tests/randwrite-4k-qd3-8g/", "/bench/value/", "/"],
+    ids=["board", "value", "catalog"],
+)
+@pytest.mark.parametrize("query", [{"capacity_min": "-5"}, {"kind": "floppy"}, {"q": "x" * 300}])
+def test_a_bad_filter_answers_htmx_with_the_problems_in_place_of_the_results(
+    client, pair, url, query
+):
+    """A filter changed through htmx to a value the form refuses: a 400 holding only what is
+    wrong (htmx swaps it where the results were, base.html's responseHandling); the same
+    address loaded as a page, the whole 400 page."""
+    fragment = client.get(url, query, HTTP_HX_REQUEST="true")
+    assert fragment.status_code == 400
+    html = fragment.content.decode()
+    assert "<html" not in html and 'class="bad-request" role="alert"' in html
+    assert next(iter(query)) in html
+    page = client.get(url, query)
+    assert page.status_code == 400 and "<html" in page.content.decode()
+    boosted = client.get(url, query, HTTP_HX_REQUEST="true", HTTP_HX_BOOSTED="true")
+    assert "<html" in boosted.content.decode()
+
+
 def test_leaderboard_fallbacks_and_404(client, pair):
     url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
     assert client.get(url, {"page": "x", "metric": "speed"}).status_code == 200
