@@ -89,6 +89,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "figure": charts.leaderboard_bars(board),
         "previous_url": f"?{base}&{urlencode({'page': page - 1})}" if page > 1 else "",
         "next_url": f"?{base}&{urlencode({'page': page + 1})}" if board.has_next else "",
+        "first_page_url": f"?{base}" if page > 1 else "",
         "highlight": highlight_list(request, highlight),
         **filter_context(filters, controllers),
     }

@@ -104,6 +104,7 @@
     } else if (event.key === "Escape") {
       picker.querySelectorAll(".option-list").forEach(function (list) { list.remove(); });
       picker.querySelector("input").focus();
+      expanded(picker);
     }
   });
 
@@ -114,8 +115,20 @@
     if (form) form.reportValidity();
   });
 
+  // A picker's box says whether its list of matches is open (aria-expanded).
+  function expanded(root) {
+    root.querySelectorAll(".picker input[aria-controls]").forEach(function (input) {
+      var options = document.getElementById(input.getAttribute("aria-controls"));
+      var open = !!(options && options.querySelector(".option-list"));
+      input.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () { draw(document); });
-  document.addEventListener("htmx:afterSettle", function (event) { draw(event.target); });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    draw(event.target);
+    expanded(document);
+  });
   // Back and forward: htmx keeps no copy of the page (historyCacheSize 0 in base.html: a copy
   // holds drawn charts as markup, dead and styled inline, which the CSP refuses), so it asks
   // the server for the whole page again and swaps it in.

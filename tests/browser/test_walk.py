@@ -51,6 +51,7 @@ def pick(page, side: str, text: str, choose: str) -> None:
     field.fill("")
     field.press_sequentially(text, delay=30)
     page.locator(f"#options-{side} .option-list a", has_text=choose).wait_for()
+    until(page, f"document.getElementById('pick-{side}').ariaExpanded === 'true'")
     field.press("ArrowDown")
     for _ in range(10):
         if page.evaluate("document.activeElement.textContent").startswith(choose):

@@ -236,7 +236,10 @@ def test_leaderboard_page_filters_pages_and_highlights(client, pair):
     response = client.get(url, {"highlight": b.slug}, HTTP_HX_REQUEST="true")
     fragment = response.content.decode()
     assert "<html" not in fragment and 'class="highlighted"' in fragment
-    html = client.get(url, {"page": "999"}).content.decode()
+    html = client.get(url, {"page": "999", "pattern": "incompressible"}).content.decode()
+    assert "No drive ranks on this page" in html
+    assert 'href="?pattern=incompressible"' in html  # the first page, filters kept
+    html = client.get(url, {"q": "no such drive"}).content.decode()
     assert "No drive has a result" in html
 
 
@@ -488,8 +491,10 @@ def test_controller_and_nand_pages(client, pair):
         reverse("bench:controller", args=[controller.slug]), {"page": "2"}, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert "<html" not in fragment
+    assert "No drive on page 2" in fragment and 'href="?page=1"' in fragment
     nand = NandTypeFactory()
-    assert client.get(reverse("bench:nand", args=[nand.slug])).status_code == 200
+    html = client.get(reverse("bench:nand", args=[nand.slug])).content.decode()
+    assert "No drive in the catalog uses it" in html
     assert client.get(reverse("bench:controller", args=["nope"])).status_code == 404
     assert client.get(reverse("bench:nand", args=["nope"])).status_code == 404
 
