@@ -25,7 +25,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.functional import Promise
-from rest_framework import authentication, exceptions, renderers, status
+from rest_framework import authentication, exceptions, renderers, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BaseRenderer
 from rest_framework.utils import encoders
@@ -171,6 +171,22 @@ class _Encoder(encoders.JSONEncoder):
         return obj.parsed if isinstance(obj, JsonText) else super().default(obj)
 
 
+def page_links(response: Any, data: Any) -> None:
+    """A page's neighbours in a Link header (RFC 8288) and a list's size in X-Total-Count,
+    from the page's body, whichever way it is written: a CSV page has no field for them."""
+    if response is None or not isinstance(data, dict) or response.status_code != 200:
+        return
+    links = [
+        f'<{data[key]}>; rel="{rel}"'
+        for key, rel in (("next", "next"), ("previous", "prev"))
+        if isinstance(data.get(key), str)
+    ]
+    if links:
+        response["Link"] = ", ".join(links)
+    if isinstance(data.get("count"), int):
+        response["X-Total-Count"] = str(data["count"])
+
+
 class JSONRenderer(renderers.JSONRenderer):
     """DRF's JSON, written by orjson: the same bytes for the API's data (compact, UTF-8,
     datetimes in UTC with a Z) in a fraction of the time (a page of 500 results, a compare
@@ -182,6 +198,7 @@ class JSONRenderer(renderers.JSONRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if data is None:
             return b""
+        page_links((renderer_context or {}).get("response"), data)
         if self.get_indent(accepted_media_type or "", renderer_context or {}):
             return super().render(data, accepted_media_type, renderer_context)
         try:
@@ -207,24 +224,63 @@ def csv_cell(value: Any) -> str:
     return text
 
 
-def _flat_row(item: Any, prefix: str = "") -> dict[str, Any]:
+def _serializer_columns(serializer: serializers.BaseSerializer, prefix: str = "") -> dict:
+    """The CSV columns a serializer's items have, in its field order: a nested serializer's
+    fields as dotted columns (prefix.field), any other field one column (a mapping such as
+    latency percentiles, or a list of objects, written in it as JSON). Maps each column to
+    whether it is such a whole value."""
+    columns: dict[str, bool] = {}
+    for name, field in serializer.fields.items():
+        if isinstance(field, serializers.ListSerializer):
+            columns[f"{prefix}{name}"] = True
+        elif isinstance(field, serializers.Serializer):
+            columns.update(_serializer_columns(field, f"{prefix}{name}."))
+        else:
+            columns[f"{prefix}{name}"] = True
+    return columns
+
+
+def _view_columns(view: Any) -> dict[str, bool]:
+    """The columns of the items a list view serializes (none for a view without one)."""
+    get_class = getattr(view, "get_serializer_class", None)
+    if get_class is None:
+        return {}
+    try:
+        return _serializer_columns(get_class()())
+    except (AssertionError, TypeError):  # no serializer class, or one that needs arguments
+        return {}
+
+
+def _flat_row(item: Any, whole: dict[str, bool], prefix: str = "") -> dict[str, Any]:
+    """An item's cells by column: nested objects as dotted columns, except at a column the
+    serializer writes whole (`whole`), where a mapping or a list of objects is JSON."""
+    column = prefix[:-1]
+    if item is None and column not in whole and any(k.startswith(prefix) for k in whole):
+        return {}  # a nested object that is absent: its columns stay empty
+    if column in whole and isinstance(item, (dict, list)):
+        if isinstance(item, list) and all(not isinstance(v, (dict, list)) for v in item):
+            return {column: " ".join(str(v) for v in item)}
+        return {column: orjson.dumps(item, option=orjson.OPT_SORT_KEYS).decode()}
     if isinstance(item, dict):
         row: dict[str, Any] = {}
         for key, value in item.items():
-            row.update(_flat_row(value, f"{prefix}{key}."))
+            row.update(_flat_row(value, whole, f"{prefix}{key}."))
         return row
     if isinstance(item, list):
         if all(not isinstance(v, (dict, list)) for v in item):
-            return {prefix[:-1]: " ".join(str(v) for v in item)}
+            return {column: " ".join(str(v) for v in item)}
         row = {}
         for index, value in enumerate(item):
-            row.update(_flat_row(value, f"{prefix}{index}."))
+            row.update(_flat_row(value, whole, f"{prefix}{index}."))
         return row
-    return {prefix[:-1] or "value": item}
+    return {column or "value": item}
 
 
 class CSVRenderer(BaseRenderer):
-    """A list (or a page of one) as CSV: one row per item, nested fields as dotted columns."""
+    """A list (or a page of one) as CSV: one row per item, nested objects as dotted columns.
+    The columns are the serializer's, in its order (the header too for an empty list), so
+    every page of a list has the same ones; a ranking's rows come with its highlighted
+    drives ranked elsewhere. The pages' links travel in the Link header (Pagination)."""
 
     media_type = "text/csv"
     format = "csv"
@@ -233,16 +289,18 @@ class CSVRenderer(BaseRenderer):
     def render(self, data, accepted_media_type=None, renderer_context=None):
         if data is None:
             return b""
+        page_links((renderer_context or {}).get("response"), data)
         if isinstance(data, dict) and isinstance(data.get("results"), list):
             items = data["results"]
         elif isinstance(data, dict) and isinstance(data.get("rows"), list):
-            items = data["rows"]
+            items = data["rows"] + list(data.get("elsewhere") or [])
         elif isinstance(data, list):
             items = data
         else:
             items = [data]
-        rows = [_flat_row(item) for item in items]
-        columns = list(dict.fromkeys(key for row in rows for key in row))
+        whole = _view_columns((renderer_context or {}).get("view"))
+        rows = [_flat_row(item, whole) for item in items]
+        columns = list(dict.fromkeys([*whole, *(key for row in rows for key in row)]))
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow([csv_cell(c) for c in columns])

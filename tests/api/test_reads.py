@@ -17,6 +17,7 @@ from results.models import Result, Run
 from results.services import run_ingest, run_withdraw
 from results.synthetic import measured_document
 from tests.factories import with_changes
+from tests.results.helpers import published
 
 pytestmark = pytest.mark.django_db
 
@@ -216,6 +217,60 @@ def test_every_list_as_csv_with_formulas_neutralised(client, document):
     assert "'=HYPERLINK" in drives
     listed = get(client, "/api/v1/drives/")["results"][0]
     assert listed["model"] == hostile  # JSON carries it as plain data
+
+
+def csv_rows(response) -> list[list[str]]:
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    return list(csv.reader(io.StringIO(response.content.decode())))
+
+
+@pytest.mark.parametrize(
+    ("url", "nothing"),
+    [
+        ("/api/v1/results/", {"drive": "no-such-drive"}),
+        ("/api/v1/drives/", {"q": "no such drive"}),
+        ("/api/v1/runs/", {"drive": "no-such-drive"}),
+        ("/api/v1/consistency/", {"drive": "no-such-drive"}),
+        ("/api/v1/trim/", {"drive": "no-such-drive"}),
+    ],
+)
+def test_a_list_as_csv_has_the_same_columns_on_every_page(client, two_drives, url, nothing):
+    """The columns of a list's CSV are its serializer's, whatever each page holds: every
+    page has the same header (measured rows with latency and published ones without), an
+    empty list has it too, and the pages' links travel in the Link header."""
+    published(
+        manufacturer="Old",
+        model="Disk",
+        results=[{"test": "randread-4k-qd3", "pattern": "unspecified", "bytes_per_second": 9e6}],
+    )
+    headers = set()
+    page = client.get(url, {"format": "csv", "limit": 1})
+    seen = 0
+    while True:
+        rows = csv_rows(page)
+        headers.add(tuple(rows[0]))
+        seen += len(rows) - 1
+        link = page.get("Link", "")
+        if 'rel="next"' not in link:
+            break
+        page = client.get(link.split(">", 1)[0].lstrip("<"))  # format=csv is in it
+    assert seen == len(get(client, url, limit=1000)["results"]) and len(headers) == 1, headers
+    (header,) = headers
+    assert csv_rows(client.get(url, {"format": "csv", **nothing})) == [list(header)]
+    assert all("." not in column or column.split(".")[0] not in header for column in header)
+
+
+def test_a_ranking_as_csv_holds_the_highlighted_drives_ranked_elsewhere(client, two_drives):
+    a, b = two_drives
+    url = "/api/v1/tests/randread-4k-qd3/leaderboard/"
+    board = get(client, url, page_size=1, highlight=[a.slug, b.slug])
+    shown = {r["drive"] for r in board["rows"] + board["elsewhere"]}
+    assert board["elsewhere"]
+    rows = csv_rows(
+        client.get(url, {"page_size": 1, "highlight": [a.slug, b.slug], "format": "csv"})
+    )
+    column = rows[0].index("drive")
+    assert {r[column] for r in rows[1:]} == shown == {a.slug, b.slug}
 
 
 def test_html_in_names_is_plain_data(client, document):
