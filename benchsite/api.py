@@ -100,13 +100,18 @@ _ERROR_EXAMPLES = {
         },
     ),
     "404": ("Nothing at this address", {"detail": "Not found.", "errors": []}),
+    "401": (
+        "Credentials are needed, or those sent are not valid (an unknown or revoked token)",
+        {"detail": "Invalid token.", "errors": []},
+    ),
 }
 
 
 def document_errors(result, generator, request, public):
     """drf-spectacular's last step: every operation documents the error body it can answer
     with, with an example: 400 where it reads parameters or a body, 404 where its address
-    names something. Those an operation documents itself keep their words, and get the
+    names something, 401 everywhere (a token that is not valid is refused on any operation,
+    and some need one). Those an operation documents itself keep their words, and get the
     example. The ErrorBody component is the uploads' ErrorBodySerializer
     (results/api/runs.py), which their operations name."""
     body = {"$ref": "#/components/schemas/ErrorBody"}
@@ -115,7 +120,7 @@ def document_errors(result, generator, request, public):
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             places = {p.get("in") for p in operation.get("parameters", [])}
-            wanted = set()
+            wanted = {"401"}
             if "query" in places or "requestBody" in operation:
                 wanted.add("400")
             if "path" in places:

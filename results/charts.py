@@ -212,10 +212,13 @@ def leaderboard_bars(board: Leaderboard) -> dict:
         names.append(label(f"#{row.rank} {e.drive} · {e.get_pattern_display()}"))
         if latency:
             value = round(e.latency_mean_ns / 1e3, 1)
-            texts.append(f"{value:,.1f} µs")
+            text = f"{value:,.1f} µs"
         else:
             value = mbps(e.bytes_per_second)
-            texts.append(f"{value:,.1f} MB/s")
+            text = f"{value:,.1f} MB/s"
+            if e.derived == "bytes_per_second":
+                text += " (derived)"
+        texts.append(text + (" · quick run" if e.quick else ""))
         values.append(value)
         colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
     unit = "mean latency, µs (lower is better)" if latency else "MB/s (higher is better)"
