@@ -229,34 +229,31 @@ def csv_cell(value: Any) -> str:
     return text
 
 
-def _serializer_columns(serializer: serializers.BaseSerializer, prefix: str = "") -> dict:
+def _serializer_columns(serializer: serializers.BaseSerializer, prefix: str = "") -> list[str]:
     """The CSV columns a serializer's items have, in its field order: a nested serializer's
     fields as dotted columns (prefix.field), any other field one column (a mapping such as
-    latency percentiles, or a list of objects, written in it as JSON). Maps each column to
-    whether it is such a whole value."""
-    columns: dict[str, bool] = {}
+    latency percentiles, or a list of objects, is written in it as JSON)."""
+    columns: list[str] = []
     for name, field in serializer.fields.items():
-        if isinstance(field, serializers.ListSerializer):
-            columns[f"{prefix}{name}"] = True
-        elif isinstance(field, serializers.Serializer):
-            columns.update(_serializer_columns(field, f"{prefix}{name}."))
+        if isinstance(field, serializers.Serializer):
+            columns += _serializer_columns(field, f"{prefix}{name}.")
         else:
-            columns[f"{prefix}{name}"] = True
+            columns.append(f"{prefix}{name}")
     return columns
 
 
-def _view_columns(view: Any) -> dict[str, bool]:
+def _view_columns(view: Any) -> list[str]:
     """The columns of the items a list view serializes (none for a view without one)."""
     get_class = getattr(view, "get_serializer_class", None)
     if get_class is None:
-        return {}
+        return []
     try:
         return _serializer_columns(get_class()())
     except (AssertionError, TypeError):  # no serializer class, or one that needs arguments
-        return {}
+        return []
 
 
-def _flat_row(item: Any, whole: dict[str, bool], prefix: str = "") -> dict[str, Any]:
+def _flat_row(item: Any, whole: set[str], prefix: str = "") -> dict[str, Any]:
     """An item's cells by column: nested objects as dotted columns, except at a column the
     serializer writes whole (`whole`), where a mapping or a list of objects is JSON."""
     column = prefix[:-1]
@@ -303,9 +300,10 @@ class CSVRenderer(BaseRenderer):
             items = data
         else:
             items = [data]
-        whole = _view_columns((renderer_context or {}).get("view"))
+        declared = _view_columns((renderer_context or {}).get("view"))
+        whole = set(declared)
         rows = [_flat_row(item, whole) for item in items]
-        columns = list(dict.fromkeys([*whole, *(key for row in rows for key in row)]))
+        columns = list(dict.fromkeys([*declared, *(key for row in rows for key in row)]))
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow([csv_cell(c) for c in columns])

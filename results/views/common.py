@@ -1,5 +1,6 @@
 """What every results page needs: the request type, query-string parsing, the 400 page."""
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.http import HttpRequest, QueryDict
@@ -7,7 +8,7 @@ from django.urls import Resolver404, resolve, reverse
 
 from drives.filters import search_words
 from drives.models import Drive
-from drives.selectors import drive_match
+from drives.selectors import DriveLabel, drive_match
 from drives.views import HtmxHttpRequest, bad_request, partial  # noqa: F401 - results' too
 from results.filters import highlight_slugs
 
@@ -71,20 +72,26 @@ def highlighting_view(path: str) -> str:
 
 @dataclass(frozen=True)
 class Highlight:
-    drive: Drive
+    drive: Drive | DriveLabel
     remove_url: str  # the same view without it
 
 
-def highlight_list(request: HttpRequest, slugs: tuple[str, ...]) -> list[Highlight]:
+def highlight_list(
+    request: HttpRequest, slugs: tuple[str, ...], shown: Iterable[DriveLabel] = ()
+) -> list[Highlight]:
     """The highlighted drives as the filter form lists them, each with the link that stops
-    highlighting it. One query, none without highlighted drives."""
-    if not slugs:
-        return []
-    drives = Drive.objects.real().select_related("manufacturer").in_bulk(slugs, field_name="slug")
+    highlighting it: named as the view shows them (`shown`), the others looked up. One
+    query, none when the view shows every one of them."""
+    named: dict[str, Drive | DriveLabel] = {d.slug: d for d in shown if d.slug in slugs}
+    missing = [s for s in slugs if s not in named]
+    if missing:
+        named.update(
+            Drive.objects.real().select_related("manufacturer").in_bulk(missing, field_name="slug")
+        )
     return [
-        Highlight(drives[s], with_highlights(request.GET, tuple(o for o in slugs if o != s)))
+        Highlight(named[s], with_highlights(request.GET, tuple(o for o in slugs if o != s)))
         for s in slugs
-        if s in drives
+        if s in named
     ]
 
 

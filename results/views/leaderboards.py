@@ -90,7 +90,9 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "previous_url": f"?{base}&{urlencode({'page': page - 1})}" if page > 1 else "",
         "next_url": f"?{base}&{urlencode({'page': page + 1})}" if board.has_next else "",
         "first_page_url": f"?{base}" if page > 1 else "",
-        "highlight": highlight_list(request, highlight),
+        "highlight": highlight_list(
+            request, highlight, (r.entry.drive for r in board.rows + board.elsewhere)
+        ),
         **filter_context(filters, controllers),
     }
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)

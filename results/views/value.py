@@ -42,7 +42,7 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         "test": test,
         "tests": filters.test_choices,
         "figure": charts.value_scatter(view),
-        "highlight": highlight_list(request, highlight),
+        "highlight": highlight_list(request, highlight, (p.drive for p in view.points)),
         **filter_context(filters, controllers),
     }
     return render(request, partial(request, "bench/value.html", "value"), context)

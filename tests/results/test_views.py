@@ -324,6 +324,10 @@ def test_the_filter_form_lists_highlighted_drives_with_a_link_to_drop_each(clien
     for (_, link), kept in zip(chips, ([b.slug], [a.slug]), strict=True):
         query = QueryDict(link.replace("&amp;", "&").removeprefix("?"))
         assert query.getlist("highlight") == kept and "pattern" in query
+    # A highlighted drive the filters leave out of the view is listed all the same.
+    html = client.get(url, [("highlight", a.slug), ("highlight", b.slug), ("q", "acme")])
+    chips = re.findall(r'<span class="chip highlighted-drive">(.*?) <a', html.content.decode())
+    assert chips == [str(a), str(b)]
 
 
 @pytest.mark.parametrize("url", HIGHLIGHT_VIEWS)
