@@ -145,7 +145,7 @@ class DriveChildFilter(FilterSet):
 
 
 class PriceFilter(DriveChildFilter):
-    currency = django_filters.CharFilter(max_length=3)
+    currency = django_filters.CharFilter(max_length=3, lookup_expr="iexact")
     observed_after = django_filters.DateFilter(field_name="observed_on", lookup_expr="gte")
     observed_before = django_filters.DateFilter(field_name="observed_on", lookup_expr="lte")
 

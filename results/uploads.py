@@ -16,6 +16,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 
+from results import documents
 from results.documents import DocumentProblem, DocumentRejected
 from results.importers.fio import FioConversion, fio_ingest, is_fio_output
 from results.services import IngestOutcome, run_ingest
@@ -36,6 +37,7 @@ FIO_NEEDS_DRIVE = (
     "model beside it (query parameters of the API request, fields of the upload form)"
 )
 _DIGITS = re.compile(r"[0-9]{1,19}")
+NOT_BYTES = "must be a whole number of bytes, digits only (e.g. 240057409536), not {value}"
 
 
 @dataclass(frozen=True)
@@ -49,14 +51,21 @@ def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
     Whole numbers where the schema wants them; anything else is left for the schema to
     reject at its pointer (/drive/<field>)."""
     drive: dict[str, Any] = {}
+    problems = []
     for name in FIO_DRIVE_FIELDS:
         value = fields.get(name, "")
         if not isinstance(value, str) or not value.strip():
             continue
         value = value.strip()
-        drive[name] = int(value) if name in INTEGER_FIELDS and _DIGITS.fullmatch(value) else value
+        if name in INTEGER_FIELDS and not _DIGITS.fullmatch(value):
+            problem = NOT_BYTES.format(value=documents.quote(value))
+            problems.append(DocumentProblem(f"/drive/{name}", problem))
+            continue
+        drive[name] = int(value) if name in INTEGER_FIELDS else value
     if "manufacturer" not in drive or "model" not in drive:
-        raise DocumentRejected([DocumentProblem("/drive", FIO_NEEDS_DRIVE)])
+        problems.insert(0, DocumentProblem("/drive", FIO_NEEDS_DRIVE))
+    if problems:
+        raise DocumentRejected(problems)
     return drive
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from django.conf import settings
@@ -211,8 +212,12 @@ def test_fio_output_without_its_drive_is_a_400(api):
     errors = rejected(api, raw, FIO_RUNS)
     assert errors[0]["pointer"] == "/drive"
     assert "manufacturer" in errors[0]["message"]
-    errors = rejected(api, raw, FIO_RUNS + "?manufacturer=M&model=X&capacity_bytes=lots")
-    assert errors[0]["pointer"] == "/drive/capacity_bytes"
+    for capacity in ("lots", "-5", "1.5e11", "240,000,000,000", "9" * 25, "0x10"):
+        query = urlencode({"manufacturer": "M", "model": "X", "capacity_bytes": capacity})
+        errors = rejected(api, raw, f"{FIO_RUNS}?{query}")
+        assert [e["pointer"] for e in errors] == ["/drive/capacity_bytes"], capacity
+        assert "whole number of bytes" in errors[0]["message"], errors
+        assert json.dumps(capacity)[:20] in errors[0]["message"]
 
 
 # -- the request itself --------------------------------------------------------------------

@@ -300,3 +300,14 @@ def test_pages_have_a_maximum(client, two_drives):
     assert len(body["results"]) <= 500
     body = get(client, "/api/v1/drives/", limit=100_000)
     assert body["count"] == 2
+
+
+def test_prices_filter_by_currency_whatever_its_case(client, two_drives):
+    from tests.factories import PriceFactory
+
+    a, _ = two_drives
+    PriceFactory(drive=a, amount="99.00", currency="USD")
+    PriceFactory(drive=a, amount="89.00", currency="EUR")
+    for currency in ("USD", "usd", "Usd"):
+        listed = get(client, "/api/v1/prices/", currency=currency)["results"]
+        assert [p["currency"] for p in listed] == ["USD"], currency
