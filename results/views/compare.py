@@ -37,8 +37,16 @@ from results.views.common import (
 SCALES = ("log", "linear")
 VIEWS = ("full", "steady")
 VALUE_TEST_NAMES = {"randwrite-4k-qd3-8g": "4KB random write"}
-LATENCY_COLUMNS = (("mean", "latency_mean_ns"), ("max", "latency_max_ns"))
 LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")
+# The latency figures an export writes, as the page's latency table shows them.
+LATENCY_EXPORT = (
+    ("mean", lambda r: r.latency_mean_ns),
+    *(
+        (f"p{q}", lambda r, q=q: (r.latency_percentiles_ns or {}).get(q))
+        for q in LATENCY_PERCENTILES
+    ),
+    ("max", lambda r: r.latency_max_ns),
+)
 
 
 def _permalink(a: str, b: str, **state) -> str:
@@ -349,8 +357,8 @@ def export_rows(c: Comparison) -> list[list[str]]:
                 if not (kinds[0] and kinds[1] and kinds[0] != kinds[1])
                 else f"A {kinds[0]}, B {kinds[1]}"
             )
-            for measure, attr in LATENCY_COLUMNS:
-                values = [getattr(f.result, attr) if f else None for f in (p.a, p.b)]
+            for measure, read in LATENCY_EXPORT:
+                values = [read(f.result) if f else None for f in (p.a, p.b)]
                 if any(v is not None for v in values):
                     rows.append(
                         [
@@ -393,9 +401,43 @@ def export_rows(c: Comparison) -> list[list[str]]:
         for measure, unit, value in SATURATION_EXPORT:
             cells = [_saturation_cell(w, measure, value) for w in pair]
             rows.append(["write saturation", pattern, measure, unit, *cells, "", ""])
-    prices = [f"{s.price.amount} ({s.price.observed_on})" if s.price else "—" for s in (c.a, c.b)]
-    rows.append(["specs", "latest price", "price", "USD", *prices, "", ""])
-    return rows
+    return rows + _spec_rows(c)
+
+
+def _usd(amount) -> str:
+    return f"{float(amount):.2f}" if amount is not None else ""
+
+
+def _spec_rows(c: Comparison) -> list[list[str]]:
+    """The specifications as the page's table shows them, one row each."""
+    drives = (c.a.drive, c.b.drive)
+
+    def row(what: str, unit: str, values) -> list[str]:
+        cells = [str(v) if v not in (None, "") else "—" for v in values]
+        return ["specs", what, "", unit, *cells, "", ""]
+
+    value_test = VALUE_TEST_NAMES.get(c.value_test, c.value_test)
+    return [
+        row("manufacturer", "", (d.manufacturer.name for d in drives)),
+        row("kind", "", (d.get_kind_display() for d in drives)),
+        row("controller", "", (str(d.controller) if d.controller else "" for d in drives)),
+        row("NAND", "", (str(d.nand) if d.nand else "" for d in drives)),
+        row("firmware tested", "", (", ".join(s.firmware) for s in (c.a, c.b))),
+        row("capacity", "bytes", (d.capacity_bytes for d in drives)),
+        row("interface", "", (d.get_interface_display() for d in drives)),
+        row("form factor", "", (d.get_form_factor_display() for d in drives)),
+        row(
+            "latest price",
+            "USD",
+            (f"{s.price.amount} ({s.price.observed_on})" if s.price else "" for s in (c.a, c.b)),
+        ),
+        row("price per GB", "USD", (_usd(s.price_per_gb) for s in (c.a, c.b))),
+        row(
+            f"price per 1,000 IOPS ({value_test}, worst case)",
+            "USD",
+            (_usd(v) for v in c.price_per_kiops),
+        ),
+    ]
 
 
 SATURATION_EXPORT = (

@@ -158,6 +158,13 @@ def test_exports(client, pair):
     rows = list(csv.reader(io.StringIO(response.content.decode())))
     assert rows[0][4:6] == ["A: Acme Fast One 256GB", "B: Bolt Slow Two 256GB"]
     assert any(r[0] == "consistency" for r in rows) and any(r[0] == "latency" for r in rows)
+    # Every latency figure the page's table shows, and every specification.
+    measures = {r[2].rsplit(", ", 1)[1] for r in rows if r[0] == "latency"}
+    assert measures == {"mean", "p50", "p99", "p99.9", "p99.99", "max"}
+    specs = {r[1]: r[4:6] for r in rows if r[0] == "specs"}
+    assert {"manufacturer", "controller", "NAND", "firmware tested", "capacity"} <= set(specs)
+    assert specs["capacity"] == [str(a.capacity_bytes), str(b.capacity_bytes)]
+    assert specs["latest price"][0].startswith("120.00") and specs["price per GB"][1] == "0.35"
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
     assert md.splitlines()[2].startswith("| section | test |")
     assert all(line.startswith("|") for line in md.splitlines()[2:])
