@@ -57,6 +57,18 @@ def test_a_published_figure_is_stored_under_the_method_its_article_names(name, d
             assert tool == named, (name, locator)
 
 
+def test_drive_pages_name_each_trim_test_and_who_produced_it(demo, client):
+    """The published AS-SSD figures and loadgen's own TRIM validation are different tests:
+    a drive page names the test of each row, and says when loadgen did not produce it."""
+    html = client.get("/drives/intel-ssd-530-240gb/").content.decode()
+    table = html.split("TRIM validation (sequential write)", 1)[1].split("</table>", 1)[0]
+    trim = TrimValidation.objects.select_related("test").get(run__drive__slug="intel-ssd-530-240gb")
+    assert trim.test.name in table and "published with AS-SSD" in table
+    html = client.get("/drives/linux-zram-compressed-ram-disk/").content.decode()
+    table = html.split("TRIM validation (sequential write)", 1)[1].split("</table>", 1)[0]
+    assert "trim" in table.lower() and "published with" not in table
+
+
 def test_intel_ssd_530_trim_figures_are_as_ssd_not_loadgen(demo):
     trim = TrimValidation.objects.select_related("test").get(run__drive__slug="intel-ssd-530-240gb")
     assert trim.test.identifier == "trim-as-ssd-seqwrite"

@@ -218,6 +218,9 @@ def test_picker_lists_matches_as_links_to_the_comparison(client, pair):
         reverse("bench:pick"), {"side": "b", "b": "slow", "cur_a": a.slug, "target": "compare"}
     ).content.decode()
     assert f'href="{compare_url(a, b)}"' in html and 'hx-target="#compare-page"' in html
+    # A listbox of options, each option the link itself (an option's content is not read as
+    # a link by assistive technology).
+    assert 'role="listbox"' in html and html.count('<li role="none"><a role="option"') == 1
     html = client.get(reverse("bench:pick"), {"side": "a", "a": "256GB"}).content.decode()
     assert "Acme Fast One" in html and "Bolt Slow Two" in html
     html = client.get(reverse("bench:pick"), {"side": "a", "a": "zzz"}).content.decode()
@@ -377,7 +380,7 @@ def test_the_highlight_picker_links_keep_the_filters_and_add_the_drive(client, p
     form = {"side": "mark", "mark": "slow", "pattern": "incompressible", "page": "3", "at": at}
     html = client.get(reverse("bench:pick"), {**form, "highlight": a.slug}).content.decode()
     assert 'hx-boost="true"' in html
-    (link,) = re.findall(r'<a href="([^"]+)"', html)
+    (link,) = re.findall(r'<a role="option" href="([^"]+)"', html)
     target, query = link.replace("&amp;", "&").split("?", 1)
     assert target == path
     query = QueryDict(query)
