@@ -77,6 +77,9 @@ def test_compare_state_lives_in_the_url(client, pair):
     overlay = figures(html)["consistency-25"]
     assert overlay["layout"]["yaxis"]["type"] == "linear"
     assert overlay["layout"]["xaxis"]["range"][0] == 1400
+    # The toggles mark the state shown as the current one of their links.
+    current = re.findall(r'class="toggle on" (aria-current="true")', html)
+    assert len(current) == 2 and html.count('aria-current="true"') == 2
     swap = reverse("bench:compare", args=[b.slug, a.slug]) + "?scale=linear&amp;view=steady"
     assert f'href="{swap}"' in html
     run = a.runs.get()
