@@ -1,8 +1,17 @@
 import json
+import os
 
 import pytest
+from hypothesis import settings
 
 from results.synthetic import measured_document
+
+# Property tests draw the same examples on every run ("ci", the default), so that a run of
+# `make test` is repeatable; HYPOTHESIS_PROFILE=explore draws new ones each time, to look
+# for failures (add any found as an @example).
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

@@ -471,6 +471,15 @@ _MD_BLOCK_START = re.compile(r"^(\d*)([#+\->=.)])")
 _MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)([:.])")
 
 
+# An address in Markdown text: the characters that could start emphasis or strikethrough
+# percent-encoded, which the address means all the same (RFC 3986) and stays one link.
+_MD_URL = str.maketrans({"_": "%5F", "*": "%2A", "~": "%7E"})
+
+
+def _md_url(url: str) -> str:
+    return url.translate(_MD_URL)
+
+
 def _md_cell(value: str) -> str:
     """Text as itself in a Markdown table or line, whatever it holds."""
     value = " ".join(value.split())
@@ -501,7 +510,7 @@ def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     header, body = rows[0], rows[1:]
     lines = [
         f"{_md_cell(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
-        f"({request.build_absolute_uri(_permalink(a, b, **state))})",
+        f"({_md_url(request.build_absolute_uri(_permalink(a, b, **state)))})",
         "",
         "| " + " | ".join(_md_cell(h) for h in header) + " |",
         "|" + "---|" * len(header),

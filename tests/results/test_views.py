@@ -2,6 +2,7 @@ import csv
 import io
 import json
 import re
+from urllib.parse import unquote
 
 import pytest
 from django.http import QueryDict
@@ -177,8 +178,9 @@ def test_exports(client, pair):
         reverse("bench:compare_markdown", args=[a.slug, b.slug]),
         {"run_a": run.pk, "scale": "linear", "view": "steady"},
     ).content.decode()
-    link = md.splitlines()[0].rsplit("(", 1)[1].rstrip(")")
+    link = unquote(md.splitlines()[0].rsplit("(", 1)[1].rstrip(")"))
     assert link.endswith(f"{compare_url(a, b)}?run_a={run.pk}&scale=linear&view=steady")
+    assert client.get(md.splitlines()[0].rsplit("(", 1)[1].rstrip(")")).status_code == 200
 
 
 def test_compare_start_without_javascript(client, pair):
