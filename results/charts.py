@@ -121,7 +121,7 @@ def consistency(
         step = series.interval_ns / 1e9
         starts.append((series.quick, series.steady_state_start_s))
         ends.append(series.points * step)
-        stalled = _stalls(series.iops_json) if scale == "log" else 0
+        stalled = series.stalls if scale == "log" else 0
         if stalled:  # a log axis has no zero: say how many seconds are not drawn
             name = f"{name} · {stalled:,} s at 0 IOPS, below the log axis"
         traces.append(
@@ -154,13 +154,6 @@ def consistency(
             height=360, margin={"l": 60, "r": 20, "t": 30, "b": 45}, xaxis=xaxis, yaxis=yaxis
         ),
     }
-
-
-def _stalls(points) -> int:
-    """Seconds at 0 IOPS in a series' points (JSON text, as the selector read it)."""
-    if points is None:
-        return 0
-    return sum(1 for value in points.text[1:-1].split(",") if value.strip() == "0")
 
 
 TRIM_PHASES = (

@@ -307,9 +307,11 @@ SELECT json_build_object(
       SELECT side.key, r.* FROM side JOIN results_result r ON r.run_id = side.chosen
     ) r),
   'series', (
-    SELECT json_agg(json_build_array(key, {series}, points, iops_text)) FROM (
+    SELECT json_agg(json_build_array(key, {series}, points, stalls, iops_text)) FROM (
       SELECT DISTINCT ON (shown.key, s.spare_area_percent) shown.key,
-             cardinality(s.iops) AS points, {series_points} AS iops_text, s.*
+             cardinality(s.iops) AS points,
+             cardinality(array_positions(s.iops, 0::bigint)) AS stalls,
+             {series_points} AS iops_text, s.*
       FROM shown JOIN results_consistencyseries s ON s.run_id = shown.id
       ORDER BY shown.key, s.spare_area_percent, shown.rank) s),
   'trims', (
@@ -363,8 +365,9 @@ def compare(
     """Two drives head to head: every throughput test either has (both data patterns),
     consistency series per spare-area level, TRIM validations, write saturation, specs and
     latest prices. Every consistency and saturation series says how many points it has
-    (`points`), and holds them with points=True: a consistency series as `iops_json`, the
-    JSON text of its IOPS (the `iops` field itself is not read).
+    (`points`; a consistency series also its seconds at 0 IOPS, `stalls`), and holds them
+    with points=True: a consistency series as `iops_json`, the JSON text of its IOPS (the
+    `iops` field itself is not read).
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
     one of its runs (an unknown run falls back to the latest). One query.
@@ -418,10 +421,11 @@ def compare(
         attach(result, "test", tests[result.test_id])
         attach(result, "run", runs[result.run_id])
         sides[key].results[(result.test.identifier, result.pattern)] = Figures.of(result)
-    for key, values, count, text in doc["series"] or []:
+    for key, values, count, stalls, text in doc["series"] or []:
         series = _SERIES.build(values, alias)
         attach(series, "test", tests[series.test_id])
         series.points = count
+        series.stalls = stalls  # seconds at 0 IOPS
         series.iops_json = JsonText(f"[{text[1:-1]}]") if text is not None else None
         series.quick = series_is_quick(series, count)
         sides[key].consistency[series.spare_area_percent] = series

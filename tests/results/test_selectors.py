@@ -38,6 +38,25 @@ def test_compare_pairs_every_test_and_pattern_and_says_who_wins():
     assert c.a.consistency[0].points == 2000 == len(c.a.consistency[0].iops_json.parsed)
 
 
+def test_compare_counts_each_series_seconds_at_zero_iops():
+    """The seconds a drive stalled (0 IOPS), which a log axis cannot draw, counted for each
+    series by the comparison's statement."""
+    from results.models import ConsistencySeries
+
+    run = measured(manufacturer="A", model="One", seed=1)
+    series = ConsistencySeries.objects.filter(run=run).order_by("pk")
+    stalled = series.first()
+    iops = list(stalled.iops)
+    iops[5:9] = [0, 0, 0, 0]
+    iops[-1] = 0
+    ConsistencySeries.objects.filter(pk=stalled.pk).update(iops=iops)
+    slug = Drive.objects.get().slug
+    c = compare(a=slug, b=slug)
+    counted = {s.spare_area_percent: s.stalls for s in c.a.consistency.values()}
+    expected = {s.spare_area_percent: list(s.iops).count(0) for s in series}
+    assert counted == expected and counted[stalled.spare_area_percent] >= 5
+
+
 def test_compare_prices_each_side_by_its_latest_usd_price_to_the_cent():
     a = measured(manufacturer="A", model="One", seed=1).drive
     b = measured(manufacturer="B", model="Two", seed=2).drive

@@ -622,6 +622,7 @@ def test_consistency_charts_show_every_second(points_a, points_b, quick_a, quick
         series = SimpleNamespace(
             interval_ns=10**9,
             points=len(points),
+            stalls=points.count(0),  # as the selector counts them (test_selectors)
             steady_state_start_s=start,
             quick=quick,
             iops_json=JsonText(json.dumps(points)),
