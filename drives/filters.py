@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any, Protocol
 
 import django_filters
 from django import forms
@@ -130,6 +131,26 @@ def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> N
     )
 
 
+class Columns(Protocol):
+    """Rows held as columns in a server process (results.value_index): what the filters
+    narrow when they are not written as SQL. A mask is a boolean array over the rows."""
+
+    def compare(self, field_name: str, lookup: str, value: Any) -> Any:
+        """The rows whose `field_name` is `lookup` ("exact", "gte", "lte") `value`; none
+        where it is null, as in SQL."""
+
+    def slug_id(self, model: type[Model], slug: str) -> int | None:
+        """The id of the `model` row of this slug (None: no such row)."""
+
+    def drives_matching(self, condition: Q) -> Any:
+        """The rows whose drive matches `condition` (on drives_drive)."""
+
+
+def column_mask(flt: django_filters.Filter, value, columns: Columns):
+    """column_sql's condition, as a mask."""
+    return columns.compare(flt.field_name, flt.lookup_expr, value)
+
+
 def _contains(drive: str, word: str, where: Where) -> str:
     # As Django writes icontains, so the trigram index on UPPER(search_text) serves it.
     like = f"%{connection.ops.prep_for_like_query(word)}%"
@@ -145,6 +166,9 @@ class SearchFilter(django_filters.CharFilter):
 
     def filter(self, qs, value):
         return qs.filter(search_q(value, self.prefix)) if value and value.strip() else qs
+
+    def mask(self, value, columns: Columns):
+        return columns.drives_matching(search_q(value)) if value and value.strip() else None
 
     def sql(self, value, table: str, where: Where) -> None:
         terms = search_terms(value) if value else []
@@ -190,6 +214,11 @@ class SlugFilter(django_filters.CharFilter):
         named = self.to._default_manager.filter(slug=value).order_by().values("pk")[:1]
         return self.get_method(qs)(**{self.field_name: Subquery(named)})
 
+    def mask(self, value, columns: Columns):
+        if value in EMPTY_VALUES:
+            return None
+        return columns.compare(self.field_name, "exact", columns.slug_id(self.to, value))
+
     def sql(self, value, table: str, where: Where) -> None:
         if value in EMPTY_VALUES:
             return
@@ -205,6 +234,9 @@ class CapacityFilter(django_filters.NumberFilter):
 
     def filter(self, qs, value):
         return qs if value is None else super().filter(qs, int(value * GB))
+
+    def mask(self, value, columns: Columns):
+        return None if value is None else column_mask(self, int(value * GB), columns)
 
     def sql(self, value, table: str, where: Where) -> None:
         if value is not None:
@@ -298,6 +330,25 @@ class FilterSet(django_filters.FilterSet):
             else:
                 column_sql(flt, value, table, where)
         return where
+
+    def mask(self, columns: Columns):
+        """The rows of `columns` this (valid) FilterSet's qs keeps, as a mask (None: every
+        row), where's twin: a filter with a method has a twin `<method>_mask`; any other
+        filter makes its own (`mask`) or is a column's."""
+        keep = None
+        for name, value in self.form.cleaned_data.items():
+            if value in EMPTY_VALUES:
+                continue
+            flt = self.filters[name]
+            if flt.method is not None:
+                narrowed = getattr(self, f"{flt.method}_mask")(value, columns)
+            elif hasattr(flt, "mask"):
+                narrowed = flt.mask(value, columns)
+            else:
+                narrowed = column_mask(flt, value, columns)
+            if narrowed is not None:
+                keep = narrowed if keep is None else keep & narrowed
+        return keep
 
     def get_form_class(self):
         form = type(self).__dict__.get("_form_class")

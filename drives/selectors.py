@@ -285,15 +285,30 @@ class DriveLabel:
         return self.url
 
 
-_LABELS_SQL = """
-SELECT d.id, d.slug, m.name, d.model, d.capacity_bytes, d.hardware_revision, d.synthetic,
-       d.configuration, cv.name, c.model
-FROM drives_drive d
+# A drive's label as one row: id, slug, maker, model, capacity, revision, synthetic,
+# configuration, its controller's maker and model (label_of).
+LABEL_COLUMNS = """d.id, d.slug, m.name, d.model, d.capacity_bytes, d.hardware_revision,
+       d.synthetic, d.configuration, cv.name, c.model"""
+LABEL_TABLES = """drives_drive d
 JOIN drives_manufacturer m ON m.id = d.manufacturer_id
 LEFT JOIN drives_controller c ON c.id = d.controller_id
-LEFT JOIN drives_manufacturer cv ON cv.id = c.vendor_id
-WHERE d.id = ANY(%s)
-"""
+LEFT JOIN drives_manufacturer cv ON cv.id = c.vendor_id"""
+_LABELS_SQL = f"SELECT {LABEL_COLUMNS} FROM {LABEL_TABLES} WHERE d.id = ANY(%s)"
+
+
+def label_of(row: Sequence, url: Callable[[str], str]) -> DriveLabel:
+    """The label of a row of LABEL_COLUMNS, linked by `url` (drives.links.page_urls)."""
+    _pk, slug, maker, model, capacity, revision, synthetic, configuration, vendor, ctl = row
+    return DriveLabel(
+        slug=slug,
+        model=model,
+        name=drive_name(maker, model, capacity, revision),
+        capacity_bytes=capacity,
+        synthetic=synthetic,
+        configuration=configuration,
+        controller=f"{vendor} {ctl}" if ctl is not None else "",
+        url=url(slug),
+    )
 
 
 def drive_labels(ids: Sequence[int]) -> dict[int, DriveLabel]:
@@ -302,20 +317,7 @@ def drive_labels(ids: Sequence[int]) -> dict[int, DriveLabel]:
         return {}
     _, rows = prepared_rows(Drive, _LABELS_SQL, [list(ids)])
     url = page_urls("bench:drive")
-    labels = {}
-    for pk, slug, maker, model, capacity, revision, synthetic, configuration, *ctl in rows:
-        vendor, controller = ctl
-        labels[pk] = DriveLabel(
-            slug=slug,
-            model=model,
-            name=drive_name(maker, model, capacity, revision),
-            capacity_bytes=capacity,
-            synthetic=synthetic,
-            configuration=configuration,
-            controller=f"{vendor} {controller}" if controller is not None else "",
-            url=url(slug),
-        )
-    return labels
+    return {row[0]: label_of(row, url) for row in rows}
 
 
 # Every controller as [slug, name], by maker and model, as one JSON value: a scalar

@@ -67,6 +67,9 @@ class ValueFilter(LeaderboardFilter):
     def keep_sql(self, value, table, where) -> None:
         """`test` and `as_of` narrow no entries (see keep)."""
 
+    def keep_mask(self, value, columns) -> None:
+        """`test` and `as_of` narrow no entries (see keep)."""
+
 
 MAX_HIGHLIGHT = 5
 

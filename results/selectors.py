@@ -18,7 +18,7 @@ from django.db import connections
 from django.db.models import F, Func, IntegerField, Prefetch, QuerySet
 
 from drives.db import JsonText, Shape, attach, prepared_rows, read_alias
-from drives.filters import Where
+from drives.filters import FilterSet, Where
 from drives.models import Controller, Drive, FirmwareVersion, NandType, Price
 from drives.selectors import (
     CONTROLLER_CHOICES_JSON,
@@ -43,6 +43,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
+from results.value_index import value_index
 
 PATTERN_ORDER = {DataPattern.COMPRESSIBLE: 0, DataPattern.INCOMPRESSIBLE: 1, "unspecified": 2}
 VALUE_DEFAULT_TEST = "randwrite-4k-qd3-8g"
@@ -749,16 +750,16 @@ class ValueView:
     points: list[ValuePoint]  # frontier, highlighted, cheapest lists and a sample
     sample_size: int
 
-    @property
+    @functools.cached_property
     def frontier(self) -> list[ValuePoint]:
         return sorted((p for p in self.points if p.frontier), key=lambda p: p.price)
 
-    @property
+    @functools.cached_property
     def cheapest_per_gb(self) -> list[ValuePoint]:
         ranked = sorted((p for p in self.points if p.per_gb is not None), key=lambda p: p.per_gb)
         return ranked[:VALUE_TABLE_ROWS]
 
-    @property
+    @functools.cached_property
     def cheapest_per_kiops(self) -> list[ValuePoint]:
         return sorted(self.points, key=lambda p: p.per_kiops)[:VALUE_TABLE_ROWS]
 
@@ -766,174 +767,54 @@ class ValueView:
 VALUE_TABLE_ROWS = 10
 VALUE_SAMPLE = 200
 
-# Each drive's entry in the test and its USD price (latest, or as of a date), counted once.
-# In price order, a drive is on the frontier when it is faster than every drive before it.
-# With latest prices the frontier is found by steps through leaderboard_worst_price_idx (or
-# _pattern_price_idx): from each frontier drive, the first dearer drive that is faster is the
-# next one, so no row is ranked or kept; a window over every row in price order cost three
-# times the scan itself. Prices as of a date are looked up once (materialized) and the
-# frontier is a running maximum over them. The frontier's rows carry what the view shows, the
-# highlighted drives are looked up by id, and the sample for the scatter is the `sample`
-# drives with the lowest hashes of their ids (the same drives in every request, spread like
-# the whole), the first rows of leaderboard_worst_sample_idx: each part reads only its own
-# rows (a pass over every row for the three together cost more than the rest). The two
-# cheapest lists are top-10 scans of their own. One prepared statement a filter set.
-_VALUE_SQL = """
-WITH RECURSIVE perf AS NOT MATERIALIZED ({entries}),
-priced AS {materialized} ({priced}),
-counted AS MATERIALIZED (SELECT count(*) AS considered FROM priced),
-frontier AS ({frontier})
-SELECT f.*, c.considered, true FROM frontier f CROSS JOIN counted c
-UNION ALL
-SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, p.derived, c.considered, false
-FROM priced p CROSS JOIN counted c WHERE p.drive_id = ANY(%(highlight)s)
-UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, derived, NULL, false FROM priced
- ORDER BY hashint8(drive_id), drive_id LIMIT {sample})
-{cheapest}
-"""
-# The cheapest per GB and per 1,000 IOPS: among many drives, the first rows of an index in
-# that order (leaderboard_worst_gb_idx, _iops_idx...); among few, which an index walk would
-# look for through the whole test (20 ms for a filter that keeps none), a sort of the few
-# (the order written as an expression no index has). Only one of the two runs.
-_CHEAPEST = """
-UNION ALL
-(SELECT drive_id, iops, amount, observed_on, quick, derived, NULL, NULL FROM priced
- WHERE (SELECT considered FROM counted) {test} %(walk)s
- ORDER BY {order} NULLS LAST, drive_id LIMIT %(rows)s)"""
-_CHEAPEST_ORDERS = ("amount / NULLIF(capacity_bytes, 0)::float8", "amount / iops")
-VALUE_WALK = 100  # drives considered from which the cheapest lists walk an index
-_FRONTIER_STEPS = """
-  (SELECT drive_id, iops, amount, observed_on, quick, derived FROM priced
-   ORDER BY amount, iops DESC, drive_id LIMIT 1)
-  UNION ALL
-  SELECT next.* FROM frontier f CROSS JOIN LATERAL (
-    SELECT p.drive_id, p.iops, p.amount, p.observed_on, p.quick, p.derived FROM priced p
-    WHERE p.amount > f.amount AND p.iops > f.iops
-    ORDER BY p.amount, p.iops DESC, p.drive_id LIMIT 1) next
-"""
-_FRONTIER_RUNNING_MAX = """
-  SELECT drive_id, iops, amount, observed_on, quick, derived FROM (
-    SELECT drive_id, iops, amount, observed_on, quick, derived,
-           MAX(iops) OVER (ORDER BY amount, iops DESC, drive_id
-                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    FROM priced) ranked (drive_id, iops, amount, observed_on, quick, derived, best_cheaper)
-  WHERE iops > COALESCE(best_cheaper, 0)
-"""
-# Latest prices travel with the entries; prices as of a date are read in one pass over the
-# price index (a lookup per drive cost four times as much), in its order (the price's own
-# column in ORDER BY: the output column, cast to float, would need a sort of every price).
-_LATEST_PRICES = """
-  SELECT drive_id, iops, price_usd AS amount, price_observed_on AS observed_on, capacity_bytes,
-         quick, derived
-  FROM perf WHERE price_usd IS NOT NULL
-"""
-_PRICES_AS_OF = """
-  SELECT perf.drive_id, perf.iops, p.amount, p.observed_on, perf.capacity_bytes, perf.quick,
-         perf.derived
-  FROM perf JOIN (
-    SELECT DISTINCT ON (pr.drive_id) pr.drive_id, pr.amount::float8 AS amount, pr.observed_on
-    FROM drives_price pr WHERE pr.currency = 'USD' AND pr.observed_on <= %(as_of)s::date
-    ORDER BY pr.drive_id, pr.observed_on DESC, pr.amount) p ON p.drive_id = perf.drive_id
-"""
-
-
-# The entries a value view prices: one test's with IOPS, narrowed by a FilterSet's
-# conditions on e; one a drive (its worst case) unless the filters name a data pattern.
-_VALUE_ENTRIES = """
-  SELECT e.drive_id, e.iops, e.price_usd, e.price_observed_on, e.capacity_bytes, e.quick,
-         e.derived
-  FROM results_leaderboardentry e
-  WHERE e.test_id = %(test)s AND e.iops IS NOT NULL{worst}{real}{where}
-"""
-
-
-@functools.lru_cache(maxsize=512)
-def _value_sql(where: str, *, as_of: bool, worst: bool, real: bool, sample: int) -> str:
-    """The value statement for these conditions; the sample's size is written into it, so
-    that a kept plan reads the sample index (leaderboard_worst_sample_idx) for it."""
-    entries = _VALUE_ENTRIES.format(
-        worst=" AND e.worst" if worst else "", real=_real(real), where=where
-    )
-    return (
-        _VALUE_SQL.replace("{entries}", entries)
-        .replace("{priced}", _PRICES_AS_OF if as_of else _LATEST_PRICES)
-        .replace("{materialized}", "MATERIALIZED" if as_of else "NOT MATERIALIZED")
-        .replace("{frontier}", _FRONTIER_RUNNING_MAX if as_of else _FRONTIER_STEPS)
-        .replace("{cheapest}", _cheapest_sql())
-        .replace("{sample}", str(int(sample)))
-    )
-
 
 def value_frontier(
     *,
     test: Test,
-    where: Where | None = None,
+    filters: FilterSet | None = None,
     as_of: datetime.date | None = None,
     highlight: tuple[str, ...] = (),
     sample: int = VALUE_SAMPLE,
     worst_case: bool = True,
 ) -> ValueView:
     """Price against performance in one test among the entries the pages show, narrowed by
-    `where` (a ValueFilter's conditions on entries, see FilterSet.where): the value frontier
-    (drives no other drive beats on both price and IOPS), the cheapest per GB and per 1,000
-    IOPS, and a sample of `sample` drives for the scatter (those with the lowest hashes of
-    their ids: spread as they are, the same in every request; none with 0), each point with
-    its drive and maker. Each drive counts once: its worst case (the default), or its entry
-    in the one data pattern the filters name (worst_case=False).
-    Two queries, three with highlighted drives."""
-    where = where or Where()
-    highlight_ids = (
-        list(Drive.objects.filter(slug__in=highlight[:5]).values_list("pk", flat=True))
-        if highlight
-        else []
-    )
-    sql = _value_sql(
-        where.sql,
-        as_of=as_of is not None,
+    `filters` (a valid ValueFilter): the value frontier (drives no other drive beats on both
+    price and IOPS), the cheapest per GB and per 1,000 IOPS, the highlighted drives and a
+    sample of `sample` drives for the scatter (those with the lowest hashes of their ids:
+    spread as they are, the same in every request), each point with its drive and maker.
+    Each drive counts once: its worst case (the default), or its entry in the one data
+    pattern the filters name (worst_case=False). Prices are the latest, or as of a date.
+    Computed on the process's copy of the priced entries (results.value_index): one
+    prepared statement (the catalog's version), two with a search."""
+    priced = value_index().price(
+        test_id=test.pk,
+        filters=filters,
+        as_of=as_of,
         worst=worst_case,
         real=not settings.BENCH_SHOW_SYNTHETIC,
-        sample=max(sample, 0),
+        highlight=highlight[:5],
+        sample=sample,
+        cheapest=VALUE_TABLE_ROWS,
     )
-    _, rows = prepared_rows(
-        LeaderboardEntry,
-        sql,
-        {
-            **where.params,
-            "test": test.pk,
-            "as_of": as_of,
-            "rows": VALUE_TABLE_ROWS,
-            "highlight": highlight_ids,
-            "walk": VALUE_WALK,
-        },
-    )
-    # A drive may come back more than once (on the frontier and among the cheapest).
-    merged: dict[int, tuple] = {}
-    considered = 0
-    for drive_id, iops, amount, observed, quick, derived, count, frontier in rows:
-        considered = count or considered
-        on_frontier = bool(frontier) or (drive_id in merged and merged[drive_id][4])
-        merged[drive_id] = (iops, amount, observed, quick, on_frontier, derived == "iops")
-    drives = drive_labels(list(merged))
     points = [
-        ValuePoint(drives[d], iops, amount, observed, frontier, d in highlight_ids, quick, derived)
-        for d, (iops, amount, observed, quick, frontier, derived) in merged.items()
+        ValuePoint(
+            priced.labels[d],
+            r.iops,
+            r.price,
+            r.observed_on,
+            r.frontier,
+            d in priced.highlighted,
+            r.quick,
+            r.iops_derived,
+        )
+        for d, r in priced.rows.items()
     ]
     return ValueView(
         test=test,
         as_of=as_of,
-        considered=considered,
+        considered=priced.considered,
         points=sorted(points, key=lambda p: (p.price, -p.iops)),
         sample_size=sample,
-    )
-
-
-@functools.cache
-def _cheapest_sql() -> str:
-    return "".join(
-        _CHEAPEST.replace("{test}", test).replace("{order}", written)
-        for order in _CHEAPEST_ORDERS
-        for test, written in ((">=", order), ("<", f"({order}) + 0"))
     )
 
 

@@ -768,7 +768,7 @@ class ValueView(APIView):
         test = Test.objects.get(identifier=cleaned.get("test") or selectors.VALUE_DEFAULT_TEST)
         view = selectors.value_frontier(
             test=test,
-            where=filters.where("e"),
+            filters=filters,
             as_of=cleaned.get("as_of"),
             highlight=highlight_slugs(request.query_params.getlist("highlight")),
             worst_case=not cleaned.get("pattern"),

@@ -32,7 +32,7 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
     highlight = highlighted(request)
     view = value_frontier(
         test=test,
-        where=filters.where("e"),
+        filters=filters,
         as_of=cleaned.get("as_of"),
         highlight=highlight,
         worst_case=not cleaned.get("pattern"),

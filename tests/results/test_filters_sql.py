@@ -146,7 +146,7 @@ def test_a_value_view_prices_the_filtered_entries(catalog, data):
     filters = valid(ValueFilter, query)
     view = value_frontier(
         test=test,
-        where=filters.where("e"),
+        filters=filters,
         as_of=filters.form.cleaned_data.get("as_of"),
         worst_case=not query.get("pattern"),
         sample=sample,
