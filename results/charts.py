@@ -8,6 +8,7 @@ data-figure attribute (results.markup.chart). Text from the database goes throug
 
 from __future__ import annotations
 
+import functools
 from html import escape
 
 from results.selectors import (
@@ -33,8 +34,14 @@ FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 13}
 LINEAR_CEILING = 40_000  # the seeds' linear consistency view tops out at 40K IOPS
 
 
-def label(text: str) -> str:
-    return escape(str(text), quote=False)
+def label(text) -> str:
+    return _label(str(text))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _label(text: str) -> str:
+    # Names repeat across requests (a drive's in every ranking and scatter).
+    return escape(text, quote=False)
 
 
 def _layout(**extra) -> dict:

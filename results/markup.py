@@ -6,6 +6,7 @@ a dozen values a row is the bulk of a page's rendering. Every value from the dat
 escaped by `_e` (the escaping of Django's `escape`, without its lazy-string wrapper).
 """
 
+import functools
 import json
 from decimal import Decimal
 from html import escape
@@ -69,6 +70,16 @@ def _e(value) -> str:
     return escape(str(value))
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _name(text: str) -> str:
+    """escape() of a name or link that many rows repeat across requests (a drive's)."""
+    return escape(text)
+
+
+def _drive_link(drive) -> str:
+    return f'<a href="{_name(drive.get_absolute_url())}">{_name(str(drive))}</a>'
+
+
 def _number(value) -> str:
     """A number for a data-value attribute (read by the table sorter), "" for none."""
     return "" if value is None else str(value)
@@ -76,14 +87,23 @@ def _number(value) -> str:
 
 def options(choices, selected) -> SafeString:
     """<option> elements of (value, label) pairs, `selected` marked. Values compare as
-    text, as the form's cleaned data and the choices may differ in type."""
+    text, as the form's cleaned data and the choices may differ in type. Written once for
+    the same choices and selection (a filter form's are the same in most requests)."""
     selected = "" if selected is None else str(selected)
+    try:
+        return mark_safe(_options(tuple(choices), selected))
+    except TypeError:  # choices that cannot be a key
+        return mark_safe(_options.__wrapped__(choices, selected))
+
+
+@functools.lru_cache(maxsize=1024)
+def _options(choices, selected: str) -> str:
     parts = []
     for value, name in choices:
         value = str(value)
         mark = " selected" if value == selected else ""
         parts.append(f'<option value="{_e(value)}"{mark}>{_e(name)}</option>')
-    return mark_safe("".join(parts))
+    return "".join(parts)
 
 
 _DERIVED_IOPS = ' <span class="derived" title="derived: bytes/s ÷ block size">derived</span>'
@@ -100,7 +120,7 @@ def leaderboard_rows(rows) -> SafeString:
         if drive.configuration:
             tags += ' <span class="tag">configuration</span>'
         if drive.controller:
-            tags += f"<br><small>{_e(drive.controller)}</small>"
+            tags += f"<br><small>{_name(drive.controller)}</small>"
         derived_bytes = derived_iops = ""
         if e.derived == "bytes_per_second":
             derived_bytes = _DERIVED_BYTES
@@ -109,7 +129,7 @@ def leaderboard_rows(rows) -> SafeString:
         parts.append(
             f"<tr{_HIGHLIGHTED if row.highlighted else ''}>\n"
             f'  <td class="num">{row.rank}</td>\n'
-            f'  <td><a href="{_e(drive.get_absolute_url())}">{_e(drive)}</a>{tags}</td>\n'
+            f"  <td>{_drive_link(drive)}{tags}</td>\n"
             f"  <td>{_e(e.get_pattern_display())}</td>\n"
             f'  <td class="num" data-value="{_number(e.bytes_per_second)}">'
             f"{mbps(e.bytes_per_second)}{derived_bytes}</td>\n"
@@ -131,11 +151,11 @@ def _drive_cell(p, *, synthetic: bool, quick: bool) -> str:
     tags = (_SYNTHETIC if synthetic and p.drive.synthetic else "") + (
         _QUICK if quick and p.quick else ""
     )
-    return f'<td><a href="{_e(p.drive.get_absolute_url())}">{_e(p.drive)}</a>{tags}</td>'
+    return f"<td>{_drive_link(p.drive)}{tags}</td>"
 
 
 def value_rows(points, table: str) -> SafeString:
-    """The value view's tables (results.selectors.ValuePoint): "frontier", "per_kiops" or
+    """The value view's tables (results.value_index.ValuePoint): "frontier", "per_kiops" or
     "per_gb"."""
     parts = []
     for p in points:

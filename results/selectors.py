@@ -43,7 +43,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
-from results.value_index import value_index
+from results.value_index import ValuePoint, value_index
 
 PATTERN_ORDER = {DataPattern.COMPRESSIBLE: 0, DataPattern.INCOMPRESSIBLE: 1, "unspecified": 2}
 VALUE_DEFAULT_TEST = "randwrite-4k-qd3-8g"
@@ -722,46 +722,15 @@ def suites_with_tests() -> QuerySet[Suite]:
 
 
 @dataclass
-class ValuePoint:
-    drive: DriveLabel
-    iops: float
-    price: float
-    observed_on: datetime.date
-    frontier: bool
-    highlighted: bool
-    quick: bool = False  # the figure comes from a quick (smoke) run
-    iops_derived: bool = False  # the IOPS follow from a published MB/s (bytes/s ÷ block size)
-
-    @property
-    def per_gb(self) -> float | None:
-        cap = self.drive.capacity_bytes
-        return self.price / (cap / 1e9) if cap else None
-
-    @property
-    def per_kiops(self) -> float:
-        return self.price / (self.iops / 1000)
-
-
-@dataclass
 class ValueView:
     test: Test
     as_of: datetime.date | None
     considered: int  # drives with a result in the test and a price, after the filters
-    points: list[ValuePoint]  # frontier, highlighted, cheapest lists and a sample
+    points: list[ValuePoint]  # frontier, highlighted, cheapest lists and a sample, by price
     sample_size: int
-
-    @functools.cached_property
-    def frontier(self) -> list[ValuePoint]:
-        return sorted((p for p in self.points if p.frontier), key=lambda p: p.price)
-
-    @functools.cached_property
-    def cheapest_per_gb(self) -> list[ValuePoint]:
-        ranked = sorted((p for p in self.points if p.per_gb is not None), key=lambda p: p.per_gb)
-        return ranked[:VALUE_TABLE_ROWS]
-
-    @functools.cached_property
-    def cheapest_per_kiops(self) -> list[ValuePoint]:
-        return sorted(self.points, key=lambda p: p.per_kiops)[:VALUE_TABLE_ROWS]
+    frontier: list[ValuePoint]  # in price order
+    cheapest_per_gb: list[ValuePoint]  # among drives with a capacity
+    cheapest_per_kiops: list[ValuePoint]
 
 
 VALUE_TABLE_ROWS = 10
@@ -796,25 +765,15 @@ def value_frontier(
         sample=sample,
         cheapest=VALUE_TABLE_ROWS,
     )
-    points = [
-        ValuePoint(
-            priced.labels[d],
-            r.iops,
-            r.price,
-            r.observed_on,
-            r.frontier,
-            d in priced.highlighted,
-            r.quick,
-            r.iops_derived,
-        )
-        for d, r in priced.rows.items()
-    ]
     return ValueView(
         test=test,
         as_of=as_of,
         considered=priced.considered,
-        points=sorted(points, key=lambda p: (p.price, -p.iops)),
+        points=priced.points,
         sample_size=sample,
+        frontier=priced.frontier,
+        cheapest_per_gb=priced.cheapest_per_gb,
+        cheapest_per_kiops=priced.cheapest_per_kiops,
     )
 
 

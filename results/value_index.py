@@ -65,28 +65,41 @@ FROM (SELECT ARRAY[
 """
 
 
-@dataclass
-class ValueRow:
+@dataclass(slots=True)
+class ValuePoint:
     """A priced entry as a value view shows it."""
 
-    drive_id: int
+    drive: DriveLabel
     iops: float
     price: float
     observed_on: datetime.date
-    quick: bool
-    iops_derived: bool
     frontier: bool
+    highlighted: bool
+    quick: bool = False  # the figure comes from a quick (smoke) run
+    iops_derived: bool = False  # the IOPS follow from a published MB/s (bytes/s ÷ block size)
+
+    @property
+    def per_gb(self) -> float | None:
+        cap = self.drive.capacity_bytes
+        return self.price / (cap / 1e9) if cap else None
+
+    @property
+    def per_kiops(self) -> float:
+        return self.price / (self.iops / 1000)
 
 
 @dataclass
 class Priced:
-    """What value_index.price found: how many drives it priced (`considered`) and, by
-    drive, the rows a value view shows (frontier, highlighted, sample, cheapest)."""
+    """What ValueIndex.price found: how many drives it priced (`considered`); in price
+    order (then the most IOPS first), the points a value view shows (frontier, highlighted,
+    sample, cheapest); and each list's points, in order (the cheapest per GB only among
+    drives with a capacity)."""
 
     considered: int
-    rows: dict[int, ValueRow]
-    labels: dict[int, DriveLabel]
-    highlighted: set[int]
+    points: list[ValuePoint]
+    frontier: list[ValuePoint]
+    cheapest_per_gb: list[ValuePoint]
+    cheapest_per_kiops: list[ValuePoint]
 
 
 class _TestRows:
@@ -114,9 +127,10 @@ class _TestRows:
             np.lexsort((self.drive[priced], -self.iops[priced], self.price[priced]))
         ]
         # The cheapest per GB and per 1,000 IOPS at the latest prices, likewise.
-        self.cheapest_orders = [
-            _smallest(ratio, self.drive, len(self.drive)) for ratio in self.ratios(self.price)
-        ]
+        self.cheapest_orders = []
+        for ratio in self.ratios(self.price):
+            ranked = _smallest(ratio, self.drive, len(self.drive))
+            self.cheapest_orders.append(ranked[np.isfinite(ratio[ranked])])
 
     def ratios(self, price: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Price per byte of capacity and per IOPS, NaN where a drive has no capacity or
@@ -234,42 +248,65 @@ class ValueIndex:
 
         # The frontier: in price order, each drive faster than every drive before it.
         iops = rows.iops[order]
-        faster = iops > np.concatenate(([0.0], np.maximum.accumulate(iops)[:-1]))
+        frontier = order[iops > np.concatenate(([0.0], np.maximum.accumulate(iops)[:-1]))]
         highlighted = {self.slugs[s] for s in highlight if s in self.slugs}
-        chosen = [
-            order[faster],
-            order[np.isin(rows.drive[order], list(highlighted))],
-            rows.sample_order[keep[rows.sample_order]][: max(sample, 0)],
-        ]
         if as_of is None:
-            for ranked in rows.cheapest_orders:
-                chosen.append(ranked[keep[ranked]][:cheapest])
+            cheapest_lists = [ranked[keep[ranked]][:cheapest] for ranked in rows.cheapest_orders]
         else:
+            cheapest_lists = []
             for ratio in rows.ratios(amount):
-                chosen.append(order[_smallest(ratio[order], rows.drive[order], cheapest)])
-        picked = np.concatenate(chosen)
-        frontier_count = int(faster.sum())
-        shown: dict[int, ValueRow] = {}
-        for n, (drive, iops_, price, seen, quick, derived) in enumerate(
-            zip(
-                rows.drive[picked].tolist(),
+                ranked = order[_smallest(ratio[order], rows.drive[order], cheapest)]
+                cheapest_lists.append(ranked[np.isfinite(ratio[ranked])])
+        picked = np.unique(
+            np.concatenate(
+                [
+                    frontier,
+                    order[np.isin(rows.drive[order], list(highlighted))],
+                    rows.sample_order[keep[rows.sample_order]][: max(sample, 0)],
+                    *cheapest_lists,
+                ]
+            )
+        )
+        # In price order (then the most IOPS first), as the frontier is walked.
+        position = np.empty(len(keep), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        picked = picked[np.argsort(position[picked])]
+        on_frontier = np.zeros(len(keep), dtype=bool)
+        on_frontier[frontier] = True
+        drives = rows.drive[picked].tolist()
+        labels = self.labels_of(drives)
+        points = {
+            drive: ValuePoint(
+                labels[drive],
+                iops,
+                price,
+                datetime.date.fromordinal(seen),
+                on,
+                drive in highlighted,
+                quick,
+                derived,
+            )
+            for drive, iops, price, seen, on, quick, derived in zip(
+                drives,
                 rows.iops[picked].tolist(),
                 amount[picked].tolist(),
                 observed[picked].tolist(),
+                on_frontier[picked].tolist(),
                 rows.quick[picked].tolist(),
                 rows.derived[picked].tolist(),
                 strict=True,
             )
-        ):
-            if drive not in shown:
-                on_frontier = n < frontier_count
-                day = datetime.date.fromordinal(seen)
-                shown[drive] = ValueRow(drive, iops_, price, day, quick, derived, on_frontier)
+        }
+
+        def listed(positions: np.ndarray) -> list[ValuePoint]:
+            return [points[d] for d in rows.drive[positions].tolist()]
+
         return Priced(
             considered=len(order),
-            rows=shown,
-            labels=self.labels_of(shown),
-            highlighted=highlighted,
+            points=list(points.values()),
+            frontier=listed(frontier),
+            cheapest_per_gb=listed(cheapest_lists[0]),
+            cheapest_per_kiops=listed(cheapest_lists[1]),
         )
 
     def rows(self, test_id: int, *, worst: bool, real: bool) -> _TestRows:

@@ -82,7 +82,9 @@ def highlight_list(
     """The highlighted drives as the filter form lists them, each with the link that stops
     highlighting it: named as the view shows them (`shown`), the others looked up. One
     query, none when the view shows every one of them."""
-    named: dict[str, Drive | DriveLabel] = {d.slug: d for d in shown if d.slug in slugs}
+    named: dict[str, Drive | DriveLabel] = {}
+    if slugs:
+        named.update((d.slug, d) for d in shown if d.slug in slugs)
     missing = [s for s in slugs if s not in named]
     if missing:
         named.update(

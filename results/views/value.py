@@ -42,7 +42,9 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         "test": test,
         "tests": filters.test_choices,
         "figure": charts.value_scatter(view),
-        "highlight": highlight_list(request, highlight, (p.drive for p in view.points)),
+        "highlight": highlight_list(
+            request, highlight, (p.drive for p in view.points if p.highlighted)
+        ),
         **filter_context(filters, controllers),
     }
     return render(request, partial(request, "bench/value.html", "value"), context)
