@@ -235,7 +235,9 @@ def compare_rows(pairs) -> SafeString:
 
 
 def latency_rows(rows, columns: int) -> SafeString:
-    """The head-to-head latency table's rows (formatted by results.views.compare)."""
+    """The head-to-head latency table's rows (formatted by results.views.compare): their
+    cells are results.units.latency's text (digits, separators and a unit), written as it
+    is; the names around them are escaped."""
     parts = []
     for row in rows:
         first = row["first"]
@@ -245,7 +247,7 @@ def latency_rows(rows, columns: int) -> SafeString:
             else ""
         )
         if row["cells"]:
-            cells = "".join(f'<td class="num">{_e(c)}</td>' for c in row["cells"])
+            cells = "".join(f'<td class="num">{c}</td>' for c in row["cells"])
         else:
             cells = f'<td colspan="{columns}" class="missing">not tested</td>'
         side = row["side"]

@@ -30,3 +30,11 @@ def test_display_units():
     assert units.iops(12345.6) == "12,346"
     assert units.latency(1_500_000) == "1.50 ms"
     assert units.dollars(Decimal("0.625")) == "$0.62"
+
+
+@settings(max_examples=200)
+@given(ANYTHING)
+def test_figures_are_written_without_characters_html_would_read(value):
+    """The latency table writes units' text into its cells as it is (results.markup)."""
+    for show in (units.latency, units.mbps, units.iops):
+        assert not set(show(value)) & set("<>&\"'"), show(value)
