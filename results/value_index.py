@@ -32,7 +32,7 @@ DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the 
 _VERSION_SQL = """SELECT (SELECT version FROM results_catalogversion WHERE id = 1),
        current_setting('bench.catalog_written', true) = 'on'"""
 
-# The entries' filterable text columns, held as codes (STRINGS[column][text]).
+# The entries' filterable text columns, held as codes (ValueIndex.codes[column][text]).
 TEXT_COLUMNS = ("pattern", "source", "interface", "kind", "cell_type")
 _NUMBER_COLUMNS = ("test", "drive", "hash", "iops", "price", "observed", "capacity", "controller")
 _FLAG_COLUMNS = ("quick", "derived", "worst", "synthetic")
