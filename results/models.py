@@ -7,8 +7,7 @@ converted for display only.
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
-from django.db.models import ExpressionWrapper, F, FloatField, Func, IntegerField, Q, Value
-from django.db.models.functions import Cast, NullIf
+from django.db.models import F, Q
 
 from drives.links import safe_http_url
 from drives.models import LabelledModel, http_url_validator
@@ -590,30 +589,6 @@ class SaturationSeries(LabelledModel):
         return f"write saturation of run {self.run_id}"
 
 
-# A drive's price per GB and per IOPS (per 1,000 IOPS is the same order), as value views
-# rank the cheapest.
-PRICE_PER_GB = ExpressionWrapper(
-    F("price_usd") / Cast(NullIf(F("capacity_bytes"), Value(0)), FloatField()),
-    output_field=FloatField(),
-)
-PRICE_PER_IOPS = ExpressionWrapper(F("price_usd") / F("iops"), output_field=FloatField())
-
-# What a value view reads of an entry besides its price, IOPS and drive, and filters it by:
-# in the price-ordered indexes, so that the frontier is read from an index alone.
-VALUE_COLUMNS = [
-    "price_observed_on",
-    "derived",
-    "capacity_bytes",
-    "synthetic",
-    "quick",
-    "source",
-    "controller",
-    "interface",
-    "kind",
-    "cell_type",
-]
-
-
 # What a ranking filters its entries by (results.filters, and the pages' real-drives rule).
 RANKING_FILTER_COLUMNS = [
     "pattern",
@@ -737,75 +712,6 @@ class LeaderboardEntry(LabelledModel):
                 F("bytes_per_second").desc(nulls_last=True),
                 "id",
                 name="leaderboard_controller_bps_idx",
-            ),
-            # What a value view reads of each drive, without visiting the table.
-            models.Index(
-                "test",
-                "drive",
-                name="leaderboard_worst_idx",
-                condition=Q(worst=True),
-                include=[
-                    "iops",
-                    "price_usd",
-                    "price_observed_on",
-                    "capacity_bytes",
-                    "synthetic",
-                    "quick",
-                ],
-            ),
-            # The same in price order, as the value frontier walks it (no sort), with the
-            # source for its filter.
-            models.Index(
-                "test",
-                "price_usd",
-                F("iops").desc(),
-                "drive",
-                name="leaderboard_worst_price_idx",
-                condition=Q(worst=True),
-                include=VALUE_COLUMNS,
-            ),
-            # The same for a value view of one data pattern (every entry, not the worst).
-            models.Index(
-                "test",
-                "pattern",
-                "price_usd",
-                F("iops").desc(),
-                "drive",
-                name="leaderboard_pattern_price_idx",
-                include=VALUE_COLUMNS,
-            ),
-            # A value view's sample for its scatter: the drives with the lowest hashes of
-            # their ids, read in that order (the same drives in every request, spread as the
-            # whole), with what the view shows of them.
-            models.Index(
-                "test",
-                Func(F("drive"), function="hashint8", output_field=IntegerField()),
-                "drive",
-                name="leaderboard_worst_sample_idx",
-                condition=Q(worst=True, price_usd__isnull=False, iops__isnull=False),
-                include=["iops", "price_usd", *VALUE_COLUMNS],
-            ),
-            # The cheapest per GB and per 1,000 IOPS of a value view, read in that order
-            # (the ratios exactly as results.selectors writes them).
-            models.Index(
-                "test",
-                PRICE_PER_GB,
-                "drive",
-                condition=Q(worst=True),
-                name="leaderboard_worst_gb_idx",
-            ),
-            models.Index(
-                "test",
-                PRICE_PER_IOPS,
-                "drive",
-                condition=Q(worst=True),
-                name="leaderboard_worst_iops_idx",
-            ),
-            models.Index(
-                "test", "pattern", PRICE_PER_GB, "drive", name="leaderboard_pattern_gb_idx"
-            ),
-            models.Index(
-                "test", "pattern", PRICE_PER_IOPS, "drive", name="leaderboard_pattern_iops_idx"
             ),
         ]
 

@@ -119,7 +119,7 @@ class _TestRows:
             **codes,
         }
         # Orders that do not change with the filters: the sample's (the lowest hashes of
-        # the drives' ids, as leaderboard_worst_sample_idx), and the latest prices' (price,
+        # the drives' ids, the same drives in every request), and the latest prices' (price,
         # then the most IOPS, then the drive: the order the frontier is walked in).
         self.sample_order = np.lexsort((self.drive, numbers["hash"]))
         priced = np.flatnonzero(~np.isnan(self.price))
