@@ -492,6 +492,31 @@ class ConsistencySeries(LabelledModel):
     interval_ns = models.BigIntegerField(default=1_000_000_000)
     # Completions in each interval: bigint, as a count over a long interval can pass 2^31.
     iops = CounterSeriesField()
+    # Written by PostgreSQL from `iops`, so that a page never works them out again: the
+    # number of intervals, those at 0 IOPS (stalls), and the counts as JSON text, which
+    # charts and the API send on without formatting 2,000 numbers a request.
+    points = models.GeneratedField(
+        expression=models.Func(F("iops"), function="cardinality"),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
+    stalls = models.GeneratedField(
+        expression=models.Func(
+            models.Func(
+                F("iops"),
+                models.Value(0, output_field=models.BigIntegerField()),
+                function="array_positions",
+            ),
+            function="cardinality",
+        ),
+        output_field=models.IntegerField(),
+        db_persist=True,
+    )
+    iops_text = models.GeneratedField(
+        expression=models.Func(F("iops"), function="bench_counts_json"),
+        output_field=models.TextField(),
+        db_persist=True,
+    )
     steady_state_start_s = models.PositiveIntegerField()
     steady_mean_iops = models.FloatField()
     steady_stddev_iops = models.FloatField()

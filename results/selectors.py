@@ -15,7 +15,7 @@ import orjson
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connections
-from django.db.models import F, Func, IntegerField, Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from drives.db import JsonText, Shape, attach, prepared_rows, read_alias
 from drives.filters import FilterSet, Where
@@ -221,9 +221,9 @@ class Comparison:
         return self.a.price_per_kiops(self.value_test), self.b.price_per_kiops(self.value_test)
 
 
-def series_is_quick(series: ConsistencySeries, points: int) -> bool:
+def series_is_quick(series: ConsistencySeries) -> bool:
     """Recorded for less than 90% of its test's duration (a quick smoke run)."""
-    return points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
+    return series.points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
 
 
 # -- the head-to-head statement ------------------------------------------------------------
@@ -242,11 +242,12 @@ _SUITE = Shape(Suite, "su")
 _SUBMITTER = Shape(get_user_model(), "u", ["id", "username"])
 _TEST = Shape(Test, "t")
 _RESULT = Shape(Result, "r")
-# A series without its points: with points=True they travel as the array's text (below).
+# A series without its points: with points=True they travel as their JSON text (below).
+SERIES_POINTS = ("iops", "iops_text")
 _SERIES = Shape(
     ConsistencySeries,
     "s",
-    [f.name for f in ConsistencySeries._meta.concrete_fields if f.name != "iops"],
+    [f.name for f in ConsistencySeries._meta.concrete_fields if f.name not in SERIES_POINTS],
 )
 _TRIM = Shape(TrimValidation, "tv")
 _SATURATION_FIELDS = [f.name for f in SaturationSeries._meta.concrete_fields]
@@ -308,11 +309,9 @@ SELECT json_build_object(
       SELECT side.key, r.* FROM side JOIN results_result r ON r.run_id = side.chosen
     ) r),
   'series', (
-    SELECT json_agg(json_build_array(key, {series}, points, stalls, iops_text)) FROM (
+    SELECT json_agg(json_build_array(key, {series}, points_text)) FROM (
       SELECT DISTINCT ON (shown.key, s.spare_area_percent) shown.key,
-             cardinality(s.iops) AS points,
-             cardinality(array_positions(s.iops, 0::bigint)) AS stalls,
-             {series_points} AS iops_text, s.*
+             {series_points} AS points_text, s.*
       FROM shown JOIN results_consistencyseries s ON s.run_id = shown.id
       ORDER BY shown.key, s.spare_area_percent, shown.rank) s),
   'trims', (
@@ -345,9 +344,8 @@ def _compare_sql(*, points: bool, real: bool) -> str:
         "test": _TEST.array,
         "result": _RESULT.array,
         "series": _SERIES.array,
-        # The points as bigint[]'s text ({1,2,3}): cheaper for PostgreSQL to write than a
-        # JSON array, and sent on as JSON (brackets for braces) without parsing 4,000 numbers.
-        "series_points": "s.iops::text" if points else "NULL",
+        # The points as the JSON text stored beside them: sent on without parsing.
+        "series_points": "s.iops_text" if points else "NULL",
         "trim": _TRIM.array,
         "saturation": _SATURATION[points].array,
         "recency": _RECENCY,
@@ -367,8 +365,8 @@ def compare(
     consistency series per spare-area level, TRIM validations, write saturation, specs and
     latest prices. Every consistency and saturation series says how many points it has
     (`points`; a consistency series also its seconds at 0 IOPS, `stalls`), and holds them
-    with points=True: a consistency series as `iops_json`, the JSON text of its IOPS (the
-    `iops` field itself is not read).
+    with points=True: a consistency series as `iops_json`, the JSON text of its IOPS (its
+    `iops` and `iops_text` fields are not read).
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
     one of its runs (an unknown run falls back to the latest). One query.
@@ -422,13 +420,11 @@ def compare(
         attach(result, "test", tests[result.test_id])
         attach(result, "run", runs[result.run_id])
         sides[key].results[(result.test.identifier, result.pattern)] = Figures.of(result)
-    for key, values, count, stalls, text in doc["series"] or []:
+    for key, values, text in doc["series"] or []:
         series = _SERIES.build(values, alias)
         attach(series, "test", tests[series.test_id])
-        series.points = count
-        series.stalls = stalls  # seconds at 0 IOPS
-        series.iops_json = JsonText(f"[{text[1:-1]}]") if text is not None else None
-        series.quick = series_is_quick(series, count)
+        series.iops_json = JsonText(text) if text is not None else None
+        series.quick = series_is_quick(series)
         sides[key].consistency[series.spare_area_percent] = series
     for key, values in doc["trims"] or []:
         trim = _TRIM.build(values, alias)
@@ -807,10 +803,7 @@ def drive_page(*, slug: str) -> DrivePage:
             Prefetch(
                 "consistency_series",
                 queryset=ConsistencySeries.objects.select_related("test")
-                .defer("iops")
-                .annotate(
-                    points=Func(F("iops"), function="cardinality", output_field=IntegerField())
-                )
+                .defer(*SERIES_POINTS)
                 .order_by("spare_area_percent"),
             ),
             Prefetch("trim_validations", queryset=TrimValidation.objects.select_related("test")),
@@ -825,7 +818,7 @@ def drive_page(*, slug: str) -> DrivePage:
     for run in runs:
         page.results.extend(Figures.of(r) for r in run.results.all())
         for series in run.consistency_series.all():
-            series.quick = series_is_quick(series, series.points)
+            series.quick = series_is_quick(series)
             page.consistency.append(series)
         page.trim.extend(run.trim_validations.all())
         page.saturation.extend(run.saturation_series.all())
@@ -1071,7 +1064,7 @@ def run_detail(*, pk: int) -> Run:
             Prefetch(
                 "consistency_series",
                 queryset=ConsistencySeries.objects.select_related("test")
-                .defer("iops")
+                .defer(*SERIES_POINTS)
                 .order_by("pk"),
             ),
             Prefetch(

@@ -347,9 +347,9 @@ class ConsistencyViewSet(viewsets.ReadOnlyModelViewSet):
         qs = ConsistencySeries.objects.filter(run__in=shown_runs()).select_related(
             "test", "run__drive"
         )
-        if self.action != "retrieve":
-            qs = qs.defer("iops")
-        return qs.order_by("-id")
+        # A list has no points; one series reads them from `iops` (its JSON text unread).
+        points = selectors.SERIES_POINTS if self.action != "retrieve" else ("iops_text",)
+        return qs.defer(*points).order_by("-id")
 
 
 class TrimSerializer(serializers.ModelSerializer):

@@ -1,6 +1,7 @@
 """Stored URLs reach a page only as http(s) links: Citation.safe_url and
 Price.safe_source_url, and templates that use nothing else."""
 
+import json
 import re
 from pathlib import Path
 
@@ -12,8 +13,10 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from drives.models import Price
-from results.models import Citation, Run
+from results.models import Citation, ConsistencySeries, Run
+from results.synthetic import measured_document
 from tests.factories import DriveFactory, PriceFactory
+from tests.results.helpers import ingest
 from tests.results.schema_slots import is_http_url
 
 SCHEMES = [
@@ -105,3 +108,27 @@ def test_templates_render_stored_urls_only_through_the_safe_properties():
         for match in RAW_URL.finditer(path.read_text())
     ]
     assert offending == []
+
+
+COUNTS = st.lists(st.one_of(st.just(0), st.integers(0, 2**63 - 1)), max_size=400)
+
+
+@pytest.mark.django_db
+def test_a_series_stored_figures_follow_its_counts():
+    """points, stalls and iops_text are PostgreSQL's, from `iops`, as run_ingest inserts a
+    series and on every later change: the pages read them instead of the array."""
+    run = ingest(measured_document(series_seconds=30))
+    first, second = run.consistency_series.order_by("pk")
+    assert (first.points, json.loads(first.iops_text)) == (30, first.iops)
+    assert second.stalls == second.iops.count(0)
+
+    @hypothesis_settings(max_examples=60, derandomize=True, database=None, deadline=None)
+    @given(counts=COUNTS)
+    def check(counts):
+        ConsistencySeries.objects.filter(pk=first.pk).update(iops=counts)
+        stored = ConsistencySeries.objects.get(pk=first.pk)
+        assert stored.points == len(counts)
+        assert stored.stalls == counts.count(0)
+        assert json.loads(stored.iops_text) == counts
+
+    check()
