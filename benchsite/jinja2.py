@@ -82,6 +82,12 @@ def date(value, format_string=None):
     return django_filters.date(value, format_string)
 
 
+def _macro(env: jinja2.Environment, template: str, name: str, *args):
+    """A template's macro as a global: `{% from %}` inside a block (which a fragment is
+    rendered from) imports it again at every render."""
+    return getattr(env.get_template(template).module, name)(*args)
+
+
 def environment(**options) -> jinja2.Environment:
     env = jinja2.Environment(**options)
     env.globals.update(
@@ -93,6 +99,7 @@ def environment(**options) -> jinja2.Environment:
         value_rows=markup.value_rows,
         compare_rows=markup.compare_rows,
         latency_rows=markup.latency_rows,
+        picker=functools.partial(_macro, env, "bench/_picker.html", "picker"),
     )
     env.filters.update(
         mbps=units.mbps,

@@ -29,10 +29,11 @@ from collections.abc import Callable
 import lz4.frame
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.utils.cache import get_conditional_response, set_response_etag
+from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
 from benchsite import cache, replicas
+from benchsite.etags import set_response_etag
 
 KEY_HEADERS = ("HTTP_ACCEPT", "HTTP_HX_REQUEST", "HTTP_HX_TARGET", "HTTP_HX_TRIGGER")
 CACHE_STATUS_HEADER = "X-Bench-Cache"  # hit or miss: what the benchmarks and tests read

@@ -278,8 +278,13 @@ shown AS (
   JOIN results_run run ON run.drive_id = side.drive_id AND run.status = 'published' {real_runs}
     AND (side.chosen IS NULL OR run.id = side.chosen)
   LEFT JOIN results_citation ci ON ci.id = run.citation_id
+),
+series AS (
+  SELECT DISTINCT ON (shown.key, s.spare_area_percent) shown.key, s.*
+  FROM shown JOIN results_consistencyseries s ON s.run_id = shown.id
+  ORDER BY shown.key, s.spare_area_percent, shown.rank
 )
-SELECT json_build_object(
+SELECT 0 AS n, json_build_object(
   'sides', (SELECT json_agg(json_build_array(key, drive_id, chosen)) FROM side),
   'drives', (
     SELECT json_agg(json_build_array({specs}, {price}))
@@ -309,11 +314,8 @@ SELECT json_build_object(
       SELECT side.key, r.* FROM side JOIN results_result r ON r.run_id = side.chosen
     ) r),
   'series', (
-    SELECT json_agg(json_build_array(key, {series}, points_text)) FROM (
-      SELECT DISTINCT ON (shown.key, s.spare_area_percent) shown.key,
-             {series_points} AS points_text, s.*
-      FROM shown JOIN results_consistencyseries s ON s.run_id = shown.id
-      ORDER BY shown.key, s.spare_area_percent, shown.rank) s),
+    SELECT json_agg(json_build_array(key, {series}) ORDER BY key, spare_area_percent)
+    FROM series s),
   'trims', (
     SELECT json_agg(json_build_array(key, {trim})) FROM (
       SELECT DISTINCT ON (shown.key, tv.test_id, tv.pattern) shown.key, tv.*
@@ -326,6 +328,8 @@ SELECT json_build_object(
       FROM shown JOIN results_saturationseries w ON w.run_id = shown.id
       ORDER BY shown.key, w.pattern, shown.rank) w)
 )::text
+{series_points}
+ORDER BY n
 """
 
 
@@ -344,8 +348,14 @@ def _compare_sql(*, points: bool, real: bool) -> str:
         "test": _TEST.array,
         "result": _RESULT.array,
         "series": _SERIES.array,
-        # The points as the JSON text stored beside them: sent on without parsing.
-        "series_points": "s.iops_text" if points else "NULL",
+        # Each series' points (the JSON text stored beside them) in a row of its own, in
+        # the document's order: sent on as they are, never parsed or escaped as JSON.
+        "series_points": (
+            "UNION ALL SELECT row_number() OVER (ORDER BY key, spare_area_percent), iops_text "
+            "FROM series"
+            if points
+            else ""
+        ),
         "trim": _TRIM.array,
         "saturation": _SATURATION[points].array,
         "recency": _RECENCY,
@@ -374,7 +384,7 @@ def compare(
     """
     sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
     alias, rows = prepared_rows(Run, sql, {"a": a, "b": b, "run_a": run_a, "run_b": run_b})
-    doc = orjson.loads(rows[0][0])
+    doc = orjson.loads(rows[0][1])
     sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
     for key, slug in (("a", a), ("b", b)):
         if key not in sides_found:
@@ -420,7 +430,9 @@ def compare(
         attach(result, "test", tests[result.test_id])
         attach(result, "run", runs[result.run_id])
         sides[key].results[(result.test.identifier, result.pattern)] = Figures.of(result)
-    for key, values, text in doc["series"] or []:
+    series_rows = doc["series"] or []
+    texts = [text for _, text in rows[1:]] if points else [None] * len(series_rows)
+    for (key, values), text in zip(series_rows, texts, strict=True):
         series = _SERIES.build(values, alias)
         attach(series, "test", tests[series.test_id])
         series.iops_json = JsonText(text) if text is not None else None

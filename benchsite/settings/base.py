@@ -55,7 +55,7 @@ MIDDLEWARE = [
     "benchsite.replicas.ReplicaMiddleware",
     "csp.middleware.CSPMiddleware",
     # ETag and 304 for every page and API read, kept responses included.
-    "django.middleware.http.ConditionalGetMiddleware",
+    "benchsite.etags.ConditionalGetMiddleware",
     "benchsite.api.ApiCacheHeadersMiddleware",
     "benchsite.response_cache.ResponseCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
