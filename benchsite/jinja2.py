@@ -98,7 +98,6 @@ def environment(**options) -> jinja2.Environment:
         leaderboard_rows=markup.leaderboard_rows,
         value_rows=markup.value_rows,
         compare_rows=markup.compare_rows,
-        latency_rows=markup.latency_rows,
         picker=functools.partial(_macro, env, "bench/_picker.html", "picker"),
     )
     env.filters.update(

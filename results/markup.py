@@ -137,16 +137,10 @@ def leaderboard_rows(rows) -> SafeString:
             f"{mbps(e.bytes_per_second)}{derived_bytes}</td>\n"
             f'  <td class="num" data-value="{_number(e.iops)}">{iops(e.iops)}{derived_iops}</td>\n'
             f'  <td class="num" data-value="{_number(e.latency_mean_ns)}">'
-            f"{latency(e.latency_mean_ns)}{_latency_kind(e)}</td>\n"
+            f"{latency(e.latency_mean_ns)}{_latency_kind(e.latency_kind, e.source)}</td>\n"
             f"  <td>{_e(e.get_source_display())}{_QUICK if e.quick else ''}</td>\n</tr>"
         )
     return mark_safe("".join(parts))
-
-
-def _latency_kind(e) -> str:
-    """Which latency an entry's mean is, under it."""
-    which = latency_description(e.latency_kind, e.source)
-    return f'<br><small class="latency-kind">{_e(which)}</small>' if which else ""
 
 
 def _drive_cell(p, *, synthetic: bool, quick: bool) -> str:
@@ -236,28 +230,45 @@ def compare_rows(pairs) -> SafeString:
     return mark_safe("".join(parts))
 
 
-def latency_rows(rows, columns: int) -> SafeString:
-    """The head-to-head latency table's rows (formatted by results.views.compare): their
-    cells are results.units.latency's text (digits, separators and a unit), written as it
-    is; the names around them are escaped."""
+LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
+LATENCY_COLUMNS = len(LATENCY_PERCENTILES) + 2
+
+
+@functools.cache
+def _latency_kind(kind: str, source: str) -> str:
+    """Which latency a figure is (results.models.latency_description), under it."""
+    description = latency_description(kind, source)
+    return f'<br><small class="latency-kind">{_e(description)}</small>' if description else ""
+
+
+def latency_rows(c) -> SafeString:
+    """The head-to-head latency table's rows (results.selectors.Comparison): two rows (A, B)
+    for each test and data pattern with a latency, each with mean, percentiles and max, and
+    which latency it is (an empty row: not tested). The cells are results.units.latency's
+    text (digits, separators and a unit), written as it is; the names around them are
+    escaped."""
+    sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
+    missing = f'<td colspan="{LATENCY_COLUMNS}" class="missing">not tested</td>'
     parts = []
-    for row in rows:
-        first = row["first"]
-        head = (
-            f'<td rowspan="2">{_e(row["test"])}</td><td rowspan="2">{_e(row["pattern"])}</td>'
-            if first
-            else ""
-        )
-        if row["cells"]:
-            cells = "".join(f'<td class="num">{c}</td>' for c in row["cells"])
-        else:
-            cells = f'<td colspan="{columns}" class="missing">not tested</td>'
-        side = row["side"]
-        kind = (
-            f'<br><small class="latency-kind">{_e(row["kind"])}</small>' if row.get("kind") else ""
-        )
-        parts.append(
-            f"\n    <tr{_GROUP_START if first else ''}>\n      {head}\n"
-            f'      <th class="side-{side}">{side.upper()}{kind}</th>\n      {cells}\n    </tr>'
-        )
+    for pair in c.tests:
+        if not pair.has_latency:
+            continue
+        test = _e(pair.test.name)
+        for p in pair.pairs:
+            head = f'<td rowspan="2">{test}</td><td rowspan="2">{_e(p.pattern)}</td>'
+            for side, f in (("a", p.a), ("b", p.b)):
+                if f is None:
+                    cells, kind = missing, ""
+                else:
+                    r = f.result
+                    q = r.latency_percentiles_ns or {}
+                    values = (r.latency_mean_ns, *map(q.get, LATENCY_PERCENTILES))
+                    cells = "".join(
+                        f'<td class="num">{latency(v)}</td>' for v in (*values, r.latency_max_ns)
+                    )
+                    kind = _latency_kind(r.latency_kind, sources.get(r.run_id, ""))
+                group = _GROUP_START if side == "a" else ""
+                key = f'<th class="side-{side}">{side.upper()}{kind}</th>'
+                parts.append(f"\n<tr{group}>{head}{key}{cells}</tr>")
+                head = ""
     return mark_safe("".join(parts))

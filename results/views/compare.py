@@ -19,6 +19,7 @@ from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
 from results.filters import highlight_slugs
+from results.markup import LATENCY_PERCENTILES, latency_rows
 from results.models import Run, latency_description
 from results.selectors import UNSTATED_NOTE, Comparison, Figures, compare
 from results.units import latency, mbps
@@ -37,7 +38,6 @@ from results.views.common import (
 SCALES = ("log", "linear")
 VIEWS = ("full", "steady")
 VALUE_TEST_NAMES = {"randwrite-4k-qd3-8g": "4KB random write"}
-LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")
 # The latency figures an export writes, as the page's latency table shows them.
 LATENCY_EXPORT = (
     ("mean", lambda r: r.latency_mean_ns),
@@ -186,7 +186,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "candidates": {},
         "state": state,
         "tests": tests,
-        "latencies": _latency_rows(comparison),
+        "latencies": latency_rows(comparison),
         "consistency": consistency,
         "trims": trims,
         "saturation": _saturation(comparison, name_a, name_b),
@@ -215,7 +215,6 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
             "here": _permalink(a, b, **here),
         },
         "latency_percentiles": LATENCY_PERCENTILES,
-        "latency_columns": len(LATENCY_PERCENTILES) + 2,
     }
     return render(request, partial(request, "bench/compare.html", "compare_page"), context)
 
@@ -246,38 +245,6 @@ def _run_label(run: Run) -> str:
     elif run.started_at:
         label += f" · {localtime(run.started_at):%Y-%m-%d}"
     return label
-
-
-def _latency_rows(c: Comparison) -> list[dict]:
-    """The latency table, formatted here: two rows (A, B) for each test and data pattern
-    with a latency, each with mean, percentiles and max (empty cells: not tested)."""
-    rows = []
-    sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
-    for pair in c.tests:
-        if not pair.has_latency:
-            continue
-        for p in pair.pairs:
-            for side, f in (("a", p.a), ("b", p.b)):
-                cells = []
-                if f is not None:
-                    r = f.result
-                    percentiles = r.latency_percentiles_ns or {}
-                    cells = [
-                        latency(r.latency_mean_ns),
-                        *(latency(percentiles.get(q)) for q in LATENCY_PERCENTILES),
-                        latency(r.latency_max_ns),
-                    ]
-                rows.append(
-                    {
-                        "first": side == "a",
-                        "test": pair.test.name,
-                        "pattern": p.pattern,
-                        "side": side,
-                        "cells": cells,
-                        "kind": _which_latency(f, sources),
-                    }
-                )
-    return rows
 
 
 def _which_latency(f: Figures | None, sources: dict[int, str]) -> str:
