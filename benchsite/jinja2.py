@@ -84,7 +84,8 @@ def date(value, format_string=None):
 
 def _macro(env: jinja2.Environment, template: str, name: str, *args):
     """A template's macro as a global: `{% from %}` inside a block (which a fragment is
-    rendered from) imports it again at every render."""
+    rendered from) imports it again at every render, and an `{% include %}` in a loop copies
+    the whole context each time."""
     return getattr(env.get_template(template).module, name)(*args)
 
 
@@ -99,6 +100,7 @@ def environment(**options) -> jinja2.Environment:
         value_rows=markup.value_rows,
         compare_rows=markup.compare_rows,
         picker=functools.partial(_macro, env, "bench/_picker.html", "picker"),
+        run_card=functools.partial(_macro, env, "bench/_run.html", "run_card"),
     )
     env.filters.update(
         mbps=units.mbps,
