@@ -199,7 +199,7 @@ class DriveViewSet(CatalogViewSet):
 
     def list(self, request: Request, *args, **kwargs) -> Response:
         # The filter and ordering backends' own validation, then the catalog page's read
-        # with their conditions and order written as SQL (drive_page).
+        # (drive_page) with their filters and order.
         queryset = self.get_queryset()
         filters = QueryFilterBackend().get_filterset(request, queryset, self)
         if not filters.is_valid():
@@ -210,7 +210,7 @@ class DriveViewSet(CatalogViewSet):
         paginator.limit = paginator.get_limit(request)
         paginator.offset = paginator.get_offset(request)
         paginator.count, rows = drive_page(
-            where=filters.where("d"), order=order, offset=paginator.offset, limit=paginator.limit
+            filters=filters, order=order, offset=paginator.offset, limit=paginator.limit
         )
         return paginator.get_paginated_response(self.get_serializer(rows, many=True).data)
 

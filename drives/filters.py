@@ -132,8 +132,9 @@ def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> N
 
 
 class Columns(Protocol):
-    """Rows held as columns in a server process (results.value_index): what the filters
-    narrow when they are not written as SQL. A mask is a boolean array over the rows."""
+    """Rows held as columns in a server process (drives.catalog_index,
+    results.value_index): what the filters narrow when they are not written as SQL. A mask
+    is a boolean array over the rows."""
 
     def compare(self, field_name: str, lookup: str, value: Any) -> Any:
         """The rows whose `field_name` is `lookup` ("exact", "gte", "lte") `value`; none
@@ -142,8 +143,8 @@ class Columns(Protocol):
     def slug_id(self, model: type[Model], slug: str) -> int | None:
         """The id of the `model` row of this slug (None: no such row)."""
 
-    def drives_matching(self, condition: Q) -> Any:
-        """The rows whose drive matches `condition` (on drives_drive)."""
+    def search(self, text: str) -> Any:
+        """The rows whose drive a search for `text` finds (search_q's condition)."""
 
 
 def column_mask(flt: django_filters.Filter, value, columns: Columns):
@@ -168,7 +169,7 @@ class SearchFilter(django_filters.CharFilter):
         return qs.filter(search_q(value, self.prefix)) if value and value.strip() else qs
 
     def mask(self, value, columns: Columns):
-        return columns.drives_matching(search_q(value)) if value and value.strip() else None
+        return columns.search(value) if value and value.strip() else None
 
     def sql(self, value, table: str, where: Where) -> None:
         terms = search_terms(value) if value else []

@@ -1,17 +1,16 @@
 """Reads of the drive catalog for pages and the API."""
 
 import datetime
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db import connections
 from django.db.models import QuerySet
 
-from drives.db import Shape, attach, prepared_rows, read_alias
-from drives.filters import Where, search_q
+from drives.catalog_index import ORDERS, catalog_index
+from drives.db import Shape, attach, prepared_rows
+from drives.filters import FilterSet, search_q
 from drives.links import page_urls
 from drives.models import (
     Controller,
@@ -138,85 +137,38 @@ class CatalogRow:
         return _INTERFACES.get(self.interface, self.interface)
 
 
-# The page's drives by id, in that order, through the specs' joins: prepared (its plan is
-# the same for any ids, and planning its joins cost as much as running them).
-_PAGE_ROWS_SQL = f"""
-SELECT d.slug, m.slug, m.name, d.model, d.capacity_bytes, d.part_number, d.hardware_revision,
-       d.kind, d.interface, d.form_factor, c.slug, cv.name, c.model,
-       n.slug, nv.name, n.process_nm, n.layers, n.cell_type, n.interface,
-       d.dram_bytes, d.release_date, d.synthetic,
-       (SELECT p.amount FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
-        ORDER BY p.observed_on DESC, p.amount LIMIT 1)
-FROM {SPECS_TABLES}
-JOIN unnest(%s::bigint[]) WITH ORDINALITY AS page (id, n) ON page.id = d.id
-ORDER BY page.n
-"""
-
-
 # The orders a drive list can be read in (DriveViewSet.ordering_fields, and the catalog's
-# own), as columns of drives_drive d and, for the maker's name, drives_manufacturer m.
-DRIVE_ORDERS = {
-    "sort_name": "d.sort_name",
-    "model": "d.model",
-    "capacity_bytes": "d.capacity_bytes",
-    "release_date": "d.release_date",
-    "manufacturer__name": "m.name",
-    "pk": "d.id",
-}
+# own): names of catalog_index.ORDERS and "pk", "-" for descending.
+DRIVE_ORDERS = (*ORDERS, "pk")
 CATALOG_ORDER = ("sort_name", "capacity_bytes", "pk")  # drive_list's
-# How many drives a list holds and the ids of one page of them, in one statement.
-_COUNT_AND_IDS_SQL = """
-SELECT (SELECT count(*) FROM drives_drive d WHERE true{real}{where}),
-       ARRAY(SELECT d.id FROM drives_drive d{join} WHERE true{real}{where}
-             ORDER BY {order} LIMIT %(limit)s OFFSET %(offset)s)
-"""
-
-
-@functools.lru_cache(maxsize=512)
-def _count_and_ids_sql(where: str, order: tuple[str, ...], *, real: bool) -> str:
-    columns = []
-    for name in order:
-        column = DRIVE_ORDERS[name.removeprefix("-")]
-        columns.append(f"{column} DESC" if name.startswith("-") else column)
-    joined = any(c.startswith("m.") for c in columns)
-    return _COUNT_AND_IDS_SQL.format(
-        real=" AND NOT d.synthetic" if real else "",
-        where=where,
-        join=" JOIN drives_manufacturer m ON m.id = d.manufacturer_id" if joined else "",
-        order=", ".join(columns),
-    )
 
 
 def drive_page(
-    *, where: Where | None = None, order: Sequence[str] = CATALOG_ORDER, offset: int, limit: int
+    *,
+    filters: FilterSet | None = None,
+    order: Sequence[str] = CATALOG_ORDER,
+    offset: int,
+    limit: int,
 ) -> tuple[int, list[CatalogRow]]:
-    """How many real drives the conditions `where` keep (a DriveFilter's, see
-    FilterSet.where, on drives_drive aliased d), and `limit` of them from `offset` as
-    CatalogRows, in `order` (names of DRIVE_ORDERS, "-" for descending; the catalog's by
-    default); none from an offset beyond the last, however large. Two statements: the count
-    and the page's ids (read from an index where the filters allow), then the page's rows."""
-    where = where or Where()
-    sql = _count_and_ids_sql(where.sql, tuple(order), real=not settings.BENCH_SHOW_SYNTHETIC)
-    params = {**where.params, "limit": limit, "offset": min(offset, 2**62)}  # within OFFSET
-    with connections[read_alias(Drive)].cursor() as cursor:
-        cursor.execute(sql, params)
-        total, ids = cursor.fetchone()
-    if not ids:
-        return total, []
-    _, rows = prepared_rows(Drive, _PAGE_ROWS_SQL, [ids])
-    url = page_urls("bench:drive")
-    return total, [_catalog_row(values, url) for values in rows]
+    """How many real drives a (valid) DriveFilter `filters` keeps (all without one), and
+    `limit` of them from `offset` as CatalogRows, in `order` (names of DRIVE_ORDERS; the
+    catalog's by default); none from an offset beyond the last, however large. Read from
+    the process's copy of the list (catalog_index): one statement checks that it is
+    current."""
+    index = catalog_index()
+    keep = filters.mask(index) if filters is not None else None
+    return index.page(
+        keep, order, offset, limit, real=not settings.BENCH_SHOW_SYNTHETIC, row=_catalog_row
+    )
 
 
 def catalog_row(slug: str) -> CatalogRow | None:
     """The real drive of this slug as the drive list shows it, or None."""
-    where = Where()
-    where.conditions.append(f"d.slug = {where.add(slug)}")
-    _, rows = drive_page(where=where, offset=0, limit=1)
-    return rows[0] if rows else None
+    return catalog_index().find(slug, real=not settings.BENCH_SHOW_SYNTHETIC, row=_catalog_row)
 
 
-def _catalog_row(v: tuple, url: Callable[[str], str]) -> CatalogRow:
+def _catalog_row(v: list, url: Callable[[str], str]) -> CatalogRow:
+    """The CatalogRow of a row of the list's copy (catalog_index: JSON values)."""
     controller = Named(v[10], controller_name(v[11], v[12])) if v[10] is not None else None
     nand = Named(v[13], nand_name(v[14], v[15], v[16], v[17], v[18])) if v[13] else None
     return CatalogRow(
@@ -233,9 +185,9 @@ def _catalog_row(v: tuple, url: Callable[[str], str]) -> CatalogRow:
         nand=nand,
         cell_type=v[17],
         dram_bytes=v[19],
-        release_date=v[20],
+        release_date=datetime.date.fromisoformat(v[20]) if v[20] is not None else None,
         synthetic=v[21],
-        latest_price=v[22],
+        latest_price=Decimal(v[22]) if v[22] is not None else None,
         url=url(v[0]),
     )
 

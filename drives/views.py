@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 from django_htmx.middleware import HtmxDetails
 
-from drives.filters import DriveFilter, Where
+from drives.filters import DriveFilter
 from drives.models import Drive, NandType
 from drives.selectors import drive_page
 
@@ -18,19 +18,21 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _page(where: Where, number: str | None) -> Page:
-    """The page of the drives `where` keeps that `number` asks for, as Paginator.get_page
-    chooses it (the first for anything but an integer, the last for one below 1 or beyond
-    the last), its rows read with the count in one statement (drive_page)."""
+def _page(filters: DriveFilter | None, number: str | None) -> Page:
+    """The page of the drives `filters` keeps (all without) that `number` asks for, as
+    Paginator.get_page chooses it (the first for anything but an integer, the last for one
+    below 1 or beyond the last), its rows read with the count (drive_page)."""
     try:
         wanted = int(number)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         wanted = 1
-    total, rows = drive_page(where=where, offset=max(wanted - 1, 0) * PAGE_SIZE, limit=PAGE_SIZE)
+    total, rows = drive_page(
+        filters=filters, offset=max(wanted - 1, 0) * PAGE_SIZE, limit=PAGE_SIZE
+    )
     paginator = Paginator(range(total), PAGE_SIZE)
     if wanted < 1 or wanted > paginator.num_pages:
         wanted = paginator.num_pages
-        total, rows = drive_page(where=where, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+        total, rows = drive_page(filters=filters, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
         paginator = Paginator(range(total), PAGE_SIZE)
     page = paginator.get_page(wanted)
     page.object_list = rows
@@ -57,7 +59,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
         return bad_request(request, filters.errors)
-    page = _page(filters.where("d"), request.GET.get("page"))
+    page = _page(filters, request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {

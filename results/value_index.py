@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import connections
-from django.db.models import Model, Q
+from django.db.models import Model
 
 from drives.db import prepared_rows
+from drives.filters import search_q
 from drives.links import page_urls
 from drives.models import Controller, Drive
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
@@ -166,8 +167,9 @@ class _Columns:
             raise ValueError(f"no {model.__name__} slugs are held")
         return self.index.controllers.get(slug)
 
-    def drives_matching(self, condition: Q):
-        ids = Drive.objects.using(self.index.alias).filter(condition).values_list("pk", flat=True)
+    def search(self, text: str):
+        found = Drive.objects.using(self.index.alias).filter(search_q(text))
+        ids = found.values_list("pk", flat=True)
         return np.isin(self.rows.drive, np.fromiter(ids, dtype=np.int64))
 
 

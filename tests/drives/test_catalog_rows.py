@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drives import views
-from drives.filters import DriveFilter, Where
+from drives.filters import DriveFilter
 from drives.models import NandType
 from drives.selectors import CATALOG_ORDER, drive_list, drive_page
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
@@ -75,7 +75,7 @@ def test_a_page_is_the_listed_drives_with_their_names_and_latest_price(
     filters = DriveFilter(query)
     assert filters.is_valid()
     drives = drive_list(drives=filters.qs).order_by(*order)
-    total, rows = drive_page(where=filters.where("d"), order=order, offset=offset, limit=limit)
+    total, rows = drive_page(filters=filters, order=order, offset=offset, limit=limit)
     expected = list(drives)
     assert total == len(expected)
     shown = expected[offset : offset + limit]
@@ -103,7 +103,7 @@ def test_the_catalog_page_number_is_chosen_as_djangos_paginator_chooses_it(
 ):
     monkeypatch.setattr(views, "PAGE_SIZE", 4)
     drives = drive_list()
-    page = views._page(Where(), number)
+    page = views._page(None, number)
     expected = Paginator(list(drives), 4).get_page(number)
     assert page.number == expected.number
     assert page.paginator.num_pages == expected.paginator.num_pages

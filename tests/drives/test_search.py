@@ -177,8 +177,7 @@ def test_a_drive_is_found_by_the_name_the_site_gives_it(maker, model, capacity, 
         assert drive in drive_search(text, limit=10), name
         filters = DriveFilter(QueryDict(urlencode({"q": text})), queryset=Drive.objects.all())
         assert filters.is_valid(), filters.errors
-        where = filters.where("d")
-        _, rows = drive_page(where=where, offset=0, limit=10)
+        _, rows = drive_page(filters=filters, offset=0, limit=10)
         assert drive.slug in [r.slug for r in rows], name
         if len(name) <= MAX_SEARCH:
             assert drive_match(name, limit=10)[0] == drive, name
