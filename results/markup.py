@@ -264,7 +264,7 @@ def latency_rows(c) -> SafeString:
                     q = r.latency_percentiles_ns or {}
                     values = (r.latency_mean_ns, *map(q.get, LATENCY_PERCENTILES))
                     cells = "".join(
-                        f'<td class="num">{latency(v)}</td>' for v in (*values, r.latency_max_ns)
+                        [f'<td class="num">{latency(v)}</td>' for v in (*values, r.latency_max_ns)]
                     )
                     kind = _latency_kind(r.latency_kind, sources.get(r.run_id, ""))
                 group = _GROUP_START if side == "a" else ""

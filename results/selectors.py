@@ -84,7 +84,7 @@ def entries() -> QuerySet[LeaderboardEntry]:
 # -- figures -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Figures:
     """A throughput result's numbers, the missing one of MB/s and IOPS derived from the other
     through the test's fixed block size (and said so)."""
@@ -95,8 +95,9 @@ class Figures:
     derived: str  # "", "iops" or "bytes_per_second"
 
     @classmethod
-    def of(cls, result: Result) -> Figures:
-        block = result.block_size or result.test.block_size
+    def of(cls, result: Result, test: Test | None = None) -> Figures:
+        """The figures of a result (of `test`, when the caller has it at hand)."""
+        block = result.block_size or (test or result.test).block_size
         bps, iops, derived = result.bytes_per_second, result.iops, ""
         if iops is None and bps is not None:
             iops, derived = bps / block, "iops"
@@ -427,9 +428,10 @@ def compare(
         sides[key] = side
     for key, values in doc["results"] or []:
         result = _RESULT.build(values, alias)
-        attach(result, "test", tests[result.test_id])
+        test = tests[result.test_id]
+        attach(result, "test", test)
         attach(result, "run", runs[result.run_id])
-        sides[key].results[(result.test.identifier, result.pattern)] = Figures.of(result)
+        sides[key].results[(test.identifier, result.pattern)] = Figures.of(result, test)
     series_rows = doc["series"] or []
     texts = [text for _, text in rows[1:]] if points else [None] * len(series_rows)
     for (key, values), text in zip(series_rows, texts, strict=True):
