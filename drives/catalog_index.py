@@ -22,10 +22,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import orjson
-from django.db import connections
 from django.db.models import Model
 
-from drives.db import prepared_rows
+from drives.db import current_copy
 from drives.filters import search_q, search_terms
 from drives.links import page_urls
 from drives.models import Controller, Drive, Manufacturer, NandType
@@ -78,9 +77,10 @@ _HELD_ORDERS = 64  # orders kept per copy (a client may combine the fields in ma
 class CatalogIndex:
     """One snapshot of the drive list (see the module's docstring)."""
 
-    def __init__(self, alias: str, version: int | None, rows: list[list]):
+    def __init__(self, alias: str, loaded: tuple):
+        version, drives = loaded  # _LOAD_SQL's row
         self.alias, self.version = alias, version
-        self.rows = rows  # in the order of their ids
+        rows = self.rows = orjson.loads(drives) if drives else []  # in the order of ids
         count = len(rows)
         self.slugs = {row[_SLUG]: i for i, row in enumerate(rows)}
         self.synthetic = np.fromiter((row[_SYNTHETIC] for row in rows), bool, count)
@@ -220,15 +220,4 @@ _held: dict[str, CatalogIndex] = {}
 def catalog_index() -> CatalogIndex:
     """The current copy on the database drives are read from. One prepared statement, and
     one more to read it all again when the catalog changed."""
-    alias, rows = prepared_rows(Drive, _VERSION_SQL)
-    version, written = rows[0]
-    held = _held.get(alias)
-    if held is not None and held.version == version and not written and version is not None:
-        return held
-    with connections[alias].cursor() as cursor:
-        cursor.execute(_LOAD_SQL)
-        version, drives = cursor.fetchone()
-    fresh = CatalogIndex(alias, version, orjson.loads(drives) if drives else [])
-    if not written and version is not None:
-        _held[alias] = fresh
-    return fresh
+    return current_copy(Drive, _held, _VERSION_SQL, _LOAD_SQL, CatalogIndex)

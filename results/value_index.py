@@ -18,10 +18,9 @@ import datetime
 from dataclasses import dataclass
 
 import numpy as np
-from django.db import connections
 from django.db.models import Model
 
-from drives.db import prepared_rows
+from drives.db import current_copy
 from drives.filters import search_q
 from drives.links import page_urls
 from drives.models import Controller, Drive
@@ -378,14 +377,4 @@ _held: dict[str, ValueIndex] = {}
 def value_index() -> ValueIndex:
     """The current copy on the database LeaderboardEntry is read from. One prepared
     statement, and one more to read it all again when the catalog changed."""
-    alias, rows = prepared_rows(LeaderboardEntry, _VERSION_SQL)
-    version, written = rows[0]
-    held = _held.get(alias)
-    if held is not None and held.version == version and not written and version is not None:
-        return held
-    with connections[alias].cursor() as cursor:
-        cursor.execute(_LOAD_SQL)
-        fresh = ValueIndex(alias, cursor.fetchone())
-    if not written and fresh.version is not None:
-        _held[alias] = fresh
-    return fresh
+    return current_copy(LeaderboardEntry, _held, _VERSION_SQL, _LOAD_SQL, ValueIndex)
