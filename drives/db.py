@@ -52,10 +52,13 @@ def prepared(alias: str) -> Iterator[None]:
         raw.prepare_threshold = before
 
 
-def prepared_rows(model: type[models.Model], sql: str, params=()) -> tuple[str, list[tuple]]:
-    """The rows of a statement written for `model` (whose read database it runs on),
-    prepared, and that database's alias (for the instances built from them)."""
-    alias = read_alias(model)
+def prepared_rows(
+    model: type[models.Model], sql: str, params=(), *, alias: str = ""
+) -> tuple[str, list[tuple]]:
+    """The rows of a statement written for `model` (whose read database it runs on, unless
+    the caller asked the router already: `alias`), prepared, and that database's alias (for
+    the instances built from them)."""
+    alias = alias or read_alias(model)
     with prepared(alias), connections[alias].cursor() as cursor:
         cursor.execute(sql, params)
         return alias, cursor.fetchall()

@@ -233,7 +233,8 @@ def series_is_quick(series: ConsistencySeries) -> bool:
 # provenance, newest first; and for each side (a drive, and the run chosen for it, if it is
 # one of the drive's) the latest result of every test (its leaderboard entries) or the
 # chosen run's, the latest consistency series of every spare-area level, TRIM validation of
-# every test and pattern, and write saturation of every pattern.
+# every test and pattern, and write saturation of every pattern. The test catalog comes only
+# when the process holds none as of the catalog's current version (_held_tests).
 _PRICE = Shape(Price, "p")
 _RUN = Shape(Run, "run", [f.name for f in Run._meta.concrete_fields if f.name != "document"])
 _FIRMWARE = Shape(FirmwareVersion, "fw")
@@ -261,6 +262,12 @@ _SATURATION = {
 # The order of run_recency, in SQL: newest first.
 _RECENCY = (
     "COALESCE(run.started_at, ci.published_on::timestamptz, run.ingested_at) DESC, run.id DESC"
+)
+
+# The catalog's version (results 0020), when this transaction has not itself written it.
+_CATALOG_VERSION = (
+    "(SELECT version FROM results_catalogversion WHERE id = 1"
+    " AND current_setting('bench.catalog_written', true) IS DISTINCT FROM 'on')"
 )
 
 _COMPARE_SQL = """
@@ -304,7 +311,9 @@ SELECT 0 AS n, json_build_object(
     LEFT JOIN results_suite su ON su.id = run.suite_id
     LEFT JOIN auth_user u ON u.id = run.submitter_id
     WHERE run.drive_id IN (SELECT drive_id FROM side) AND run.status = 'published' {real_runs}),
-  'tests', (SELECT json_agg({test}) FROM results_test t),
+  'catalog', {catalog},
+  'tests', CASE WHEN {catalog} = %(tests_held)s::bigint THEN NULL
+           ELSE (SELECT COALESCE(json_agg({test}), '[]') FROM results_test t) END,
   'results', (
     SELECT json_agg(json_build_array(key, {result})) FROM (
       SELECT side.key, r.* FROM side
@@ -334,6 +343,18 @@ ORDER BY n
 """
 
 
+@dataclass(frozen=True, slots=True)
+class _HeldTests:
+    """The test catalog as of a catalog version, held by the process per database: a dozen
+    rows every comparison names, which the compare statement then leaves out."""
+
+    version: int
+    by_id: dict[int, Test]
+
+
+_held_tests: dict[str, _HeldTests] = {}
+
+
 @functools.cache
 def _compare_sql(*, points: bool, real: bool) -> str:
     shapes = {
@@ -347,6 +368,7 @@ def _compare_sql(*, points: bool, real: bool) -> str:
         "suite": _SUITE.optional,
         "submitter": _SUBMITTER.optional,
         "test": _TEST.array,
+        "catalog": _CATALOG_VERSION,
         "result": _RESULT.array,
         "series": _SERIES.array,
         # Each series' points (the JSON text stored beside them) in a row of its own, in
@@ -384,7 +406,10 @@ def compare(
     Raises Drive.DoesNotExist when either slug is unknown.
     """
     sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
-    alias, rows = prepared_rows(Run, sql, {"a": a, "b": b, "run_a": run_a, "run_b": run_b})
+    alias = read_alias(Run)
+    held = _held_tests.get(alias)
+    params = {"a": a, "b": b, "run_a": run_a, "run_b": run_b, "tests_held": held and held.version}
+    alias, rows = prepared_rows(Run, sql, params, alias=alias)
     doc = orjson.loads(rows[0][1])
     sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
     for key, slug in (("a", a), ("b", b)):
@@ -411,7 +436,12 @@ def compare(
             attach(run, relation, shape.build(row, alias))
         attach(run, "drive", drives[run.drive_id])
         runs[run.pk] = run
-    tests = {t.pk: t for t in (_TEST.build(v, alias) for v in doc["tests"] or [])}
+    if doc["tests"] is None:  # the catalog has not moved since the tests held were read
+        tests = held.by_id
+    else:
+        tests = {t.pk: t for t in (_TEST.build(v, alias) for v in doc["tests"])}
+        if doc["catalog"] is not None:
+            _held_tests[alias] = _HeldTests(doc["catalog"], tests)
 
     sides = {}
     for key in ("a", "b"):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.urls import reverse
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
@@ -132,3 +133,18 @@ def test_a_series_stored_figures_follow_its_counts():
         assert json.loads(stored.iops_text) == counts
 
     check()
+
+
+@pytest.mark.django_db
+def test_a_series_points_text_is_stored_uncompressed_out_of_line():
+    """Every chart reads a series' points whole: PostgreSQL keeps their text as it is (no
+    pglz to undo on each read) once it is too long for the row."""
+    run = ingest(measured_document(series_seconds=2000))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_compression(iops_text), pg_column_size(iops_text),"
+            " octet_length(iops_text) FROM results_consistencyseries WHERE run_id = %s",
+            [run.pk],
+        )
+        rows = cursor.fetchall()
+    assert rows and all(method is None and stored >= size > 2000 for method, stored, size in rows)
