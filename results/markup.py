@@ -184,25 +184,30 @@ def value_rows(points, table: str) -> SafeString:
     return mark_safe("".join(parts))
 
 
+_NOT_TESTED = '<td class="num"><span class="missing">not tested</span></td>'
+_QUICK_NOTE = '<br><span class="tag quick">quick run</span>'
+_UNSTATED_TAG = f'<br><span class="tag">{UNSTATED_NOTE}</span>'
+
+
 def _figures_cell(f, pattern: str) -> str:
     """One side of a head-to-head row (results.selectors.Figures) in the row's data
     pattern, or "not tested"; a figure whose pattern was not stated says so."""
     if f is None:
-        return '<td class="num"><span class="missing">not tested</span></td>'
+        return _NOT_TESTED
+    result = f.result
     bytes_note = iops_note = ""
-    if f.derived == "bytes_per_second":
-        bytes_note = (
-            f' <span class="derived" title="derived: IOPS × {size(f.block_size)}">derived</span>'
-        )
-    elif f.derived == "iops":
-        iops_note = (
-            f' <span class="derived" title="derived: bytes/s ÷ {size(f.block_size)}">derived</span>'
-        )
-    notes = '<br><span class="tag quick">quick run</span>' if f.quick else ""
-    if f.result.pattern != pattern:
-        notes += f'<br><span class="tag">{UNSTATED_NOTE}</span>'
-
-    notes += "".join(f'<br><span class="tag">{_e(n)}</span>' for n in f.result.deviations)
+    if f.derived:
+        block = size(f.block_size)
+        if f.derived == "bytes_per_second":
+            bytes_note = f' <span class="derived" title="derived: IOPS × {block}">derived</span>'
+        else:
+            iops_note = f' <span class="derived" title="derived: bytes/s ÷ {block}">derived</span>'
+    notes = _QUICK_NOTE if f.quick else ""
+    if result.pattern != pattern:
+        notes += _UNSTATED_TAG
+    deviations = result.deviations
+    if deviations:
+        notes += "".join([f'<br><span class="tag">{_e(n)}</span>' for n in deviations])
     return (
         f'<td class="num">{mbps(f.bytes_per_second)} MB/s{bytes_note}'
         f"<br><small>{iops(f.iops)} IOPS{iops_note}</small>{notes}</td>"
@@ -241,6 +246,10 @@ def _latency_kind(kind: str, source: str) -> str:
     return f'<br><small class="latency-kind">{_e(description)}</small>' if description else ""
 
 
+_LATENCY_CELLS = '<td class="num">{}</td>' * LATENCY_COLUMNS
+_LATENCY_MISSING = f'<td colspan="{LATENCY_COLUMNS}" class="missing">not tested</td>'
+
+
 def latency_rows(c) -> SafeString:
     """The head-to-head latency table's rows (results.selectors.Comparison): two rows (A, B)
     for each test and data pattern with a latency, each with mean, percentiles and max, and
@@ -248,7 +257,6 @@ def latency_rows(c) -> SafeString:
     text (digits, separators and a unit), written as it is; the names around them are
     escaped."""
     sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
-    missing = f'<td colspan="{LATENCY_COLUMNS}" class="missing">not tested</td>'
     parts = []
     for pair in c.tests:
         if not pair.has_latency:
@@ -256,18 +264,15 @@ def latency_rows(c) -> SafeString:
         test = _e(pair.test.name)
         for p in pair.pairs:
             head = f'<td rowspan="2">{test}</td><td rowspan="2">{_e(p.pattern)}</td>'
-            for side, f in (("a", p.a), ("b", p.b)):
+            for side, group, f in (("a", _GROUP_START, p.a), ("b", "", p.b)):
                 if f is None:
-                    cells, kind = missing, ""
+                    cells, kind = _LATENCY_MISSING, ""
                 else:
                     r = f.result
                     q = r.latency_percentiles_ns or {}
-                    values = (r.latency_mean_ns, *map(q.get, LATENCY_PERCENTILES))
-                    cells = "".join(
-                        [f'<td class="num">{latency(v)}</td>' for v in (*values, r.latency_max_ns)]
-                    )
+                    values = (r.latency_mean_ns, *map(q.get, LATENCY_PERCENTILES), r.latency_max_ns)
+                    cells = _LATENCY_CELLS.format(*map(latency, values))
                     kind = _latency_kind(r.latency_kind, sources.get(r.run_id, ""))
-                group = _GROUP_START if side == "a" else ""
                 key = f'<th class="side-{side}">{side.upper()}{kind}</th>'
                 parts.append(f"\n<tr{group}>{head}{key}{cells}</tr>")
                 head = ""

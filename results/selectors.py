@@ -162,34 +162,23 @@ class Side:
         return float(self.price.amount) / (min(best) / 1000) if best else None
 
 
-@dataclass
+@dataclass(slots=True)
 class PatternPair:
+    """Both sides' figures in one data pattern, and who wins: "a", "b", "tie" (within
+    TIE_PERCENT) or "" (a side not tested), by how much the winner is faster, in %."""
+
     pattern: str
     a: Figures | None
     b: Figures | None
+    winner: str = field(init=False, default="")
+    difference_percent: float | None = field(init=False, default=None)
 
-    @property
-    def sides(self) -> tuple[Figures | None, Figures | None]:
-        return self.a, self.b
-
-    @property
-    def winner(self) -> str:
-        """ "a", "b", "tie" or "" (one side not tested)."""
-        if not (self.a and self.b and self.a.bytes_per_second and self.b.bytes_per_second):
-            return ""
-        pct = self.difference_percent
-        if pct is not None and pct < TIE_PERCENT:
-            return "tie"
-        return "a" if self.a.bytes_per_second > self.b.bytes_per_second else "b"
-
-    @property
-    def difference_percent(self) -> float | None:
-        """How much faster the winner is than the other, in %."""
-        if not (self.a and self.b and self.a.bytes_per_second and self.b.bytes_per_second):
-            return None
-        high = max(self.a.bytes_per_second, self.b.bytes_per_second)
-        low = min(self.a.bytes_per_second, self.b.bytes_per_second)
-        return (high / low - 1) * 100
+    def __post_init__(self) -> None:
+        a = self.a.bytes_per_second if self.a else None
+        b = self.b.bytes_per_second if self.b else None
+        if a and b:
+            self.difference_percent = pct = (max(a, b) / min(a, b) - 1) * 100
+            self.winner = "tie" if pct < TIE_PERCENT else "a" if a > b else "b"
 
 
 @dataclass
