@@ -98,9 +98,9 @@ def environment(**options) -> jinja2.Environment:
         options=markup.options,
         leaderboard_rows=markup.leaderboard_rows,
         value_rows=markup.value_rows,
-        compare_rows=markup.compare_rows,
+        compare_tests=markup.compare_tests,
+        run_card=markup.run_card,
         picker=functools.partial(_macro, env, "bench/_picker.html", "picker"),
-        run_card=functools.partial(_macro, env, "bench/_run.html", "run_card"),
     )
     env.filters.update(
         mbps=units.mbps,

@@ -66,21 +66,40 @@ def mbps(value: float | None) -> float | None:
     return None if value is None else round(value / 1e6, 2)
 
 
+# What every head-to-head bar chart shares, built once: a figure is only ever serialised.
+_BAR_SIDES = tuple(
+    (
+        side,
+        {
+            "color": colour,
+            "line": {"color": colour, "width": 1},
+            "pattern": _pattern(shape, colour),
+        },
+    )
+    for side, colour, shape in (("a", COLOUR_A, ""), ("b", COLOUR_B, PATTERN_B))
+)
+_BAR_MARGIN = {"l": 110, "r": 90, "t": 30, "b": 40}
+_BAR_XAXIS = {"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero"}
+_BAR_YAXIS = {"autorange": "reversed"}
+
+
 def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
     """Paired horizontal bars of one test, a pair for each data pattern."""
     patterns = [p.pattern for p in pair.pairs]
     traces = []
-    for side, name, colour, shape in (
-        ("a", a_name, COLOUR_A, ""),
-        ("b", b_name, COLOUR_B, PATTERN_B),
-    ):
+    for (side, marker), name in zip(_BAR_SIDES, (a_name, b_name), strict=True):
         values, texts = [], []
         for p in pair.pairs:
-            figures = getattr(p, side)
-            value = mbps(figures.bytes_per_second) if figures else None
-            values.append(value if value is not None else 0)
-            text = f"{value:,.1f} MB/s" if value is not None else "not tested"
-            if figures and figures.result.pattern != p.pattern:
+            figures = p.a if side == "a" else p.b
+            bps = figures.bytes_per_second if figures else None
+            if bps is None:
+                values.append(0)
+                texts.append("not tested")
+                continue
+            value = round(bps / 1e6, 2)
+            values.append(value)
+            text = f"{value:,.1f} MB/s"
+            if figures.result.pattern != p.pattern:
                 text += f" ({UNSTATED_NOTE})"
             texts.append(text)
         traces.append(
@@ -93,11 +112,7 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
                 "text": texts,
                 "textposition": "outside",
                 "cliponaxis": False,
-                "marker": {
-                    "color": colour,
-                    "line": {"color": colour, "width": 1},
-                    "pattern": _pattern(shape, colour),
-                },
+                "marker": marker,
                 "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
             }
         )
@@ -106,9 +121,9 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
         "layout": _layout(
             barmode="group",
             height=90 + 70 * len(patterns),
-            margin={"l": 110, "r": 90, "t": 30, "b": 40},
-            xaxis={"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero"},
-            yaxis={"autorange": "reversed"},
+            margin=_BAR_MARGIN,
+            xaxis=_BAR_XAXIS,
+            yaxis=_BAR_YAXIS,
         ),
     }
 

@@ -15,6 +15,7 @@ import orjson
 from django.utils.safestring import SafeString, mark_safe
 
 from drives.db import JsonText
+from drives.links import page_url
 from results.models import latency_description
 from results.selectors import UNSTATED_NOTE
 from results.units import capacity, dollars, iops, latency, mbps, size
@@ -277,3 +278,86 @@ def latency_rows(c) -> SafeString:
                 parts.append(f"\n<tr{group}>{head}{key}{cells}</tr>")
                 head = ""
     return mark_safe("".join(parts))
+
+
+def compare_tests(tests) -> SafeString:
+    """The head to head's throughput articles, one a test: its bars (the view's (TestPair,
+    element id, figure) triples), a link to its ranking, and the numbers beside them."""
+    parts = []
+    for pair, figure_id, figure in tests:
+        test = pair.test
+        name = _e(test.name)
+        ranking = _e(page_url("bench:leaderboard", test.identifier))
+        parts.append(
+            f'\n<article class="test">\n  <h3><a href="{ranking}">{name}</a> '
+            f"<small>QD{_e(test.queue_depth)} · MB/s, higher is better</small></h3>\n"
+            f'  <div class="chart-and-table">\n    {chart(figure, figure_id, test.name)}\n'
+            '    <table class="numbers">\n      <thead><tr><th>Data</th><th class="side-a">A</th>'
+            '<th class="side-b">B</th><th>Winner</th></tr></thead>\n      <tbody>\n      '
+            f"{compare_rows(pair.pairs)}\n      </tbody>\n    </table>\n  </div>\n</article>"
+        )
+    return mark_safe("".join(parts))
+
+
+# -- a run's provenance ------------------------------------------------------------------------
+
+RATES_AS_PUBLISHED = (
+    "Rates as published, in {unit}; the source does not say whether its MB is 10^6 or 2^20 "
+    "bytes. Shown read as 10^6 bytes: if 2^20 was meant, each rate is 4.9% higher."
+)
+
+
+def _day(value) -> str:
+    """A date as Y-m-d (Django's date format: the year in four digits whatever it is)."""
+    return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+
+
+def _minute(value) -> str:
+    """A time of day as H:i, as stored (UTC, as the pages say)."""
+    return f"{value.hour:02d}:{value.minute:02d}"
+
+
+def _citation(run) -> str:
+    cite = run.citation
+    title = _e(cite.title)
+    if cite.safe_url:
+        title = f'<a href="{_e(cite.safe_url)}" rel="nofollow noopener">{title}</a>'
+    text = f"{_e(cite.publisher)}, “{title}”"
+    if cite.author:
+        text += f", {_e(cite.author)}"
+    text += f", {_day(cite.published_on)}"
+    if run.citation_locator:
+        text += f"<br><small>{_e(run.citation_locator)}</small>"
+    if cite.rate_basis_unstated:
+        text += f"<br><small>{_e(RATES_AS_PUBLISHED.format(unit=cite.rate_unit))}</small>"
+    return f"<dt>Source</dt><dd>{text}</dd>"
+
+
+def run_card(run) -> SafeString:
+    """One run's provenance: source, tool, firmware, test bench, drive state, date, and who
+    submitted it (the drive page's runs, the head to head's)."""
+    tag = ' <span class="tag">synthetic</span>' if run.source == "synthetic" else ""
+    rows = [_citation(run)] if run.citation else []
+    engine = f" ({_e(run.engine)})" if run.engine else ""
+    rows.append(f"<dt>Tool</dt><dd>{_e(run.tool_name)} {_e(run.tool_version)}{engine}</dd>")
+    if run.suite:
+        rows.append(f"<dt>Suite</dt><dd>{_e(run.suite)}</dd>")
+    rows.append(f"<dt>Firmware</dt><dd>{_e(run.firmware or '—')}</dd>")
+    bench = "—"
+    if run.bench:
+        bench = "; ".join(f"{_e(label)}: {_e(value)}" for label, value in run.bench.describe())
+    rows.append(f"<dt>Test bench</dt><dd>{bench}</dd>")
+    rows.append(f"<dt>Drive state</dt><dd>{_e(run.get_drive_state_display())}</dd>")
+    if run.started_at:
+        until = f" – {_minute(run.finished_at)}" if run.finished_at else ""
+        when = f"{_day(run.started_at)} {_minute(run.started_at)}{until} UTC"
+        rows.append(f"<dt>Date</dt><dd>{when}</dd>")
+    rows.append(
+        f"<dt>Submitted by</dt><dd>{_e(run.submitter or 'imported')}, {_day(run.ingested_at)}</dd>"
+    )
+    body = "\n    ".join(rows)
+    return mark_safe(
+        f'<div class="run" id="run-{run.pk}">\n'
+        f"  <h4>Run #{run.pk} · {_e(run.get_source_display())}{tag}</h4>\n"
+        f"  <dl>\n    {body}\n  </dl>\n</div>"
+    )
