@@ -232,6 +232,14 @@ _BENCH = Shape(TestBench, "tb")
 _SUITE = Shape(Suite, "su")
 _SUBMITTER = Shape(get_user_model(), "u", ["id", "username"])
 _TEST = Shape(Test, "t")
+# A run's relations, in the order the statement writes them after the run.
+_RUN_RELATIONS = (
+    ("firmware", _FIRMWARE),
+    ("citation", _CITATION),
+    ("bench", _BENCH),
+    ("suite", _SUITE),
+    ("submitter", _SUBMITTER),
+)
 _RESULT = Shape(Result, "r")
 # A series without its points: with points=True they travel as their JSON text (below).
 SERIES_POINTS = ("iops", "iops_text")
@@ -415,15 +423,10 @@ def compare(
     runs: dict[int, Run] = {}
     for values in doc["runs"] or []:
         run = _RUN.build(values[0], alias)
-        for relation, shape, row in (
-            ("firmware", _FIRMWARE, values[1]),
-            ("citation", _CITATION, values[2]),
-            ("bench", _BENCH, values[3]),
-            ("suite", _SUITE, values[4]),
-            ("submitter", _SUBMITTER, values[5]),
-        ):
-            attach(run, relation, shape.build(row, alias))
-        attach(run, "drive", drives[run.drive_id])
+        related = run._state.fields_cache  # as attach() sets it, for a run's six relations
+        for (relation, shape), row in zip(_RUN_RELATIONS, values[1:], strict=True):
+            related[relation] = None if row is None else shape.build(row, alias)
+        related["drive"] = drives[run.drive_id]
         runs[run.pk] = run
     if doc["tests"] is None:  # the catalog has not moved since the tests held were read
         tests = held.by_id
