@@ -99,6 +99,8 @@ def environment(**options) -> jinja2.Environment:
         leaderboard_rows=markup.leaderboard_rows,
         value_rows=markup.value_rows,
         compare_tests=markup.compare_tests,
+        compare_specs=markup.compare_specs,
+        consistency_rows=markup.consistency_rows,
         run_card=markup.run_card,
         picker=functools.partial(_macro, env, "bench/_picker.html", "picker"),
     )

@@ -3,8 +3,10 @@ result-document checks in results/documents.py use the same rule as the template
 links to the site's own pages, built fast."""
 
 import re
+import threading
 from collections.abc import Callable
 
+from django.core.signals import request_finished, request_started
 from django.urls import NoReverseMatch, get_script_prefix, reverse
 
 # http or https, then no white space or control character anywhere: a browser cannot read
@@ -29,13 +31,39 @@ _PLACEHOLDER = "Slug-{}_Placeholder"
 _patterns: dict[tuple[str, str, int], list[str] | None] = {}
 
 
+class _Request(threading.local):
+    prefix = ""  # the script prefix of the request this thread serves; "" between requests
+
+
+_request = _Request()
+
+
+def _request_started(**kwargs) -> None:
+    # Django's handler has set the request's prefix by now.
+    _request.prefix = get_script_prefix()
+
+
+def _request_finished(**kwargs) -> None:
+    _request.prefix = ""
+
+
+request_started.connect(_request_started, dispatch_uid="drives.links.request_started")
+request_finished.connect(_request_finished, dispatch_uid="drives.links.request_finished")
+
+
+def _script_prefix() -> str:
+    """get_script_prefix(), read once a request: Django keeps it in an asgiref Local, which
+    costs as much to read as the rest of page_url; a page builds dozens of links."""
+    return _request.prefix or get_script_prefix()
+
+
 def page_url(name: str, *slugs: str) -> str:
     """reverse(name, args=slugs) for URLs whose arguments are slugs, at the cost of a join:
     the URL is reversed once with placeholders and remembered as the text around them
     (reverse() costs tens of microseconds, and a page of 50 drives links each drive and its
     parts). Arguments that are not slugs, and URLs whose converters are narrower than a
     slug (an int, a format suffix), go through reverse() itself."""
-    parts = _parts(name, get_script_prefix(), len(slugs))
+    parts = _parts(name, _script_prefix(), len(slugs))
     if parts is None or not all(isinstance(s, str) and SLUG.fullmatch(s) for s in slugs):
         return reverse(name, args=slugs)
     url = parts[0]
@@ -46,9 +74,9 @@ def page_url(name: str, *slugs: str) -> str:
 
 def page_urls(name: str) -> Callable[[str], str]:
     """page_url(name, slug) for the many slugs of one list (a scatter or ranking of hundreds
-    of drives): the script prefix, which costs as much as the rest of page_url to read, is
-    read once, so use the function within one request."""
-    parts = _parts(name, get_script_prefix(), 1)
+    of drives): the URL's parts are looked up once, so use the function within one
+    request."""
+    parts = _parts(name, _script_prefix(), 1)
     if parts is None:
         return lambda slug: reverse(name, args=[slug])
     head, tail = parts

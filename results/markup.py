@@ -3,7 +3,9 @@ long tables, option lists.
 
 Long tables are built here with f-strings rather than as template loops: a 25-row table with
 a dozen values a row is the bulk of a page's rendering. Every value from the database is
-escaped by `_e` (the escaping of Django's `escape`, without its lazy-string wrapper).
+escaped by `_e` (the escaping of Django's `escape`, without its lazy-string wrapper), and the
+markup built is a SafeString made directly (what `mark_safe` makes of a str, without its
+check for lazy arguments).
 """
 
 import functools
@@ -12,7 +14,7 @@ from decimal import Decimal
 from html import escape
 
 import orjson
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 
 from drives.db import JsonText
 from drives.links import page_url
@@ -57,7 +59,7 @@ def chart(figure: dict, element_id: str, description: str = "") -> SafeString:
     in a data-figure attribute. Not a json_script block: htmx (with allowScriptTags off, as
     the CSP wants) drops every <script> of a swapped fragment, JSON ones included; an
     attribute survives the swap and is never executed."""
-    return mark_safe(
+    return SafeString(
         f'<div class="chart" id="{_e(element_id)}" role="img" aria-label="{_e(description)}" '
         f"data-figure='{figure_json(figure)}'></div>"
     )
@@ -94,9 +96,9 @@ def options(choices, selected) -> SafeString:
     the same choices and selection (a filter form's are the same in most requests)."""
     selected = "" if selected is None else str(selected)
     try:
-        return mark_safe(_options(tuple(choices), selected))
+        return SafeString(_options(tuple(choices), selected))
     except TypeError:  # choices that cannot be a key
-        return mark_safe(_options.__wrapped__(choices, selected))
+        return SafeString(_options.__wrapped__(choices, selected))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -141,7 +143,7 @@ def leaderboard_rows(rows) -> SafeString:
             f"{latency(e.latency_mean_ns)}{_latency_kind(e.latency_kind, e.source)}</td>\n"
             f"  <td>{_e(e.get_source_display())}{_QUICK if e.quick else ''}</td>\n</tr>"
         )
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
 
 
 def _drive_cell(p, *, synthetic: bool, quick: bool) -> str:
@@ -182,7 +184,7 @@ def value_rows(points, table: str) -> SafeString:
                 f'<td class="num">{capacity(p.drive.capacity_bytes)}</td>',
             )
         parts.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
 
 
 _NOT_TESTED = '<td class="num"><span class="missing">not tested</span></td>'
@@ -233,7 +235,7 @@ def compare_rows(pairs) -> SafeString:
             f"          {_figures_cell(p.a, p.pattern)}{_figures_cell(p.b, p.pattern)}\n"
             f"          <td>{verdict}</td>\n        </tr>"
         )
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
 
 
 LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
@@ -277,7 +279,7 @@ def latency_rows(c) -> SafeString:
                 key = f'<th class="side-{side}">{side.upper()}{kind}</th>'
                 parts.append(f"\n<tr{group}>{head}{key}{cells}</tr>")
                 head = ""
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
 
 
 def compare_tests(tests) -> SafeString:
@@ -296,7 +298,92 @@ def compare_tests(tests) -> SafeString:
             '<th class="side-b">B</th><th>Winner</th></tr></thead>\n      <tbody>\n      '
             f"{compare_rows(pair.pairs)}\n      </tbody>\n    </table>\n  </div>\n</article>"
         )
-    return mark_safe("".join(parts))
+    return SafeString("".join(parts))
+
+
+_NONE = "—"
+_UNVERIFIED = ' <span class="tag">unverified</span>'
+_COMPRESSES = ' <span class="tag">compresses data</span>'
+
+
+def _part_link(drive, spec: str, view: str) -> str:
+    """A drive's controller or NAND type, linked to its page, and whether it is verified."""
+    part = getattr(drive, spec)
+    if part is None:
+        cell = _NONE
+    else:
+        cell = f'<a href="{_e(page_url(view, part.slug))}">{_name(str(part))}</a>'
+        if spec == "controller" and part.compresses_data:
+            cell += _COMPRESSES
+    return cell + (_UNVERIFIED if spec in drive.unverified_specs else "")
+
+
+def _price(side) -> str:
+    price = side.price
+    if price is None:
+        return _NONE
+    return f"${_e(price.amount)} <small>({_day(price.observed_on)})</small>"
+
+
+def compare_specs(c, value_test_name: str) -> SafeString:
+    """The head to head's specification rows (results.selectors.Comparison), A beside B:
+    maker, kind, controller, NAND, firmware tested, capacity, interface, form factor,
+    latest price, $/GB and $ per 1,000 IOPS in the value test (its worst case)."""
+    sides = (c.a, c.b)
+    a, b = (side.drive for side in sides)
+    kiops = c.price_per_kiops
+    rows = (
+        ("Manufacturer", [_name(d.manufacturer.name) for d in (a, b)]),
+        ("Kind", [_e(d.get_kind_display()) for d in (a, b)]),
+        ("Controller", [_part_link(d, "controller", "bench:controller") for d in (a, b)]),
+        ("NAND", [_part_link(d, "nand", "bench:nand") for d in (a, b)]),
+        ("Firmware tested", [_e(", ".join(side.firmware)) or _NONE for side in sides]),
+        ("Capacity", [capacity(d.capacity_bytes) for d in (a, b)]),
+        ("Interface", [_e(d.get_interface_display() or _NONE) for d in (a, b)]),
+        ("Form factor", [_e(d.get_form_factor_display() or _NONE) for d in (a, b)]),
+        ("Latest price", [_price(side) for side in sides]),
+        ("$/GB", [dollars(side.price_per_gb) for side in sides]),
+        (
+            f"$ per 1,000 IOPS <small>({_e(value_test_name)}, worst case)</small>",
+            [dollars(v) for v in kiops],
+        ),
+    )
+    return SafeString(
+        "".join(f"\n    <tr><th>{th}</th><td>{x}</td><td>{y}</td></tr>" for th, (x, y) in rows)
+    )
+
+
+_STEADY_ROWS = (
+    ("mean IOPS", "steady_mean_iops"),
+    ("std. dev.", "steady_stddev_iops"),
+    ("minimum", "steady_min_iops"),
+)
+_NOT_TESTED_NUM = '<td class="num"><span class="missing">not tested</span></td>'
+
+
+def consistency_rows(a, b) -> SafeString:
+    """The numbers beside a consistency scatter: each side's series (ConsistencySeries, or
+    None when it has none at this spare-area level), where its steady state starts, its
+    mean, standard deviation and minimum IOPS there, and the seconds it recorded."""
+    series = (a, b)
+    cells = [
+        _NOT_TESTED_NUM if s is None else f'<td class="num">{s.steady_state_start_s} s</td>'
+        for s in series
+    ]
+    rows = [f"<tr><th>Steady state from</th>{''.join(cells)}</tr>"]
+    for th, attr in _STEADY_ROWS:
+        cells = [
+            f'<td class="num">{iops(None if s is None else getattr(s, attr))}</td>' for s in series
+        ]
+        rows.append(f"<tr><th>{th}</th>{''.join(cells)}</tr>")
+    cells = [
+        f'<td class="num">{_NONE}</td>'
+        if s is None
+        else f'<td class="num">{s.points}{_QUICK if s.quick else ""}</td>'
+        for s in series
+    ]
+    rows.append(f"<tr><th>seconds recorded</th>{''.join(cells)}</tr>")
+    return SafeString("\n        ".join(rows))
 
 
 # -- a run's provenance ------------------------------------------------------------------------
@@ -356,7 +443,7 @@ def run_card(run) -> SafeString:
         f"<dt>Submitted by</dt><dd>{_e(run.submitter or 'imported')}, {_day(run.ingested_at)}</dd>"
     )
     body = "\n    ".join(rows)
-    return mark_safe(
+    return SafeString(
         f'<div class="run" id="run-{run.pk}">\n'
         f"  <h4>Run #{run.pk} · {_e(run.get_source_display())}{tag}</h4>\n"
         f"  <dl>\n    {body}\n  </dl>\n</div>"

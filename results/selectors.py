@@ -132,15 +132,16 @@ class Side:
     saturation: dict[str, SaturationSeries] = field(default_factory=dict)  # by data pattern
     price: Price | None = None
 
-    @property
+    @functools.cached_property
     def shown_runs(self) -> list[Run]:
+        """The runs the side's figures come from (read once the side is filled)."""
         ids = {f.result.run_id for f in self.results.values()}
-        ids |= {s.run_id for s in self.consistency.values()}
-        ids |= {t.run_id for t in self.trim.values()}
-        ids |= {w.run_id for w in self.saturation.values()}
+        ids.update(s.run_id for s in self.consistency.values())
+        ids.update(t.run_id for t in self.trim.values())
+        ids.update(w.run_id for w in self.saturation.values())
         return [r for r in self.runs if r.pk in ids]
 
-    @property
+    @functools.cached_property
     def firmware(self) -> list[str]:
         return sorted({r.firmware.version for r in self.shown_runs if r.firmware})
 
@@ -240,7 +241,20 @@ _RUN_RELATIONS = (
     ("suite", _SUITE),
     ("submitter", _SUBMITTER),
 )
-_RESULT = Shape(Result, "r")
+# A result's fields the head to head shows (figures, latency, what its deviations name): not
+# the completion latency (clat_*) nor the totals it was computed from, which stay deferred.
+RESULT_UNREAD = (
+    "io_count",
+    "bytes",
+    "clat_mean_ns",
+    "clat_stddev_ns",
+    "clat_min_ns",
+    "clat_max_ns",
+    "clat_percentiles_ns",
+)
+_RESULT = Shape(
+    Result, "r", [f.name for f in Result._meta.concrete_fields if f.name not in RESULT_UNREAD]
+)
 # A series without its points: with points=True they travel as their JSON text (below).
 SERIES_POINTS = ("iops", "iops_text")
 _SERIES = Shape(
@@ -396,7 +410,8 @@ def compare(
     latest prices. Every consistency and saturation series says how many points it has
     (`points`; a consistency series also its seconds at 0 IOPS, `stalls`), and holds them
     with points=True: a consistency series as `iops_json`, the JSON text of its IOPS (its
-    `iops` and `iops_text` fields are not read).
+    `iops` and `iops_text` fields are not read). A result's RESULT_UNREAD fields are not
+    read either.
 
     By default each test shows the drive's latest result; run_a / run_b restrict a side to
     one of its runs (an unknown run falls back to the latest). One query.
@@ -489,12 +504,14 @@ def _comparison(side_a: Side, side_b: Side) -> Comparison:
     """The comparison of two filled sides: their tests in order, each data pattern paired."""
     sides = (side_a, side_b)
     tests: dict[str, Test] = {}
-    for side in sides:
-        for f in side.results.values():
-            tests[f.result.test.identifier] = f.result.test
+    patterns: tuple[dict[str, set[str]], ...] = ({}, {})  # each side's, by test
+    for side, found in zip(sides, patterns, strict=True):
+        for (identifier, pattern), f in side.results.items():
+            tests[identifier] = f.result.test
+            found.setdefault(identifier, set()).add(pattern)
     pairs = []
     for test in sorted(tests.values(), key=test_order_key):
-        found = [{p for (t, p) in s.results if t == test.identifier} for s in sides]
+        found = [side.get(test.identifier, set()) for side in patterns]
         stands_in = [_stands_in(mine, other) for mine, other in (found, found[::-1])]
         rows = []
         for p in sorted(found[0] | found[1], key=lambda p: PATTERN_ORDER.get(p, 9)):

@@ -139,31 +139,23 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         (pair, f"bars-{i}", charts.compare_bars(pair, name_a, name_b))
         for i, pair in enumerate(comparison.tests)
     ]
-    consistency = []
-    for level in comparison.consistency_levels:
-        a_series, b_series = (
-            comparison.a.consistency.get(level),
-            comparison.b.consistency.get(level),
-        )
-        figure = charts.consistency(
-            level,
-            comparison,
-            scale=state["scale"],
-            view=state["view"],
-            a_name=name_a,
-            b_name=name_b,
-        )
-        consistency.append(
-            {
-                "level": level,
-                "id": f"consistency-{level}",
-                "figure": figure,
-                "a": a_series,
-                "b": b_series,
-                "a_quick": a_series is not None and a_series.quick,
-                "b_quick": b_series is not None and b_series.quick,
-            }
-        )
+    consistency = [
+        {
+            "level": level,
+            "id": f"consistency-{level}",
+            "figure": charts.consistency(
+                level,
+                comparison,
+                scale=state["scale"],
+                view=state["view"],
+                a_name=name_a,
+                b_name=name_b,
+            ),
+            "a": comparison.a.consistency.get(level),
+            "b": comparison.b.consistency.get(level),
+        }
+        for level in comparison.consistency_levels
+    ]
     trims = []
     for i, (test, pattern) in enumerate(comparison.trim_keys):
         key = (test.identifier, pattern)
@@ -200,7 +192,6 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
             for key, side in (("a", comparison.a), ("b", comparison.b))
         ],
         "provenance": [(f"A: {name_a}", comparison.a), (f"B: {name_b}", comparison.b)],
-        "price_per_kiops": comparison.price_per_kiops,
         "value_test_name": VALUE_TEST_NAMES.get(comparison.value_test, comparison.value_test),
         "links": {
             "swap": _permalink(

@@ -75,3 +75,41 @@ def test_a_script_prefix_is_kept():
         set_script_prefix("/")
     assert page_url("bench:drive", "x") == "/drives/x/"
     assert page_urls("bench:drive")("x") == "/drives/x/"
+
+
+def test_links_of_a_request_carry_its_script_prefix_and_no_other(rf, settings):
+    """The prefix a request is served under (SCRIPT_NAME) is read once when it starts and
+    forgotten when it ends: links in each request carry their own, and links made between
+    requests follow set_script_prefix again."""
+    import sys
+    import types
+
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.http import HttpResponse
+    from django.urls import path
+
+    seen = []
+
+    def view(request):
+        seen.append((page_url("bench:drive", "x"), page_urls("bench:drive")("y")))
+        return HttpResponse("ok")
+
+    urls = types.ModuleType("links_test_urls")
+    urls.urlpatterns = [path("links/", view), *get_resolver("benchsite.urls").url_patterns]
+    sys.modules[urls.__name__] = urls
+    settings.ROOT_URLCONF = urls.__name__
+    handler = WSGIHandler()
+    try:
+        for script in ("/mounted", "", "/other/place"):
+            environ = rf.get("/links/").environ | {"SCRIPT_NAME": script}
+            handler(environ, lambda status, headers: None).close()  # as the server does
+            set_script_prefix("/elsewhere/")
+            assert page_url("bench:drive", "x") == "/elsewhere/drives/x/"  # between requests
+    finally:
+        set_script_prefix("/")
+        del sys.modules[urls.__name__]
+    assert seen == [
+        ("/mounted/drives/x/", "/mounted/drives/y/"),
+        ("/drives/x/", "/drives/y/"),
+        ("/other/place/drives/x/", "/other/place/drives/y/"),
+    ]

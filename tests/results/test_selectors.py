@@ -38,6 +38,30 @@ def test_compare_pairs_every_test_and_pattern_and_says_who_wins():
     assert c.a.consistency[0].points == 2000 == len(c.a.consistency[0].iops_json.parsed)
 
 
+def test_compare_reads_every_result_field_it_shows_and_defers_the_rest():
+    """The statement leaves out the fields no comparison shows (RESULT_UNREAD): those stay
+    deferred (read on access, as the ORM would), every other field is the row's own."""
+    from results.models import Result
+    from results.selectors import RESULT_UNREAD
+
+    run = measured(manufacturer="A", model="One", seed=1)
+    Result.objects.filter(run=run).update(jobs=2, partial=True, span_bytes=2**20)
+    slug = Drive.objects.get().slug
+    c = compare(a=slug, b=slug)
+    read = [f.result for f in c.a.results.values()]
+    assert len(read) == Result.objects.filter(run=run).count() > 0
+    unread = {Result._meta.get_field(name).attname for name in RESULT_UNREAD}
+    for result in read:
+        assert result.get_deferred_fields() == unread
+        stored = Result.objects.get(pk=result.pk)
+        for field in Result._meta.concrete_fields:
+            if field.attname not in unread:
+                assert getattr(result, field.attname) == getattr(stored, field.attname), field
+        assert result.deviations == stored.deviations != []
+    first = read[0]
+    assert first.io_count == Result.objects.get(pk=first.pk).io_count  # loaded when asked
+
+
 def test_compare_counts_each_series_seconds_at_zero_iops():
     """The seconds a drive stalled (0 IOPS), which a log axis cannot draw, counted for each
     series by the comparison's statement."""
