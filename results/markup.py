@@ -358,7 +358,6 @@ _STEADY_ROWS = (
     ("std. dev.", "steady_stddev_iops"),
     ("minimum", "steady_min_iops"),
 )
-_NOT_TESTED_NUM = '<td class="num"><span class="missing">not tested</span></td>'
 
 
 def consistency_rows(a, b) -> SafeString:
@@ -367,7 +366,7 @@ def consistency_rows(a, b) -> SafeString:
     mean, standard deviation and minimum IOPS there, and the seconds it recorded."""
     series = (a, b)
     cells = [
-        _NOT_TESTED_NUM if s is None else f'<td class="num">{s.steady_state_start_s} s</td>'
+        _NOT_TESTED if s is None else f'<td class="num">{s.steady_state_start_s} s</td>'
         for s in series
     ]
     rows = [f"<tr><th>Steady state from</th>{''.join(cells)}</tr>"]

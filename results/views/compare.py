@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import re
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.timezone import localtime
+from django.utils.timezone import get_current_timezone
 from django.views.decorators.http import require_safe
 
 from drives.filters import search_words
@@ -134,6 +135,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     name_a, name_b = str(comparison.a.drive), str(comparison.b.drive)
     run_a = comparison.a.chosen_run.pk if comparison.a.chosen_run else None
     run_b = comparison.b.chosen_run.pk if comparison.b.chosen_run else None
+    tz = get_current_timezone()  # the runs' dates in the picker, read once for them all
     here = {"run_a": run_a, "run_b": run_b, "scale": state["scale"], "view": state["view"]}
     tests = [
         (pair, f"bars-{i}", charts.compare_bars(pair, name_a, name_b))
@@ -186,7 +188,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
             {
                 "key": key,
                 "name": key.upper(),
-                "options": [(r.pk, _run_label(r)) for r in side.runs],
+                "options": [(r.pk, _run_label(r, tz)) for r in side.runs],
                 "selected": side.chosen_run.pk if side.chosen_run else "",
             }
             for key, side in (("a", comparison.a), ("b", comparison.b))
@@ -226,7 +228,7 @@ def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
     return rows
 
 
-def _run_label(run: Run) -> str:
+def _run_label(run: Run, tz: datetime.tzinfo) -> str:
     """How the run picker names a run: number, source, firmware and date."""
     label = f"#{run.pk} · {run.get_source_display()}"
     if run.firmware:
@@ -234,7 +236,7 @@ def _run_label(run: Run) -> str:
     if run.citation:
         label += f" · {run.citation.publisher} {run.citation.published_on:%Y-%m-%d}"
     elif run.started_at:
-        label += f" · {localtime(run.started_at):%Y-%m-%d}"
+        label += f" · {run.started_at.astimezone(tz):%Y-%m-%d}"
     return label
 
 
