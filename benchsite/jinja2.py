@@ -89,8 +89,26 @@ def _macro(env: jinja2.Environment, template: str, name: str, *args):
     return getattr(env.get_template(template).module, name)(*args)
 
 
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+_MISSING = object()
+
+
+class Environment(jinja2.Environment):
+    """Jinja2's environment, reading `d.key` of a dict (a view's `links.swap`, `state.scale`)
+    as the item at once. Jinja2 tries the attribute first and takes the item when that
+    fails; a dict has no attribute of any other name, so the answer is the same, without
+    the AttributeError raised and caught for each such read (dozens a page). A name that is
+    one of dict's attributes (`d.items`) still reads the attribute first."""
+
+    def getattr(self, obj, attribute):
+        if obj.__class__ is dict and attribute not in _DICT_ATTRIBUTES:
+            value = obj.get(attribute, _MISSING)
+            return self.undefined(obj=obj, name=attribute) if value is _MISSING else value
+        return super().getattr(obj, attribute)
+
+
 def environment(**options) -> jinja2.Environment:
-    env = jinja2.Environment(**options)
+    env = Environment(**options)
     env.globals.update(
         url=page_url,
         static=static_url,

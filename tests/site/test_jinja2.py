@@ -44,3 +44,34 @@ def test_a_static_url_follows_the_storage(settings):
     assert static_url("css/bench.css") == "/one/css/bench.css"
     settings.STATIC_URL = "/two/"
     assert static_url("css/bench.css") == "/two/css/bench.css"
+
+
+KEYS = st.one_of(st.sampled_from(sorted(dir(dict)) + ["a", "scale", "", "__class__"]), st.text())
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.dictionaries(KEYS, st.integers()), name=KEYS)
+def test_a_dict_attribute_reads_as_jinjas_own(data, name):
+    """`d.name` of a dict reads what Jinja2 itself reads: the item for any name that is not
+    one of dict's attributes, the attribute (a method) for one that is, Undefined for
+    neither; subclasses of dict and other objects as Jinja2 reads them."""
+    import jinja2
+
+    from benchsite.jinja2 import Environment
+
+    ours, theirs = Environment(), jinja2.Environment()
+
+    class Sub(dict):
+        pass
+
+    for obj in (data, Sub(data), list(data)):
+        mine, expected = ours.getattr(obj, name), theirs.getattr(obj, name)
+        if isinstance(expected, jinja2.Undefined):
+            assert isinstance(mine, jinja2.Undefined) and mine._undefined_name == name
+            assert mine._undefined_obj is obj
+        else:
+            assert mine == expected
+    template = (
+        "{{ d.a }}|{{ d.get('a', 'none') }}|{{ d.items()|list|length }}|{{ d.zzz is defined }}"
+    )
+    assert ours.from_string(template).render(d=data) == theirs.from_string(template).render(d=data)
