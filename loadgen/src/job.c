@@ -292,7 +292,9 @@ static inline bool complete(struct worker *w, struct lg_io *io, uint64_t now)
 			lg_histogram_add(spec->dir_hist[dir], lat);
 		if (spec->dir_clat_hist[dir])
 			lg_histogram_add(spec->dir_clat_hist[dir], clat);
-	} else if (res->error == 0) {
+	} else if (res->error == 0 || io->offset < res->error_offset) {
+		/* of the failures, the one at the lowest offset: the same whatever
+		 * order the in-flight I/Os complete in */
 		res->error = io->result < 0 ? io->result : -EIO;
 		res->short_io = io->result >= 0;
 		res->write_failed = io->write;
@@ -539,7 +541,7 @@ static void merge_hist(struct lg_histogram *dst, const struct lg_histogram *src)
 }
 
 /* The group's result: sums over the workers, from the first start to the last
- * end, the first failure; their histograms merged into the spec's. */
+ * end, the failure at the lowest offset; their histograms merged into the spec's. */
 static void merge(struct group *g, struct lg_job_result *ret)
 {
 	const struct lg_job_spec *spec = g->spec;
@@ -560,7 +562,7 @@ static void merge(struct group *g, struct lg_job_result *ret)
 		merge_hist(spec->hist, w->spec.hist);
 		merge_hist(spec->clat_hist, w->spec.clat_hist);
 		res.interrupted |= w->res.interrupted;
-		if (res.error == 0 && w->res.error) {
+		if (w->res.error && (res.error == 0 || w->res.error_offset < res.error_offset)) {
 			res.error = w->res.error;
 			res.short_io = w->res.short_io;
 			res.write_failed = w->res.write_failed;

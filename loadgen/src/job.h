@@ -96,9 +96,12 @@ struct lg_job_result {
 	uint64_t dir_bytes[2];
 	uint64_t elapsed_ns; /* first submission to last completion */
 	bool interrupted;
-	int error;         /* 0, or the first failed I/O's -errno */
-	bool short_io;     /* the first failure was a short transfer (error is -EIO) */
-	bool write_failed; /* the failed I/O was a write */
+	/* The failure reported is the failed I/O at the lowest offset, of every
+	 * worker: the I/Os in flight when the first one failed complete in no set
+	 * order, and the lowest is where a device's end or bad range begins. */
+	int error;         /* 0, or the reported failed I/O's -errno */
+	bool short_io;     /* it was a short transfer (error is -EIO) */
+	bool write_failed; /* it was a write */
 	uint64_t error_offset;
 	uint32_t error_length;
 	int32_t error_transferred; /* bytes a short I/O did transfer */

@@ -226,6 +226,91 @@ static void test_short_io(const struct lg_engine_ops *ops)
 	close(fd);
 }
 
+/* Reads running past the end of a 1 MiB file, at every queue depth, block size
+ * and worker count: whatever order the I/Os in flight complete in, one worker
+ * reports the failure at the lowest offset, the block that holds the file's end.
+ * Several workers: the first to fail stops the others, maybe before they reach
+ * their own failing block, so the report is the lowest failure that happened: a
+ * block on the grid (a worker's slice is a whole number of blocks) at or past
+ * the end, with what it did transfer. A write on a read-only descriptor fails
+ * where a worker's slice begins, at 0 for one worker. */
+static void test_failure_reported_is_the_lowest(const struct lg_engine_ops *ops)
+{
+	static const uint32_t depths[] = {1, 2, 8, 64};
+	static const uint32_t blocks[] = {4096, 12288, 65536, 98304, 196608};
+	static const uint32_t jobs[] = {1, 2, 4};
+	int fd = temp_file(0);
+	int rofd = -1;
+	char fdpath[64];
+	static unsigned char data[MIB];
+
+	/* data on the disk, out of the page cache before each run and with no
+	 * read-ahead: the read of the block that holds the end waits for the disk
+	 * while the reads past the end complete at once, the order that used to
+	 * report one of those instead */
+	memset(data, 0xa5, sizeof(data));
+	if (fd < 0 || pwrite(fd, data, MIB, 0) != MIB || fsync(fd) < 0) {
+		CHECK(!"setup");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	rofd = open(fdpath, O_RDONLY);
+	CHECK(rofd >= 0);
+	for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++)
+		for (size_t b = 0; b < sizeof(blocks) / sizeof(blocks[0]); b++)
+			for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+				uint32_t bs = blocks[b];
+				struct lg_job_spec spec = {
+					.name = "lowest",
+					.block_size = bs,
+					.queue_depth = depths[d],
+					.jobs = jobs[j],
+					.span_bytes = 2 * MIB,
+					.duration_ns = 5 * LG_NSEC_PER_SEC,
+					.pattern = LG_PATTERN_INCOMPRESSIBLE,
+					.seed = 7,
+				};
+				uint64_t end_block = MIB / bs * bs;
+				struct lg_job_result res;
+
+				posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+				CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0);
+				CHECKF(res.error == -EIO && res.short_io &&
+					       (jobs[j] == 1 ? res.error_offset == end_block
+							     : res.error_offset >= end_block &&
+								       res.error_offset % bs == 0) &&
+					       res.error_length == bs &&
+					       res.error_transferred ==
+						       (res.error_offset < MIB
+								? (int32_t)(MIB - res.error_offset)
+								: 0),
+				       "%s qd %u bs %u jobs %u: error %d at %lu, %d of %u",
+				       ops->name, depths[d], bs, jobs[j], res.error,
+				       (unsigned long)res.error_offset, res.error_transferred,
+				       res.error_length);
+
+				spec.write = true;
+				spec.span_bytes = MIB;
+				uint64_t part = spec.span_bytes / jobs[j] / bs * bs;
+
+				if (rofd < 0)
+					continue;
+				CHECK(lg_job_run(&spec, ops, rofd, NULL, &res) == 0);
+				CHECKF(res.error == -EBADF && res.write_failed &&
+					       res.error_offset % part == 0 &&
+					       res.error_offset < jobs[j] * part,
+				       "%s qd %u bs %u jobs %u: write error %d at %lu", ops->name,
+				       depths[d], bs, jobs[j], res.error,
+				       (unsigned long)res.error_offset);
+			}
+	if (rofd >= 0)
+		close(rofd);
+	close(fd);
+}
+
 static void test_interrupted(const struct lg_engine_ops *ops)
 {
 	int fd = temp_file(MIB);
@@ -406,6 +491,7 @@ int main(void)
 		test_sized_fill(ops);
 		test_sequential_wraps(ops);
 		test_short_io(ops);
+		test_failure_reported_is_the_lowest(ops);
 		test_interrupted(ops);
 		test_bad_specs(ops);
 		test_jobs(ops);
