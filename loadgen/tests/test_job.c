@@ -278,19 +278,17 @@ static void test_failure_reported_is_the_lowest(const struct lg_engine_ops *ops)
 
 				posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 				CHECK(lg_job_run(&spec, ops, fd, NULL, &res) == 0);
-				CHECKF(res.error == -EIO && res.short_io &&
-					       (jobs[j] == 1 ? res.error_offset == end_block
-							     : res.error_offset >= end_block &&
-								       res.error_offset % bs == 0) &&
+				uint64_t off = res.error_offset;
+				bool where = jobs[j] == 1 ? off == end_block
+							  : off >= end_block && off % bs == 0;
+				int32_t transferred = off < MIB ? (int32_t)(MIB - off) : 0;
+
+				CHECKF(res.error == -EIO && res.short_io && where &&
 					       res.error_length == bs &&
-					       res.error_transferred ==
-						       (res.error_offset < MIB
-								? (int32_t)(MIB - res.error_offset)
-								: 0),
+					       res.error_transferred == transferred,
 				       "%s qd %u bs %u jobs %u: error %d at %lu, %d of %u",
 				       ops->name, depths[d], bs, jobs[j], res.error,
-				       (unsigned long)res.error_offset, res.error_transferred,
-				       res.error_length);
+				       (unsigned long)off, res.error_transferred, res.error_length);
 
 				spec.write = true;
 				spec.span_bytes = MIB;
