@@ -74,24 +74,28 @@ def highlighting_view(path: str) -> str:
 class Highlight:
     drive: Drive | DriveLabel
     remove_url: str  # the same view without it
+    shown: bool  # the view shows it; False: its filters leave the drive out
 
 
 def highlight_list(
     request: HttpRequest, slugs: tuple[str, ...], shown: Iterable[DriveLabel] = ()
 ) -> list[Highlight]:
     """The highlighted drives as the filter form lists them, each with the link that stops
-    highlighting it: named as the view shows them (`shown`), the others looked up. One
-    query, none when the view shows every one of them."""
+    highlighting it and whether the view shows it: named as the view shows them (`shown`),
+    the others looked up. One query, none when the view shows every one of them."""
     named: dict[str, Drive | DriveLabel] = {}
     if slugs:
         named.update((d.slug, d) for d in shown if d.slug in slugs)
+    in_view = set(named)
     missing = [s for s in slugs if s not in named]
     if missing:
         named.update(
             Drive.objects.real().select_related("manufacturer").in_bulk(missing, field_name="slug")
         )
     return [
-        Highlight(named[s], with_highlights(request.GET, tuple(o for o in slugs if o != s)))
+        Highlight(
+            named[s], with_highlights(request.GET, tuple(o for o in slugs if o != s)), s in in_view
+        )
         for s in slugs
         if s in named
     ]

@@ -345,6 +345,35 @@ def test_the_filter_form_lists_highlighted_drives_with_a_link_to_drop_each(clien
     assert chips == [str(a), str(b)]
 
 
+def absent_highlights(html: str) -> list[str]:
+    """The drives a view says are highlighted but left out, by name."""
+    found = re.search(r'<p class="absent-highlights">(.*?)</p>', html, re.S)
+    return re.findall(r'<a href="[^"]+">(.*?)</a>', found.group(1)) if found else []
+
+
+@pytest.mark.parametrize("url", HIGHLIGHT_VIEWS)
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_view_says_which_highlighted_drives_its_filters_leave_out(client, pair, url, htmx):
+    """In the part a filter redraws (the whole page or its htmx fragment), every highlighted
+    drive the filters keep out of the view is named, and no drive the view shows."""
+    a, b = pair
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    highlight = [("highlight", a.slug), ("highlight", b.slug), ("pattern", "")]
+    for query, left_out in [
+        ([], []),
+        ([("q", "acme")], [str(b)]),
+        ([("q", "bolt")], [str(a)]),
+        ([("q", "nothing like either")], [str(a), str(b)]),
+        ([("capacity_min", "100000")], [str(a), str(b)]),
+    ]:
+        response = client.get(url, highlight + query, **headers)
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert absent_highlights(html) == left_out, query
+        if left_out:
+            assert "with these filters" in html
+
+
 @pytest.mark.parametrize("url", HIGHLIGHT_VIEWS)
 def test_the_highlight_box_names_a_drive_by_slug_name_or_an_only_match(client, pair, url):
     """Without JavaScript the box is submitted as typed: a slug, the drive's name, or a search
