@@ -24,7 +24,7 @@ help:
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
 	@echo "make lint          ruff check and format check, clang-format check of loadgen"
-	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too)"
+	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
@@ -131,7 +131,7 @@ BENCH_WEB_DATA := var/bench-web/pg
 bench-web: $(INSTALLED)
 	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
-	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py bench_web $(if $(CACHED),--cached)'
+	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py bench_web $(if $(CACHED),--cached) $(if $(ROUNDS),--rounds $(ROUNDS))'
 
 # The API beside a trivial DRF endpoint on the same catalog; CACHED=1 adds the cached mode.
 bench-api: $(INSTALLED)
