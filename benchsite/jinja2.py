@@ -18,6 +18,8 @@ import datetime
 import functools
 
 import jinja2
+import jinja2.compiler
+import markupsafe
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.template import TemplateDoesNotExist
@@ -93,12 +95,50 @@ _DICT_ATTRIBUTES = frozenset(dir(dict))
 _MISSING = object()
 
 
+try:  # markupsafe's escaping of a str to a str, in C; its public escape() wraps it in Markup
+    from markupsafe import _escape_inner
+except ImportError:  # pragma: no cover - another markupsafe
+
+    def _escape_inner(text: str) -> str:
+        return str(markupsafe.escape(text))
+
+
+def escape_output(value) -> str:
+    """What `{{ value }}` writes with autoescaping: markupsafe.escape's text. Not made a
+    Markup: the text is joined into the page (or into a block that Jinja2 marks safe as a
+    whole), so the Markup that escape() builds, a Python-level constructor and a copy of
+    the text, was thrown away at once (about a hundred times a page)."""
+    if value.__class__ is str:
+        return _escape_inner(value)
+    html = getattr(value, "__html__", None)
+    if html is not None:
+        return html()
+    return markupsafe.escape(value)
+
+
+class CodeGenerator(jinja2.compiler.CodeGenerator):
+    """Jinja2's compiler, writing an autoescaped output as escape_output(value)."""
+
+    def _output_child_pre(self, node, frame, finalize) -> None:
+        if frame.eval_ctx.autoescape and not frame.eval_ctx.volatile:
+            self.write("environment.escape_output(")
+            if finalize.src is not None:
+                self.write(finalize.src)
+        else:
+            super()._output_child_pre(node, frame, finalize)
+
+
 class Environment(jinja2.Environment):
     """Jinja2's environment, reading `d.key` of a dict (a view's `links.swap`, `state.scale`)
     as the item at once. Jinja2 tries the attribute first and takes the item when that
     fails; a dict has no attribute of any other name, so the answer is the same, without
     the AttributeError raised and caught for each such read (dozens a page). A name that is
-    one of dict's attributes (`d.items`) still reads the attribute first."""
+    one of dict's attributes (`d.items`) still reads the attribute first.
+
+    Its templates write autoescaped values with escape_output (CodeGenerator)."""
+
+    code_generator_class = CodeGenerator
+    escape_output = staticmethod(escape_output)
 
     def getattr(self, obj, attribute):
         if obj.__class__ is dict and attribute not in _DICT_ATTRIBUTES:

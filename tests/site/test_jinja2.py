@@ -75,3 +75,72 @@ def test_a_dict_attribute_reads_as_jinjas_own(data, name):
         "{{ d.a }}|{{ d.get('a', 'none') }}|{{ d.items()|list|length }}|{{ d.zzz is defined }}"
     )
     assert ours.from_string(template).render(d=data) == theirs.from_string(template).render(d=data)
+
+
+class HtmlObject:
+    """An object with its own markup (`__html__`), as Django's forms and SafeString have."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __html__(self) -> str:
+        return f"<em>{self.text}</em>"
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _values():
+    from django.utils.safestring import SafeString
+    from markupsafe import Markup
+
+    text = st.text(alphabet=st.sampled_from("<>&'\"aé—µ \x00"), max_size=12) | st.text(max_size=8)
+    return st.one_of(
+        text,
+        text.map(SafeString),
+        text.map(Markup),
+        text.map(HtmlObject),
+        text.map(lambda t: type("Str", (str,), {})(t)),  # a str subclass, not safe
+        st.integers(),
+        st.floats(allow_nan=False),
+        st.none(),
+        st.booleans(),
+        st.lists(text, max_size=3),
+    )
+
+
+# Every place an autoescaped value is written: the page, a {% set %} block, a filter block,
+# a macro, a call block, a loop, an undefined name, and with autoescaping turned off.
+ESCAPE_TEMPLATE = (
+    "{{ v }}|{{ missing }}|{% set b %}<b>{{ v }}</b>{% endset %}{{ b }}|{{ b|length }}|"
+    "{% filter upper %}{{ v }}{% endfilter %}|{% macro m(a) %}<i>{{ a }}</i>{% endmacro %}"
+    "{{ m(v) }}|{% macro c() %}[{{ caller() }}]{% endmacro %}{% call c() %}{{ v }}{% endcall %}|"
+    "{% for x in [v, v] %}{{ x }}{% endfor %}|"
+    "{{ v ~ '<' }}|{{ v|string }}|{{ v if v else '&' }}|"
+    "{% autoescape false %}{{ v }}{% endautoescape %}"
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=_values())
+def test_an_autoescaped_value_is_written_as_jinjas_own(value):
+    """escape_output writes what Jinja2's escape writes, in every place a value is output,
+    for text with every character HTML gives a meaning to, safe strings, objects with their
+    own markup, numbers, None and undefined names."""
+    import jinja2
+
+    from benchsite.jinja2 import Environment
+
+    ours, theirs = Environment(autoescape=True), jinja2.Environment(autoescape=True)
+    expected = theirs.from_string(ESCAPE_TEMPLATE).render(v=value)
+    assert ours.from_string(ESCAPE_TEMPLATE).render(v=value) == expected
+    for undefined in (jinja2.StrictUndefined, jinja2.ChainableUndefined):
+        for env in (ours, theirs):
+            env.undefined = undefined
+        try:
+            expected = theirs.from_string("{{ v }}{{ missing }}").render(v=value)
+        except jinja2.UndefinedError:
+            with pytest.raises(jinja2.UndefinedError):
+                ours.from_string("{{ v }}{{ missing }}").render(v=value)
+        else:
+            assert ours.from_string("{{ v }}{{ missing }}").render(v=value) == expected
