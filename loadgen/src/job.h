@@ -98,7 +98,8 @@ struct lg_job_result {
 	bool interrupted;
 	/* The failure reported is the failed I/O at the lowest offset, of every
 	 * worker: the I/Os in flight when the first one failed complete in no set
-	 * order, and the lowest is where a device's end or bad range begins. */
+	 * order, and the lowest is where a device's end or bad range begins. (A
+	 * failure stops the other workers, which may not reach their own.) */
 	int error;         /* 0, or the reported failed I/O's -errno */
 	bool short_io;     /* it was a short transfer (error is -EIO) */
 	bool write_failed; /* it was a write */
