@@ -65,6 +65,7 @@ def chart(figure: dict, element_id: str, description: str = "") -> SafeString:
     )
 
 
+_NONE = "—"  # a cell with nothing to show
 _QUICK = ' <span class="tag quick">quick run</span>'
 _SYNTHETIC = ' <span class="tag">synthetic</span>'
 _HIGHLIGHTED = ' class="highlighted"'
@@ -229,7 +230,7 @@ def compare_rows(pairs) -> SafeString:
             lead = f"{p.difference_percent:.1f}"
             verdict = f'<strong class="side-{winner}">{winner.upper()}</strong> +{lead}%'
         else:
-            verdict = "—"
+            verdict = _NONE
         parts.append(
             f"\n        <tr>\n          <td>{_e(p.pattern)}</td>\n"
             f"          {_figures_cell(p.a, p.pattern)}{_figures_cell(p.b, p.pattern)}\n"
@@ -301,7 +302,6 @@ def compare_tests(tests) -> SafeString:
     return SafeString("".join(parts))
 
 
-_NONE = "—"
 _UNVERIFIED = ' <span class="tag">unverified</span>'
 _COMPRESSES = ' <span class="tag">compresses data</span>'
 
@@ -428,8 +428,8 @@ def run_card(run) -> SafeString:
     rows.append(f"<dt>Tool</dt><dd>{_e(run.tool_name)} {_e(run.tool_version)}{engine}</dd>")
     if run.suite:
         rows.append(f"<dt>Suite</dt><dd>{_e(run.suite)}</dd>")
-    rows.append(f"<dt>Firmware</dt><dd>{_e(run.firmware or '—')}</dd>")
-    bench = "—"
+    rows.append(f"<dt>Firmware</dt><dd>{_e(run.firmware or _NONE)}</dd>")
+    bench = _NONE
     if run.bench:
         bench = "; ".join(f"{_e(label)}: {_e(value)}" for label, value in run.bench.describe())
     rows.append(f"<dt>Test bench</dt><dd>{bench}</dd>")
