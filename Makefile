@@ -71,7 +71,7 @@ test-deps:
 	fi
 
 test-faults: $(INSTALLED)
-	$(PY) -m benchsite.faults
+	$(PY) -m loadtests.faults
 
 CLANG_FORMAT ?= clang-format
 C_SOURCES = loadgen/src/*.[ch] loadgen/tests/*.[ch]

@@ -30,7 +30,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BaseRenderer
 from rest_framework.utils import encoders
 
-from drives.db import JsonText
+from core.db import JsonText
 
 MAX_PAGE = 500
 READ_MAX_AGE_S = 60

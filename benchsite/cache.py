@@ -16,7 +16,7 @@ value is computed on a replica only when that replica has replayed the write; ot
 computed on the primary, so a lagging replica never puts an old value in the cache.
 
 The cache is caches["default"]; when it cannot be reached, values are computed uncached.
-Reads of the database cache are prepared statements (drives.db.prepared).
+Reads of the database cache are prepared statements (core.db.prepared).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from django.db import DatabaseError, router, transaction
 from django.db.models.signals import post_delete, post_save
 
 from benchsite import replicas
-from drives.db import prepared
+from core.db import prepared
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

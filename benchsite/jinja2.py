@@ -6,7 +6,7 @@ page renders hundreds of values, and Django's engine spent several milliseconds 
 it (more than its queries), Jinja2's compiled templates a fraction of that (`make bench-web`).
 The admin, the API's docs and form widgets keep Django's engine (the second backend).
 
-Everything a template may call is listed here: `url` (drives.links.page_url) and `static`,
+Everything a template may call is listed here: `url` (core.links.page_url) and `static`,
 the display units of results.units, the markup builders of results.markup and a few of
 Django's filters.
 Autoescaping is on; the builders return SafeString, which Jinja2 honours (`__html__`).
@@ -28,7 +28,7 @@ from django.template.backends.jinja2 import Jinja2, Template
 from django.template.backends.utils import csrf_input_lazy, csrf_token_lazy
 from django.templatetags.static import static
 
-from drives.links import page_url
+from core.links import page_url
 from results import markup, units
 
 

@@ -13,7 +13,8 @@ from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from drives.filters import DriveFilter, FilterSet, QueryFilterBackend, SlugFilter, query_errors
+from core.filters import FilterSet, QueryFilterBackend, SlugFilter, query_errors
+from drives.filters import DriveFilter
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
 from drives.selectors import CATALOG_ORDER, CatalogRow, catalog_row, drive_list, drive_page
 

@@ -24,9 +24,9 @@ import numpy as np
 import orjson
 from django.db.models import Model
 
-from drives.db import current_copy
+from core.db import current_copy
+from core.links import page_urls
 from drives.filters import search_q, search_terms
-from drives.links import page_urls
 from drives.models import Controller, Drive, Manufacturer, NandType
 
 _VERSION_SQL = """SELECT (SELECT version FROM drives_catalogversion WHERE id = 1),

@@ -1,23 +1,16 @@
 """The catalog's drive filters, written once: the catalog page, the leaderboards and value
 views (on the copies of the drive specs their entries keep) and the REST API all use these."""
 
-import copy
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
 
 import django_filters
-from django import forms
 from django.db import connection
-from django.db.models import Model, Q, Subquery
-from django.http import QueryDict
-from django_filters.constants import EMPTY_VALUES
-from django_filters.rest_framework import DjangoFilterBackend
-from rest_framework.exceptions import ValidationError
+from django.db.models import Q
 
+from core.filters import Columns, FilterSet, SlugFilter, Where, column_mask, column_sql
 from drives.models import Controller, Drive, NandType
 
 GB = 10**9
@@ -83,75 +76,6 @@ def search_q(text: str, prefix: str = "") -> Q:
     return condition
 
 
-# -- the same filters as SQL ---------------------------------------------------------------
-# A selector that writes its own statement (a drive list, a ranking, the value frontier)
-# takes a FilterSet's conditions as SQL: each filter writes the condition its ORM filter()
-# applies, on the same columns, so the page, the API and the statement mean the same thing
-# (tests compare the two over generated filters). Compiling the ORM's query cost more than
-# the statement itself on a ranking of 25 rows.
-
-
-@dataclass
-class Where:
-    """Conditions joined by AND, with their parameters named (w0, w1...)."""
-
-    conditions: list[str] = field(default_factory=list)
-    params: dict[str, object] = field(default_factory=dict)
-
-    def add(self, value: object) -> str:
-        """A placeholder for `value`."""
-        name = f"w{len(self.params)}"
-        self.params[name] = value
-        return f"%({name})s"
-
-    @property
-    def sql(self) -> str:
-        """The conditions as " AND c1 AND c2..." ("" without any)."""
-        return "".join(f" AND {c}" for c in self.conditions)
-
-
-_OPERATORS = {"exact": "=", "gte": ">=", "lte": "<="}
-
-
-def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> None:
-    """The condition of a filter on a column of its model, or of a model it has a foreign
-    key to (`field_name` "nand__cell_type": the rows whose NAND has that cell type, as the
-    ORM's join to it keeps)."""
-    operator = _OPERATORS[flt.lookup_expr]
-    relation_name, _, field_name = flt.field_name.rpartition("__")
-    if not relation_name:
-        column = flt.model._meta.get_field(field_name).column
-        where.conditions.append(f"{table}.{column} {operator} {where.add(value)}")
-        return
-    relation = flt.model._meta.get_field(relation_name)
-    related = relation.related_model._meta
-    where.conditions.append(
-        f"{table}.{relation.column} IN (SELECT id FROM {related.db_table} "
-        f"WHERE {related.get_field(field_name).column} {operator} {where.add(value)})"
-    )
-
-
-class Columns(Protocol):
-    """Rows held as columns in a server process (drives.catalog_index,
-    results.value_index): what the filters narrow when they are not written as SQL. A mask
-    is a boolean array over the rows."""
-
-    def compare(self, field_name: str, lookup: str, value: Any) -> Any:
-        """The rows whose `field_name` is `lookup` ("exact", "gte", "lte") `value`; none
-        where it is null, as in SQL."""
-
-    def slug_id(self, model: type[Model], slug: str) -> int | None:
-        """The id of the `model` row of this slug (None: no such row)."""
-
-    def search(self, text: str) -> Any:
-        """The rows whose drive a search for `text` finds (search_q's condition)."""
-
-
-def column_mask(flt: django_filters.Filter, value, columns: Columns):
-    """column_sql's condition, as a mask."""
-    return columns.compare(flt.field_name, flt.lookup_expr, value)
-
-
 def _contains(drive: str, word: str, where: Where) -> str:
     # As Django writes icontains, so the trigram index on UPPER(search_text) serves it.
     like = f"%{connection.ops.prep_for_like_query(word)}%"
@@ -196,38 +120,6 @@ class SearchFilter(django_filters.CharFilter):
                 f"{relation.related_model._meta.db_table} sd WHERE {condition})"
             )
         where.conditions.append(condition)
-
-
-class SlugFilter(django_filters.CharFilter):
-    """A catalog entry (of model `to`) named by its slug, compared by id: the id is looked up
-    once, before the scan (a scalar subquery), so PostgreSQL can read an index that starts
-    with the foreign key. Joined to the named table instead, the id is hidden from the
-    planner, which then walks a whole ranking in order and filters it (1,273 leaderboard
-    entries read for a controller's first 26)."""
-
-    def __init__(self, *, to: type[Model], **kwargs):
-        self.to = to
-        super().__init__(**kwargs)
-
-    def filter(self, qs, value):
-        if value in EMPTY_VALUES:
-            return qs
-        named = self.to._default_manager.filter(slug=value).order_by().values("pk")[:1]
-        return self.get_method(qs)(**{self.field_name: Subquery(named)})
-
-    def mask(self, value, columns: Columns):
-        if value in EMPTY_VALUES:
-            return None
-        return columns.compare(self.field_name, "exact", columns.slug_id(self.to, value))
-
-    def sql(self, value, table: str, where: Where) -> None:
-        if value in EMPTY_VALUES:
-            return
-        column = self.model._meta.get_field(self.field_name).column
-        where.conditions.append(
-            f"{table}.{column} = (SELECT id FROM {self.to._meta.db_table} "
-            f"WHERE slug = {where.add(value)} LIMIT 1)"
-        )
 
 
 class CapacityFilter(django_filters.NumberFilter):
@@ -292,101 +184,6 @@ def drive_filters(fields: Mapping[str, str] = DRIVE_FIELDS) -> dict[str, django_
     }
 
 
-class FilterSet(django_filters.FilterSet):
-    """django-filter's FilterSet, made for every request without rebuilding what does not
-    change: its form class is built once per FilterSet class (from filters whose choices are
-    fixed), and its filters are copied shallowly (a request sets only their model and
-    parent). django-filter deep-copies both for every instance, which cost more than the
-    query a page runs with them."""
-
-    def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
-        if queryset is None:
-            queryset = self._meta.model._default_manager.all()
-        self.is_bound = data is not None
-        self.data = data or QueryDict()
-        self.queryset = queryset
-        self.request = request
-        self.form_prefix = prefix
-        self.filters = {}
-        for name, base in self.base_filters.items():
-            own = copy.copy(base)
-            own.model, own.parent = queryset.model, self
-            if own.method is not None:
-                own.method = own.method  # bound to this copy (and so to this FilterSet)
-            self.filters[name] = own
-
-    def where(self, table: str) -> Where:
-        """The conditions this (valid) FilterSet's qs applies, as SQL on `table` (the
-        alias of its model's table in the statement). A filter with a method has a twin
-        `<method>_sql`; any other filter writes its own (`sql`) or is a column's."""
-        where = Where()
-        for name, value in self.form.cleaned_data.items():
-            if value in EMPTY_VALUES:
-                continue
-            flt = self.filters[name]
-            if flt.method is not None:
-                getattr(self, f"{flt.method}_sql")(value, table, where)
-            elif hasattr(flt, "sql"):
-                flt.sql(value, table, where)
-            else:
-                column_sql(flt, value, table, where)
-        return where
-
-    def mask(self, columns: Columns):
-        """The rows of `columns` this (valid) FilterSet's qs keeps, as a mask (None: every
-        row), where's twin: a filter with a method has a twin `<method>_mask`; any other
-        filter makes its own (`mask`) or is a column's."""
-        keep = None
-        for name, value in self.form.cleaned_data.items():
-            if value in EMPTY_VALUES:
-                continue
-            flt = self.filters[name]
-            if flt.method is not None:
-                narrowed = getattr(self, f"{flt.method}_mask")(value, columns)
-            elif hasattr(flt, "mask"):
-                narrowed = flt.mask(value, columns)
-            else:
-                narrowed = column_mask(flt, value, columns)
-            if narrowed is not None:
-                keep = narrowed if keep is None else keep & narrowed
-        return keep
-
-    def get_form_class(self):
-        form = type(self).__dict__.get("_form_class")
-        if form is None:
-            form = super().get_form_class()
-            if all(type(f) in SHAREABLE_FIELDS for f in form.base_fields.values()):
-                form.base_fields = _SharedFields(form.base_fields)
-            type(self)._form_class = form
-        return form
-
-
-# Form fields that no request changes (their choices are fixed): a filter form's instances
-# can share them, where a Django form deep-copies every field (choices and widget included)
-# for every instance.
-SHAREABLE_FIELDS = frozenset(
-    {
-        forms.CharField,
-        forms.ChoiceField,
-        forms.TypedChoiceField,
-        forms.DecimalField,
-        forms.IntegerField,
-        forms.FloatField,
-        forms.DateField,
-        forms.BooleanField,
-        forms.NullBooleanField,
-        django_filters.fields.ChoiceField,
-    }
-)
-
-
-class _SharedFields(dict):
-    """A form class's fields, copied shallowly when a form is made (see SHAREABLE_FIELDS)."""
-
-    def __deepcopy__(self, memo):
-        return dict(self)
-
-
 def drive_filterset(fields: Mapping[str, str] = DRIVE_FIELDS) -> type[FilterSet]:
     """A FilterSet base class holding the drive filters on `fields`."""
     return type("DriveFilters", (FilterSet,), drive_filters(fields))
@@ -398,30 +195,3 @@ class DriveFilter(drive_filterset()):
     class Meta:
         model = Drive
         fields: list[str] = []
-
-
-# -- the API's lists ---------------------------------------------------------------------
-
-
-def query_errors(errors: dict) -> ValidationError:
-    """A filter form's errors as the API's 400: each pointing at its query parameter
-    (/query/<name>; /query for the form as a whole), as every list's are."""
-    return ValidationError(
-        [
-            {"pointer": "/query" if name == "__all__" else f"/query/{name}", "message": str(m)}
-            for name, messages in errors.items()
-            for m in messages
-        ]
-    )
-
-
-class QueryFilterBackend(DjangoFilterBackend):
-    """django-filter's backend (every list's), its 400 written by query_errors."""
-
-    def filter_queryset(self, request, queryset, view):
-        filterset = self.get_filterset(request, queryset, view)
-        if filterset is None:
-            return queryset
-        if not filterset.is_valid():
-            raise query_errors(filterset.errors)
-        return filterset.qs

@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils.hashable import make_hashable
 
-from drives.links import page_url, safe_http_url
+from core.links import page_url, safe_http_url
 
 
 def catalog_key(name: str) -> str:

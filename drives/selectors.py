@@ -8,10 +8,11 @@ from decimal import Decimal
 from django.conf import settings
 from django.db.models import QuerySet
 
+from core.db import Shape, attach, prepared_rows
+from core.filters import FilterSet
+from core.links import page_urls
 from drives.catalog_index import ORDERS, catalog_index
-from drives.db import Shape, attach, prepared_rows
-from drives.filters import FilterSet, search_q
-from drives.links import page_urls
+from drives.filters import search_q
 from drives.models import (
     Controller,
     Drive,
@@ -249,7 +250,7 @@ _LABELS_SQL = f"SELECT {LABEL_COLUMNS} FROM {LABEL_TABLES} WHERE d.id = ANY(%s)"
 
 
 def label_of(row: Sequence, url: Callable[[str], str]) -> DriveLabel:
-    """The label of a row of LABEL_COLUMNS, linked by `url` (drives.links.page_urls)."""
+    """The label of a row of LABEL_COLUMNS, linked by `url` (core.links.page_urls)."""
     _pk, slug, maker, model, capacity, revision, synthetic, configuration, vendor, ctl = row
     return DriveLabel(
         slug=slug,

@@ -11,14 +11,9 @@ from __future__ import annotations
 import functools
 from html import escape
 
-from results.selectors import (
-    UNSTATED_NOTE,
-    Comparison,
-    Leaderboard,
-    Metric,
-    TestPair,
-    ValueView,
-)
+from results.selectors.compare import UNSTATED_NOTE, Comparison, TestPair
+from results.selectors.rankings import Leaderboard, Metric
+from results.selectors.value import ValueView
 
 # Okabe-Ito colours, safe for the common colour-vision deficiencies; A and B also differ in
 # bar pattern and marker symbol.

@@ -29,7 +29,7 @@ import fastjsonschema
 import jsonschema
 from jsonschema import Draft7Validator
 
-from drives.links import is_http_url
+from core.links import is_http_url
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
 SUPPORTED_SCHEMA_VERSIONS = (1, 2)

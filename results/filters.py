@@ -4,10 +4,10 @@ import copy
 
 import django_filters
 
+from core.links import SLUG
 from drives.filters import drive_filterset
-from drives.links import SLUG
 from results.models import DataPattern, LeaderboardEntry, Run
-from results.selectors import value_tests
+from results.selectors.value import value_tests
 
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
 

@@ -16,10 +16,10 @@ from html import escape
 import orjson
 from django.utils.safestring import SafeString
 
-from drives.db import JsonText
-from drives.links import page_url
+from core.db import JsonText
+from core.links import page_url
 from results.models import latency_description
-from results.selectors import UNSTATED_NOTE
+from results.selectors.compare import UNSTATED_NOTE
 from results.units import capacity, dollars, iops, latency, mbps, size
 
 # Figure JSON sits in a single-quoted attribute as it is once these are escaped: it then

@@ -9,7 +9,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
 
-from drives.links import safe_http_url
+from core.links import safe_http_url
 from drives.models import LabelledModel, http_url_validator
 from results.documents import ENTRY_IDENTITY
 

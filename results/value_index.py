@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import Model
 
-from drives.db import current_copy
+from core.db import current_copy
+from core.links import page_urls
 from drives.filters import search_q
-from drives.links import page_urls
 from drives.models import Controller, Drive
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
 from results.models import LeaderboardEntry

@@ -124,7 +124,7 @@ def database_settings(url: str, *, alias: str = "default", variable: str = "DATA
     # Shown in pg_stat_activity: which alias, and which process (a gunicorn worker).
     options.setdefault("application_name", f"bench {alias} pid {os.getpid()}")
     # Parameters bound on the server, so that the statements written for it can be prepared
-    # (drives.db.prepared): planned once per connection rather than on every request (the
+    # (core.db.prepared): planned once per connection rather than on every request (the
     # head-to-head statement takes longer to plan than to run). Other queries are planned
     # for their own parameters each time: a filter that matches nothing would make a plan
     # made for the average value walk a whole ranking. BENCH_DB_PREPARE=0 turns both off
@@ -226,7 +226,7 @@ REST_FRAMEWORK = {
         "benchsite.api.JSONRenderer",
         "benchsite.api.CSVRenderer",
     ],
-    "DEFAULT_FILTER_BACKENDS": ["drives.filters.QueryFilterBackend"],
+    "DEFAULT_FILTER_BACKENDS": ["core.filters.QueryFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "benchsite.api.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "benchsite.api.exception_handler",

@@ -3,11 +3,12 @@ synthetic seed_scale catalog shown as if it were real so that every page works o
 drives. Never used to serve anyone."""
 
 from .prod import *  # noqa: F403
-from .prod import MIDDLEWARE, REST_FRAMEWORK, env
+from .prod import INSTALLED_APPS, MIDDLEWARE, REST_FRAMEWORK, env
 
 ALLOWED_HOSTS = ["127.0.0.1"]
+INSTALLED_APPS = [*INSTALLED_APPS, "loadtests"]  # the benchmark harness (not the site)
 BENCH_SHOW_SYNTHETIC = True
-ROOT_URLCONF = "benchsite.bench_urls"
+ROOT_URLCONF = "loadtests.urls"
 SECURE_HSTS_SECONDS = 0
 # The pages as computed, unless a benchmark's cached mode asks for the response cache.
 BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
@@ -16,7 +17,7 @@ BENCH_TIMING_LOG = env("BENCH_TIMING_LOG", "")
 MIDDLEWARE = [*MIDDLEWARE]
 MIDDLEWARE.insert(
     MIDDLEWARE.index("benchsite.replicas.ReplicaMiddleware"),
-    "benchsite.request_timing.RequestTimingMiddleware",
+    "loadtests.request_timing.RequestTimingMiddleware",
 )
 # bench_load's reviewers upload without pause: the per-reviewer upload limit would make
 # most of their requests 429s, and the benchmark measures uploads, not the limit.

@@ -22,10 +22,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from drives.filters import FilterSet, query_errors
+from core.filters import FilterSet, query_errors
 from drives.models import Drive
-from results import selectors
-from results.filters import LeaderboardFilter, ValueFilter
+from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -36,7 +35,18 @@ from results.models import (
     Test,
     TrimValidation,
 )
-from results.views.common import highlight_slugs
+from results.selectors.common import SERIES_POINTS, VALUE_DEFAULT_TEST, Figures, entries
+from results.selectors.compare import Comparison, Side, compare
+from results.selectors.rankings import (
+    Metric,
+    RankedEntry,
+    leaderboard,
+    suites_with_tests,
+    throughput_test,
+)
+from results.selectors.runs import results_listed
+from results.selectors.value import value_frontier
+from results.value_index import ValuePoint
 
 MAX_LEADERBOARD_PAGE = 200
 MAX_PAGE = 500
@@ -162,7 +172,7 @@ class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = SuiteSerializer
 
     def get_queryset(self) -> QuerySet[Suite]:
-        return selectors.suites_with_tests()
+        return suites_with_tests()
 
 
 # -- results and series ----------------------------------------------------------------------
@@ -273,7 +283,7 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
 
     def list(self, request: Request, *args, **kwargs) -> Response:
         # The filters' form validates and cleans the query; the rows come from one prepared
-        # statement (selectors.results_listed), not from the filtered queryset.
+        # statement (results_listed), not from the filtered queryset.
         filters = ResultFilter(request.query_params, queryset=Result.objects.none())
         if not filters.is_valid():
             raise query_errors(filters.errors)
@@ -281,14 +291,14 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
         if "run" in chosen:
             chosen["run"] = int(chosen["run"])
         rows = self.paginator.paginate_rows(
-            lambda **page: selectors.results_listed(**chosen, **page), request
+            lambda **page: results_listed(**chosen, **page), request
         )
         return self.paginator.get_paginated_response(self.get_serializer(rows, many=True).data)
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         pk = kwargs["pk"]
         rows = (
-            selectors.results_listed(limit=1, id=int(pk))
+            results_listed(limit=1, id=int(pk))
             if pk.isascii() and pk.isdigit() and int(pk) < 2**63
             else []
         )
@@ -297,7 +307,7 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(self.get_serializer(rows[0]).data)
 
     def get_queryset(self) -> QuerySet[Result]:
-        # The model, for the schema's filters: reads go through selectors.results_listed.
+        # The model, for the schema's filters: reads go through results_listed.
         return Result.objects.none()
 
 
@@ -348,7 +358,7 @@ class ConsistencyViewSet(viewsets.ReadOnlyModelViewSet):
             "test", "run__drive"
         )
         # A list has no points; one series reads them from `iops` (its JSON text unread).
-        points = selectors.SERIES_POINTS if self.action != "retrieve" else ("iops_text",)
+        points = SERIES_POINTS if self.action != "retrieve" else ("iops_text",)
         return qs.defer(*points).order_by("-id")
 
 
@@ -448,7 +458,7 @@ def _drive(drive: Drive) -> dict[str, Any]:
     }
 
 
-def _figures(figures: selectors.Figures | None) -> dict[str, Any] | None:
+def _figures(figures: Figures | None) -> dict[str, Any] | None:
     if figures is None:
         return None
     result = figures.result
@@ -515,7 +525,7 @@ def _saturation(series: SaturationSeries | None, points: bool) -> dict[str, Any]
     return body
 
 
-def _side(side: selectors.Side, value_test: str) -> dict[str, Any]:
+def _side(side: Side, value_test: str) -> dict[str, Any]:
     price = side.price
     per_gb = side.price_per_gb
     return {
@@ -530,7 +540,7 @@ def _side(side: selectors.Side, value_test: str) -> dict[str, Any]:
     }
 
 
-def comparison_body(comparison: selectors.Comparison, *, points: bool) -> dict[str, Any]:
+def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
     a, b = comparison.a, comparison.b
     return {
         "a": _side(a, comparison.value_test),
@@ -608,13 +618,13 @@ class CompareView(APIView):
         run_b = _positive_int(request, "run_b", 0, 2**63 - 1) or None
         points = request.query_params.get("points", "").lower() in ("1", "true", "yes")
         try:
-            comparison = selectors.compare(a=a, b=b, run_a=run_a, run_b=run_b, points=points)
+            comparison = compare(a=a, b=b, run_a=run_a, run_b=run_b, points=points)
         except Drive.DoesNotExist as missing:
             raise Http404(str(missing)) from missing
         return Response(comparison_body(comparison, points=points))
 
 
-def _entry(ranked: selectors.RankedEntry) -> dict[str, Any]:
+def _entry(ranked: RankedEntry) -> dict[str, Any]:
     entry = ranked.entry
     return {
         "rank": ranked.rank,
@@ -667,7 +677,7 @@ HIGHLIGHT = OpenApiParameter(
 )
 LEADERBOARD_PARAMETERS = [
     *filter_parameters(LeaderboardFilter),
-    OpenApiParameter("metric", str, enum=[m for m, _ in selectors.Metric.CHOICES]),
+    OpenApiParameter("metric", str, enum=[m for m, _ in Metric.CHOICES]),
     OpenApiParameter("page", int, description="1-based"),
     OpenApiParameter("page_size", int, description=f"at most {MAX_LEADERBOARD_PAGE}"),
     HIGHLIGHT,
@@ -683,14 +693,14 @@ class LeaderboardView(APIView):
         responses={200: OpenApiTypes.OBJECT},
     )
     def get(self, request: Request, identifier: str) -> Response:
-        test = selectors.throughput_test(identifier)
+        test = throughput_test(identifier)
         if test is None:
             raise Http404("no such test")
-        filters = LeaderboardFilter(request.query_params, queryset=selectors.entries())
+        filters = LeaderboardFilter(request.query_params, queryset=entries())
         if not filters.is_valid():
             raise query_errors(filters.errors)
-        metric = request.query_params.get("metric", selectors.Metric.THROUGHPUT)
-        metrics = [m for m, _ in selectors.Metric.CHOICES]
+        metric = request.query_params.get("metric", Metric.THROUGHPUT)
+        metrics = [m for m, _ in Metric.CHOICES]
         if metric not in metrics:
             raise ValidationError(
                 [{"pointer": "/query/metric", "message": f"must be one of {metrics}"}]
@@ -698,7 +708,7 @@ class LeaderboardView(APIView):
         page = _positive_int(request, "page", 1, 10_000)
         size = _positive_int(request, "page_size", 50, MAX_LEADERBOARD_PAGE)
         highlight = highlight_slugs(request.query_params.getlist("highlight"))
-        board = selectors.leaderboard(
+        board = leaderboard(
             test=test,
             where=filters.where("e"),
             metric=metric,
@@ -719,7 +729,7 @@ class LeaderboardView(APIView):
         )
 
 
-def _point(point: selectors.ValuePoint) -> dict[str, Any]:
+def _point(point: ValuePoint) -> dict[str, Any]:
     return {
         "drive": point.drive.slug,
         "drive_name": str(point.drive),
@@ -761,12 +771,12 @@ class ValueView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        filters = ValueFilter(request.query_params, queryset=selectors.entries())
+        filters = ValueFilter(request.query_params, queryset=entries())
         if not filters.is_valid():
             raise query_errors(filters.errors)
         cleaned = filters.form.cleaned_data
-        test = Test.objects.get(identifier=cleaned.get("test") or selectors.VALUE_DEFAULT_TEST)
-        view = selectors.value_frontier(
+        test = Test.objects.get(identifier=cleaned.get("test") or VALUE_DEFAULT_TEST)
+        view = value_frontier(
             test=test,
             filters=filters,
             as_of=cleaned.get("as_of"),

@@ -44,10 +44,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from drives.filters import FilterSet, query_errors
-from results import permissions, selectors
+from core.filters import FilterSet, query_errors
+from results import permissions
 from results.documents import TOO_LARGE, DocumentRejected
 from results.models import Run
+from results.selectors import runs as selectors
 from results.services import IdempotencyConflict, run_withdraw, upload_idempotent
 from results.uploads import FIO_DRIVE_FIELDS, Upload, upload_ingest
 

@@ -5,7 +5,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from drives.models import Controller, Drive, NandType
-from results.selectors import controller_by_slug, drive_group, nand_by_slug
+from results.selectors.drive_pages import controller_by_slug, drive_group, nand_by_slug
 from results.views.common import MAX_PAGE, HtmxHttpRequest, partial, positive_int
 
 

@@ -13,8 +13,8 @@ from django.shortcuts import redirect, render
 from django.utils.timezone import get_current_timezone
 from django.views.decorators.http import require_safe
 
+from core.links import SLUG, page_url
 from drives.filters import search_words
-from drives.links import SLUG, page_url
 from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results import charts
@@ -22,7 +22,8 @@ from results.charts import TRIM_PHASES
 from results.filters import highlight_slugs
 from results.markup import LATENCY_PERCENTILES, latency_rows
 from results.models import Run, latency_description
-from results.selectors import UNSTATED_NOTE, Comparison, Figures, compare
+from results.selectors.common import Figures
+from results.selectors.compare import UNSTATED_NOTE, Comparison, compare
 from results.units import latency, mbps
 from results.views.common import (
     MARK,

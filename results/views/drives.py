@@ -6,7 +6,7 @@ from django.views.decorators.http import require_safe
 
 from drives.models import Drive
 from results import charts
-from results.selectors import drive_page
+from results.selectors.drive_pages import drive_page
 from results.views.common import HtmxHttpRequest, saturation_columns
 
 

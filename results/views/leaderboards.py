@@ -10,13 +10,8 @@ from drives.models import Drive, NandType
 from results import charts
 from results.filters import LeaderboardFilter
 from results.models import DataPattern
-from results.selectors import (
-    Metric,
-    entries,
-    leaderboard,
-    leaderboard_choices,
-    suites_with_tests,
-)
+from results.selectors.common import entries
+from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
 from results.views.common import (
     MAX_PAGE,
     HtmxHttpRequest,

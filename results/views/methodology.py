@@ -4,7 +4,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from drives.links import page_url
+from core.links import page_url
 from results.methodology import methodology
 from results.models import Test
 from results.views.common import HtmxHttpRequest

@@ -7,7 +7,8 @@ from django.views.decorators.http import require_safe
 from results import charts
 from results.filters import ValueFilter
 from results.models import Test
-from results.selectors import VALUE_DEFAULT_TEST, entries, value_choices, value_frontier
+from results.selectors.common import VALUE_DEFAULT_TEST, entries
+from results.selectors.value import value_choices, value_frontier
 from results.views.common import (
     HtmxHttpRequest,
     bad_request,

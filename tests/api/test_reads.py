@@ -10,10 +10,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
+from results.selectors.compare import compare
+from results.selectors.rankings import leaderboard
 
 from drives.models import Drive
-from results import selectors
-from results.models import Result, Run
+from results.models import Result, Run, Test
 from results.services import run_ingest, run_withdraw
 from results.synthetic import measured_document
 from tests.factories import with_changes
@@ -150,7 +151,7 @@ def test_series_carry_their_points_in_detail_only(client, two_drives):
 def test_compare_shows_the_compare_pages_numbers(client, two_drives):
     alpha, beta = two_drives
     body = get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/")
-    page = selectors.compare(a=alpha.slug, b=beta.slug)
+    page = compare(a=alpha.slug, b=beta.slug)
     assert body["a"]["drive"]["slug"] == alpha.slug and body["b"]["drive"]["slug"] == beta.slug
     assert [t["test"] for t in body["tests"]] == [p.test.identifier for p in page.tests]
     for test, pair in zip(body["tests"], page.tests, strict=True):
@@ -171,7 +172,7 @@ def test_compare_shows_the_compare_pages_numbers(client, two_drives):
 
 def test_leaderboard_and_value_show_the_pages_numbers(client, two_drives):
     body = get(client, "/api/v1/tests/randread-4k-qd3/leaderboard/")
-    board = selectors.leaderboard(test=selectors.Test.objects.get(identifier="randread-4k-qd3"))
+    board = leaderboard(test=Test.objects.get(identifier="randread-4k-qd3"))
     assert [(r["rank"], r["drive"], r["bytes_per_second"]) for r in body["rows"]] == [
         (r.rank, r.entry.drive.slug, r.entry.bytes_per_second) for r in board.rows
     ]

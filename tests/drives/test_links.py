@@ -7,7 +7,7 @@ from django.urls import NoReverseMatch, get_resolver, reverse, set_script_prefix
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drives.links import page_url, page_urls
+from core.links import page_url, page_urls
 
 SLUG = st.from_regex(r"[-a-zA-Z0-9_]{1,40}", fullmatch=True)
 

@@ -1,10 +1,7 @@
 """drive_resolve and manufacturer_resolve: the catalog row a result document names."""
 
-import ast
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from drives.models import Drive, Manufacturer
 from drives.services import (
@@ -105,19 +102,3 @@ def test_the_longest_names_that_fold_widest_fit_the_unique_index():
         == drive
     )
     assert len(drive.model_key.encode()) > 2000
-
-
-def test_the_catalogs_models_and_services_never_import_results():
-    # DriveSpecProblem is drives' own; results turns it into a DocumentProblem.
-    # (drives/views.py still shows results: the drive page is moving to results/.)
-    drives = Path(settings.BASE_DIR) / "drives"
-    paths = [drives / name for name in ("models.py", "services.py", "links.py", "selectors.py")]
-    for path in [*paths, *(drives / "migrations").glob("*.py")]:
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                names = (
-                    [node.module or ""]
-                    if isinstance(node, ast.ImportFrom)
-                    else [alias.name for alias in node.names]
-                )
-                assert not any(n == "results" or n.startswith("results.") for n in names), path

@@ -244,7 +244,7 @@ UINT64 = 2**64 - 1
 
 
 def is_http_url(value: str) -> bool:
-    """The rule for links, written independently of drives.links: http:// or https:// in
+    """The rule for links, written independently of core.links: http:// or https:// in
     any case, something after it, and no white space or control character anywhere."""
     scheme, sep, rest = value.partition("://")
     return (

@@ -6,9 +6,8 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
-from results import selectors
 from results.models import Test
-from results.selectors import compare
+from results.selectors.compare import _held_tests, compare
 from tests.results.helpers import published
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,7 +17,7 @@ TEST = "randwrite-4k-qd3-8g"
 
 @pytest.fixture
 def pair():
-    selectors._held_tests.clear()
+    _held_tests.clear()
     runs = [
         published(
             manufacturer="Held",
@@ -35,7 +34,7 @@ def _names(a: str, b: str) -> list[str]:
 
 
 def _held():
-    (held,) = selectors._held_tests.values()
+    (held,) = _held_tests.values()
     return held
 
 

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from drives.models import Controller, Drive, NandType
 from results.filters import LeaderboardFilter, ValueFilter
 from results.models import DataPattern, LeaderboardEntry, Run, Test
-from results.selectors import Metric, entries, leaderboard, value_frontier
+from results.selectors.common import entries
+from results.selectors.rankings import Metric, leaderboard
+from results.selectors.value import value_frontier
 
 pytestmark = pytest.mark.django_db
 

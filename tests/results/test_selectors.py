@@ -10,7 +10,10 @@ from drives.filters import DriveFilter
 from drives.models import Drive, NandType
 from results.filters import LeaderboardFilter, ValueFilter
 from results.models import LeaderboardEntry, Test
-from results.selectors import Figures, compare, entries, leaderboard, value_frontier
+from results.selectors.common import Figures, entries
+from results.selectors.compare import compare
+from results.selectors.rankings import leaderboard
+from results.selectors.value import value_frontier
 from results.services import run_withdraw
 from results.synthetic import measured_document
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
@@ -42,7 +45,7 @@ def test_compare_reads_every_result_field_it_shows_and_defers_the_rest():
     """The statement leaves out the fields no comparison shows (RESULT_UNREAD): those stay
     deferred (read on access, as the ORM would), every other field is the row's own."""
     from results.models import Result
-    from results.selectors import RESULT_UNREAD
+    from results.selectors.compare import RESULT_UNREAD
 
     run = measured(manufacturer="A", model="One", seed=1)
     Result.objects.filter(run=run).update(jobs=2, partial=True, span_bytes=2**20)
@@ -243,7 +246,7 @@ def test_the_value_frontier_and_cheapest_are_exactly_what_the_prices_say(points,
     (looked up and sorted for the request)."""
     # Lists of 3, so that the cheapest are fewer than the drives.
     with (
-        mock.patch("results.selectors.VALUE_TABLE_ROWS", 3),
+        mock.patch("results.selectors.value.VALUE_TABLE_ROWS", 3),
         transaction.atomic(),
     ):
         sid = transaction.savepoint()
@@ -420,7 +423,8 @@ def test_every_figure_of_a_test_both_drives_have_is_compared(patterns_a, pattern
     figure too, to pair with), and every figure appears in some row."""
     from drives.models import Drive
     from results.models import Result, Test
-    from results.selectors import Figures, Side, _comparison
+    from results.selectors.common import Figures
+    from results.selectors.compare import Side, _comparison
 
     test = Test(identifier="randwrite-4k-qd3-8g", name="4KB random write", block_size=4096)
     test.duration_s = 180

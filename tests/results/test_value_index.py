@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from drives.models import Controller, Drive, Manufacturer, Price
 from results import value_index as vi
 from results.models import LeaderboardEntry, Test
-from results.selectors import value_frontier
+from results.selectors.value import value_frontier
 from tests.factories import PriceFactory
 from tests.results.helpers import published
 

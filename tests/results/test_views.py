@@ -644,7 +644,7 @@ def test_consistency_charts_show_every_second(points_a, points_b, quick_a, quick
     run's first seconds."""
     from types import SimpleNamespace
 
-    from drives.db import JsonText
+    from core.db import JsonText
     from results import charts
 
     def side(points, quick, start):

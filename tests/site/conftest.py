@@ -12,8 +12,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from benchsite.appserver import AppServer, prepare, server_environment
 from benchsite.embedded_pg import Cluster, wait_until
+from loadtests.appserver import AppServer, prepare, server_environment
 from tests.site.support import ROOT
 
 ADMIN = ("admin", "a-long-test-password-41")

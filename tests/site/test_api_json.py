@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rest_framework.renderers import JSONRenderer as DrfJSONRenderer
 
 from benchsite.api import JSONRenderer
-from drives.db import JsonText
+from core.db import JsonText
 from results.markup import figure_json
 
 SCALARS = (
@@ -77,7 +77,7 @@ INTEGER_LISTS = st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50)
 @settings(max_examples=100, deadline=None, derandomize=True, database=None)
 @given(INTEGER_LISTS, st.sampled_from([0, 2**70]))
 def test_json_text_is_written_as_the_value_it_holds_by_every_writer(points, big):
-    """A series' points as PostgreSQL's JSON text (drives.db.JsonText) come out as the list
+    """A series' points as PostgreSQL's JSON text (core.db.JsonText) come out as the list
     they spell: through orjson, through DRF's encoder when indented or given an integer
     beyond 64 bits, and in a page's figure JSON (both its writers)."""
     text = JsonText(json.dumps(points, separators=(",", ":")))

@@ -10,10 +10,10 @@ from django.apps import apps
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from benchsite.appserver import server_environment
 from benchsite.cache import VERSION_KEY, cached
 from benchsite.settings.base import cache_settings
 from drives.models import Drive
+from loadtests.appserver import server_environment
 from results.models import Run, Test
 from results.services import run_ingest, run_withdraw
 from tests.site.support import ROOT

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pytest
 import requests
 
-from benchsite.appserver import AppServer
 from benchsite.embedded_pg import wait_until
+from loadtests.appserver import AppServer
 from tests.site.support import ROOT
 
 EXAMPLE_UPSTREAMS = "\n".join(

@@ -1,4 +1,4 @@
-"""The wrk driver of the load benchmarks (benchsite/loadrig.py), against a small real HTTP
+"""The wrk driver of the load benchmarks (loadtests/loadrig.py), against a small real HTTP
 server: the scripts send what they say, and the report's figures are read back."""
 
 import statistics
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchsite.loadrig import (
+from loadtests.loadrig import (
     CpuMeter,
     cpu_columns,
     cpu_seconds,

@@ -15,9 +15,9 @@ import psycopg
 import pytest
 import requests
 
-from benchsite.appserver import server_environment
 from benchsite.embedded_pg import wait_until
 from benchsite.replicas import STICKY_COOKIE
+from loadtests.appserver import server_environment
 from tests.site.conftest import query
 from tests.site.support import ROOT
 from tests.site.test_serve import log_in

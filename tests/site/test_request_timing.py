@@ -1,11 +1,11 @@
-"""The load benchmark's account of where a request's time went (benchsite/request_timing.py)."""
+"""The load benchmark's account of where a request's time went (loadtests/request_timing.py)."""
 
 import pytest
 from django.db import connection
 from django.http import HttpResponse
 from django.test import RequestFactory
 
-from benchsite.request_timing import RequestTimingMiddleware
+from loadtests.request_timing import RequestTimingMiddleware
 
 
 @pytest.mark.django_db

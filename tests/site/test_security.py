@@ -11,7 +11,7 @@ import pytest
 import requests
 from django.core.management import call_command
 
-from benchsite.appserver import server_environment
+from loadtests.appserver import server_environment
 from tests.site.support import ROOT
 
 MAX_PAGES = 400

@@ -10,8 +10,8 @@ import sys
 
 import requests
 
-from benchsite.appserver import AppServer, server_environment
 from benchsite.embedded_pg import wait_until
+from loadtests.appserver import AppServer, server_environment
 from tests.site.conftest import ADMIN, query
 from tests.site.support import ROOT
 

@@ -7,8 +7,8 @@ import sys
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from benchsite.appserver import server_environment
 from benchsite.settings.base import database_settings
+from loadtests.appserver import server_environment
 from tests.site.support import ROOT
 
 

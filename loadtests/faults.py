@@ -1,7 +1,7 @@
 """`make test-faults`: the production server under faults, each scenario scripted, its
 result printed as one row of a table.
 
-    python -m benchsite.faults [SCENARIO ...]      (all of them by default; --list names them)
+    python -m loadtests.faults [SCENARIO ...]      (all of them by default; --list names them)
 
 Every scenario starts what it needs on loopback (a PostgreSQL cluster with the demo data,
 gunicorn with the production settings), sends requests from a few client threads while it
@@ -53,8 +53,8 @@ from pathlib import Path
 
 import psycopg
 
-from benchsite.appserver import ROOT, AppServer, prepare, server_environment
 from benchsite.embedded_pg import Cluster, wait_until
+from loadtests.appserver import ROOT, AppServer, prepare, server_environment
 from results.synthetic import measured_document  # plain Python: no Django set up here
 
 CLIENTS = 4
@@ -559,7 +559,7 @@ def print_table(rows: list[tuple[str, Outcome]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchsite.faults", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m loadtests.faults", description=__doc__)
     parser.add_argument("scenarios", nargs="*", metavar="SCENARIO")
     parser.add_argument("--list", action="store_true", help="name the scenarios and exit")
     args = parser.parse_args(argv)

@@ -32,8 +32,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
-from benchsite.appserver import AppServer, prepare
-from benchsite.loadrig import (
+from drives.models import Drive
+from loadtests.appserver import AppServer, prepare
+from loadtests.loadrig import (
     CPU_NOTE,
     FIGURES_HEADER,
     UNCACHED_HEADERS,
@@ -50,7 +51,6 @@ from benchsite.loadrig import (
     restarts_text,
     write_script,
 )
-from drives.models import Drive
 from results.models import LeaderboardEntry, Test
 from results.services import run_ingest
 from results.synthetic import measured_document

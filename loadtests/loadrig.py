@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchsite.appserver import children
 from benchsite.replicas import STICKY_COOKIE
+from loadtests.appserver import children
 
 WRK_TIMEOUT = "10s"
 

@@ -25,8 +25,9 @@ from django.db import connection
 from django.db.models import Count
 from django.test import override_settings
 
-from benchsite.appserver import AppServer, prepare
-from benchsite.loadrig import (
+from drives.models import Controller, Drive
+from loadtests.appserver import AppServer, prepare
+from loadtests.loadrig import (
     CPU_NOTE,
     FIGURES_HEADER,
     UNCACHED_HEADERS,
@@ -42,9 +43,8 @@ from benchsite.loadrig import (
     restarts_text,
     write_script,
 )
-from drives.models import Controller, Drive
 from results.models import LeaderboardEntry, Test
-from results.selectors import value_frontier
+from results.selectors.value import value_frontier
 
 TARGET_RATIO = 0.15
 TARGET_PAGES = ("compare", "leaderboard", "value", "picker search")  # the others: references

@@ -47,8 +47,8 @@ def _request_finished(**kwargs) -> None:
     _request.prefix = ""
 
 
-request_started.connect(_request_started, dispatch_uid="drives.links.request_started")
-request_finished.connect(_request_finished, dispatch_uid="drives.links.request_finished")
+request_started.connect(_request_started, dispatch_uid="core.links.request_started")
+request_finished.connect(_request_finished, dispatch_uid="core.links.request_finished")
 
 
 def _script_prefix() -> str:

@@ -27,10 +27,10 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
-from benchsite.appserver import ROOT, AppServer, prepare
-from benchsite.loadrig import WrkMissing, get_rotation, post_distinct, run_wrk_together
-from benchsite.loadrig import write_script as script_file
 from drives.models import Drive
+from loadtests.appserver import ROOT, AppServer, prepare
+from loadtests.loadrig import WrkMissing, get_rotation, post_distinct, run_wrk_together
+from loadtests.loadrig import write_script as script_file
 from results.models import LeaderboardEntry, Run, Test
 
 SCALE_DRIVES = 10_000
@@ -83,7 +83,7 @@ def _families(rng: random.Random) -> dict[str, list[str]]:
 
 @dataclass
 class Spent:
-    """The server's own account of a family's requests (benchsite/request_timing.py)."""
+    """The server's own account of a family's requests (loadtests/request_timing.py)."""
 
     requests: int = 0
     total_ms: float = 0.0

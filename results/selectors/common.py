@@ -1,0 +1,99 @@
+"""What the selectors of every page family share: the order of tests and runs, the
+entries pages may show, a throughput result's figures, how rows travel as JSON."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import QuerySet
+
+from core.db import Shape
+from results.models import (
+    ConsistencySeries,
+    DataPattern,
+    LeaderboardEntry,
+    Result,
+    Run,
+    Test,
+)
+
+PATTERN_ORDER = {DataPattern.COMPRESSIBLE: 0, DataPattern.INCOMPRESSIBLE: 1, "unspecified": 2}
+VALUE_DEFAULT_TEST = "randwrite-4k-qd3-8g"
+
+
+def test_order_key(test: Test) -> tuple:
+    """Four corners first (random before sequential, read before write), then by size."""
+    kinds = {Test.Kind.THROUGHPUT: 0, Test.Kind.CONSISTENCY: 1, Test.Kind.TRIM: 2}
+    return (
+        kinds.get(test.kind, 9),
+        test.access != Test.Access.RANDOM,
+        test.block_size,
+        test.operation != Test.Operation.READ,
+        test.queue_depth,
+        test.identifier,
+    )
+
+
+def run_recency(run: Run) -> tuple:
+    """Sort key, newest first: when the run started, else when its source was published,
+    else when it was ingested (the same rule as results.services.leaderboard_refresh)."""
+    when = run.started_at
+    if when is None and run.citation_id:
+        when = datetime.datetime.combine(
+            run.citation.published_on, datetime.time(), tzinfo=datetime.UTC
+        )
+    when = when or run.ingested_at
+    return (-when.timestamp(), -run.pk)
+
+
+def entries() -> QuerySet[LeaderboardEntry]:
+    """Leaderboard entries the pages may show (synthetic ones only in the web benchmark)."""
+    qs = LeaderboardEntry.objects.all()
+    return qs if settings.BENCH_SHOW_SYNTHETIC else qs.filter(synthetic=False)
+
+
+# -- figures -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Figures:
+    """A throughput result's numbers, the missing one of MB/s and IOPS derived from the other
+    through the test's fixed block size (and said so)."""
+
+    result: Result
+    bytes_per_second: float | None
+    iops: float | None
+    derived: str  # "", "iops" or "bytes_per_second"
+
+    @classmethod
+    def of(cls, result: Result, test: Test | None = None) -> Figures:
+        """The figures of a result (of `test`, when the caller has it at hand)."""
+        block = result.block_size or (test or result.test).block_size
+        bps, iops, derived = result.bytes_per_second, result.iops, ""
+        if iops is None and bps is not None:
+            iops, derived = bps / block, "iops"
+        elif bps is None and iops is not None:
+            bps, derived = iops * block, "bytes_per_second"
+        return cls(result, bps, iops, derived)
+
+    @property
+    def block_size(self) -> int:
+        return self.result.block_size or self.result.test.block_size
+
+    @property
+    def quick(self) -> bool:
+        """Measured for less than 90% of the test's duration: a quick (smoke) run."""
+        ns = self.result.duration_ns
+        return ns is not None and ns < 0.9 * self.result.test.duration_s * 1e9
+
+
+def series_is_quick(series: ConsistencySeries) -> bool:
+    """Recorded for less than 90% of its test's duration (a quick smoke run)."""
+    return series.points * series.interval_ns / 1e9 < 0.9 * series.test.duration_s
+
+
+TEST_SHAPE = Shape(Test, "t")
+# A series without its points: with points=True they travel as their JSON text (below).
+SERIES_POINTS = ("iops", "iops_text")

@@ -1,0 +1,455 @@
+"""Two drives head to head (the compare page, its exports and the API's compare)."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import orjson
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+from core.db import JsonText, Shape, attach, prepared_rows, read_alias
+from drives.models import Drive, FirmwareVersion, Price
+from drives.selectors import (
+    SPECS_COLUMNS,
+    SPECS_TABLES,
+    SPECS_WIDTH,
+    drive_with_specs,
+)
+from results.models import (
+    Citation,
+    ConsistencySeries,
+    Result,
+    Run,
+    SaturationSeries,
+    Suite,
+    Test,
+    TestBench,
+    TrimValidation,
+)
+from results.selectors.common import (
+    PATTERN_ORDER,
+    SERIES_POINTS,
+    TEST_SHAPE,
+    VALUE_DEFAULT_TEST,
+    Figures,
+    series_is_quick,
+    test_order_key,
+)
+
+TIE_PERCENT = 0.5
+
+# -- head to head --------------------------------------------------------------------------
+
+
+@dataclass
+class Side:
+    """One drive of a comparison, with the runs it could be shown from and what is shown."""
+
+    drive: Drive
+    runs: list[Run]
+    chosen_run: Run | None  # None: the latest result of every test
+    results: dict[tuple[int, str], Figures] = field(default_factory=dict)
+    consistency: dict[int, ConsistencySeries] = field(default_factory=dict)
+    trim: dict[tuple[str, str], TrimValidation] = field(default_factory=dict)  # (test, pattern)
+    saturation: dict[str, SaturationSeries] = field(default_factory=dict)  # by data pattern
+    price: Price | None = None
+
+    @functools.cached_property
+    def shown_runs(self) -> list[Run]:
+        """The runs the side's figures come from (read once the side is filled)."""
+        ids = {f.result.run_id for f in self.results.values()}
+        ids.update(s.run_id for s in self.consistency.values())
+        ids.update(t.run_id for t in self.trim.values())
+        ids.update(w.run_id for w in self.saturation.values())
+        return [r for r in self.runs if r.pk in ids]
+
+    @functools.cached_property
+    def firmware(self) -> list[str]:
+        return sorted({r.firmware.version for r in self.shown_runs if r.firmware})
+
+    @property
+    def price_per_gb(self) -> Decimal | None:
+        if self.price is None or not self.drive.capacity_bytes:
+            return None
+        return self.price.amount / Decimal(self.drive.capacity_bytes / 10**9)
+
+    def price_per_kiops(self, test_id: str) -> float | None:
+        if self.price is None:
+            return None
+        best = [
+            f.iops
+            for (identifier, _), f in self.results.items()
+            if identifier == test_id and f.iops
+        ]
+        # A compressing drive is priced by its worst case.
+        return float(self.price.amount) / (min(best) / 1000) if best else None
+
+
+@dataclass(slots=True)
+class PatternPair:
+    """Both sides' figures in one data pattern, and who wins: "a", "b", "tie" (within
+    TIE_PERCENT) or "" (a side not tested), by how much the winner is faster, in %."""
+
+    pattern: str
+    a: Figures | None
+    b: Figures | None
+    winner: str = field(init=False, default="")
+    difference_percent: float | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        a = self.a.bytes_per_second if self.a else None
+        b = self.b.bytes_per_second if self.b else None
+        if a and b:
+            self.difference_percent = pct = (max(a, b) / min(a, b) - 1) * 100
+            self.winner = "tie" if pct < TIE_PERCENT else "a" if a > b else "b"
+
+
+@dataclass
+class TestPair:
+    test: Test
+    pairs: list[PatternPair]
+
+    @property
+    def has_latency(self) -> bool:
+        return any(
+            f is not None
+            and (f.result.latency_mean_ns is not None or f.result.latency_max_ns is not None)
+            for p in self.pairs
+            for f in (p.a, p.b)
+        )
+
+
+@dataclass
+class Comparison:
+    a: Side
+    b: Side
+    tests: list[TestPair]
+    consistency_levels: list[int]
+    trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
+    value_test: str = VALUE_DEFAULT_TEST
+    saturation_patterns: list[str] = field(default_factory=list)
+
+    @property
+    def price_per_kiops(self) -> tuple[float | None, float | None]:
+        return self.a.price_per_kiops(self.value_test), self.b.price_per_kiops(self.value_test)
+
+
+# -- the head-to-head statement ------------------------------------------------------------
+# One statement gathers everything a comparison shows, written as JSON by PostgreSQL: both
+# drives with their makers, controllers, NAND and latest USD price; their published runs with
+# provenance, newest first; and for each side (a drive, and the run chosen for it, if it is
+# one of the drive's) the latest result of every test (its leaderboard entries) or the
+# chosen run's, the latest consistency series of every spare-area level, TRIM validation of
+# every test and pattern, and write saturation of every pattern. The test catalog comes only
+# when the process holds none as of the catalog's current version (_held_tests).
+_PRICE = Shape(Price, "p")
+_RUN = Shape(Run, "run", [f.name for f in Run._meta.concrete_fields if f.name != "document"])
+_FIRMWARE = Shape(FirmwareVersion, "fw")
+_CITATION = Shape(Citation, "ci")
+_BENCH = Shape(TestBench, "tb")
+_SUITE = Shape(Suite, "su")
+_SUBMITTER = Shape(get_user_model(), "u", ["id", "username"])
+# A run's relations, in the order the statement writes them after the run.
+_RUN_RELATIONS = (
+    ("firmware", _FIRMWARE),
+    ("citation", _CITATION),
+    ("bench", _BENCH),
+    ("suite", _SUITE),
+    ("submitter", _SUBMITTER),
+)
+# A result's fields the head to head shows (figures, latency, what its deviations name): not
+# the completion latency (clat_*) nor the totals it was computed from, which stay deferred.
+RESULT_UNREAD = (
+    "io_count",
+    "bytes",
+    "clat_mean_ns",
+    "clat_stddev_ns",
+    "clat_min_ns",
+    "clat_max_ns",
+    "clat_percentiles_ns",
+)
+_RESULT = Shape(
+    Result, "r", [f.name for f in Result._meta.concrete_fields if f.name not in RESULT_UNREAD]
+)
+_SERIES = Shape(
+    ConsistencySeries,
+    "s",
+    [f.name for f in ConsistencySeries._meta.concrete_fields if f.name not in SERIES_POINTS],
+)
+_TRIM = Shape(TrimValidation, "tv")
+_SATURATION_FIELDS = [f.name for f in SaturationSeries._meta.concrete_fields]
+_SATURATION = {
+    True: Shape(SaturationSeries, "w", _SATURATION_FIELDS),
+    False: Shape(
+        SaturationSeries, "w", [f for f in _SATURATION_FIELDS if f != "bytes_per_interval"]
+    ),
+}
+# The order of run_recency, in SQL: newest first.
+_RECENCY = (
+    "COALESCE(run.started_at, ci.published_on::timestamptz, run.ingested_at) DESC, run.id DESC"
+)
+
+# The catalog's version (results 0020), when this transaction has not itself written it.
+_CATALOG_VERSION = (
+    "(SELECT version FROM results_catalogversion WHERE id = 1"
+    " AND current_setting('bench.catalog_written', true) IS DISTINCT FROM 'on')"
+)
+
+_COMPARE_SQL = """
+WITH side AS (
+  SELECT v.key, d.id AS drive_id,
+         (SELECT run.id FROM results_run run
+          WHERE run.id = v.run AND run.drive_id = d.id AND run.status = 'published'
+            {real_runs}) AS chosen
+  FROM (VALUES ('a', %(a)s::text, %(run_a)s::bigint), ('b', %(b)s::text, %(run_b)s::bigint))
+    AS v (key, slug, run)
+  JOIN drives_drive d ON d.slug = v.slug {real_drives}
+),
+shown AS (
+  SELECT side.key, run.id, row_number() OVER (PARTITION BY side.key ORDER BY {recency}) AS rank
+  FROM side
+  JOIN results_run run ON run.drive_id = side.drive_id AND run.status = 'published' {real_runs}
+    AND (side.chosen IS NULL OR run.id = side.chosen)
+  LEFT JOIN results_citation ci ON ci.id = run.citation_id
+),
+series AS (
+  SELECT DISTINCT ON (shown.key, s.spare_area_percent) shown.key, s.*
+  FROM shown JOIN results_consistencyseries s ON s.run_id = shown.id
+  ORDER BY shown.key, s.spare_area_percent, shown.rank
+)
+SELECT 0 AS n, json_build_object(
+  'sides', (SELECT json_agg(json_build_array(key, drive_id, chosen)) FROM side),
+  'drives', (
+    SELECT json_agg(json_build_array({specs}, {price}))
+    FROM {specs_tables}
+    LEFT JOIN LATERAL (
+      SELECT * FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
+      ORDER BY p.observed_on DESC, p.amount LIMIT 1) p ON true
+    WHERE d.id IN (SELECT drive_id FROM side)),
+  'runs', (
+    SELECT json_agg(json_build_array({run}, {firmware}, {citation}, {bench}, {suite},
+                                     {submitter}) ORDER BY {recency})
+    FROM results_run run
+    LEFT JOIN drives_firmwareversion fw ON fw.id = run.firmware_id
+    LEFT JOIN results_citation ci ON ci.id = run.citation_id
+    LEFT JOIN results_testbench tb ON tb.id = run.bench_id
+    LEFT JOIN results_suite su ON su.id = run.suite_id
+    LEFT JOIN auth_user u ON u.id = run.submitter_id
+    WHERE run.drive_id IN (SELECT drive_id FROM side) AND run.status = 'published' {real_runs}),
+  'catalog', {catalog},
+  'tests', CASE WHEN {catalog} = %(tests_held)s::bigint THEN NULL
+           ELSE (SELECT COALESCE(json_agg({test}), '[]') FROM results_test t) END,
+  'results', (
+    SELECT json_agg(json_build_array(key, {result})) FROM (
+      SELECT side.key, r.* FROM side
+      JOIN results_leaderboardentry e ON e.drive_id = side.drive_id
+      JOIN results_result r ON r.id = e.result_id
+      WHERE side.chosen IS NULL
+      UNION ALL
+      SELECT side.key, r.* FROM side JOIN results_result r ON r.run_id = side.chosen
+    ) r),
+  'series', (
+    SELECT json_agg(json_build_array(key, {series}) ORDER BY key, spare_area_percent)
+    FROM series s),
+  'trims', (
+    SELECT json_agg(json_build_array(key, {trim})) FROM (
+      SELECT DISTINCT ON (shown.key, tv.test_id, tv.pattern) shown.key, tv.*
+      FROM shown JOIN results_trimvalidation tv ON tv.run_id = shown.id
+      ORDER BY shown.key, tv.test_id, tv.pattern, shown.rank) tv),
+  'saturation', (
+    SELECT json_agg(json_build_array(key, {saturation}, points)) FROM (
+      SELECT DISTINCT ON (shown.key, w.pattern) shown.key,
+             cardinality(w.bytes_per_interval) AS points, w.*
+      FROM shown JOIN results_saturationseries w ON w.run_id = shown.id
+      ORDER BY shown.key, w.pattern, shown.rank) w)
+)::text
+{series_points}
+ORDER BY n
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class _HeldTests:
+    """The test catalog as of a catalog version, held by the process per database: a dozen
+    rows every comparison names, which the compare statement then leaves out."""
+
+    version: int
+    by_id: dict[int, Test]
+
+
+_held_tests: dict[str, _HeldTests] = {}
+
+
+@functools.cache
+def _compare_sql(*, points: bool, real: bool) -> str:
+    shapes = {
+        "specs_tables": SPECS_TABLES,
+        "specs": SPECS_COLUMNS,
+        "price": _PRICE.optional,
+        "run": _RUN.array,
+        "firmware": _FIRMWARE.optional,
+        "citation": _CITATION.optional,
+        "bench": _BENCH.optional,
+        "suite": _SUITE.optional,
+        "submitter": _SUBMITTER.optional,
+        "test": TEST_SHAPE.array,
+        "catalog": _CATALOG_VERSION,
+        "result": _RESULT.array,
+        "series": _SERIES.array,
+        # Each series' points (the JSON text stored beside them) in a row of its own, in
+        # the document's order: sent on as they are, never parsed or escaped as JSON.
+        "series_points": (
+            "UNION ALL SELECT row_number() OVER (ORDER BY key, spare_area_percent), iops_text "
+            "FROM series"
+            if points
+            else ""
+        ),
+        "trim": _TRIM.array,
+        "saturation": _SATURATION[points].array,
+        "recency": _RECENCY,
+        "real_drives": "AND NOT d.synthetic" if real else "",
+        "real_runs": "AND run.source <> 'synthetic'" if real else "",
+    }
+    sql = _COMPARE_SQL
+    for name, text in shapes.items():
+        sql = sql.replace("{" + name + "}", text)
+    return sql
+
+
+def compare(
+    *, a: str, b: str, run_a: int | None = None, run_b: int | None = None, points: bool = True
+) -> Comparison:
+    """Two drives head to head: every throughput test either has (both data patterns),
+    consistency series per spare-area level, TRIM validations, write saturation, specs and
+    latest prices. Every consistency and saturation series says how many points it has
+    (`points`; a consistency series also its seconds at 0 IOPS, `stalls`), and holds them
+    with points=True: a consistency series as `iops_json`, the JSON text of its IOPS (its
+    `iops` and `iops_text` fields are not read). A result's RESULT_UNREAD fields are not
+    read either.
+
+    By default each test shows the drive's latest result; run_a / run_b restrict a side to
+    one of its runs (an unknown run falls back to the latest). One query.
+    Raises Drive.DoesNotExist when either slug is unknown.
+    """
+    sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
+    alias = read_alias(Run)
+    held = _held_tests.get(alias)
+    params = {"a": a, "b": b, "run_a": run_a, "run_b": run_b, "tests_held": held and held.version}
+    alias, rows = prepared_rows(Run, sql, params, alias=alias)
+    doc = orjson.loads(rows[0][1])
+    sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
+    for key, slug in (("a", a), ("b", b)):
+        if key not in sides_found:
+            raise Drive.DoesNotExist(f"no drive {slug}")
+
+    drives: dict[int, Drive] = {}
+    prices: dict[int, Price | None] = {}
+    for values in doc["drives"]:
+        drive = drive_with_specs(values, alias)
+        drives[drive.pk] = drive
+        prices[drive.pk] = _PRICE.build(values[SPECS_WIDTH], alias)
+
+    runs: dict[int, Run] = {}
+    for values in doc["runs"] or []:
+        run = _RUN.build(values[0], alias)
+        related = run._state.fields_cache  # as attach() sets it, for a run's six relations
+        for (relation, shape), row in zip(_RUN_RELATIONS, values[1:], strict=True):
+            related[relation] = None if row is None else shape.build(row, alias)
+        related["drive"] = drives[run.drive_id]
+        runs[run.pk] = run
+    if doc["tests"] is None:  # the catalog has not moved since the tests held were read
+        tests = held.by_id
+    else:
+        tests = {t.pk: t for t in (TEST_SHAPE.build(v, alias) for v in doc["tests"])}
+        if doc["catalog"] is not None:
+            _held_tests[alias] = _HeldTests(doc["catalog"], tests)
+
+    sides = {}
+    for key in ("a", "b"):
+        drive_id, chosen = sides_found[key]
+        drive = drives[drive_id]
+        side = Side(
+            drive=drive,
+            runs=[r for r in runs.values() if r.drive_id == drive_id],
+            chosen_run=runs.get(chosen),
+            price=prices[drive_id],
+        )
+        if side.price is not None:
+            attach(side.price, "drive", drive)
+        sides[key] = side
+    for key, values in doc["results"] or []:
+        result = _RESULT.build(values, alias)
+        test = tests[result.test_id]
+        attach(result, "test", test)
+        attach(result, "run", runs[result.run_id])
+        sides[key].results[(test.identifier, result.pattern)] = Figures.of(result, test)
+    series_rows = doc["series"] or []
+    texts = [text for _, text in rows[1:]] if points else [None] * len(series_rows)
+    for (key, values), text in zip(series_rows, texts, strict=True):
+        series = _SERIES.build(values, alias)
+        attach(series, "test", tests[series.test_id])
+        series.iops_json = JsonText(text) if text is not None else None
+        series.quick = series_is_quick(series)
+        sides[key].consistency[series.spare_area_percent] = series
+    for key, values in doc["trims"] or []:
+        trim = _TRIM.build(values, alias)
+        attach(trim, "test", tests[trim.test_id])
+        sides[key].trim[(trim.test.identifier, trim.pattern)] = trim
+    for key, values, count in doc["saturation"] or []:
+        saturation = _SATURATION[points].build(values, alias)
+        attach(saturation, "test", tests[saturation.test_id])
+        saturation.points = count
+        sides[key].saturation[saturation.pattern] = saturation
+    return _comparison(sides["a"], sides["b"])
+
+
+UNSTATED = "unspecified"  # a published figure whose article does not say its data pattern
+UNSTATED_NOTE = "data pattern not stated"  # said of such a figure compared with a stated one
+
+
+def _stands_in(mine: set[str], other: set[str]) -> bool:
+    """A side's figure without a stated data pattern is compared with each pattern the other
+    side states (labelled so where it is shown), rather than called "not tested" beside
+    them: when it is the side's only figure in the test and the other has no such figure."""
+    return mine == {UNSTATED} and bool(other) and UNSTATED not in other
+
+
+def _comparison(side_a: Side, side_b: Side) -> Comparison:
+    """The comparison of two filled sides: their tests in order, each data pattern paired."""
+    sides = (side_a, side_b)
+    tests: dict[str, Test] = {}
+    patterns: tuple[dict[str, set[str]], ...] = ({}, {})  # each side's, by test
+    for side, found in zip(sides, patterns, strict=True):
+        for (identifier, pattern), f in side.results.items():
+            tests[identifier] = f.result.test
+            found.setdefault(identifier, set()).add(pattern)
+    pairs = []
+    for test in sorted(tests.values(), key=test_order_key):
+        found = [side.get(test.identifier, set()) for side in patterns]
+        stands_in = [_stands_in(mine, other) for mine, other in (found, found[::-1])]
+        rows = []
+        for p in sorted(found[0] | found[1], key=lambda p: PATTERN_ORDER.get(p, 9)):
+            if p == UNSTATED and any(stands_in):
+                continue  # it stands in each row of a pattern the other side states
+            figures = [
+                s.results.get((test.identifier, UNSTATED if standing else p))
+                for s, standing in zip(sides, stands_in, strict=True)
+            ]
+            rows.append(PatternPair(p, *figures))
+        pairs.append(TestPair(test, rows))
+    return Comparison(
+        a=side_a,
+        b=side_b,
+        tests=pairs,
+        consistency_levels=sorted(set(side_a.consistency) | set(side_b.consistency)),
+        trim_keys=sorted(
+            {(t.test, t.pattern) for side in sides for t in side.trim.values()},
+            key=lambda k: (k[0].identifier, PATTERN_ORDER.get(k[1], 9)),
+        ),
+        saturation_patterns=sorted(
+            set(side_a.saturation) | set(side_b.saturation), key=lambda p: PATTERN_ORDER.get(p, 9)
+        ),
+    )

@@ -1,0 +1,239 @@
+"""A test's ranking (leaderboards, the API's leaderboard) and the test index."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import connections
+from django.db.models import Prefetch, QuerySet
+
+from core.db import prepared_rows, read_alias
+from core.filters import Where
+from drives.selectors import (
+    CONTROLLER_CHOICES_JSON,
+    DriveLabel,
+    controller_choices,
+    drive_labels,
+)
+from results.models import (
+    DataPattern,
+    LeaderboardEntry,
+    Run,
+    Suite,
+    Test,
+)
+from results.selectors.common import (
+    TEST_SHAPE,
+    test_order_key,
+)
+
+# -- leaderboards --------------------------------------------------------------------------
+
+
+class Metric:
+    THROUGHPUT = "throughput"
+    LATENCY = "latency"
+    CHOICES = [(THROUGHPUT, "MB/s and IOPS (higher is better)"), (LATENCY, "mean latency")]
+
+
+_PATTERN_LABELS = dict(DataPattern.choices)
+_SOURCE_LABELS = dict(Run.Source.choices)
+
+
+@dataclass(slots=True)
+class EntryRow:
+    """A leaderboard entry as a ranking shows it: its figures and its drive's label."""
+
+    id: int
+    drive: DriveLabel
+    pattern: str
+    bytes_per_second: float | None
+    iops: float | None
+    derived: str
+    latency_mean_ns: float | None
+    latency_kind: str
+    quick: bool
+    source: str
+    run_id: int
+    price_usd: float | None
+
+    def get_pattern_display(self) -> str:
+        return _PATTERN_LABELS.get(self.pattern, self.pattern)
+
+    def get_source_display(self) -> str:
+        return _SOURCE_LABELS.get(self.source, self.source)
+
+
+@dataclass
+class RankedEntry:
+    rank: int
+    entry: EntryRow
+    highlighted: bool = False
+
+
+@dataclass
+class Leaderboard:
+    test: Test
+    metric: str
+    rows: list[RankedEntry]
+    page: int
+    page_size: int
+    has_next: bool
+    elsewhere: list[RankedEntry]  # highlighted drives ranked outside this page
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+
+_THROUGHPUT_TEST_SQL = (
+    f"SELECT {TEST_SHAPE.array} FROM results_test t WHERE t.identifier = %s AND t.kind = %s"
+)
+_BOARD_CHOICES_SQL = f"SELECT ({_THROUGHPUT_TEST_SQL}), {CONTROLLER_CHOICES_JSON}"
+
+
+def throughput_test(identifier: str) -> Test | None:
+    """The throughput test of this identifier (a leaderboard's), or None. One prepared
+    statement."""
+    alias, rows = prepared_rows(Test, _THROUGHPUT_TEST_SQL, [identifier, Test.Kind.THROUGHPUT])
+    return TEST_SHAPE.build(rows[0][0], alias) if rows else None
+
+
+def leaderboard_choices(identifier: str) -> tuple[Test | None, list[tuple[str, str]]]:
+    """throughput_test(identifier), and the controllers a ranking's filter form offers
+    (drives.selectors.controller_choices). One prepared statement."""
+    alias, rows = prepared_rows(Test, _BOARD_CHOICES_SQL, [identifier, Test.Kind.THROUGHPUT])
+    test, controllers = rows[0]
+    return (TEST_SHAPE.build(test, alias) if test else None), controller_choices(controllers)
+
+
+def throughput_tests() -> list[Test]:
+    return sorted(Test.objects.filter(kind=Test.Kind.THROUGHPUT), key=test_order_key)
+
+
+# A ranking's rows: entries of one test in the order of one figure, narrowed by a
+# FilterSet's conditions on e (drives.filters.Where) and, for the highlighted drives ranked
+# elsewhere, by slug; their drives' labels follow in a prepared statement (joined in here,
+# planning the join cost more than the round trip). Planned for its parameters on every
+# request: a generic plan made for the average filter walks the whole ranking for one that
+# keeps few.
+_BOARD_SQL = """
+SELECT e.id, e.drive_id, e.pattern, e.bytes_per_second, e.iops, e.derived,
+       e.latency_mean_ns, e.latency_kind, e.quick, e.source, e.run_id, e.price_usd
+FROM results_leaderboardentry e
+WHERE e.test_id = %(test)s AND e.{field} IS NOT NULL{real}{where}{slugs}
+ORDER BY e.{field} {direction} NULLS LAST, e.id
+{limit}
+"""
+# Competition rank of the highlighted drives: one more than the entries strictly better,
+# counted in one scan of the range better than the lowest-ranked of them.
+_BETTER_SQL = """
+SELECT {counts} FROM results_leaderboardentry e
+WHERE e.test_id = %(test)s AND e.{field} {better} %(loosest)s{real}{where}
+"""
+_METRIC_ORDER = {  # the figure a metric ranks by, its order, and "better than"
+    Metric.THROUGHPUT: ("bytes_per_second", "DESC", ">"),
+    Metric.LATENCY: ("latency_mean_ns", "ASC", "<"),
+}
+
+
+def _real(real: bool) -> str:
+    """The condition that keeps synthetic entries out, when they are."""
+    return " AND NOT e.synthetic" if real else ""
+
+
+@functools.lru_cache(maxsize=512)
+def _board_sql(metric: str, where: str, *, real: bool, chosen: bool) -> str:
+    field, direction, _ = _METRIC_ORDER[metric]
+    return _BOARD_SQL.format(
+        field=field,
+        direction=direction,
+        real=_real(real),
+        where=where,
+        slugs=" AND e.drive_id IN (SELECT id FROM drives_drive WHERE slug = ANY(%(slugs)s))"
+        if chosen
+        else "",
+        limit="" if chosen else "LIMIT %(limit)s OFFSET %(offset)s",
+    )
+
+
+def _board_rows(sql: str, params: dict) -> list[EntryRow]:
+    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    labels = drive_labels({row[1] for row in rows})
+    return [EntryRow(pk, labels[drive], *figures) for pk, drive, *figures in rows]
+
+
+def leaderboard(
+    *,
+    test: Test,
+    where: Where | None = None,
+    metric: str = Metric.THROUGHPUT,
+    page: int = 1,
+    page_size: int = 50,
+    highlight: tuple[str, ...] = (),
+) -> Leaderboard:
+    """One test's ranking among the entries the pages show, narrowed by `where` (a
+    LeaderboardFilter's conditions on entries, see FilterSet.where), best first: one page of
+    it, and where the highlighted drives rank, each with which latency its mean latency is.
+    Two queries (the entries, their drives' labels), four with highlighted drives ranked off
+    the page."""
+    where = where or Where()
+    real = not settings.BENCH_SHOW_SYNTHETIC
+    start = (page - 1) * page_size
+    params = {**where.params, "test": test.pk, "limit": page_size + 1, "offset": start}
+    window = _board_rows(_board_sql(metric, where.sql, real=real, chosen=False), params)
+    rows = [
+        RankedEntry(start + i + 1, e, e.drive.slug in highlight)
+        for i, e in enumerate(window[:page_size])
+    ]
+    elsewhere = []
+    shown = {r.entry.drive.slug for r in rows}
+    missing = [s for s in highlight if s not in shown]
+    if missing:
+        sql = _board_sql(metric, where.sql, real=real, chosen=True)
+        wanted = _board_rows(sql, {**params, "slugs": missing})
+        if wanted:
+            field, _, better = _METRIC_ORDER[metric]
+            values = [getattr(e, field) for e in wanted]
+            counts = ", ".join(
+                f"count(*) FILTER (WHERE e.{field} {better} %(v{i})s)" for i in range(len(wanted))
+            )
+            sql = _BETTER_SQL.format(
+                counts=counts, field=field, better=better, real=_real(real), where=where.sql
+            )
+            loosest = min(values) if better == ">" else max(values)
+            with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
+                cursor.execute(
+                    sql,
+                    {
+                        **where.params,
+                        "test": test.pk,
+                        "loosest": loosest,
+                        **{f"v{i}": v for i, v in enumerate(values)},
+                    },
+                )
+                counts_found = cursor.fetchone()
+            elsewhere = sorted(
+                (RankedEntry(n + 1, e, True) for e, n in zip(wanted, counts_found, strict=True)),
+                key=lambda r: r.rank,
+            )
+    return Leaderboard(
+        test=test,
+        metric=metric,
+        rows=rows,
+        page=page,
+        page_size=page_size,
+        has_next=len(window) > page_size,
+        elsewhere=elsewhere,
+    )
+
+
+def suites_with_tests() -> QuerySet[Suite]:
+    """Every suite with its tests in order, for the test index and the API. Two queries."""
+    return Suite.objects.prefetch_related(
+        Prefetch("tests", queryset=Test.objects.order_by("suitetest__position"))
+    ).order_by("name", "version")
