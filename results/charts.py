@@ -1,7 +1,7 @@
 """Plotly figure data for every chart, built here and drawn by static/js/bench.js.
 
 A figure is a plain dict ({"data": [...], "layout": {...}}) that templates put in a
-data-figure attribute (results.markup.chart). Text from the database goes through
+data-figure attribute (`chart`, at the end). Text from the database goes through
 `label`, so that a name such as "<b>x</b>" is drawn as those characters, never as markup
 (Plotly reads a few tags).
 """
@@ -9,8 +9,15 @@ data-figure attribute (results.markup.chart). Text from the database goes throug
 from __future__ import annotations
 
 import functools
+import json
+from decimal import Decimal
 from html import escape
 
+import orjson
+from markupsafe import Markup
+from markupsafe import escape as escape_html
+
+from core.db import JsonText
 from results.selectors.compare import UNSTATED_NOTE, Comparison, TestPair
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
@@ -427,3 +434,49 @@ def saturation(sides) -> dict:
             shapes=shapes,
         ),
     }
+
+
+# -- the chart element -------------------------------------------------------------------------
+
+# Figure JSON sits in a single-quoted attribute as it is once these are escaped: it then
+# holds no quote that ends the value and nothing HTML reads as markup or a character reference.
+# On the UTF-8 bytes: a text with one character beyond Latin-1 (a name, "µs") is searched
+# ten times slower as a str.
+_JSON_ESCAPES = ((b"&", b"\\u0026"), (b"<", b"\\u003C"), (b">", b"\\u003E"), (b"'", b"\\u0027"))
+
+
+def _json_default(value):
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, JsonText):
+        return value.fragment
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def _plain_json_default(value):
+    return value.parsed if isinstance(value, JsonText) else _json_default(value)
+
+
+def figure_json(figure: dict) -> str:
+    """The figure as JSON safe inside a single-quoted HTML attribute (or a <script>)."""
+    try:
+        text = orjson.dumps(figure, default=_json_default)
+    except TypeError:  # an integer beyond 64 bits, which only the json module writes
+        text = json.dumps(
+            figure, separators=(",", ":"), allow_nan=False, default=_plain_json_default
+        ).encode()
+    for char, escaped in _JSON_ESCAPES:
+        text = text.replace(char, escaped)
+    return text.decode()
+
+
+def chart(figure: dict, element_id: str, description: str = "") -> Markup:
+    """The element static/js/bench.js draws a chart in, its figure as JSON in a data-figure
+    attribute. Not a json_script block: htmx (with allowScriptTags off, as the CSP wants)
+    drops every <script> of a swapped fragment, JSON ones included; an attribute survives
+    the swap and is never executed. Built here rather than in a template because the JSON's
+    escaping holds only inside the single quotes written beside it."""
+    return Markup(
+        f'<div class="chart" id="{escape_html(element_id)}" role="img" '
+        f"aria-label=\"{escape_html(description)}\" data-figure='{figure_json(figure)}'></div>"
+    )

@@ -6,6 +6,7 @@ import csv
 import datetime
 import io
 import re
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -20,7 +21,6 @@ from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
 from results.filters import highlight_slugs
-from results.markup import LATENCY_PERCENTILES, latency_rows
 from results.models import Run, latency_description
 from results.selectors.common import Figures
 from results.selectors.compare import UNSTATED_NOTE, Comparison, compare
@@ -40,6 +40,7 @@ from results.views.common import (
 SCALES = ("log", "linear")
 VIEWS = ("full", "steady")
 VALUE_TEST_NAMES = {"randwrite-4k-qd3-8g": "4KB random write"}
+LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
 # The latency figures an export writes, as the page's latency table shows them.
 LATENCY_EXPORT = (
     ("mean", lambda r: r.latency_mean_ns),
@@ -226,6 +227,41 @@ def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
                 "columns": saturation_columns([("A", "side-a", a), ("B", "side-b", b)]),
             }
         )
+    return rows
+
+
+@dataclass(slots=True)
+class LatencySide:
+    key: str  # "a" or "b"
+    figures: list | None  # mean, LATENCY_PERCENTILES, max in ns; None: not tested
+    kind: str  # which latency they are (results.models.latency_description)
+
+
+@dataclass(slots=True)
+class LatencyRow:
+    test: str
+    pattern: str
+    sides: tuple[LatencySide, LatencySide]
+
+
+def latency_rows(c: Comparison) -> list[LatencyRow]:
+    """The head-to-head latency table (templates/bench/_tables.html): each test and data
+    pattern with a latency, both sides' figures."""
+    sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
+    rows = []
+    for pair in c.tests:
+        if not pair.has_latency:
+            continue
+        for p in pair.pairs:
+            a, b = (
+                LatencySide(
+                    key,
+                    None if f is None else [read(f.result) for _, read in LATENCY_EXPORT],
+                    _which_latency(f, sources),
+                )
+                for key, f in (("a", p.a), ("b", p.b))
+            )
+            rows.append(LatencyRow(pair.test.name, p.pattern, (a, b)))
     return rows
 
 

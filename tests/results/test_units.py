@@ -35,6 +35,6 @@ def test_display_units():
 @settings(max_examples=200)
 @given(ANYTHING)
 def test_figures_are_written_without_characters_html_would_read(value):
-    """The latency table writes units' text into its cells as it is (results.markup)."""
+    """The tables write units' text into their cells unescaped (bench/_tables.html)."""
     for show in (units.latency, units.mbps, units.iops):
         assert not set(show(value)) & set("<>&\"'"), show(value)

@@ -13,7 +13,7 @@ from rest_framework.renderers import JSONRenderer as DrfJSONRenderer
 
 from benchsite.api import JSONRenderer
 from core.db import JsonText
-from results.markup import figure_json
+from results.charts import figure_json
 
 SCALARS = (
     st.none()
