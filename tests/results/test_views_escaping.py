@@ -2,19 +2,26 @@
 chart's data and in every export."""
 
 import csv
+import datetime
 import io
 import json
 import re
 import string
+from decimal import Decimal
+from html.parser import HTMLParser
+from types import SimpleNamespace
 
 import pytest
 from django.db import transaction
+from django.template import engines
 from django.urls import reverse
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from drives.models import Controller, Drive, Manufacturer, NandType
+from results.charts import chart
+from results.views.compare import LatencyRow, LatencySide
 from tests.factories import PriceFactory
 from tests.results.helpers import HOSTILE, measured, published
 
@@ -178,3 +185,192 @@ def test_a_name_stays_text_in_the_markdown_export(client, maker, model):
         header = [t for t in tokens if t.type == "inline" and t.content.startswith("A: ")]
         assert "".join(c.content for c in header[0].children) == f"A: {name}"
         transaction.set_rollback(True)
+
+
+# -- the table macros: every text they are given is written as text --------------------------
+class Named(SimpleNamespace):
+    """A drive, part or user as the macros read it: its name as str()."""
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return self.url
+
+
+def _method(value):
+    return lambda: value
+
+
+def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
+    """A call of every table macro and of the run card, each text field one of `texts` (a
+    field a text of its own), as (template, macro, arguments)."""
+    text = iter(texts).__next__
+    drive = Named(
+        name=text(),
+        url=text(),
+        synthetic=True,
+        configuration=True,
+        controller=text(),
+        capacity_bytes=240 * 10**9,
+    )
+    entry = SimpleNamespace(
+        drive=drive,
+        pattern=text(),
+        source=text(),
+        bytes_per_second=2.5e8,
+        iops=None,
+        derived="iops",
+        latency_mean_ns=1500.0,
+        latency_kind="clat",
+        quick=True,
+    )
+    point = SimpleNamespace(
+        drive=drive,
+        price=99.5,
+        observed_on=datetime.date(2011, 4, 1),
+        iops=12000.0,
+        per_kiops=8.3,
+        per_gb=0.41,
+        highlighted=True,
+        quick=True,
+        iops_derived=True,
+    )
+    pattern = text()
+    result = SimpleNamespace(pattern=pattern, deviations=[text(), text()])
+    figures = SimpleNamespace(
+        result=result, bytes_per_second=2.5e8, iops=61000.0, derived="iops", block_size=4096
+    )
+    figures.quick = True
+    pair = SimpleNamespace(pattern=pattern, a=figures, b=None, winner="a", difference_percent=12.34)
+    test = SimpleNamespace(identifier="randread-4k-qd3", name=text(), queue_depth=3)
+    tests = [(SimpleNamespace(test=test, pairs=[pair]), text(), {"data": []})]
+    latency = LatencyRow(
+        text(),
+        text(),
+        (
+            LatencySide("a", [1000, None, 2e6, 3e9, None, 4e9], text()),
+            LatencySide("b", None, ""),
+        ),
+    )
+    part = Named(name=text(), slug="a-part", compresses_data=True)
+    spec_drive = Named(
+        name=text(),
+        manufacturer=SimpleNamespace(name=text()),
+        get_kind_display=_method(text()),
+        controller=part,
+        nand=None,
+        unverified_specs=["controller", "nand"],
+        capacity_bytes=10**12,
+        get_interface_display=_method(text()),
+        get_form_factor_display=_method(text()),
+    )
+    price = SimpleNamespace(amount=Decimal("99.00"), observed_on=datetime.date(999, 1, 2))
+    side = SimpleNamespace(drive=spec_drive, firmware=[text(), text()], price=price)
+    side.price_per_gb = Decimal("0.41")
+    comparison = SimpleNamespace(a=side, b=side, price_per_kiops=(8.25, None))
+    run = SimpleNamespace(
+        pk=7,
+        source="synthetic",
+        get_source_display=_method(text()),
+        citation=SimpleNamespace(
+            publisher=text(),
+            title=text(),
+            safe_url=text(),
+            author=text(),
+            published_on=datetime.date(2011, 4, 1),
+            rate_basis_unstated=True,
+            rate_unit=text(),
+        ),
+        citation_locator=text(),
+        tool_name=text(),
+        tool_version=text(),
+        engine=text(),
+        suite=Named(name=text()),
+        firmware=Named(name=text()),
+        bench=SimpleNamespace(describe=_method([(text(), text()), (text(), text())])),
+        get_drive_state_display=_method(text()),
+        started_at=datetime.datetime(2012, 5, 6, 7, 8, tzinfo=datetime.UTC),
+        finished_at=datetime.datetime(2012, 5, 6, 9, 10, tzinfo=datetime.UTC),
+        submitter=Named(name=text()),
+        ingested_at=datetime.datetime(2012, 5, 7, 0, 0, tzinfo=datetime.UTC),
+    )
+    option_values = [text(), text(), text()]
+    choices = [(value, text()) for value in option_values]
+    tables = "bench/_tables.html"
+    return [
+        (tables, "options", (choices, option_values[1])),
+        (tables, "leaderboard_rows", ([SimpleNamespace(rank=1, entry=entry, highlighted=True)],)),
+        *(
+            (tables, "value_rows", ([point], table))
+            for table in ("frontier", "per_kiops", "per_gb")
+        ),
+        (tables, "compare_tests", (tests,)),
+        (tables, "latency_rows", ([latency], 6)),
+        (tables, "compare_specs", (comparison, text())),
+        ("bench/_run.html", "run_card", (run,)),
+    ]
+
+
+class Reading(HTMLParser):
+    """What a reader's browser builds of a page: the elements (with their attributes' names)
+    in order, and the text and attribute values it shows."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple] = []
+        self.values: list[str] = []
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, tuple(name for name, _ in attrs)))
+        self.values += [value or "" for _, value in attrs]
+
+    def handle_endtag(self, tag):
+        self.elements.append(("/" + tag,))
+
+    def handle_data(self, data):
+        self.values.append(data)
+
+
+TEXTS = 60  # more than the fields macro_calls fills
+HOSTILE_TEXT = st.text(alphabet=st.sampled_from("<>&\"'=/;# abé"), max_size=12).map(
+    lambda t: "<i class='x'>&amp;" + t  # every value holds markup, whatever else it holds
+)
+
+
+def render(calls) -> list[str]:
+    env = engines["jinja2"].env
+    rendered = [getattr(env.get_template(t).module, m)(*args) for t, m, args in calls]
+    return [str(html) for html in rendered]
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(HOSTILE_TEXT, min_size=TEXTS, max_size=TEXTS, unique=True))
+def test_the_table_macros_write_every_text_as_text(texts):
+    """Rendered with markup in every text field, each table macro and the run card build the
+    same elements as with plain words there, and every text is shown as it is: a field
+    written unescaped (marked safe by mistake) would add an element or lose its text."""
+    words = [f"w{i:03d}w" for i in range(TEXTS)]
+    calls = macro_calls(texts)
+    pages = zip(calls, render(macro_calls(words)), render(calls), strict=True)
+    for (_, macro, _), plain, html in pages:
+        reading = Reading(html)
+        assert reading.elements == Reading(plain).elements, macro
+        shown = "\x00".join(reading.values)
+        fields = [text for word, text in zip(words, texts, strict=True) if word in plain]
+        assert fields, macro
+        for text in fields:
+            assert text in shown, (macro, text)
+
+
+@given(element_id=HOSTILE_TEXT, description=HOSTILE_TEXT)
+def test_a_charts_id_and_description_are_attribute_text(element_id, description):
+    reading = Reading(str(chart({"data": [{"name": description}]}, element_id, description)))
+    assert reading.elements == [
+        ("div", ("class", "id", "role", "aria-label", "data-figure")),
+        ("/div",),
+    ]
+    assert reading.values[1] == element_id and reading.values[3] == description
+    assert json.loads(reading.values[4]) == {"data": [{"name": description}]}
