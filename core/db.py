@@ -89,6 +89,8 @@ def current_copy(
 
 
 def _converter(field: models.Field) -> Callable[[Any], Any] | None:
+    if isinstance(field, models.FloatField):
+        return float  # PostgreSQL writes a whole number in a float column as 3, not 3.0
     if isinstance(field, models.DateTimeField):
         return datetime.datetime.fromisoformat
     if isinstance(field, models.DateField):
