@@ -1,11 +1,10 @@
 """What every app's filters are built on: django-filter's FilterSet, each filter's condition
 also written as SQL (for the selectors that write their own statement) and as a mask over
-rows held in a process (drives.catalog_index, results.value_index), a filter of a catalog
+rows held in a process (core.columns), a filter of a catalog
 entry by its slug, and the API's 400 for a filter form's errors."""
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 import django_filters
 from django import forms
@@ -14,6 +13,8 @@ from django.http import QueryDict
 from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
+
+from core.columns import Columns
 
 # -- the same filters as SQL ---------------------------------------------------------------
 # A selector that writes its own statement (a drive list, a ranking, the value frontier)
@@ -63,22 +64,6 @@ def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> N
     )
 
 
-class Columns(Protocol):
-    """Rows held as columns in a server process (drives.catalog_index,
-    results.value_index): what the filters narrow when they are not written as SQL. A mask
-    is a boolean array over the rows."""
-
-    def compare(self, field_name: str, lookup: str, value: Any) -> Any:
-        """The rows whose `field_name` is `lookup` ("exact", "gte", "lte") `value`; none
-        where it is null, as in SQL."""
-
-    def slug_id(self, model: type[Model], slug: str) -> int | None:
-        """The id of the `model` row of this slug (None: no such row)."""
-
-    def search(self, text: str) -> Any:
-        """The rows whose drive a search for `text` finds (search_q's condition)."""
-
-
 def column_mask(flt: django_filters.Filter, value, columns: Columns):
     """column_sql's condition, as a mask."""
     return columns.compare(flt.field_name, flt.lookup_expr, value)
@@ -89,7 +74,8 @@ class SlugFilter(django_filters.CharFilter):
     once, before the scan (a scalar subquery), so PostgreSQL can read an index that starts
     with the foreign key. Joined to the named table instead, the id is hidden from the
     planner, which then walks a whole ranking in order and filters it (1,273 leaderboard
-    entries read for a controller's first 26)."""
+    entries read for a controller's first 26). A copy in a process holds the slugs
+    (`<field>__slug`)."""
 
     def __init__(self, *, to: type[Model], **kwargs):
         self.to = to
@@ -104,7 +90,7 @@ class SlugFilter(django_filters.CharFilter):
     def mask(self, value, columns: Columns):
         if value in EMPTY_VALUES:
             return None
-        return columns.compare(self.field_name, "exact", columns.slug_id(self.to, value))
+        return columns.compare(f"{self.field_name}__slug", "exact", value)
 
     def sql(self, value, table: str, where: Where) -> None:
         if value in EMPTY_VALUES:

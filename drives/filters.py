@@ -10,7 +10,8 @@ import django_filters
 from django.db import connection
 from django.db.models import Q
 
-from core.filters import Columns, FilterSet, SlugFilter, Where, column_mask, column_sql
+from core.columns import Columns
+from core.filters import FilterSet, SlugFilter, Where, column_mask, column_sql
 from drives.models import Controller, Drive, NandType
 
 GB = 10**9
@@ -93,7 +94,28 @@ class SearchFilter(django_filters.CharFilter):
         return qs.filter(search_q(value, self.prefix)) if value and value.strip() else qs
 
     def mask(self, value, columns: Columns):
-        return columns.search(value) if value and value.strip() else None
+        terms = search_terms(value)
+        if not terms:
+            return None
+        text = f"{self.prefix}search_text"  # held as UPPER() wrote it, as icontains compares
+        if text not in columns or not value.isascii():
+            # Upper case beyond ASCII is the database's to say: it says which drives match.
+            found = Drive.objects.using(columns.alias).filter(search_q(value))
+            drive = self.prefix.removesuffix("__") or "id"
+            return columns.isin(drive, found.values_list("pk", flat=True))
+        capacity = f"{self.prefix}capacity_bytes"
+        keep = None
+        for name, term in terms:
+            if name == "search_text":
+                found = columns.contains(text, term.upper())
+            else:
+                low, high, word = term
+                within = columns.compare(capacity, "gte", low) & columns.compare(
+                    capacity, "lte", high
+                )
+                found = within | columns.contains(text, word.upper())
+            keep = found if keep is None else keep & found
+        return keep
 
     def sql(self, value, table: str, where: Where) -> None:
         terms = search_terms(value) if value else []
