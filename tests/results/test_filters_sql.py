@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drives.models import Controller, Drive, NandType
-from results.filters import LeaderboardFilter, ValueFilter
+from results.filters import LeaderboardFilter, ValueFilter, ValueForm
 from results.models import DataPattern, LeaderboardEntry, Run, Test
 from results.selectors.common import entries
 from results.selectors.rankings import Metric, leaderboard
@@ -146,10 +146,12 @@ def test_a_value_view_prices_the_filtered_entries(catalog, data):
     test = data.draw(st.sampled_from([t for t in catalog["tests"] if t.block_size == 4096]))
     sample = data.draw(st.sampled_from([0, 5, 200]))
     filters = valid(ValueFilter, query)
+    options = ValueForm(query, tests=[test])
+    assert options.is_valid(), options.errors
     view = value_frontier(
         test=test,
         filters=filters,
-        as_of=filters.form.cleaned_data.get("as_of"),
+        as_of=options.cleaned_data["as_of"],
         worst_case=not query.get("pattern"),
         sample=sample,
     )
