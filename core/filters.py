@@ -1,7 +1,14 @@
-"""What every app's filters are built on: django-filter's FilterSet, each filter's condition
-also written as SQL (for the selectors that write their own statement) and as a mask over
-rows held in a process (core.columns), a filter of a catalog
-entry by its slug, and the API's 400 for a filter form's errors."""
+"""What every app's filters are built on: django-filter's FilterSet, its filters' conditions
+also as SQL (for a selector that writes its own statement: the rankings) and as a mask over
+rows held in a process (core.columns: the drive list, what value views price), a filter of
+a catalog entry by its slug, and the API's 400 for a filter form's errors.
+
+Each filter is declared once, in its FilterSet. A filter of a field (field_name and
+lookup_expr) is written as SQL and as a mask by column_sql and column_mask, from its
+declaration; a filter whose condition is not a comparison of a field (a search, a slug)
+writes its SQL and its mask in its own class, and tests hold both to its ORM filter."""
+
+from __future__ import annotations
 
 from dataclasses import dataclass, field
 
@@ -14,11 +21,8 @@ from rest_framework.exceptions import ValidationError
 from core.columns import Columns
 
 # -- the same filters as SQL ---------------------------------------------------------------
-# A selector that writes its own statement (a drive list, a ranking, the value frontier)
-# takes a FilterSet's conditions as SQL: each filter writes the condition its ORM filter()
-# applies, on the same columns, so the page, the API and the statement mean the same thing
-# (tests compare the two over generated filters). Compiling the ORM's query cost more than
-# the statement itself on a ranking of 25 rows.
+# Compiling the ORM's queries for a ranking cost more than running them: a leaderboard
+# ranked through the FilterSet's queryset was measured a fifth slower, uncached.
 
 
 @dataclass
@@ -44,25 +48,13 @@ _OPERATORS = {"exact": "=", "gte": ">=", "lte": "<="}
 
 
 def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> None:
-    """The condition of a filter on a column of its model, or of a model it has a foreign
-    key to (`field_name` "nand__cell_type": the rows whose NAND has that cell type, as the
-    ORM's join to it keeps)."""
-    operator = _OPERATORS[flt.lookup_expr]
-    relation_name, _, field_name = flt.field_name.rpartition("__")
-    if not relation_name:
-        column = flt.model._meta.get_field(field_name).column
-        where.conditions.append(f"{table}.{column} {operator} {where.add(value)}")
-        return
-    relation = flt.model._meta.get_field(relation_name)
-    related = relation.related_model._meta
-    where.conditions.append(
-        f"{table}.{relation.column} IN (SELECT id FROM {related.db_table} "
-        f"WHERE {related.get_field(field_name).column} {operator} {where.add(value)})"
-    )
+    """The condition of a filter of a field of its model's table (aliased `table`)."""
+    column = flt.model._meta.get_field(flt.field_name).column
+    where.conditions.append(f"{table}.{column} {_OPERATORS[flt.lookup_expr]} {where.add(value)}")
 
 
 def column_mask(flt: django_filters.Filter, value, columns: Columns):
-    """column_sql's condition, as a mask."""
+    """column_sql's condition, as a mask over `columns` (its field's column)."""
     return columns.compare(flt.field_name, flt.lookup_expr, value)
 
 
@@ -72,10 +64,10 @@ class SlugFilter(django_filters.CharFilter):
     with the foreign key. Joined to the named table instead, the id is hidden from the
     planner, which then walks a whole ranking in order and filters it (1,273 leaderboard
     entries read for a controller's first 26). A copy in a process holds the slugs
-    (`<field>__slug`)."""
+    (`<field>__slug`). `empty_label` is what a page's choice of every entry says."""
 
-    def __init__(self, *, to: type[Model], **kwargs):
-        self.to = to
+    def __init__(self, *, to: type[Model], empty_label: str = "", **kwargs):
+        self.to, self.empty_label = to, empty_label
         super().__init__(**kwargs)
 
     def filter(self, qs, value):
@@ -85,13 +77,9 @@ class SlugFilter(django_filters.CharFilter):
         return self.get_method(qs)(**{self.field_name: Subquery(named)})
 
     def mask(self, value, columns: Columns):
-        if value in EMPTY_VALUES:
-            return None
         return columns.compare(f"{self.field_name}__slug", "exact", value)
 
     def sql(self, value, table: str, where: Where) -> None:
-        if value in EMPTY_VALUES:
-            return
         column = self.model._meta.get_field(self.field_name).column
         where.conditions.append(
             f"{table}.{column} = (SELECT id FROM {self.to._meta.db_table} "

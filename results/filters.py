@@ -1,34 +1,43 @@
-"""Filters of rankings and value views, written once for the pages and the REST API."""
+"""Filters of rankings and value views, declared once for the pages and the REST API."""
+
+import copy
 
 import django_filters
 from django import forms
 
+from core.filters import FilterSet
 from core.links import SLUG
-from drives.filters import drive_filterset
-from results.models import DataPattern, LeaderboardEntry, Run, Test
+from drives.filters import DriveFilter
+from results.models import DRIVE_COPIES, DataPattern, LeaderboardEntry, Run, Test, copy_field
 from results.selectors.common import VALUE_DEFAULT_TEST, entries
 
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
 
 
-# The drive filters on a leaderboard entry: the copies of its drive's specs it keeps (one
-# table to filter and rank), the drive itself for a search.
-ENTRY_FIELDS = {
-    "search": "drive__",
-    "kind": "kind",
-    "interface": "interface",
-    "controller": "controller",
-    "cell_type": "cell_type",
-    "capacity": "capacity_bytes",
-}
+def _on_entries(drive_filters: dict[str, django_filters.Filter]) -> type[FilterSet]:
+    """The drive filters on leaderboard entries: each on the entry's copy of its field
+    (DRIVE_COPIES: one table to filter and rank), else through the entry's drive."""
+    copies = {path: copy_field(path) for path in DRIVE_COPIES}
+    relocated = {}
+    for name, drive_filter in drive_filters.items():
+        mine = relocated[name] = copy.deepcopy(drive_filter)
+        mine.field_name = copies.get(drive_filter.field_name, f"drive__{drive_filter.field_name}")
+    return type("EntryDriveFilter", (FilterSet,), relocated)
 
 
-class LeaderboardFilter(drive_filterset(ENTRY_FIELDS)):
+class LeaderboardFilter(_on_entries(DriveFilter.base_filters)):
     """Which entries a leaderboard ranks: the drive filters, the data pattern, and whether
     the figure was measured or published."""
 
-    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices, label="Data pattern")
-    source = django_filters.ChoiceFilter(choices=SOURCE_CHOICES, label="Source")
+    pattern = django_filters.ChoiceFilter(
+        choices=DataPattern.choices,
+        label="Data",
+        help_text="Data pattern",
+        empty_label="both patterns",
+    )
+    source = django_filters.ChoiceFilter(
+        choices=SOURCE_CHOICES, label="Source", empty_label="measured and published"
+    )
 
     class Meta:
         model = LeaderboardEntry

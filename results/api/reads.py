@@ -646,7 +646,7 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
 
 def filter_parameters(filterset: type[FilterSet]) -> list:
     """A FilterSet's query parameters for the schema, from its filters (read without a
-    database): name, type, choices and label."""
+    database): name, type, choices and description (its help text, or label)."""
     parameters = []
     for name, f in filterset.base_filters.items():
         choices = f.extra.get("choices")
@@ -664,7 +664,7 @@ def filter_parameters(filterset: type[FilterSet]) -> list:
                 enum=[str(value) for value, _ in choices]
                 if choices and not callable(choices)
                 else None,
-                description=str(f.label or name),
+                description=str(f.extra.get("help_text") or f.label or name),
             )
         )
     return parameters
@@ -708,7 +708,7 @@ class LeaderboardView(APIView):
         highlight = highlight_slugs(request.query_params.getlist("highlight"))
         board = leaderboard(
             test=test,
-            where=filters.where("e"),
+            filters=filters,
             metric=metric,
             page=page,
             page_size=size,

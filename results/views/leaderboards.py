@@ -63,7 +63,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     highlight = highlighted(request)
     board = leaderboard(
         test=test,
-        where=filters.where("e"),
+        filters=filters,
         metric=metric,
         page=page,
         page_size=PAGE_SIZE,
