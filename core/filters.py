@@ -1,7 +1,8 @@
 """What every app's filters are built on: django-filter's FilterSet, its filters' conditions
 also as SQL (for a selector that writes its own statement: the rankings) and as a mask over
 rows held in a process (core.columns: the drive list, what value views price), a filter of
-a catalog entry by its slug, and the API's 400 for a filter form's errors.
+a catalog entry by its slug, what a page's filter form shows, and the API's 400 for a filter
+form's errors.
 
 Each filter is declared once, in its FilterSet. A filter of a field (field_name and
 lookup_expr) is written as SQL and as a mask by column_sql and column_mask, from its
@@ -10,9 +11,12 @@ writes its SQL and its mask in its own class, and tests hold both to its ORM fil
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 import django_filters
+from django import forms
 from django.db.models import Model, Subquery
 from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
@@ -128,6 +132,45 @@ class FilterSet(django_filters.FilterSet):
             if narrowed is not None:
                 keep = narrowed if keep is None else keep & narrowed
         return keep
+
+
+# -- what a page's filter form shows -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FormField:
+    """A filter's field as a page draws it: a select of `choices` (None: the page gives
+    them, or it is an input), `empty_label` its choice of none, or an input of `input_type`
+    with `attrs`."""
+
+    name: str
+    label: str
+    choices: tuple[tuple[str, str], ...] | None
+    empty_label: str
+    input_type: str
+    attrs: tuple[tuple[str, Any], ...]
+
+
+@functools.cache
+def form_fields(filterset: type[FilterSet]) -> dict[str, FormField]:
+    """The fields of `filterset`'s filters as a page draws them, in order: read once from
+    the form fields its filters make."""
+    fields = {}
+    for name, flt in filterset().filters.items():
+        form_field = flt.field
+        choices = list(form_field.choices) if isinstance(form_field, forms.ChoiceField) else None
+        empty = ""
+        if choices and choices[0][0] == "":
+            (_, empty), *choices = choices
+        fields[name] = FormField(
+            name=name,
+            label=str(form_field.label),
+            choices=tuple(choices) if choices is not None else None,
+            empty_label=str(empty or getattr(flt, "empty_label", "")),
+            input_type=getattr(form_field.widget, "input_type", "text"),
+            attrs=tuple(form_field.widget.attrs.items()),
+        )
+    return fields
 
 
 # -- the API's lists ---------------------------------------------------------------------

@@ -5,7 +5,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from results import charts
-from results.filters import value_query
+from results.filters import ValueFilter, value_query
 from results.selectors.value import value_choices, value_frontier
 from results.views.common import (
     HtmxHttpRequest,
@@ -42,7 +42,6 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         "highlight": highlight_list(
             request, highlight, (p.drive for p in view.points if p.highlighted)
         ),
-        **filter_context(filters, controllers),
-        "form": chosen,
+        **filter_context(ValueFilter, chosen, controllers),
     }
     return render(request, partial(request, "bench/value.html", "value"), context)
