@@ -24,6 +24,7 @@ from django.db.models import Model
 from core.db import current_copy
 
 _OPERATORS = {"exact": operator.eq, "gte": operator.ge, "lte": operator.le}
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 class Column:
@@ -135,7 +136,11 @@ class Columns:
             return np.zeros(len(self), dtype=bool)
         if text:
             return column.array == code
-        found = _OPERATORS[lookup](column.array, value)
+        if column.array.dtype.kind in "biu" and not _INT64[0] <= value <= _INT64[1]:
+            # Beyond every integer numpy holds: each compares with it as 0 does.
+            found = np.full(len(self), _OPERATORS[lookup](0, value))
+        else:
+            found = _OPERATORS[lookup](column.array, value)
         return found if column.null is None else found & ~column.null
 
     def contains(self, name: str, text: str) -> np.ndarray:
