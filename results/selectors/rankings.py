@@ -114,9 +114,9 @@ def throughput_tests() -> list[Test]:
 
 
 # A ranking's rows: entries of one test in the order of one figure, narrowed by a
-# FilterSet's conditions on e (core.filters.FilterSet.where) and, for the highlighted drives ranked
-# elsewhere, by slug; their drives' labels follow in a prepared statement (joined in here,
-# planning the join cost more than the round trip). Planned for its parameters on every
+# FilterSet's conditions on e (core.filters.FilterSet.where) and, for the highlighted drives
+# ranked elsewhere, by slug; their drives' labels follow in a prepared statement (joined in
+# here, planning the join cost more than the round trip). Planned for its parameters on every
 # request: a generic plan made for the average filter walks the whole ranking for one that
 # keeps few.
 _BOARD_SQL = """
