@@ -173,6 +173,19 @@ def form_fields(filterset: type[FilterSet]) -> dict[str, FormField]:
     return fields
 
 
+def filter_context(
+    filterset: type[FilterSet], chosen: dict, controllers: list[tuple[str, str]]
+) -> dict:
+    """What a page's filter form (templates/bench/_filter_fields.html) needs to draw
+    itself: the fields of `filterset`, what the query chose (cleaned data), and the
+    controllers."""
+    return {
+        "form": chosen,
+        "filter_fields": form_fields(filterset).values(),
+        "filter_choices": {"controller": controllers},
+    }
+
+
 # -- the API's lists ---------------------------------------------------------------------
 
 

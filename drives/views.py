@@ -7,9 +7,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 from django_htmx.middleware import HtmxDetails
 
+from core.filters import filter_context
 from drives.filters import DriveFilter
-from drives.models import Drive, NandType
-from drives.selectors import drive_page
+from drives.models import Drive
+from drives.selectors import controllers, drive_page
 
 PAGE_SIZE = 50
 
@@ -64,11 +65,8 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     query.pop("page", None)
     context = {
         "page": page,
-        "form": filters.form.cleaned_data,
         "query": query.urlencode(),
-        "kinds": Drive.Kind.choices,
-        "interfaces": Drive.Interface.choices,
-        "cell_types": NandType.CellType.choices,
+        **filter_context(DriveFilter, filters.form.cleaned_data, controllers()),
     }
     htmx_partial = request.htmx and not request.htmx.history_restore_request
     return render(

@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from core.filters import FilterSet, form_fields
+from core.filters import filter_context
 from results import charts
 from results.filters import LeaderboardFilter
 from results.selectors.common import entries
@@ -34,18 +34,6 @@ def test_index(request: HtmxHttpRequest) -> HttpResponse:
         for test in suite.tests.all():  # the prefetched tests the template lists
             test.methodology = test_links(test)
     return render(request, "bench/tests.html", {"suites": suites})
-
-
-def filter_context(
-    filterset: type[FilterSet], chosen: dict, controllers: list[tuple[str, str]]
-) -> dict:
-    """What the filter form of leaderboards and value views needs to draw itself: the
-    fields of `filterset`, what the query chose (cleaned data), and the controllers."""
-    return {
-        "form": chosen,
-        "filter_fields": form_fields(filterset).values(),
-        "filter_choices": {"controller": controllers},
-    }
 
 
 @require_safe

@@ -4,6 +4,7 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from core.filters import filter_context
 from results import charts
 from results.filters import ValueFilter, value_query
 from results.selectors.value import value_choices, value_frontier
@@ -14,7 +15,6 @@ from results.views.common import (
     highlighted,
     partial,
 )
-from results.views.leaderboards import filter_context
 
 
 @require_safe

@@ -1,7 +1,7 @@
-"""The filter form of leaderboards and value views is drawn from its FilterSet: every filter
-with its label, a select of its choices (the controllers for the controller) under the text
-of its empty choice, or an input; what a query chose shown as chosen. A filter added to the
-FilterSet is drawn without a word of the template."""
+"""The filter form of the catalog, leaderboards and value views is drawn from its FilterSet:
+every filter with its label, a select of its choices (the controllers for the controller)
+under the text of its empty choice, or an input; what a query chose shown as chosen. A
+filter added to the FilterSet is drawn without a word of the template."""
 
 import html
 import re
@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.filters import SlugFilter, form_fields
+from drives.filters import DriveFilter
 from drives.models import Controller, Drive
 from results.filters import LeaderboardFilter, ValueFilter
 from results.views import leaderboards
@@ -23,6 +24,7 @@ pytestmark = pytest.mark.django_db
 
 LABEL = re.compile(r"<label>([^<]*) <(select|input) ([^>]*)>(.*?)</label>", re.DOTALL)
 PAGES = {
+    DriveFilter: reverse("drives:home"),
     LeaderboardFilter: reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"]),
     ValueFilter: reverse("bench:value"),
 }
