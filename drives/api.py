@@ -46,12 +46,21 @@ class NandTypeSerializer(serializers.ModelSerializer):
         fields = ["slug", "vendor", "cell_type", "process_nm", "interface", "layers"]
 
 
+class PriceField(serializers.DecimalField):
+    """A price as DecimalField writes it, text of its decimal places, formatted from the
+    stored amount (which has those places) without the rounding context DecimalField makes
+    for every value: that was a third of the time a list of 50 drives took to write."""
+
+    def to_representation(self, value) -> str:
+        return f"{value:.{self.decimal_places}f}"
+
+
 class DriveSerializer(RowWriter, serializers.ModelSerializer):
     manufacturer = serializers.CharField(source="manufacturer.name", read_only=True)
     controller = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     nand = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     cell_type = serializers.CharField(read_only=True, allow_null=True)
-    latest_price_usd = serializers.DecimalField(
+    latest_price_usd = PriceField(
         source="latest_price",
         max_digits=12,
         decimal_places=2,
@@ -59,7 +68,9 @@ class DriveSerializer(RowWriter, serializers.ModelSerializer):
         allow_null=True,
         help_text="The latest price seen, in US dollars",
     )
-    page = serializers.SerializerMethodField(help_text="The drive's page on the site")
+    page = serializers.CharField(
+        source="url", read_only=True, help_text="The drive's page on the site"
+    )
 
     class Meta:
         model = Drive
@@ -81,9 +92,6 @@ class DriveSerializer(RowWriter, serializers.ModelSerializer):
             "latest_price_usd",
             "page",
         ]
-
-    def get_page(self, drive: Drive) -> str:
-        return drive.get_absolute_url()
 
 
 class FirmwareSerializer(serializers.ModelSerializer):
