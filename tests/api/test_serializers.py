@@ -1,5 +1,5 @@
 """The serializers that write rows a selector read for them (core.serializers.RowWriter:
-the drives list's) write exactly what DRF's own to_representation
+the drives list's, the results list's) write exactly what DRF's own to_representation
 writes from the same declared fields, for any row of the shape their selectors give, and
 any source a field can have (one name, a dotted path, a path through a missing relation,
 the row itself)."""
@@ -17,6 +17,9 @@ from core.serializers import RowWriter
 from drives.api import DriveSerializer
 from drives.models import Drive
 from drives.selectors import CatalogRow, Named
+from results.api.reads import ResultSerializer
+from results.models import DataPattern, LatencyKind, Run
+from results.selectors.runs import RESULT_LIST_COLUMNS
 
 
 def drf_writes(serializer: serializers.Serializer, row) -> dict:
@@ -53,6 +56,37 @@ catalog_rows = st.builds(
 def test_a_drive_is_written_as_drf_writes_it(row):
     serializer = DriveSerializer()
     assert serializer.to_representation(row) == drf_writes(serializer, row)
+
+
+def _result_value(name: str):
+    field = ResultSerializer().fields.get(name)
+    if name.endswith("_percentiles_ns"):
+        return st.none() | st.dictionaries(st.sampled_from(["50", "99", "99.9"]), big)
+    if name == "pattern":
+        return st.sampled_from(DataPattern.values)
+    if name == "source":
+        return st.sampled_from(Run.Source.values)
+    if name == "latency_kind":
+        return st.sampled_from(["", *LatencyKind.values])
+    if name == "partial":
+        return st.booleans()
+    if name in ("drive", "test"):
+        return text
+    if isinstance(field, serializers.FloatField) or name.endswith(("_mean_ns", "_stddev_ns")):
+        return st.none() | st.floats(allow_nan=False, allow_infinity=False)
+    return st.none() | big
+
+
+# Rows as results_listed reads them: every column, of its column's type.
+result_rows = st.fixed_dictionaries({name: _result_value(name) for name in RESULT_LIST_COLUMNS})
+
+
+@given(row=result_rows)
+def test_a_listed_result_is_written_as_drf_writes_it(row):
+    serializer = ResultSerializer()
+    written = serializer.to_representation(row)
+    assert written == drf_writes(serializer, row)
+    assert list(written) == list(serializer.fields)
 
 
 class Shelf(RowWriter, serializers.Serializer):
