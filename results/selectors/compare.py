@@ -145,6 +145,10 @@ class Comparison:
 # chosen run's, the latest consistency series of every spare-area level, TRIM validation of
 # every test and pattern, and write saturation of every pattern. The test catalog comes only
 # when the process holds none as of the catalog's current version (_held_tests).
+# Kept as SQL, not ORM queries: the same reads as Drive.objects.with_specs(), runs with
+# select_related, results, series, TRIM and saturation through the ORM (seven queries) made
+# the uncached compare page 4.1x as slow and its API 5.0-5.6x, measured paired in one
+# process on the demo catalog and seed_scale (issue 30's bar: 1.15x).
 _PRICE = Shape(Price, "p")
 _RUN = Shape(Run, "run", [f.name for f in Run._meta.concrete_fields if f.name != "document"])
 _FIRMWARE = Shape(FirmwareVersion, "fw")
@@ -192,7 +196,8 @@ _RECENCY = (
     "COALESCE(run.started_at, ci.published_on::timestamptz, run.ingested_at) DESC, run.id DESC"
 )
 
-# The catalog's version (results 0020), when this transaction has not itself written it.
+# The version the tests held are current with: the catalog's (results 0020), when this
+# transaction has not itself written it. The only version the head to head reads.
 _CATALOG_VERSION = (
     "(SELECT version FROM results_catalogversion WHERE id = 1"
     " AND current_setting('bench.catalog_written', true) IS DISTINCT FROM 'on')"
