@@ -16,7 +16,6 @@ from django import forms
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
-from django_filters.constants import EMPTY_VALUES
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, viewsets
@@ -270,12 +269,9 @@ def equalities(filters: FilterSet) -> dict[str, Any]:
     field_name), for a statement that applies them itself: its filters are equalities on
     fields, without a method."""
     where = {}
-    for name, value in filters.form.cleaned_data.items():
-        if value in EMPTY_VALUES:
-            continue
-        flt = filters.filters[name]
-        if flt.lookup_expr != "exact" or flt.method is not None:
-            raise ImproperlyConfigured(f"{name}: not an equality on a field")
+    for flt, value in filters.chosen():
+        if flt.lookup_expr != "exact" or flt.method is not None or hasattr(flt, "sql"):
+            raise ImproperlyConfigured(f"{flt.field_name}: not an equality on a field")
         where[flt.field_name] = value
     return where
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 
+import django_filters
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
@@ -84,3 +86,14 @@ def test_the_filters_narrow_the_list(client, catalog):
     one_run = client.get("/api/v1/results/", {"run": catalog["run"][0], "limit": 500}).json()
     assert 0 < len(one_run["results"]) < len(everything)
     assert {r["run"] for r in one_run["results"]} == {int(catalog["run"][0])}
+
+
+def test_a_filter_the_statement_cannot_apply_is_refused():
+    # A range, or a filter with its own condition: not an equality on its field.
+    class Wider(ResultFilter):
+        queue_depth = django_filters.NumberFilter(lookup_expr="gte")
+
+    filters = Wider({"queue_depth": "4"}, queryset=Result.objects.none())
+    assert filters.is_valid()
+    with pytest.raises(ImproperlyConfigured):
+        equalities(filters)
