@@ -11,10 +11,11 @@ from typing import Any
 
 from rest_framework import serializers
 from rest_framework.fields import SkipField
+from rest_framework.settings import api_settings
 
 # How IntegerField, FloatField, CharField and BooleanField write a value: int(value),
 # float(value), str(value), bool(value), which give a value of that very type back as it is.
-# A field that writes its value so (SlugField too; not BigIntegerField, which may write
+# A field that writes its value so (SlugField too; BigIntegerField where it does not write
 # text) has it written as read: a row holds it in its field's type.
 _AS_READ = {
     serializers.IntegerField.to_representation,
@@ -28,6 +29,8 @@ def _as_read(field: serializers.Field) -> bool:
     writes = type(field).to_representation
     if writes is serializers.ChoiceField.to_representation:  # a text choice, as its text
         return all(type(choice) is str for choice in field.choices)
+    if writes is serializers.BigIntegerField.to_representation:
+        return not getattr(field, "coerce_to_string", api_settings.COERCE_BIGINT_TO_STRING)
     return writes in _AS_READ
 
 
@@ -52,7 +55,7 @@ class _Plan:
     names: tuple[str, ...]
     read_plain: Callable[[Any], tuple]
     read_otherwise: tuple[tuple[int, Callable[[Any], Any], Callable[[Any], Any]], ...]
-    converted: tuple[tuple[str, Callable[[Any], Any]], ...]
+    converted: tuple[tuple[int, Callable[[Any], Any]], ...]
 
 
 @functools.cache
@@ -61,7 +64,7 @@ def _plan(serializer: type[serializers.Serializer], mapping: bool) -> _Plan:
     # once a request (a ModelSerializer's fields cost more to build than 50 rows to write).
     fields = {n: f for n, f in serializer().fields.items() if not f.write_only}
     plain, read_otherwise, converted = [], [], []
-    for position, (name, field) in enumerate(fields.items()):
+    for position, field in enumerate(fields.values()):
         write = field.to_representation
         if not field.source_attrs:
             read_otherwise.append((position, _the_row, write))
@@ -70,7 +73,7 @@ def _plan(serializer: type[serializers.Serializer], mapping: bool) -> _Plan:
         else:
             plain.append(field.source)
             if not _as_read(field):
-                converted.append((name, write))
+                converted.append((position, write))
     return _Plan(tuple(fields), _reader(mapping, plain), tuple(read_otherwise), tuple(converted))
 
 
@@ -91,13 +94,11 @@ class RowWriter:
             for position, read, write in plan.read_otherwise:
                 value = read(row)
                 values.insert(position, value if value is None else write(value))
-            written = dict(zip(plan.names, values, strict=False))
-            for name, write in plan.converted:
-                value = written[name]
-                if value is not None:
-                    written[name] = write(value)
+            for position, write in plan.converted:
+                if (value := values[position]) is not None:
+                    values[position] = write(value)
         except (AttributeError, KeyError, SkipField):
             # A source through a missing relation: the row as DRF writes it (the field's
             # default, or None where it allows null).
             return super().to_representation(row)
-        return written
+        return dict(zip(plan.names, values, strict=True))
