@@ -52,6 +52,13 @@ catalog_rows = st.builds(
 )
 
 
+@given(price=st.decimals(min_value=0, max_value=10**10 - 1, places=2))
+def test_a_price_is_written_as_decimalfield_writes_it(price):
+    declared = DriveSerializer().fields["latest_price_usd"]
+    decimal = serializers.DecimalField(max_digits=12, decimal_places=2)
+    assert declared.to_representation(price) == decimal.to_representation(price)
+
+
 @given(row=catalog_rows)
 def test_a_drive_is_written_as_drf_writes_it(row):
     serializer = DriveSerializer()
