@@ -477,6 +477,15 @@ class Result(LabelledModel):
         return notes
 
 
+# A result's figures as stored: every column but its id and the run and test it is of.
+# Ingest writes them from a document (services.result_figures), seed_scale and
+# bench_ingest's floor write them as ingest does, the results API lists them: a field added
+# to Result reaches all four.
+RESULT_FIGURES = tuple(
+    f.attname for f in Result._meta.concrete_fields if f.name not in ("id", "run", "test")
+)
+
+
 class ConsistencySeries(LabelledModel):
     """IOPS in each second of a performance-consistency run, at one spare-area level."""
 

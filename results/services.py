@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -19,6 +19,7 @@ from drives.services import DriveSpecProblem, drive_resolve
 from results import documents
 from results.documents import DocumentProblem, DocumentRejected, TestSpec, with_defaults
 from results.models import (
+    RESULT_FIGURES,
     Citation,
     ConsistencySeries,
     IdempotencyKey,
@@ -83,7 +84,7 @@ def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
     return start, statistics.fmean(tail), statistics.pstdev(tail), min(tail)
 
 
-def _latency_fields(prefix: str, latency: dict[str, Any]) -> dict[str, Any]:
+def _latency_fields(prefix: str, latency: Mapping[str, Any]) -> dict[str, Any]:
     """A latency summary of the document as the model's <prefix>_* fields."""
     return {
         f"{prefix}_mean_ns": latency.get("mean"),
@@ -94,27 +95,52 @@ def _latency_fields(prefix: str, latency: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# What a result stores where its document leaves a figure out and the field has a default.
+_FIGURE_DEFAULTS = {
+    field.attname: field.get_default()
+    for field in map(Result._meta.get_field, RESULT_FIGURES)
+    if field.has_default()
+}
+
+
+def result_figures(entry: Mapping[str, Any], latency_kind: str) -> dict[str, Any]:
+    """A throughput entry of a document as a Result's figures (RESULT_FIGURES, in order):
+    every figure under the name the document and the model both give it (or the field's
+    default, None without one, where the entry leaves it out), but the latency summaries:
+    latency_ns and clat_ns as the latency_* and clat_* fields, and latency_kind saying
+    which latency latency_ns is."""
+    figures = {name: entry.get(name, _FIGURE_DEFAULTS.get(name)) for name in RESULT_FIGURES}
+    latency = entry.get("latency_ns", {})
+    figures.update(
+        _latency_fields("latency", latency),
+        **_latency_fields("clat", entry.get("clat_ns", {})),
+        latency_kind=latency_kind if latency else "",
+    )
+    return figures
+
+
 def _result(run: Run, test: Test, entry: dict[str, Any], latency_kind: str) -> Result:
     """One throughput result; latency_kind says which latency its latency_ns is."""
-    latency = entry.get("latency_ns", {})
-    return Result(
-        run=run,
-        test=test,
-        pattern=entry["pattern"],
-        block_size=entry.get("block_size"),
-        queue_depth=entry.get("queue_depth"),
-        span_bytes=entry.get("span_bytes"),
-        duration_ns=entry.get("duration_ns"),
-        io_count=entry.get("io_count"),
-        bytes=entry.get("bytes"),
-        bytes_per_second=entry.get("bytes_per_second"),
-        iops=entry.get("iops"),
-        latency_kind=latency_kind if latency else "",
-        jobs=entry.get("jobs", 1),
-        partial=entry.get("partial", False),
-        **_latency_fields("latency", latency),
-        **_latency_fields("clat", entry.get("clat_ns", {})),
-    )
+    return Result(run=run, test=test, **result_figures(entry, latency_kind))
+
+
+def consistency_figures(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A consistency entry of a document as a ConsistencySeries' fields (the run and test
+    aside): its series, and the steady state read from it."""
+    entry = with_defaults("consistency", entry)
+    start, mean, stddev, minimum = _steady_state(entry["iops"])
+    return {
+        "spare_area_percent": entry["spare_area_percent"],
+        "pattern": entry["pattern"],
+        "span_bytes": entry.get("span_bytes"),
+        "interval_ns": entry["interval_ns"],
+        "iops": entry["iops"],
+        "steady_state_start_s": start,
+        "steady_mean_iops": mean,
+        "steady_stddev_iops": stddev,
+        "steady_min_iops": minimum,
+        "partial": entry.get("partial", False),
+    }
 
 
 def _saturation(run: Run, test: Test, entry: dict[str, Any]) -> SaturationSeries:
@@ -207,27 +233,12 @@ def _write(
         [_result(run, tests[entry["test"]], entry, kind) for entry in document.get("results", [])]
     )
 
-    series = []
-    for entry in document.get("consistency", []):
-        entry = with_defaults("consistency", entry)
-        start, mean, stddev, minimum = _steady_state(entry["iops"])
-        series.append(
-            ConsistencySeries(
-                run=run,
-                test=tests[entry["test"]],
-                spare_area_percent=entry["spare_area_percent"],
-                pattern=entry["pattern"],
-                span_bytes=entry.get("span_bytes"),
-                interval_ns=entry["interval_ns"],
-                iops=entry["iops"],
-                steady_state_start_s=start,
-                steady_mean_iops=mean,
-                steady_stddev_iops=stddev,
-                steady_min_iops=minimum,
-                partial=entry.get("partial", False),
-            )
-        )
-    ConsistencySeries.objects.bulk_create(series)
+    ConsistencySeries.objects.bulk_create(
+        [
+            ConsistencySeries(run=run, test=tests[entry["test"]], **consistency_figures(entry))
+            for entry in document.get("consistency", [])
+        ]
+    )
 
     TrimValidation.objects.bulk_create(
         [

@@ -6,11 +6,14 @@ out, as on the pages."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import django_filters
 from django import forms
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -23,6 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.filters import FilterSet, query_errors
+from core.serializers import RowWriter
 from drives.models import Drive
 from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs, value_query
 from results.models import (
@@ -178,22 +182,9 @@ class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
 # -- results and series ----------------------------------------------------------------------
 
 
-def _latency(row, prefix: str) -> dict[str, Any] | None:
-    """A latency block from a result (model instance or values() row)."""
-    get = row.get if isinstance(row, dict) else lambda name: getattr(row, name)
-    mean, maximum = get(f"{prefix}_mean_ns"), get(f"{prefix}_max_ns")
-    percentiles = get(f"{prefix}_percentiles_ns")
-    if mean is None and maximum is None and not percentiles:
-        return None
-    return {
-        "mean_ns": mean,
-        "stddev_ns": get(f"{prefix}_stddev_ns"),
-        "min_ns": get(f"{prefix}_min_ns"),
-        "max_ns": maximum,
-        "percentiles_ns": percentiles or {},
-    }
-
-
+# A latency summary: a result's <prefix>_<field> figures as stored (prefix "latency" or
+# "clat"; a values() row or an instance), null when it has none (no mean, maximum or
+# percentiles). No docstring: it would be the schema's description of the block.
 class LatencySerializer(serializers.Serializer):
     mean_ns = serializers.FloatField(allow_null=True)
     stddev_ns = serializers.FloatField(allow_null=True)
@@ -201,8 +192,28 @@ class LatencySerializer(serializers.Serializer):
     max_ns = serializers.IntegerField(allow_null=True)
     percentiles_ns = serializers.DictField(child=serializers.IntegerField())
 
+    def __init__(self, *args, prefix: str = "latency", **kwargs):
+        self.prefix = prefix
+        super().__init__(*args, **kwargs)
 
-class ResultSerializer(serializers.Serializer):
+    @functools.cached_property
+    def _read(self) -> tuple[tuple[str, ...], Callable[[Any], tuple], Callable[[Any], tuple]]:
+        """The fields' names, and how their figures are read from a values() row and from
+        an instance."""
+        columns = [f"{self.prefix}_{name}" for name in self.fields]
+        return tuple(self.fields), itemgetter(*columns), attrgetter(*columns)
+
+    def to_representation(self, result) -> dict[str, Any] | None:
+        names, from_row, from_instance = self._read
+        read = from_row if isinstance(result, dict) else from_instance
+        block = dict(zip(names, read(result), strict=False))
+        if block["mean_ns"] is None and block["max_ns"] is None and not block["percentiles_ns"]:
+            return None
+        block["percentiles_ns"] = block["percentiles_ns"] or {}
+        return block
+
+
+class ResultSerializer(RowWriter, serializers.Serializer):
     """A result as a values() row: the declared fields document it, to_representation
     writes it (thousands of rows a second, without a field object per value)."""
 
@@ -224,33 +235,12 @@ class ResultSerializer(serializers.Serializer):
         help_text="Which latency `latency` is: lat (issue to completion), clat (completion "
         "only), or published (as the article states)"
     )
-    latency = LatencySerializer(allow_null=True)
-    clat = LatencySerializer(allow_null=True, help_text="The completion part (fio's clat)")
+    latency = LatencySerializer(source="*", allow_null=True)
+    clat = LatencySerializer(
+        source="*", prefix="clat", allow_null=True, help_text="The completion part (fio's clat)"
+    )
     jobs = serializers.IntegerField()
     partial = serializers.BooleanField()
-
-    def to_representation(self, row: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "id": row["id"],
-            "run": row["run"],
-            "drive": row["drive"],
-            "test": row["test_identifier"],
-            "pattern": row["pattern"],
-            "source": row["source"],
-            "block_size": row["block_size"],
-            "queue_depth": row["queue_depth"],
-            "span_bytes": row["span_bytes"],
-            "duration_ns": row["duration_ns"],
-            "io_count": row["io_count"],
-            "bytes": row["bytes"],
-            "bytes_per_second": row["bytes_per_second"],
-            "iops": row["iops"],
-            "latency_kind": row["latency_kind"],
-            "latency": _latency(row, "latency"),
-            "clat": _latency(row, "clat"),
-            "jobs": row["jobs"],
-            "partial": row["partial"],
-        }
 
 
 class RunIdFilter(django_filters.NumberFilter):
@@ -274,6 +264,18 @@ class ResultFilter(RunChildFilter):
         fields: list[str] = []
 
 
+def equalities(filters: FilterSet) -> dict[str, Any]:
+    """A valid FilterSet's chosen filters as the value each one's field must equal (by
+    field_name), for a statement that applies them itself: its filters are equalities on
+    fields, without a method."""
+    where = {}
+    for flt, value in filters.chosen():
+        if flt.lookup_expr != "exact" or flt.method is not None or hasattr(flt, "sql"):
+            raise ImproperlyConfigured(f"{flt.field_name}: not an equality on a field")
+        where[flt.field_name] = value
+    return where
+
+
 class ResultViewSet(viewsets.ReadOnlyModelViewSet):
     """Every published result; cursor pages, newest first."""
 
@@ -283,22 +285,20 @@ class ResultViewSet(viewsets.ReadOnlyModelViewSet):
 
     def list(self, request: Request, *args, **kwargs) -> Response:
         # The filters' form validates and cleans the query; the rows come from one prepared
-        # statement (results_listed), not from the filtered queryset.
+        # statement (results_listed) on the fields the filters name, not from their queryset.
         filters = ResultFilter(request.query_params, queryset=Result.objects.none())
         if not filters.is_valid():
             raise query_errors(filters.errors)
-        chosen = {k: v for k, v in filters.form.cleaned_data.items() if v not in (None, "")}
-        if "run" in chosen:
-            chosen["run"] = int(chosen["run"])
+        where = equalities(filters)
         rows = self.paginator.paginate_rows(
-            lambda **page: results_listed(**chosen, **page), request
+            lambda **page: results_listed(where=where, **page), request
         )
         return self.paginator.get_paginated_response(self.get_serializer(rows, many=True).data)
 
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         pk = kwargs["pk"]
         rows = (
-            results_listed(limit=1, id=int(pk))
+            results_listed(where={"id": int(pk)}, limit=1)
             if pk.isascii() and pk.isdigit() and int(pk) < 2**63
             else []
         )
@@ -458,6 +458,9 @@ def _drive(drive: Drive) -> dict[str, Any]:
     }
 
 
+LATENCY = LatencySerializer()
+
+
 def _figures(figures: Figures | None) -> dict[str, Any] | None:
     if figures is None:
         return None
@@ -471,7 +474,7 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         "quick": figures.quick,
         "partial": result.partial,
         "latency_kind": result.latency_kind,
-        "latency": _latency(result, "latency"),
+        "latency": LATENCY.to_representation(result),
     }
 
 

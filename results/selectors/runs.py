@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import JSONField, Prefetch, QuerySet
 
 from core.db import prepared_rows
+from drives.models import Drive
 from results.models import (
+    RESULT_FIGURES,
     ConsistencySeries,
     Result,
     Run,
     SaturationSeries,
+    Test,
     TrimValidation,
 )
 from results.selectors.common import (
@@ -39,47 +44,29 @@ def runs_listed(*, drive: str = "", source: str = "") -> QuerySet[Run]:
 
 # -- the results list (API) -----------------------------------------------------------------
 
-LATENCY_PARTS = ("mean", "stddev", "min", "max", "percentiles")
-# A listed result's columns, named as the API writes them, and the filters it may be read by.
+# A listed result's columns, named as the API writes them: what its run, drive and test are
+# called, and its figures as stored.
 RESULT_LIST_COLUMNS = {
     "id": "r.id",
     "run": "r.run_id",
     "drive": "d.slug",
-    "test_identifier": "t.identifier",
+    "test": "t.identifier",
     "source": "run.source",
-    **{
-        name: f"r.{name}"
-        for name in (
-            "pattern",
-            "block_size",
-            "queue_depth",
-            "span_bytes",
-            "duration_ns",
-            "io_count",
-            "bytes",
-            "bytes_per_second",
-            "iops",
-            "latency_kind",
-            "jobs",
-            "partial",
-            *(f"{kind}_{part}_ns" for kind in ("latency", "clat") for part in LATENCY_PARTS),
-        )
-    },
+    **{name: f"r.{Result._meta.get_field(name).column}" for name in RESULT_FIGURES},
 }
-_PERCENTILE_COLUMNS = ("latency_percentiles_ns", "clat_percentiles_ns")
-# The condition of each filter of the results list.
-RESULT_LIST_FILTERS = {
-    "id": "r.id = %(id)s",
-    "drive": "d.slug = %(drive)s",
-    # The test's results are read newest first from result_test_newest_idx (test, id) with
-    # its id as an array and the order on (test, id): an equality would make the test's
-    # place in the order redundant, and PostgreSQL would walk the primary key backwards past
-    # every other test's results (thousands of rows for a test that recent runs lack).
-    "test": "r.test_id = ANY(ARRAY(SELECT id FROM results_test WHERE identifier = %(test)s))",
-    "source": "run.source = %(source)s",
-    "run": "r.run_id = %(run)s",
-    "pattern": "r.pattern = %(pattern)s",
-}
+# jsonb comes as text, and is read as Django's JSONField reads it.
+_JSON_COLUMNS = tuple(
+    name for name in RESULT_FIGURES if isinstance(Result._meta.get_field(name), JSONField)
+)
+# The statement's tables by model: a field path of Result (a filter's field_name) is the
+# column of its last model's table here (run__drive__slug: d.slug).
+_TABLES = {Result: "r", Run: "run", Drive: "d", Test: "t"}
+# The test's results are read newest first from result_test_newest_idx (test, id) with its
+# id as an array and the order on (test, id): an equality would make the test's place in
+# the order redundant, and PostgreSQL would walk the primary key backwards past every other
+# test's results (thousands of rows for a test that recent runs lack).
+_BY_TEST = "test__identifier"
+_TEST_CONDITION = "r.test_id = ANY(ARRAY(SELECT id FROM results_test WHERE identifier = {}))"
 _RESULT_LIST_SQL = """
 SELECT {columns}
 FROM results_result r
@@ -91,18 +78,33 @@ ORDER BY {order} LIMIT {limit}
 """
 
 
+def _column(path: str) -> str:
+    """The column of the statement that a field path of Result names."""
+    model, *relations, name = Result, *path.split("__")
+    for relation in relations:
+        model = model._meta.get_field(relation).related_model
+    return f"{_TABLES[model]}.{model._meta.get_field(name).column}"
+
+
+def _condition(path: str) -> str:
+    placeholder = f"%({path})s"
+    if path == _BY_TEST:
+        return _TEST_CONDITION.format(placeholder)
+    return f"{_column(path)} = {placeholder}"
+
+
 @functools.lru_cache(maxsize=1024)
-def _result_list_sql(filters: frozenset[str], keyset: str, real: bool, limit: int) -> str:
+def _result_list_sql(paths: tuple[str, ...], keyset: str, real: bool, limit: int) -> str:
     # The limit is written into the statement: as a parameter it would leave the generic
     # plan costed for a tenth of the table, and PostgreSQL would plan every execution anew
     # (0.4 ms, more than the read). A statement per page size; clients use a handful.
-    where = [f" AND {RESULT_LIST_FILTERS[name]}" for name in sorted(filters)]
+    where = [f" AND {_condition(path)}" for path in paths]
     if real:
         where.append(" AND run.source <> 'synthetic'")
     if keyset:
         where.append(f" AND r.id {'<' if keyset == 'before' else '>'} %(position)s")
     direction = "ASC" if keyset == "after" else "DESC"
-    order = ["r.test_id", "r.id"] if "test" in filters else ["r.id"]
+    order = ["r.test_id", "r.id"] if _BY_TEST in paths else ["r.id"]
     return (
         _RESULT_LIST_SQL.replace(
             "{columns}", ", ".join(f"{c} AS {n}" for n, c in RESULT_LIST_COLUMNS.items())
@@ -115,45 +117,29 @@ def _result_list_sql(filters: frozenset[str], keyset: str, real: bool, limit: in
 
 def results_listed(
     *,
+    where: Mapping[str, Any],
     limit: int,
     before: int | None = None,
     after: int | None = None,
-    id: int | None = None,
-    drive: str | None = None,
-    test: str | None = None,
-    source: str | None = None,
-    run: int | None = None,
-    pattern: str | None = None,
 ) -> list[dict]:
     """Published results (the results API's list), newest first, as rows named by
     RESULT_LIST_COLUMNS: up to `limit` of those older than `before` (a result's id), or
-    the `limit` oldest of those newer than `after`, or the newest. Filters left None do not
-    narrow; synthetic runs stay out, as on the pages. One prepared statement of a handful
-    (one for each set of filters and page size), whose plan PostgreSQL keeps after its first
-    few executions: a list read thousands of times a second is neither compiled by the ORM
-    nor planned each time."""
-    filters = {
-        name: value
-        for name, value in (
-            ("id", id),
-            ("drive", drive),
-            ("test", test),
-            ("source", source),
-            ("run", run),
-            ("pattern", pattern),
-        )
-        if value not in (None, "")
-    }
+    the `limit` oldest of those newer than `after`, or the newest. `where`: the value each
+    of some field paths of Result must equal ("run__drive__slug", as a filter's field_name
+    names it). Synthetic runs stay out, as on the pages. One prepared statement of a
+    handful (one for each set of fields and page size), whose plan PostgreSQL keeps after
+    its first few executions: a list read thousands of times a second is neither compiled
+    by the ORM nor planned each time."""
     keyset, position = ("before", before) if before is not None else ("after", after)
     if position is None:
         keyset = ""
     real = not settings.BENCH_SHOW_SYNTHETIC
-    sql = _result_list_sql(frozenset(filters), keyset, real, limit)
-    _, rows = prepared_rows(Result, sql, {**filters, "position": position})
+    sql = _result_list_sql(tuple(sorted(where)), keyset, real, limit)
+    _, rows = prepared_rows(Result, sql, {**where, "position": position})
     listed = []
     for row in rows:
         listed.append(values := dict(zip(RESULT_LIST_COLUMNS, row, strict=True)))
-        for name in _PERCENTILE_COLUMNS:  # jsonb comes as text, as Django's JSONField reads it
+        for name in _JSON_COLUMNS:
             if values[name] is not None:
                 values[name] = orjson.loads(values[name])
     return listed[::-1] if keyset == "after" else listed

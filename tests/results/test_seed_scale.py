@@ -5,7 +5,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from drives.models import Drive
-from results.models import ConsistencySeries, Result, Run
+from results.models import RESULT_FIGURES, ConsistencySeries, LatencyKind, Result, Run
+from results.services import result_figures
 
 pytestmark = pytest.mark.django_db(transaction=True)  # catalog: tests/conftest.py
 
@@ -39,3 +40,17 @@ def test_small_synthetic_catalog_is_complete_marked_and_replaceable(client):
     Drive.objects.create(
         manufacturer=Drive.objects.first().manufacturer, model="After", slug="after-seed"
     )
+
+
+def test_synthetic_results_are_stored_as_ingest_stores_their_figures():
+    seed(drives=5, results=200, series=4, points=60)
+    rows = Result.objects.filter(run__source="synthetic").values_list(*RESULT_FIGURES)
+    assert len(rows) == 200
+    for row in rows:
+        figures = dict(zip(RESULT_FIGURES, row, strict=True))
+        entry = {
+            name: figures[name]
+            for name in ("pattern", "block_size", "queue_depth", "bytes_per_second", "iops")
+        }
+        entry["latency_ns"] = {"mean": figures["latency_mean_ns"], "max": figures["latency_max_ns"]}
+        assert figures == result_figures(entry, LatencyKind.TOTAL)

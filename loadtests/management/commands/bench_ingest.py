@@ -13,6 +13,7 @@ import json
 import statistics
 import time
 import uuid
+from typing import Any
 
 import psycopg
 from django.conf import settings
@@ -21,47 +22,16 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import connection
 from django.test import override_settings
+from psycopg.types.json import Jsonb
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from results import documents
 from results.models import Run, Test
-from results.services import run_ingest
+from results.services import consistency_figures, result_figures, run_ingest
 from results.synthetic import measured_document
 
 TARGET_RATIO = 3.0
-
-RESULT_COLUMNS = (
-    "run_id",
-    "test_id",
-    "pattern",
-    "block_size",
-    "queue_depth",
-    "span_bytes",
-    "duration_ns",
-    "io_count",
-    "bytes",
-    "bytes_per_second",
-    "iops",
-    "latency_mean_ns",
-    "latency_stddev_ns",
-    "latency_min_ns",
-    "latency_max_ns",
-    "latency_percentiles_ns",
-)
-SERIES_COLUMNS = (
-    "run_id",
-    "test_id",
-    "spare_area_percent",
-    "pattern",
-    "span_bytes",
-    "interval_ns",
-    "iops",
-    "steady_state_start_s",
-    "steady_mean_iops",
-    "steady_stddev_iops",
-    "steady_min_iops",
-)
 
 
 def unique_document(base: dict, n: int) -> str:
@@ -99,57 +69,34 @@ class Floor:
                 ),
             )
             run_id = cur.fetchone()[0]
-            rows = []
-            for r in document["results"]:
-                lat = r["latency_ns"]
-                rows.append(
-                    (
-                        run_id,
-                        self.tests[r["test"]],
-                        r["pattern"],
-                        r["block_size"],
-                        r["queue_depth"],
-                        r["span_bytes"],
-                        r["duration_ns"],
-                        r["io_count"],
-                        r["bytes"],
-                        r["bytes_per_second"],
-                        r["iops"],
-                        lat["mean"],
-                        lat["stddev"],
-                        lat["min"],
-                        lat["max"],
-                        json.dumps(lat["percentiles"]),
-                    )
-                )
-            cur.executemany(
-                f"INSERT INTO results_result ({', '.join(RESULT_COLUMNS)}) VALUES "
-                f"({', '.join(['%s'] * len(RESULT_COLUMNS))})",
-                rows,
+            kind = documents.latency_kind(document)
+            _insert(
+                cur,
+                "results_result",
+                [
+                    {"run_id": run_id, "test_id": self.tests[r["test"]], **result_figures(r, kind)}
+                    for r in document["results"]
+                ],
             )
-            series = []
-            for s in document["consistency"]:
-                tail = s["iops"][1400:]
-                series.append(
-                    (
-                        run_id,
-                        self.tests[s["test"]],
-                        s["spare_area_percent"],
-                        s["pattern"],
-                        None,
-                        1_000_000_000,
-                        s["iops"],
-                        1400,
-                        statistics.fmean(tail),
-                        statistics.pstdev(tail),
-                        min(tail),
-                    )
-                )
-            cur.executemany(
-                f"INSERT INTO results_consistencyseries ({', '.join(SERIES_COLUMNS)}) VALUES "
-                f"({', '.join(['%s'] * len(SERIES_COLUMNS))})",
-                series,
+            _insert(
+                cur,
+                "results_consistencyseries",
+                [
+                    {"run_id": run_id, "test_id": self.tests[s["test"]], **consistency_figures(s)}
+                    for s in document["consistency"]
+                ],
             )
+
+
+def _insert(cur: psycopg.Cursor, table: str, rows: list[dict[str, Any]]) -> None:
+    """Rows of a table, each named by its columns (the same columns in every row)."""
+    if not rows:
+        return
+    columns = list(rows[0])
+    cur.executemany(
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})",
+        [[Jsonb(v) if isinstance(v, dict) else v for v in row.values()] for row in rows],
+    )
 
 
 class Command(BaseCommand):

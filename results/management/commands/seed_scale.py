@@ -15,8 +15,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
 from drives.models import Controller, Manufacturer, NandType, catalog_key
-from results.models import ConsistencySeries, Test
-from results.services import leaderboard_refresh
+from results.models import RESULT_FIGURES, ConsistencySeries, LatencyKind, Test
+from results.services import leaderboard_refresh, result_figures
 
 PATTERNS = ("compressible", "incompressible", "unspecified")
 DISTINCT_SERIES = 500  # shapes to draw consistency series from; points are generated once
@@ -213,39 +213,26 @@ class Command(BaseCommand):
             self.log(started, f"{count:,} runs")
 
             def result_rows():
+                # Entries as a document would give them, stored as ingest stores them.
                 for n in range(total_results):
                     run, slot = divmod(n, per_run)
                     test, pattern = combos[slot]
                     scale = rng.lognormvariate(0, 0.6)
                     iops = max(1.0, 20000 * scale / (test.block_size / 4096) ** 0.7)
                     mean = test.queue_depth / iops * 1e9
-                    yield (
-                        first_run + run,
-                        test.pk,
-                        pattern,
-                        test.block_size,
-                        test.queue_depth,
-                        iops * test.block_size,
-                        iops,
-                        mean,
-                        int(mean * 30),
-                    )
+                    entry = {
+                        "pattern": pattern,
+                        "block_size": test.block_size,
+                        "queue_depth": test.queue_depth,
+                        "bytes_per_second": iops * test.block_size,
+                        "iops": iops,
+                        "latency_ns": {"mean": mean, "max": int(mean * 30)},
+                    }
+                    figures = result_figures(entry, LatencyKind.TOTAL.value).values()
+                    yield (first_run + run, test.pk, *figures)
 
             count = _copy(
-                cursor,
-                "results_result",
-                (
-                    "run_id",
-                    "test_id",
-                    "pattern",
-                    "block_size",
-                    "queue_depth",
-                    "bytes_per_second",
-                    "iops",
-                    "latency_mean_ns",
-                    "latency_max_ns",
-                ),
-                result_rows(),
+                cursor, "results_result", ("run_id", "test_id", *RESULT_FIGURES), result_rows()
             )
             self.log(started, f"{count:,} results")
 
