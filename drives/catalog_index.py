@@ -26,11 +26,11 @@ from django.db.models import Model
 
 from core.db import current_copy
 from core.links import page_urls
+from core.versions import CATALOG, DRIVES, WRITTEN, versions_sql
 from drives.filters import search_q, search_terms
 from drives.models import Controller, Drive, Manufacturer, NandType
 
-_VERSION_SQL = """SELECT (SELECT version FROM drives_catalogversion WHERE id = 1),
-       current_setting('bench.drives_written', true) = 'on'"""
+_VERSION_SQL = f"SELECT {versions_sql(CATALOG, DRIVES)}, {WRITTEN}"
 
 # The orders a drive list can be read in (see selectors.DRIVE_ORDERS), ranked by PostgreSQL.
 ORDERS = ("sort_name", "model", "capacity_bytes", "release_date", "manufacturer__name")
@@ -43,7 +43,7 @@ _CONTROLLER_SLUG, _NAND_SLUG, _CELL, _SYNTHETIC, _PRICE = 10, 13, 17, 21, 22
 _ID, _MAKER_ID, _CONTROLLER_ID, _NAND_ID, _SEARCH, _RANKS = 23, 24, 25, 26, 27, 28
 
 _LOAD_SQL = f"""
-SELECT (SELECT version FROM drives_catalogversion WHERE id = 1),
+SELECT {versions_sql(CATALOG, DRIVES)},
        (SELECT json_agg(row ORDER BY id)::text FROM (
         SELECT d.id, json_build_array(
           d.slug, m.slug, m.name, d.model, d.capacity_bytes, d.part_number,

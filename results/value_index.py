@@ -22,6 +22,7 @@ from django.db.models import Model
 
 from core.db import current_copy
 from core.links import page_urls
+from core.versions import CATALOG, DRIVES, VALUE, WRITTEN, versions_sql
 from drives.filters import search_q
 from drives.models import Controller, Drive
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
@@ -29,8 +30,7 @@ from results.models import LeaderboardEntry
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
 
-_VERSION_SQL = """SELECT (SELECT version FROM results_catalogversion WHERE id = 1),
-       current_setting('bench.catalog_written', true) = 'on'"""
+_VERSION_SQL = f"SELECT {versions_sql(CATALOG, VALUE, DRIVES)}, {WRITTEN}"
 
 # The entries' filterable text columns, held as codes (ValueIndex.codes[column][text]).
 TEXT_COLUMNS = ("pattern", "source", "interface", "kind", "cell_type")
@@ -42,7 +42,7 @@ WITH e AS MATERIALIZED (
   SELECT e.* FROM results_leaderboardentry e JOIN results_test t ON t.id = e.test_id
   WHERE t.kind = 'throughput' AND t.block_size = 4096 AND e.iops IS NOT NULL)
 SELECT
-  (SELECT version FROM results_catalogversion WHERE id = 1),
+  {versions_sql(CATALOG, VALUE, DRIVES)},
   entries.numbers, entries.flags, entries.texts,
   (SELECT ARRAY[array_agg(p.drive_id::float8), array_agg(p.observed_on - DATE '0001-01-01' + 1),
                 array_agg(p.amount::float8)]
