@@ -12,7 +12,7 @@ other reads go to. The scopes:
   drive's edits and deletion ...); every page depends on it;
 - DRIVES: the drive lists (a drive added, a price, makers, controllers, NAND types);
 - drive_scope(slug): one drive's pages (its runs, results, series, prices, entries ...);
-- test_scope(identifier): one test's ranking (its leaderboard entries);
+- ranking_scope(identifier): one test's ranking (its leaderboard entries);
 - VALUE: the value views (prices, and the priced entries of the 4KB throughput tests).
 
 Each commit that writes draws one value of a sequence, in commit order, and gives it to the
@@ -48,7 +48,7 @@ def drive_scope(slug: str) -> str:
     return f"{DRIVE_PREFIX}{slug}"
 
 
-def test_scope(identifier: str) -> str:
+def ranking_scope(identifier: str) -> str:
     return f"{TEST_PREFIX}{identifier}"
 
 
