@@ -29,12 +29,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
 
 import lz4.frame
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
-from django.urls import Resolver404, get_urlconf, resolve
+from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
@@ -74,14 +73,15 @@ def response_key(request: HttpRequest) -> str:
 
 
 def request_scopes(request: HttpRequest) -> list[str]:
-    """The scopes a read depends on, as the URL configuration's `response_scopes` declares
-    them for its URL name (every write, ANY, for a read it does not name)."""
+    """The scopes a read depends on, as benchsite/urls.py declares them for its URL name
+    (every write, ANY, for a read it does not name)."""
+    from benchsite.urls import response_scopes  # the site's URLs import every view
+
     try:
         match = resolve(request.path_info)
     except Resolver404:
         return cache.page_scopes(None)
-    declared = getattr(import_module(get_urlconf() or settings.ROOT_URLCONF), "response_scopes", {})
-    scopes = declared.get(match.view_name)
+    scopes = response_scopes.get(match.view_name)
     return cache.page_scopes(None if scopes is None else scopes(request.GET, **match.kwargs))
 
 
