@@ -25,6 +25,7 @@ kept for others. Version rows are never deleted.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from django.db import connections
 
@@ -36,6 +37,7 @@ DRIVES = "drives"
 VALUE = "value"
 DRIVE_PREFIX = "drive:"
 TEST_PREFIX = "test:"
+TRIGGER_SQL = (Path(__file__).parent / "sql" / "scope_trigger.sql").read_text()
 # The scopes that exist from the start (core migration 0001), so that a reader of them never
 # finds none.
 FIXED_SCOPES = (ANY, CATALOG, DRIVES, VALUE)
@@ -91,37 +93,26 @@ def scope_triggers(
     changed: Iterable[str] = (),
     of_row: Iterable[str] = (),
 ) -> tuple[str, str]:
-    """The SQL that makes `table` versioned, and the SQL that undoes it: a row written
-    moves ANY and `always`, and `inserted` when it is new or `changed` when it is updated or
-    deleted, and the scopes `of_row` names (SQL text expressions over the written row `r`,
-    the old and the new one of an update; NULL names none). TRUNCATE moves ANY and CATALOG."""
-
+    """The SQL that makes `table` versioned (core/sql/scope_trigger.sql), and the SQL that
+    undoes it: a row written moves ANY and `always`, and `inserted` when it is new or
+    `changed` when it is updated or deleted, and the scopes `of_row` names (SQL text
+    expressions over the written row `r`, the old and the new one of an update; NULL names
+    none). TRUNCATE moves ANY and CATALOG."""
     always, of_row = tuple(always), tuple(of_row)
 
     def values(fixed: Iterable[str]) -> str:
         rows = [literal(s) for s in (ANY, *always, *fixed)] + list(of_row)
-        return literal(", ".join(f"({row})" for row in rows))
+        return ", ".join(f"({row})" for row in rows)
 
-    install = [
-        f"CREATE TRIGGER {table}_scopes_{name} AFTER {event} ON {table} "
-        f"REFERENCING {transition} FOR EACH STATEMENT "
-        f"EXECUTE FUNCTION core_scopes_written({values(fixed)});"
-        for name, event, transition, fixed in (
-            ("inserted", "INSERT", "NEW TABLE AS new_rows", inserted),
-            ("updated", "UPDATE", "OLD TABLE AS old_rows NEW TABLE AS new_rows", changed),
-            ("deleted", "DELETE", "OLD TABLE AS old_rows", changed),
-        )
-    ]
-    install += [
-        f"CREATE TRIGGER {table}_scopes_truncated AFTER TRUNCATE ON {table} "
-        f"FOR EACH STATEMENT EXECUTE FUNCTION core_scopes_truncated"
-        f"({literal(ANY)}, {literal(CATALOG)});",
-        f"CREATE CONSTRAINT TRIGGER {table}_scopes_committed "
-        f"AFTER INSERT OR UPDATE OR DELETE ON {table} DEFERRABLE INITIALLY DEFERRED "
-        f"FOR EACH ROW EXECUTE FUNCTION core_scopes_committed();",
-    ]
-    remove = [
-        f"DROP TRIGGER {table}_scopes_{name} ON {table};"
-        for name in ("inserted", "updated", "deleted", "truncated", "committed")
-    ]
-    return "\n".join(install), "\n".join(remove)
+    install = TRIGGER_SQL.format(
+        table=table,
+        inserted=values(inserted),
+        changed=values(changed),
+        truncated=f"{literal(ANY)}, {literal(CATALOG)}",
+    )
+    remove = (
+        f"DROP FUNCTION {table}_scopes() CASCADE;\n"
+        f"DROP TRIGGER {table}_scopes_truncated ON {table};\n"
+        f"DROP TRIGGER {table}_scopes_committed ON {table};"
+    )
+    return install, remove

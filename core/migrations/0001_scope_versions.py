@@ -10,8 +10,8 @@ from core.versions import FIXED_SCOPES
 FUNCTIONS = (Path(__file__).parents[1] / "sql" / "scope_versions.sql").read_text()
 
 REMOVE = """
-DROP FUNCTION core_scopes_truncated(), core_scopes_committed(), core_scopes_written(),
-  core_scopes_move(), core_scopes_touched(text[]);
+DROP FUNCTION core_scopes_truncated(), core_scopes_committed(), core_scopes_move(),
+  core_scopes_touched(text[]);
 DROP TABLE core_scopeversion;
 DROP SEQUENCE core_scope_version_seq;
 """

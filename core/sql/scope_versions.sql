@@ -13,13 +13,17 @@ CREATE TABLE core_scopeversion (
   version bigint NOT NULL
 );
 
--- A statement wrote rows touching `scopes`: keep them (transaction-local, so a rolled-back
--- savepoint forgets them with its rows) until commit, and mark the transaction as one that
--- has written: its own reads see rows that no committed version describes.
+-- A statement wrote rows touching `scopes` (none: it changed nothing): keep them
+-- (transaction-local, so a rolled-back savepoint forgets them with its rows) until commit,
+-- and mark the transaction as one that has written: its own reads see rows that no committed
+-- version describes. Each versioned table's trigger (scope_trigger.sql) calls this.
 CREATE FUNCTION core_scopes_touched(scopes text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   pending text[] := COALESCE(NULLIF(current_setting('bench.scopes', true), '')::text[], '{}');
 BEGIN
+  IF scopes = '{}' THEN
+    RETURN;
+  END IF;
   PERFORM set_config('bench.written', 'on', true);
   IF NOT scopes <@ pending THEN
     PERFORM set_config(
@@ -43,32 +47,6 @@ BEGIN
     moved := nextval('core_scope_version_seq');
     UPDATE core_scopeversion SET version = moved WHERE scope = ANY(pending);
   END IF;
-END $$;
-
--- The statement trigger of a versioned table, for INSERT, UPDATE or DELETE, with the
--- statement's rows as transition tables. TG_ARGV[0] lists the scopes a written row `r`
--- touches, as VALUES rows of text expressions (NULL: none); an UPDATE counts only the rows
--- it changed, as they were and as they are.
-CREATE FUNCTION core_scopes_written() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  touched text[];
-BEGIN
-  EXECUTE format(
-    'SELECT array_agg(DISTINCT s) FROM %s r CROSS JOIN LATERAL (VALUES %s) v (s) '
-    'WHERE s IS NOT NULL',
-    CASE TG_OP
-      WHEN 'INSERT' THEN 'new_rows'
-      WHEN 'DELETE' THEN 'old_rows'
-      ELSE '(SELECT o.* FROM old_rows o JOIN new_rows n USING (id) WHERE o *<> n
-             UNION ALL
-             SELECT n.* FROM old_rows o JOIN new_rows n USING (id) WHERE o *<> n)'
-    END,
-    TG_ARGV[0])
-  INTO touched;
-  IF touched IS NOT NULL THEN
-    PERFORM core_scopes_touched(touched);
-  END IF;
-  RETURN NULL;
 END $$;
 
 -- At commit: a deferred constraint trigger queued by every row written. The first to fire
