@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-api bench-load \
-        seed-scale plotly clean
+        bench-pair seed-scale plotly clean
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
@@ -27,6 +27,7 @@ help:
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
+	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 
 install: $(INSTALLED)
@@ -147,3 +148,14 @@ bench-load: $(INSTALLED)
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && \
 	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(BENCH_LOAD_ARGS)'
+
+# This tree against an earlier commit (BEFORE=<commit>), paired: both served at once, each on
+# its own copy of the seed_scale catalog in one PostgreSQL, rounds alternating.
+bench-pair: $(INSTALLED)
+	@[ -n "$(BEFORE)" ] || { echo "make bench-pair BEFORE=<commit>" >&2; exit 2; }
+	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+	rev=$$(git rev-parse --verify "$(BEFORE)^{commit}") && tree=var/bench-pair/$$rev && \
+	  { [ -d $$tree ] || { git worktree add --detach $$tree $$rev >/dev/null && ln -s $(CURDIR)/$(VENV) $$tree/$(VENV); }; } && \
+	  $(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c "\
+	    $(PY) manage.py migrate --noinput -v0 && \
+	    $(PY) manage.py bench_pair --before $$tree $(if $(ROUNDS),--rounds $(ROUNDS))"

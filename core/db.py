@@ -5,11 +5,11 @@ selectors use these.
 
 A Shape names a model's columns for SQL (`json_build_array` of them, in the order of the
 model's fields) and turns such an array back into an instance, as the ORM would from a row
-(dates, times and decimals parsed; JSON and arrays already Python values), through the
-ORM's own positional constructor. Compiling the ORM's query for half a dozen related models
-and building its instances cost more than the database's work for the same rows (the head
-to head); written once as SQL, a statement is prepared (planned once per connection) and
-gathers its rows in one round trip.
+(dates, times and decimals parsed; JSON and arrays already Python values), through
+Model.from_db, the classmethod the ORM builds its own instances with. Compiling the ORM's
+query for half a dozen related models and building its instances cost more than the
+database's work for the same rows (the head to head); written once as SQL, a statement is
+prepared (planned once per connection) and gathers its rows in one round trip.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import connection, connections, models, router
-from django.db.models.base import ModelState
-from django.db.models.signals import post_init, pre_init
 
 
 def read_alias(model: type[models.Model]) -> str:
@@ -91,6 +89,8 @@ def current_copy(
 
 
 def _converter(field: models.Field) -> Callable[[Any], Any] | None:
+    if isinstance(field, models.FloatField):
+        return float  # PostgreSQL writes a whole number in a float column as 3, not 3.0
     if isinstance(field, models.DateTimeField):
         return datetime.datetime.fromisoformat
     if isinstance(field, models.DateField):
@@ -111,7 +111,6 @@ class Shape:
         if chosen and len(self.fields) != len(chosen):
             raise ValueError(f"unknown fields of {model.__name__}: {chosen}")
         self.attnames = [f.attname for f in self.fields]
-        self.complete = len(self.fields) == len(model._meta.concrete_fields)
         self.conversions = [(i, c) for i, f in enumerate(self.fields) if (c := _converter(f))]
         quote = connection.ops.quote_name
         columns = []
@@ -125,28 +124,14 @@ class Shape:
         self.optional = f"CASE WHEN {pk} IS NULL THEN NULL ELSE {self.array} END"
 
     def build(self, values: list | None, db: str = "default") -> models.Model | None:
-        """The instance of one array of values (None for null)."""
+        """The instance of one array of values (None for null), as the ORM builds one from
+        a row (Model.from_db): fields not in the shape stay deferred."""
         if values is None:
             return None
         for i, convert in self.conversions:
             if values[i] is not None:
                 values[i] = convert(values[i])
-        if pre_init.receivers or post_init.receivers:  # the constructor sends them
-            if self.complete:
-                instance = self.model(*values)
-                instance._state.adding = False
-                instance._state.db = db
-                return instance
-            return self.model.from_db(db, self.attnames, values)
-        # What the constructor ends with for a row from the database, without a setattr
-        # through each field's descriptor (most of the cost of a page's few hundred
-        # instances); fields not in the shape stay deferred, as from_db leaves them.
-        instance = self.model.__new__(self.model)
-        instance.__dict__.update(zip(self.attnames, values, strict=True))
-        state = instance._state = ModelState()
-        state.adding = False
-        state.db = db
-        return instance
+        return self.model.from_db(db, self.attnames, values)
 
 
 def attach(instance: models.Model, field: str, related: models.Model | None) -> None:

@@ -1,26 +1,32 @@
-"""What every app's filters are built on: django-filter's FilterSet, each filter's condition
-also written as SQL (for the selectors that write their own statement) and as a mask over
-rows held in a process (drives.catalog_index, results.value_index), a filter of a catalog
-entry by its slug, and the API's 400 for a filter form's errors."""
+"""What every app's filters are built on: django-filter's FilterSet, its filters' conditions
+also as SQL (for a selector that writes its own statement: the rankings) and as a mask over
+rows held in a process (core.columns: the drive list, what value views price), a filter of
+a catalog entry by its slug, what a page's filter form shows, and the API's 400 for a filter
+form's errors.
 
-import copy
+Each filter is declared once, in its FilterSet. A filter of a field (field_name and
+lookup_expr) is written as SQL and as a mask by column_sql and column_mask, from its
+declaration; a filter whose condition is not a comparison of a field (a search, a slug)
+writes its SQL and its mask in its own class, and tests hold both to its ORM filter."""
+
+from __future__ import annotations
+
+import functools
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import django_filters
 from django import forms
 from django.db.models import Model, Subquery
-from django.http import QueryDict
 from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
 
+from core.columns import Columns
+
 # -- the same filters as SQL ---------------------------------------------------------------
-# A selector that writes its own statement (a drive list, a ranking, the value frontier)
-# takes a FilterSet's conditions as SQL: each filter writes the condition its ORM filter()
-# applies, on the same columns, so the page, the API and the statement mean the same thing
-# (tests compare the two over generated filters). Compiling the ORM's query cost more than
-# the statement itself on a ranking of 25 rows.
+# Compiling the ORM's queries for a ranking cost more than running them: a leaderboard
+# ranked through the FilterSet's queryset was measured a fifth slower, uncached.
 
 
 @dataclass
@@ -46,41 +52,13 @@ _OPERATORS = {"exact": "=", "gte": ">=", "lte": "<="}
 
 
 def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> None:
-    """The condition of a filter on a column of its model, or of a model it has a foreign
-    key to (`field_name` "nand__cell_type": the rows whose NAND has that cell type, as the
-    ORM's join to it keeps)."""
-    operator = _OPERATORS[flt.lookup_expr]
-    relation_name, _, field_name = flt.field_name.rpartition("__")
-    if not relation_name:
-        column = flt.model._meta.get_field(field_name).column
-        where.conditions.append(f"{table}.{column} {operator} {where.add(value)}")
-        return
-    relation = flt.model._meta.get_field(relation_name)
-    related = relation.related_model._meta
-    where.conditions.append(
-        f"{table}.{relation.column} IN (SELECT id FROM {related.db_table} "
-        f"WHERE {related.get_field(field_name).column} {operator} {where.add(value)})"
-    )
-
-
-class Columns(Protocol):
-    """Rows held as columns in a server process (drives.catalog_index,
-    results.value_index): what the filters narrow when they are not written as SQL. A mask
-    is a boolean array over the rows."""
-
-    def compare(self, field_name: str, lookup: str, value: Any) -> Any:
-        """The rows whose `field_name` is `lookup` ("exact", "gte", "lte") `value`; none
-        where it is null, as in SQL."""
-
-    def slug_id(self, model: type[Model], slug: str) -> int | None:
-        """The id of the `model` row of this slug (None: no such row)."""
-
-    def search(self, text: str) -> Any:
-        """The rows whose drive a search for `text` finds (search_q's condition)."""
+    """The condition of a filter of a field of its model's table (aliased `table`)."""
+    column = flt.model._meta.get_field(flt.field_name).column
+    where.conditions.append(f"{table}.{column} {_OPERATORS[flt.lookup_expr]} {where.add(value)}")
 
 
 def column_mask(flt: django_filters.Filter, value, columns: Columns):
-    """column_sql's condition, as a mask."""
+    """column_sql's condition, as a mask over `columns` (its field's column)."""
     return columns.compare(flt.field_name, flt.lookup_expr, value)
 
 
@@ -89,10 +67,11 @@ class SlugFilter(django_filters.CharFilter):
     once, before the scan (a scalar subquery), so PostgreSQL can read an index that starts
     with the foreign key. Joined to the named table instead, the id is hidden from the
     planner, which then walks a whole ranking in order and filters it (1,273 leaderboard
-    entries read for a controller's first 26)."""
+    entries read for a controller's first 26). A copy in a process holds the slugs
+    (`<field>__slug`). `empty_label` is what a page's choice of every entry says."""
 
-    def __init__(self, *, to: type[Model], **kwargs):
-        self.to = to
+    def __init__(self, *, to: type[Model], empty_label: str = "", **kwargs):
+        self.to, self.empty_label = to, empty_label
         super().__init__(**kwargs)
 
     def filter(self, qs, value):
@@ -102,13 +81,9 @@ class SlugFilter(django_filters.CharFilter):
         return self.get_method(qs)(**{self.field_name: Subquery(named)})
 
     def mask(self, value, columns: Columns):
-        if value in EMPTY_VALUES:
-            return None
-        return columns.compare(self.field_name, "exact", columns.slug_id(self.to, value))
+        return columns.compare(f"{self.field_name}__slug", "exact", value)
 
     def sql(self, value, table: str, where: Where) -> None:
-        if value in EMPTY_VALUES:
-            return
         column = self.model._meta.get_field(self.field_name).column
         where.conditions.append(
             f"{table}.{column} = (SELECT id FROM {self.to._meta.db_table} "
@@ -117,40 +92,29 @@ class SlugFilter(django_filters.CharFilter):
 
 
 class FilterSet(django_filters.FilterSet):
-    """django-filter's FilterSet, made for every request without rebuilding what does not
-    change: its form class is built once per FilterSet class (from filters whose choices are
-    fixed), and its filters are copied shallowly (a request sets only their model and
-    parent). django-filter deep-copies both for every instance, which cost more than the
-    query a page runs with them."""
+    """django-filter's FilterSet, its conditions also as SQL (where) and as a mask (mask):
+    each filter's own (`sql`, `mask`), or its field's (column_sql, column_mask)."""
 
-    def __init__(self, data=None, queryset=None, *, request=None, prefix=None):
-        if queryset is None:
-            queryset = self._meta.model._default_manager.all()
-        self.is_bound = data is not None
-        self.data = data or QueryDict()
-        self.queryset = queryset
-        self.request = request
-        self.form_prefix = prefix
-        self.filters = {}
-        for name, base in self.base_filters.items():
-            own = copy.copy(base)
-            own.model, own.parent = queryset.model, self
-            if own.method is not None:
-                own.method = own.method  # bound to this copy (and so to this FilterSet)
-            self.filters[name] = own
+    def get_form_class(self):
+        """A form of the filters the query names, through django-filter's hook for a form
+        made for the instance (built as its own is, on Meta.form): a filter the query does
+        not name narrows nothing, and each field of a form is made and deep-copied for every
+        request (all of them cost a filtered leaderboard about a tenth of its time)."""
+        named = {name: f.field for name, f in self.filters.items() if name in self.data}
+        return type(f"{type(self).__name__}Form", (self._meta.form,), named)
+
+    def chosen(self):
+        """The filters this (valid) FilterSet narrows by, each with its value."""
+        for name, value in self.form.cleaned_data.items():
+            if value not in EMPTY_VALUES:
+                yield self.filters[name], value
 
     def where(self, table: str) -> Where:
         """The conditions this (valid) FilterSet's qs applies, as SQL on `table` (the
-        alias of its model's table in the statement). A filter with a method has a twin
-        `<method>_sql`; any other filter writes its own (`sql`) or is a column's."""
+        alias of its model's table in the statement)."""
         where = Where()
-        for name, value in self.form.cleaned_data.items():
-            if value in EMPTY_VALUES:
-                continue
-            flt = self.filters[name]
-            if flt.method is not None:
-                getattr(self, f"{flt.method}_sql")(value, table, where)
-            elif hasattr(flt, "sql"):
+        for flt, value in self.chosen():
+            if hasattr(flt, "sql"):
                 flt.sql(value, table, where)
             else:
                 column_sql(flt, value, table, where)
@@ -158,16 +122,10 @@ class FilterSet(django_filters.FilterSet):
 
     def mask(self, columns: Columns):
         """The rows of `columns` this (valid) FilterSet's qs keeps, as a mask (None: every
-        row), where's twin: a filter with a method has a twin `<method>_mask`; any other
-        filter makes its own (`mask`) or is a column's."""
+        row)."""
         keep = None
-        for name, value in self.form.cleaned_data.items():
-            if value in EMPTY_VALUES:
-                continue
-            flt = self.filters[name]
-            if flt.method is not None:
-                narrowed = getattr(self, f"{flt.method}_mask")(value, columns)
-            elif hasattr(flt, "mask"):
+        for flt, value in self.chosen():
+            if hasattr(flt, "mask"):
                 narrowed = flt.mask(value, columns)
             else:
                 narrowed = column_mask(flt, value, columns)
@@ -175,40 +133,44 @@ class FilterSet(django_filters.FilterSet):
                 keep = narrowed if keep is None else keep & narrowed
         return keep
 
-    def get_form_class(self):
-        form = type(self).__dict__.get("_form_class")
-        if form is None:
-            form = super().get_form_class()
-            if all(type(f) in SHAREABLE_FIELDS for f in form.base_fields.values()):
-                form.base_fields = _SharedFields(form.base_fields)
-            type(self)._form_class = form
-        return form
+
+# -- what a page's filter form shows -----------------------------------------------------
 
 
-# Form fields that no request changes (their choices are fixed): a filter form's instances
-# can share them, where a Django form deep-copies every field (choices and widget included)
-# for every instance.
-SHAREABLE_FIELDS = frozenset(
-    {
-        forms.CharField,
-        forms.ChoiceField,
-        forms.TypedChoiceField,
-        forms.DecimalField,
-        forms.IntegerField,
-        forms.FloatField,
-        forms.DateField,
-        forms.BooleanField,
-        forms.NullBooleanField,
-        django_filters.fields.ChoiceField,
-    }
-)
+@dataclass(frozen=True)
+class FormField:
+    """A filter's field as a page draws it: a select of `choices` (None: the page gives
+    them, or it is an input), `empty_label` its choice of none, or an input of `input_type`
+    with `attrs`."""
+
+    name: str
+    label: str
+    choices: tuple[tuple[str, str], ...] | None
+    empty_label: str
+    input_type: str
+    attrs: tuple[tuple[str, Any], ...]
 
 
-class _SharedFields(dict):
-    """A form class's fields, copied shallowly when a form is made (see SHAREABLE_FIELDS)."""
-
-    def __deepcopy__(self, memo):
-        return dict(self)
+@functools.cache
+def form_fields(filterset: type[FilterSet]) -> dict[str, FormField]:
+    """The fields of `filterset`'s filters as a page draws them, in order: read once from
+    the form fields its filters make."""
+    fields = {}
+    for name, flt in filterset().filters.items():
+        form_field = flt.field
+        choices = list(form_field.choices) if isinstance(form_field, forms.ChoiceField) else None
+        empty = ""
+        if choices and choices[0][0] == "":
+            (_, empty), *choices = choices
+        fields[name] = FormField(
+            name=name,
+            label=str(form_field.label),
+            choices=tuple(choices) if choices is not None else None,
+            empty_label=str(empty or getattr(flt, "empty_label", "")),
+            input_type=getattr(form_field.widget, "input_type", "text"),
+            attrs=tuple(form_field.widget.attrs.items()),
+        )
+    return fields
 
 
 # -- the API's lists ---------------------------------------------------------------------

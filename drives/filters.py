@@ -1,16 +1,19 @@
-"""The catalog's drive filters, written once: the catalog page, the leaderboards and value
-views (on the copies of the drive specs their entries keep) and the REST API all use these."""
+"""The catalog's drive filters, declared once (DriveFilter): the catalog page, the
+leaderboards and value views (on the copies of the drive specs their entries keep) and the
+REST API all use these."""
 
 import math
 import re
-from collections.abc import Mapping
 from decimal import Decimal
 
 import django_filters
+from django import forms
+from django.core.validators import MaxLengthValidator
 from django.db import connection
 from django.db.models import Q
 
-from core.filters import Columns, FilterSet, SlugFilter, Where, column_mask, column_sql
+from core.columns import Columns
+from core.filters import FilterSet, SlugFilter, Where, column_mask, column_sql
 from drives.models import Controller, Drive, NandType
 
 GB = 10**9
@@ -82,27 +85,63 @@ def _contains(drive: str, word: str, where: Where) -> str:
     return f"UPPER({drive}.search_text::text) LIKE UPPER({where.add(like)})"
 
 
+class SearchField(forms.CharField):
+    """A search box's text, at most MAX_SEARCH long, checked by the server only: a longer
+    text gets the 400 that says so, not a box that cuts it short (no maxlength)."""
+
+    default_validators = [MaxLengthValidator(MAX_SEARCH)]
+
+    def __init__(self, **kwargs):
+        attrs = {"placeholder": "drive, maker, controller…", "autocomplete": "off"}
+        super().__init__(widget=forms.SearchInput(attrs), **kwargs)
+
+
 class SearchFilter(django_filters.CharFilter):
-    def __init__(self, *, prefix: str = "", **kwargs):
-        self.prefix = prefix
-        kwargs.setdefault("label", "Search")
-        kwargs.setdefault("max_length", MAX_SEARCH)
-        super().__init__(**kwargs)
+    """A search of drives (search_q) on the field that holds their search text: a drive's
+    own ("search_text", the default) or its drive's ("drive__search_text")."""
+
+    field_class = SearchField
+
+    def __init__(self, *, field_name: str = "search_text", **kwargs):
+        super().__init__(field_name=field_name, **kwargs)
+
+    @property
+    def prefix(self) -> str:
+        """What reaches the drive from the filtered model ("" on a drive)."""
+        return self.field_name.removesuffix("search_text")
 
     def filter(self, qs, value):
         return qs.filter(search_q(value, self.prefix)) if value and value.strip() else qs
 
     def mask(self, value, columns: Columns):
-        return columns.search(value) if value and value.strip() else None
+        terms = search_terms(value)
+        if not terms:
+            return None
+        text = f"{self.prefix}search_text"  # held as UPPER() wrote it, as icontains compares
+        if text not in columns or not value.isascii():
+            # Upper case beyond ASCII is the database's to say: it says which drives match.
+            found = Drive.objects.using(columns.alias).filter(search_q(value))
+            drive = self.prefix.removesuffix("__") or "id"
+            return columns.isin(drive, found.values_list("pk", flat=True))
+        capacity = f"{self.prefix}capacity_bytes"
+        keep = None
+        for name, term in terms:
+            if name == "search_text":
+                found = columns.contains(text, term.upper())
+            else:
+                low, high, word = term
+                within = columns.compare(capacity, "gte", low) & columns.compare(
+                    capacity, "lte", high
+                )
+                found = within | columns.contains(text, word.upper())
+            keep = found if keep is None else keep & found
+        return keep
 
     def sql(self, value, table: str, where: Where) -> None:
-        terms = search_terms(value) if value else []
+        terms = search_terms(value)
         if not terms:
             return
-        drive = table
-        if self.prefix:  # the drive is a relation of the filtered model
-            relation = self.model._meta.get_field(self.prefix.removesuffix("__"))
-            drive = "sd"
+        drive = "sd" if self.prefix else table
         conditions = []
         for name, term in terms:
             if name == "search_text":
@@ -115,6 +154,7 @@ class SearchFilter(django_filters.CharFilter):
                 )
         condition = " AND ".join(conditions)
         if self.prefix:
+            relation = self.model._meta.get_field(self.prefix.removesuffix("__"))
             condition = (
                 f"{table}.{relation.column} IN (SELECT sd.id FROM "
                 f"{relation.related_model._meta.db_table} sd WHERE {condition})"
@@ -122,75 +162,68 @@ class SearchFilter(django_filters.CharFilter):
         where.conditions.append(condition)
 
 
+class CapacityField(forms.DecimalField):
+    """A capacity in decimal GB: none below 0, in a box of six digits."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=0, widget=forms.NumberInput({"size": 6}), **kwargs)
+
+
 class CapacityFilter(django_filters.NumberFilter):
     """A capacity bound in decimal GB, as drive makers state capacity."""
+
+    field_class = CapacityField
 
     def filter(self, qs, value):
         return qs if value is None else super().filter(qs, int(value * GB))
 
     def mask(self, value, columns: Columns):
-        return None if value is None else column_mask(self, int(value * GB), columns)
+        return column_mask(self, int(value * GB), columns)
 
     def sql(self, value, table: str, where: Where) -> None:
-        if value is not None:
-            column_sql(self, int(value * GB), table, where)
+        column_sql(self, int(value * GB), table, where)
 
 
-# Where each drive filter looks, on a drive. A model that keeps copies of its drive's specs
-# (results' leaderboard entries) names its own fields, and reaches the drive to search it.
-DRIVE_FIELDS = {
-    "search": "",  # the prefix that reaches the drive
-    "kind": "kind",
-    "interface": "interface",
-    "controller": "controller",
-    "cell_type": "nand__cell_type",
-    "capacity": "capacity_bytes",
-}
+class DriveFilter(FilterSet):
+    """The drive filters, each declared once: the catalog page's and the API's drives, and
+    (on the copies of its drive's specs an entry keeps, results.filters) the rankings' and
+    value views'. A label is what a page's filter form says, a help text what the API's
+    description does."""
 
-
-def drive_filters(fields: Mapping[str, str] = DRIVE_FIELDS) -> dict[str, django_filters.Filter]:
-    """Fresh drive filters, on the fields `fields` names (DRIVE_FIELDS: a drive's own)."""
-    return {
-        "q": SearchFilter(prefix=fields["search"]),
-        "kind": django_filters.ChoiceFilter(
-            field_name=fields["kind"], choices=Drive.Kind.choices, label="SSD or hard drive"
-        ),
-        "interface": django_filters.ChoiceFilter(
-            field_name=fields["interface"], choices=Drive.Interface.choices
-        ),
-        "controller": SlugFilter(
-            to=Controller,
-            field_name=fields["controller"],
-            max_length=120,
-            label="Controller (slug)",
-        ),
-        "cell_type": django_filters.ChoiceFilter(
-            field_name=fields["cell_type"],
-            choices=NandType.CellType.choices,
-            label="NAND cell type",
-        ),
-        "capacity_min": CapacityFilter(
-            field_name=fields["capacity"],
-            lookup_expr="gte",
-            min_value=0,
-            label="Capacity at least (GB)",
-        ),
-        "capacity_max": CapacityFilter(
-            field_name=fields["capacity"],
-            lookup_expr="lte",
-            min_value=0,
-            label="Capacity at most (GB)",
-        ),
-    }
-
-
-def drive_filterset(fields: Mapping[str, str] = DRIVE_FIELDS) -> type[FilterSet]:
-    """A FilterSet base class holding the drive filters on `fields`."""
-    return type("DriveFilters", (FilterSet,), drive_filters(fields))
-
-
-class DriveFilter(drive_filterset()):
-    """The catalog page's filters."""
+    q = SearchFilter(label="Search")
+    kind = django_filters.ChoiceFilter(
+        choices=Drive.Kind.choices,
+        label="Kind",
+        help_text="SSD or hard drive",
+        empty_label="SSDs and hard drives",
+    )
+    interface = django_filters.ChoiceFilter(choices=Drive.Interface.choices, empty_label="any")
+    cell_type = django_filters.ChoiceFilter(
+        field_name="nand__cell_type",
+        choices=NandType.CellType.choices,
+        label="NAND",
+        help_text="NAND cell type",
+        empty_label="any cell type",
+    )
+    controller = SlugFilter(
+        to=Controller,
+        max_length=120,
+        label="Controller",
+        help_text="Controller (slug)",
+        empty_label="any",
+    )
+    capacity_min = CapacityFilter(
+        field_name="capacity_bytes",
+        lookup_expr="gte",
+        label="GB from",
+        help_text="Capacity at least (GB)",
+    )
+    capacity_max = CapacityFilter(
+        field_name="capacity_bytes",
+        lookup_expr="lte",
+        label="to",
+        help_text="Capacity at most (GB)",
+    )
 
     class Meta:
         model = Drive

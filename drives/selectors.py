@@ -157,7 +157,7 @@ def drive_page(
     the process's copy of the list (catalog_index): one statement checks that it is
     current."""
     index = catalog_index()
-    keep = filters.mask(index) if filters is not None else None
+    keep = filters.mask(index.drives) if filters is not None else None
     return index.page(
         keep, order, offset, limit, real=not settings.BENCH_SHOW_SYNTHETIC, row=_catalog_row
     )
@@ -168,28 +168,40 @@ def catalog_row(slug: str) -> CatalogRow | None:
     return catalog_index().find(slug, real=not settings.BENCH_SHOW_SYNTHETIC, row=_catalog_row)
 
 
-def _catalog_row(v: list, url: Callable[[str], str]) -> CatalogRow:
-    """The CatalogRow of a row of the list's copy (catalog_index: JSON values)."""
-    controller = Named(v[10], controller_name(v[11], v[12])) if v[10] is not None else None
-    nand = Named(v[13], nand_name(v[14], v[15], v[16], v[17], v[18])) if v[13] else None
+def _catalog_row(v: dict, url: Callable[[str], str]) -> CatalogRow:
+    """The CatalogRow of a drive in the list's copy (catalog_index: its columns' values)."""
+    controller = nand = None
+    if v["controller__slug"] is not None:
+        name = controller_name(v["controller__vendor__name"], v["controller__model"])
+        controller = Named(v["controller__slug"], name)
+    if v["nand__slug"] is not None:
+        name = nand_name(
+            v["nand__vendor__name"],
+            v["nand__process_nm"],
+            v["nand__layers"],
+            v["nand__cell_type"],
+            v["nand__interface"],
+        )
+        nand = Named(v["nand__slug"], name)
+    release, price = v["release_date"], v["latest_price"]
     return CatalogRow(
-        slug=v[0],
-        manufacturer=Named(v[1], v[2]),
-        model=v[3],
-        capacity_bytes=v[4],
-        part_number=v[5],
-        hardware_revision=v[6],
-        kind=v[7],
-        interface=v[8],
-        form_factor=v[9],
+        slug=v["slug"],
+        manufacturer=Named(v["manufacturer__slug"], v["manufacturer__name"]),
+        model=v["model"],
+        capacity_bytes=v["capacity_bytes"],
+        part_number=v["part_number"],
+        hardware_revision=v["hardware_revision"],
+        kind=v["kind"],
+        interface=v["interface"],
+        form_factor=v["form_factor"],
         controller=controller,
         nand=nand,
-        cell_type=v[17],
-        dram_bytes=v[19],
-        release_date=datetime.date.fromisoformat(v[20]) if v[20] is not None else None,
-        synthetic=v[21],
-        latest_price=Decimal(v[22]) if v[22] is not None else None,
-        url=url(v[0]),
+        cell_type=v["nand__cell_type"],
+        dram_bytes=v["dram_bytes"],
+        release_date=datetime.date.fromisoformat(release) if release is not None else None,
+        synthetic=v["synthetic"],
+        latest_price=Decimal(price) if price is not None else None,
+        url=url(v["slug"]),
     )
 
 

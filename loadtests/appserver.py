@@ -35,12 +35,13 @@ def server_environment(env: dict[str, str]) -> dict[str, str]:
     return base
 
 
-def prepare(env: dict[str, str], *, demo: bool = False) -> None:
-    """migrate and collectstatic (and the demo data) for a server with this environment."""
+def prepare(env: dict[str, str], *, demo: bool = False, root: Path | None = None) -> None:
+    """migrate and collectstatic (and the demo data) for a server with this environment (of
+    the site in `root`: this checkout by default, another for a paired benchmark)."""
     command = [sys.executable, "-m", "benchsite.serve", "--prepare-only"]
     subprocess.run(
         command + (["--demo"] if demo else []),
-        cwd=ROOT,
+        cwd=root or ROOT,
         env=server_environment(env),
         check=True,
         stdout=subprocess.DEVNULL,
@@ -60,8 +61,12 @@ def children(pid: int) -> list[int]:
 
 
 class AppServer:
-    def __init__(self, *, env: dict[str, str], log: Path, workers: int | None = 2) -> None:
-        """workers=None: as many as benchsite/gunicorn.conf.py picks."""
+    def __init__(
+        self, *, env: dict[str, str], log: Path, workers: int | None = 2, root: Path | None = None
+    ) -> None:
+        """workers=None: as many as benchsite/gunicorn.conf.py picks; root: the checkout of
+        the site to serve (this one by default)."""
+        self.root = root or ROOT
         settings = {"BENCH_BIND": "127.0.0.1:0", **env}
         if workers is not None:
             settings["WEB_CONCURRENCY"] = str(workers)
@@ -75,7 +80,7 @@ class AppServer:
         out = open(self.log, "ab")  # noqa: SIM115 - the server's for its whole life
         self.process = subprocess.Popen(
             [sys.executable, "-m", "benchsite.serve", "--no-prepare"],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -1,35 +1,43 @@
-"""Filters of rankings and value views, written once for the pages and the REST API."""
+"""Filters of rankings and value views, declared once for the pages and the REST API."""
 
 import copy
 
 import django_filters
+from django import forms
 
+from core.filters import FilterSet
 from core.links import SLUG
-from drives.filters import drive_filterset
-from results.models import DataPattern, LeaderboardEntry, Run
-from results.selectors.value import value_tests
+from drives.filters import DriveFilter
+from results.models import DRIVE_COPIES, DataPattern, LeaderboardEntry, Run, Test, copy_field
+from results.selectors.common import VALUE_DEFAULT_TEST, entries
 
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
 
 
-# The drive filters on a leaderboard entry: the copies of its drive's specs it keeps (one
-# table to filter and rank), the drive itself for a search.
-ENTRY_FIELDS = {
-    "search": "drive__",
-    "kind": "kind",
-    "interface": "interface",
-    "controller": "controller",
-    "cell_type": "cell_type",
-    "capacity": "capacity_bytes",
-}
+def _on_entries(drive_filters: dict[str, django_filters.Filter]) -> type[FilterSet]:
+    """The drive filters on leaderboard entries: each on the entry's copy of its field
+    (DRIVE_COPIES: one table to filter and rank), else through the entry's drive."""
+    copies = {path: copy_field(path) for path in DRIVE_COPIES}
+    relocated = {}
+    for name, drive_filter in drive_filters.items():
+        mine = relocated[name] = copy.deepcopy(drive_filter)
+        mine.field_name = copies.get(drive_filter.field_name, f"drive__{drive_filter.field_name}")
+    return type("EntryDriveFilter", (FilterSet,), relocated)
 
 
-class LeaderboardFilter(drive_filterset(ENTRY_FIELDS)):
+class LeaderboardFilter(_on_entries(DriveFilter.base_filters)):
     """Which entries a leaderboard ranks: the drive filters, the data pattern, and whether
     the figure was measured or published."""
 
-    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices, label="Data pattern")
-    source = django_filters.ChoiceFilter(choices=SOURCE_CHOICES, label="Source")
+    pattern = django_filters.ChoiceFilter(
+        choices=DataPattern.choices,
+        label="Data",
+        help_text="Data pattern",
+        empty_label="both patterns",
+    )
+    source = django_filters.ChoiceFilter(
+        choices=SOURCE_CHOICES, label="Source", empty_label="measured and published"
+    )
 
     class Meta:
         model = LeaderboardEntry
@@ -37,38 +45,32 @@ class LeaderboardFilter(drive_filterset(ENTRY_FIELDS)):
 
 
 class ValueFilter(LeaderboardFilter):
-    """The value view's filters: those of the leaderboards, the 4KB test priced per 1,000
-    IOPS, and the date prices are taken as of. `test` and `as_of` are read by the view and
-    handed to the selector; they do not narrow the entries themselves."""
+    """Which entries a value view prices: the leaderboards' (what it prices them in and
+    as of when is ValueForm's)."""
 
-    test = django_filters.ChoiceFilter(method="keep", label="Test (4KB)")
-    as_of = django_filters.DateFilter(method="keep", label="Prices as of")
 
-    def __init__(self, *args, tests: list | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        # The tests themselves are kept: the view takes the chosen one from them. A page
-        # reads them with its other choices (selectors.value_choices).
-        self.tests = value_tests() if tests is None else tests
-        self.test_choices = [(t.identifier, t.name) for t in self.tests]
+class ValueForm(forms.Form):
+    """What a value view prices besides its filters: one of `tests` (the 4KB tests, see
+    selectors.value_tests), and the day prices are taken as of (the latest without one)."""
 
-    @property
-    def form(self):
-        # The form class and its fields are shared by every request (drives.filters): the
-        # tests are this request's choices, on this form's own copy of the field.
-        if not hasattr(self, "_form"):
-            form = super().form
-            form.fields["test"] = copy.deepcopy(form.fields["test"])
-            form.fields["test"].choices = self.test_choices
-        return self._form
+    test = forms.ChoiceField(required=False, label="Test (4KB)")
+    as_of = forms.DateField(required=False, label="Prices as of")
 
-    def keep(self, queryset, name, value):
-        return queryset
+    def __init__(self, data, *, tests: list[Test]):
+        super().__init__(data)
+        self.tests = tests
+        self.fields["test"].choices = [(t.identifier, t.name) for t in tests]
 
-    def keep_sql(self, value, table, where) -> None:
-        """`test` and `as_of` narrow no entries (see keep)."""
+    def chosen_test(self) -> Test:
+        """The test chosen (valid form), or the default one."""
+        wanted = self.cleaned_data["test"] or VALUE_DEFAULT_TEST
+        chosen = next((t for t in self.tests if t.identifier == wanted), None)
+        return chosen if chosen is not None else Test.objects.get(identifier=wanted)
 
-    def keep_mask(self, value, columns) -> None:
-        """`test` and `as_of` narrow no entries (see keep)."""
+
+def value_query(data, tests: list[Test]) -> tuple[ValueFilter, ValueForm]:
+    """A value view's query: its filters, and what it prices."""
+    return ValueFilter(data, queryset=entries()), ValueForm(data, tests=tests)
 
 
 MAX_HIGHLIGHT = 5

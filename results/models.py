@@ -614,17 +614,21 @@ class SaturationSeries(LabelledModel):
         return f"write saturation of run {self.run_id}"
 
 
+# The drive's specs each leaderboard entry keeps a copy of, as fields of the drive
+# ("nand__cell_type": its NAND's), each in the entry's field of the last name (copy_field):
+# a filtered ranking then walks one table's indexes instead of joining each candidate to its
+# drive. Triggers made from this list keep them (results.copies); the drive filters on
+# entries (results.filters) and the value views' copy (results.value_index) follow it.
+DRIVE_COPIES = ("kind", "interface", "controller", "nand__cell_type", "capacity_bytes")
+
+
+def copy_field(path: str) -> str:
+    """The entry's field that keeps its drive's `path` (DRIVE_COPIES)."""
+    return path.rpartition("__")[2]
+
+
 # What a ranking filters its entries by (results.filters, and the pages' real-drives rule).
-RANKING_FILTER_COLUMNS = [
-    "pattern",
-    "source",
-    "synthetic",
-    "kind",
-    "interface",
-    "controller",
-    "cell_type",
-    "capacity_bytes",
-]
+RANKING_FILTER_COLUMNS = ["pattern", "source", "synthetic", *map(copy_field, DRIVE_COPIES)]
 
 
 class LeaderboardEntry(LabelledModel):
@@ -665,9 +669,7 @@ class LeaderboardEntry(LabelledModel):
         null=True, help_text="The drive's latest USD price, kept by a trigger on drives_price"
     )
     price_observed_on = models.DateField(null=True)
-    # The drive's specs that rankings filter on, kept by triggers on drives_drive and
-    # drives_nandtype (migration 0014): a filtered ranking then walks one table's indexes
-    # instead of joining every candidate to its drive.
+    # The copies of the drive's specs (DRIVE_COPIES).
     capacity_bytes = models.BigIntegerField(
         null=True, help_text="The drive's capacity, kept by a trigger on drives_drive"
     )

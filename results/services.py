@@ -367,13 +367,29 @@ def upload_idempotent(
 # started, else when its source was published, else when it was ingested
 # (results.selectors.run_recency, the same rule for the series and TRIM validations a
 # comparison shows). Each drive's slowest pattern in a test is marked `worst`; every entry
-# carries the drive's capacity and latest USD price, which triggers on drives_drive and
-# drives_price keep current (migration 0009). Only the entries that change are written (and
-# those no longer backed by a result deleted), so an ingest that changes no ranking moves
-# no ranking's version (core.versions), and an entry keeps its id while it stands.
-_LEADERBOARD_COLUMNS = """drive_id, test_id, pattern, result_id, run_id, source, synthetic,
-    capacity_bytes, controller_id, interface, kind, cell_type, bytes_per_second, iops, derived,
-    latency_mean_ns, latency_kind, quick, worst, price_usd, price_observed_on"""
+# carries the drive's latest USD price, which a trigger on drives_price keeps current
+# (migration 0009), and copies of its specs, which triggers give it and keep current
+# (results.copies). Only the entries that change are written (and those no longer backed by
+# a result deleted), so an ingest that changes no ranking moves no ranking's version
+# (core.versions), and an entry keeps its id while it stands.
+_LEADERBOARD_COLUMNS = [
+    "drive_id",
+    "test_id",
+    "pattern",
+    "result_id",
+    "run_id",
+    "source",
+    "synthetic",
+    "bytes_per_second",
+    "iops",
+    "derived",
+    "latency_mean_ns",
+    "latency_kind",
+    "quick",
+    "worst",
+    "price_usd",
+    "price_observed_on",
+]
 _LEADERBOARD_SQL = """
 WITH fresh AS (
 SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
@@ -382,7 +398,6 @@ SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
 FROM (
   SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
       run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
-      d.capacity_bytes, d.controller_id, d.interface, d.kind, COALESCE(n.cell_type, ''),
       COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))
         AS bytes_per_second,
       COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),
@@ -396,7 +411,6 @@ FROM (
   JOIN results_run run ON run.id = r.run_id
   JOIN results_test t ON t.id = r.test_id
   JOIN drives_drive d ON d.id = run.drive_id
-  LEFT JOIN drives_nandtype n ON n.id = d.nand_id
   LEFT JOIN results_citation c ON c.id = run.citation_id
   WHERE run.status = 'published' AND t.kind = 'throughput' AND NOT r.partial {where}
   ORDER BY run.drive_id, r.test_id, r.pattern, quick,
@@ -445,11 +459,10 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
 
 
 def _leaderboard_sql(*, where: str, entries: str) -> str:
-    columns = _LEADERBOARD_COLUMNS.replace("\n", " ").replace(" ", "").split(",")
     return _LEADERBOARD_SQL.format(
         where=where,
         entries=entries,
-        columns=", ".join(columns),
-        stored=", ".join(f"e.{c}" for c in columns),
-        proposed=", ".join(f"EXCLUDED.{c}" for c in columns),
+        columns=", ".join(_LEADERBOARD_COLUMNS),
+        stored=", ".join(f"e.{c}" for c in _LEADERBOARD_COLUMNS),
+        proposed=", ".join(f"EXCLUDED.{c}" for c in _LEADERBOARD_COLUMNS),
     )

@@ -6,11 +6,12 @@ A value view filters, prices, walks the frontier of, samples and ranks ~10,000 d
 in well under a millisecond, where the same in a statement cost 5 ms, and 20 ms with prices
 as of a date (each request's filters and test make another statement and plan).
 
-The copy is current: each use reads the catalog's version (results_catalogversion, moved on
-when a transaction that wrote entries, prices, drives, makers, controllers or tests commits;
-migration 0020) and reads everything again when it moved, in one statement (one snapshot).
-A transaction that has itself written those tables (`bench.catalog_written`) reads a copy
-of its own, made from what it sees and kept by no one."""
+The copy is current: each use reads the versions of the scopes it depends on (core.versions:
+the catalog, the value views and the drive lists, moved on when a transaction that wrote
+priced 4KB entries, prices, drives, makers, controllers or tests commits) and reads
+everything again when they moved, in one statement (one snapshot). A transaction that has
+itself written a versioned table (core.versions.WRITTEN) reads a copy of its own, made from
+what it sees and kept by no one."""
 
 from __future__ import annotations
 
@@ -18,51 +19,76 @@ import datetime
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Model
 
-from core.db import current_copy
+from core.columns import Columns, Copy, Table
 from core.links import page_urls
 from core.versions import CATALOG, DRIVES, VALUE, WRITTEN, versions_sql
-from drives.filters import search_q
-from drives.models import Controller, Drive
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
-from results.models import LeaderboardEntry
+from results.models import DRIVE_COPIES, LeaderboardEntry, copy_field
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
 
 _VERSION_SQL = f"SELECT {versions_sql(CATALOG, VALUE, DRIVES)}, {WRITTEN}"
 
-# The entries' filterable text columns, held as codes (ValueIndex.codes[column][text]).
-TEXT_COLUMNS = ("pattern", "source", "interface", "kind", "cell_type")
-_NUMBER_COLUMNS = ("test", "drive", "hash", "iops", "price", "observed", "capacity", "controller")
-_FLAG_COLUMNS = ("quick", "derived", "worst", "synthetic")
-
-_LOAD_SQL = f"""
-WITH e AS MATERIALIZED (
+# The entries of the 4KB throughput tests that have IOPS (e), read by every table.
+_PRELUDE = """WITH e AS MATERIALIZED (
   SELECT e.* FROM results_leaderboardentry e JOIN results_test t ON t.id = e.test_id
-  WHERE t.kind = 'throughput' AND t.block_size = 4096 AND e.iops IS NOT NULL)
-SELECT
-  {versions_sql(CATALOG, VALUE, DRIVES)},
-  entries.numbers, entries.flags, entries.texts,
-  (SELECT ARRAY[array_agg(p.drive_id::float8), array_agg(p.observed_on - DATE '0001-01-01' + 1),
-                array_agg(p.amount::float8)]
-   FROM drives_price p WHERE p.currency = 'USD'),
-  (SELECT json_agg(json_build_array({LABEL_COLUMNS})) FROM {LABEL_TABLES}
-   WHERE d.id IN (SELECT drive_id FROM e)),
-  (SELECT json_object_agg(slug, id) FROM drives_controller)
-FROM (SELECT ARRAY[
-     array_agg(e.test_id::float8), array_agg(e.drive_id::float8),
-     array_agg(hashint8(e.drive_id)::float8), array_agg(e.iops),
-     array_agg(COALESCE(e.price_usd, 'NaN')),
-     array_agg(COALESCE(e.price_observed_on - DATE '0001-01-01' + 1, 0)::float8),
-     array_agg(COALESCE(e.capacity_bytes::float8, 'NaN')),
-     array_agg(COALESCE(e.controller_id, -1)::float8)] AS numbers,
-   ARRAY[array_agg(e.quick), array_agg(e.derived = 'iops'), array_agg(e.worst),
-         array_agg(e.synthetic)] AS flags,
-   ARRAY[array_agg(e.pattern::text), array_agg(e.source::text), array_agg(e.interface::text),
-         array_agg(e.kind::text), array_agg(e.cell_type::text)] AS texts
-   FROM e) entries
-"""
+  WHERE t.kind = 'throughput' AND t.block_size = 4096 AND e.iops IS NOT NULL)"""
+
+
+def _drive_copies() -> tuple[list[tuple[str, str]], str]:
+    """The entries' copies of their drive's specs (DRIVE_COPIES) as columns named as the
+    drive filters name them on an entry, a related entry's slug beside its id (SlugFilter's
+    mask reads it); and the joins to those entries' tables, each aliased as its field."""
+    columns, joins = [], ""
+    for path in DRIVE_COPIES:
+        field = LeaderboardEntry._meta.get_field(copy_field(path))
+        columns.append((field.name, f"e.{field.column}"))
+        if field.is_relation:
+            columns.append((f"{field.name}__slug", f"{field.name}.slug"))
+            joins += (
+                f" LEFT JOIN {field.related_model._meta.db_table} {field.name}"
+                f" ON {field.name}.id = e.{field.column}"
+            )
+    return columns, joins
+
+
+_COPIES, _COPIES_JOINS = _drive_copies()
+_ENTRIES = Table(
+    "entries",
+    (
+        ("test", "e.test_id"),
+        ("drive", "e.drive_id"),
+        ("hash", "hashint8(e.drive_id)"),  # the sample's order (the same in every request)
+        ("iops", "e.iops"),
+        ("price", "e.price_usd"),
+        ("observed", "COALESCE(e.price_observed_on - DATE '0001-01-01' + 1, 0)"),  # ordinal
+        ("quick", "e.quick"),
+        ("iops_derived", "e.derived = 'iops'"),
+        ("worst", "e.worst"),
+        ("synthetic", "e.synthetic"),
+        ("pattern", "e.pattern"),
+        ("source", "e.source"),
+        *_COPIES,
+    ),
+    f"e{_COPIES_JOINS}",
+)
+# Every USD price, for prices as of a date.
+_PRICES = Table(
+    "prices",
+    (
+        ("drive", "p.drive_id"),
+        ("observed", "p.observed_on - DATE '0001-01-01' + 1"),
+        ("amount", "p.amount::float8"),
+    ),
+    "drives_price p WHERE p.currency = 'USD'",
+)
+# The labels of the drives with entries (drives.selectors.label_of).
+_LABELS = Table(
+    "labels",
+    (("drive", "d.id"), ("label", f"json_build_array({LABEL_COLUMNS})")),
+    f"{LABEL_TABLES} WHERE d.id IN (SELECT drive_id FROM e)",
+)
 
 
 @dataclass(slots=True)
@@ -103,25 +129,21 @@ class Priced:
 
 
 class _TestRows:
-    """The entries of one test a value view may price, as columns (numpy arrays over the
-    same rows): every drive's worst case or every entry, the synthetic ones or not."""
+    """The entries of one test a value view may price, as columns: every drive's worst case
+    or every entry, the synthetic ones or not."""
 
-    def __init__(self, numbers: dict[str, np.ndarray], flags: dict[str, np.ndarray], codes):
-        self.drive = numbers["drive"].astype(np.int64)
-        self.iops = numbers["iops"]
-        self.price = numbers["price"]
-        self.observed = numbers["observed"].astype(np.int64)
-        self.quick, self.derived = flags["quick"], flags["derived"]
-        # What the filters compare (drives.filters.Columns), by the entry's field name.
-        self.columns = {
-            "capacity_bytes": numbers["capacity"],
-            "controller": numbers["controller"].astype(np.int64),
-            **codes,
-        }
+    def __init__(self, columns: Columns):
+        self.columns = columns  # what a FilterSet's mask narrows
+        self.drive = columns["drive"].array
+        self.iops = columns["iops"].floats()
+        self.price = columns["price"].floats()
+        self.observed = columns["observed"].array
+        self.quick, self.derived = columns["quick"].array, columns["iops_derived"].array
+        self.capacity = columns["capacity_bytes"].floats()
         # Orders that do not change with the filters: the sample's (the lowest hashes of
         # the drives' ids, the same drives in every request), and the latest prices' (price,
         # then the most IOPS, then the drive: the order the frontier is walked in).
-        self.sample_order = np.lexsort((self.drive, numbers["hash"]))
+        self.sample_order = np.lexsort((self.drive, columns["hash"].array))
         priced = np.flatnonzero(~np.isnan(self.price))
         self.price_order = priced[
             np.lexsort((self.drive[priced], -self.iops[priced], self.price[priced]))
@@ -136,81 +158,31 @@ class _TestRows:
         """Price per byte of capacity and per IOPS, NaN where a drive has no capacity or
         no price (sorted last, as SQL sorts NULL)."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            per_byte = price / self.columns["capacity_bytes"]
+            per_byte = price / self.capacity
             per_iops = price / self.iops
         for ratio in (per_byte, per_iops):
             ratio[~np.isfinite(ratio)] = np.nan
         return per_byte, per_iops
 
 
-class _Columns:
-    """drives.filters.Columns over one test's rows, for a FilterSet's mask."""
-
-    def __init__(self, index: ValueIndex, rows: _TestRows):
-        self.index, self.rows = index, rows
-
-    def compare(self, field_name: str, lookup: str, value):
-        column = self.rows.columns[field_name]
-        if field_name in TEXT_COLUMNS:
-            if lookup != "exact":
-                raise ValueError(f"{field_name} is compared only for equality")
-            value = self.index.codes[field_name].get(value, -1)
-        if value is None:  # as SQL compares with NULL
-            return np.zeros(len(column), dtype=bool)
-        if lookup == "exact":
-            return column == value
-        return column >= value if lookup == "gte" else column <= value
-
-    def slug_id(self, model: type[Model], slug: str) -> int | None:
-        if model is not Controller:
-            raise ValueError(f"no {model.__name__} slugs are held")
-        return self.index.controllers.get(slug)
-
-    def search(self, text: str):
-        found = Drive.objects.using(self.index.alias).filter(search_q(text))
-        ids = found.values_list("pk", flat=True)
-        return np.isin(self.rows.drive, np.fromiter(ids, dtype=np.int64))
-
-
 class ValueIndex:
     """One snapshot of what value views price (see the module's docstring)."""
 
-    def __init__(self, alias: str, row: tuple):
-        version, numbers_in, flags_in, texts_in, prices, labels, controllers = row
-        self.alias = alias
-        self.version = version
-        self.controllers: dict[str, int] = controllers or {}
-        self.labels = {v[0]: v for v in labels or []}
-        self.slugs = {v[1]: pk for pk, v in self.labels.items()}
+    def __init__(self, alias: str, version: int | None, tables: dict[str, Columns]):
+        self.alias, self.version = alias, version
+        self.entries = tables["entries"]
+        labels = tables["labels"]
+        self.labels = dict(zip(labels.values("drive"), labels.values("label"), strict=True))
+        self.slugs = {label[1]: pk for pk, label in self.labels.items()}
         self._labels: dict[str, dict[int, DriveLabel]] = {}
-        if not numbers_in or numbers_in[0] is None:  # no entries: arrays of NULL
-            numbers_in, flags_in, texts_in = [[]] * 8, [[]] * 4, [[]] * 5
-        numbers = {
-            name: np.array(values, dtype=np.float64)
-            for name, values in zip(_NUMBER_COLUMNS, numbers_in, strict=True)
-        }
-        flags = {
-            name: np.array(values, dtype=bool)
-            for name, values in zip(_FLAG_COLUMNS, flags_in, strict=True)
-        }
-        self.codes: dict[str, dict[str, int]] = {}
-        texts = {}
-        for name, values in zip(TEXT_COLUMNS, texts_in, strict=True):
-            codes = self.codes[name] = {}
-            texts[name] = np.fromiter(
-                (codes.setdefault(v, len(codes)) for v in values), dtype=np.int32
-            )
-        self._columns = numbers, flags, texts
-        self._tests = numbers["test"].astype(np.int64)
         self._rows: dict[tuple[int, bool, bool], _TestRows] = {}
-        if not prices or prices[0] is None:  # no prices: an empty array, or of NULL
-            prices = [[]] * 3
-        drive, observed, amount = (np.array(v, dtype=np.float64) for v in prices)
         # Prices by drive, then date, then the highest first: the last of a drive's prices
         # on or before a date is its price as of that date (the lowest of that day's).
-        self.price_key = (drive.astype(np.int64) << DATE_BITS) | observed.astype(np.int64)
-        order = np.lexsort((-amount, self.price_key))
-        self.price_key = self.price_key[order]
+        prices = tables["prices"]
+        key = (prices["drive"].array.astype(np.int64) << DATE_BITS) | prices["observed"].array
+        amount = prices["amount"].floats()
+        order = np.lexsort((-amount, key))
+        self.price_key = key[order].astype(np.int64)
         self.price_amount = amount[order]
 
     def price(
@@ -232,7 +204,7 @@ class ValueIndex:
         `sample` with the lowest hashes of their ids and the `cheapest` per GB and per 1,000
         IOPS."""
         rows = self.rows(test_id, worst=worst, real=real)
-        narrowed = filters.mask(_Columns(self, rows)) if filters is not None else None
+        narrowed = filters.mask(rows.columns) if filters is not None else None
         keep = np.ones(len(rows.drive), dtype=bool) if narrowed is None else narrowed
         amount, observed = rows.price, rows.observed
         if as_of is not None:  # priced where kept
@@ -316,17 +288,12 @@ class ValueIndex:
         key = (test_id, worst, real)
         made = self._rows.get(key)
         if made is None:
-            numbers, flags, texts = self._columns
-            mine = self._tests == test_id
+            mine = self.entries.compare("test", "exact", test_id)
             if worst:
-                mine &= flags["worst"]
+                mine &= self.entries["worst"].array
             if real:
-                mine &= ~flags["synthetic"]
-            made = self._rows[key] = _TestRows(
-                {k: v[mine] for k, v in numbers.items()},
-                {k: v[mine] for k, v in flags.items()},
-                {k: v[mine] for k, v in texts.items()},
-            )
+                mine &= ~self.entries["synthetic"].array
+            made = self._rows[key] = _TestRows(self.entries.take(mine))
         return made
 
     def labels_of(self, ids) -> dict[int, DriveLabel]:
@@ -371,10 +338,13 @@ def _smallest(values: np.ndarray, drives: np.ndarray, count: int) -> np.ndarray:
     return candidates[np.lexsort((drives[candidates], key[candidates]))][:count]
 
 
-_held: dict[str, ValueIndex] = {}
+_COPY = Copy(
+    LeaderboardEntry, _VERSION_SQL, [_ENTRIES, _PRICES, _LABELS], ValueIndex, prelude=_PRELUDE
+)
+_held = _COPY.held  # this process's copies, by database
 
 
 def value_index() -> ValueIndex:
     """The current copy on the database LeaderboardEntry is read from. One prepared
     statement, and one more to read it all again when the catalog changed."""
-    return current_copy(LeaderboardEntry, _held, _VERSION_SQL, _LOAD_SQL, ValueIndex)
+    return _COPY.current()

@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 
 from core.filters import FilterSet, query_errors
 from drives.models import Drive
-from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs
+from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs, value_query
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -35,7 +35,7 @@ from results.models import (
     Test,
     TrimValidation,
 )
-from results.selectors.common import SERIES_POINTS, VALUE_DEFAULT_TEST, Figures, entries
+from results.selectors.common import SERIES_POINTS, Figures, entries
 from results.selectors.compare import Comparison, Side, compare
 from results.selectors.rankings import (
     Metric,
@@ -45,7 +45,7 @@ from results.selectors.rankings import (
     throughput_test,
 )
 from results.selectors.runs import results_listed
-from results.selectors.value import value_frontier
+from results.selectors.value import value_frontier, value_tests
 from results.value_index import ValuePoint
 
 MAX_LEADERBOARD_PAGE = 200
@@ -644,13 +644,11 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
     }
 
 
-def filter_parameters(filterset: type[FilterSet], *, skip: tuple[str, ...] = ()) -> list:
+def filter_parameters(filterset: type[FilterSet]) -> list:
     """A FilterSet's query parameters for the schema, from its filters (read without a
-    database): name, type, choices and label."""
+    database): name, type, choices and description (its help text, or label)."""
     parameters = []
     for name, f in filterset.base_filters.items():
-        if name in skip:
-            continue
         choices = f.extra.get("choices")
         kind = (
             OpenApiTypes.NUMBER
@@ -666,7 +664,7 @@ def filter_parameters(filterset: type[FilterSet], *, skip: tuple[str, ...] = ())
                 enum=[str(value) for value, _ in choices]
                 if choices and not callable(choices)
                 else None,
-                description=str(f.label or name),
+                description=str(f.extra.get("help_text") or f.label or name),
             )
         )
     return parameters
@@ -710,7 +708,7 @@ class LeaderboardView(APIView):
         highlight = highlight_slugs(request.query_params.getlist("highlight"))
         board = leaderboard(
             test=test,
-            where=filters.where("e"),
+            filters=filters,
             metric=metric,
             page=page,
             page_size=size,
@@ -750,7 +748,7 @@ class ValueView(APIView):
     @extend_schema(
         summary="Value: price per GB, per 1,000 IOPS, and the value frontier",
         parameters=[
-            *filter_parameters(ValueFilter, skip=("test", "as_of")),
+            *filter_parameters(ValueFilter),
             OpenApiParameter("test", str, description="a 4KB test's identifier"),
             OpenApiParameter("as_of", OpenApiTypes.DATE, description="prices as of this date"),
             HIGHLIGHT,
@@ -771,21 +769,20 @@ class ValueView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        filters = ValueFilter(request.query_params, queryset=entries())
-        if not filters.is_valid():
-            raise query_errors(filters.errors)
-        cleaned = filters.form.cleaned_data
-        test = Test.objects.get(identifier=cleaned.get("test") or VALUE_DEFAULT_TEST)
+        filters, options = value_query(request.query_params, value_tests())
+        errors = {**filters.errors, **options.errors}
+        if errors:
+            raise query_errors(errors)
         view = value_frontier(
-            test=test,
+            test=options.chosen_test(),
             filters=filters,
-            as_of=cleaned.get("as_of"),
+            as_of=options.cleaned_data["as_of"],
             highlight=highlight_slugs(request.query_params.getlist("highlight")),
-            worst_case=not cleaned.get("pattern"),
+            worst_case=not filters.form.cleaned_data.get("pattern"),
         )
         return Response(
             {
-                "test": test.identifier,
+                "test": view.test.identifier,
                 "as_of": view.as_of,
                 "considered": view.considered,
                 "rows": [_point(p) for p in view.points],

@@ -146,6 +146,10 @@ class Comparison:
 # chosen run's, the latest consistency series of every spare-area level, TRIM validation of
 # every test and pattern, and write saturation of every pattern. The test catalog comes only
 # when the process holds none as of the catalog's current version (_held_tests).
+# Kept as SQL, not ORM queries: the same reads as Drive.objects.with_specs(), runs with
+# select_related, results, series, TRIM and saturation through the ORM (seven queries) made
+# the uncached compare page 4.1x as slow and its API 5.0-5.6x, measured paired in one
+# process on the demo catalog and seed_scale (issue 30's bar: 1.15x).
 _PRICE = Shape(Price, "p")
 _RUN = Shape(Run, "run", [f.name for f in Run._meta.concrete_fields if f.name != "document"])
 _FIRMWARE = Shape(FirmwareVersion, "fw")
@@ -193,7 +197,8 @@ _RECENCY = (
     "COALESCE(run.started_at, ci.published_on::timestamptz, run.ingested_at) DESC, run.id DESC"
 )
 
-# The catalog's version (core.versions), when this transaction has not itself written.
+# The version the tests held are current with: the catalog's (core.versions), when this
+# transaction has not itself written. The only version the head to head reads.
 _CATALOG_VERSION = (
     f"(SELECT version FROM core_scopeversion WHERE scope = {literal(CATALOG)} AND NOT {WRITTEN})"
 )

@@ -10,7 +10,7 @@ from django.db import connections
 from django.db.models import Prefetch, QuerySet
 
 from core.db import prepared_rows, read_alias
-from core.filters import Where
+from core.filters import FilterSet, Where
 from drives.selectors import (
     CONTROLLER_CHOICES_JSON,
     DriveLabel,
@@ -114,9 +114,9 @@ def throughput_tests() -> list[Test]:
 
 
 # A ranking's rows: entries of one test in the order of one figure, narrowed by a
-# FilterSet's conditions on e (drives.filters.Where) and, for the highlighted drives ranked
-# elsewhere, by slug; their drives' labels follow in a prepared statement (joined in here,
-# planning the join cost more than the round trip). Planned for its parameters on every
+# FilterSet's conditions on e (core.filters.FilterSet.where) and, for the highlighted drives
+# ranked elsewhere, by slug; their drives' labels follow in a prepared statement (joined in
+# here, planning the join cost more than the round trip). Planned for its parameters on every
 # request: a generic plan made for the average filter walks the whole ranking for one that
 # keeps few.
 _BOARD_SQL = """
@@ -170,18 +170,18 @@ def _board_rows(sql: str, params: dict) -> list[EntryRow]:
 def leaderboard(
     *,
     test: Test,
-    where: Where | None = None,
+    filters: FilterSet | None = None,
     metric: str = Metric.THROUGHPUT,
     page: int = 1,
     page_size: int = 50,
     highlight: tuple[str, ...] = (),
 ) -> Leaderboard:
-    """One test's ranking among the entries the pages show, narrowed by `where` (a
-    LeaderboardFilter's conditions on entries, see FilterSet.where), best first: one page of
-    it, and where the highlighted drives rank, each with which latency its mean latency is.
-    Two queries (the entries, their drives' labels), four with highlighted drives ranked off
-    the page."""
-    where = where or Where()
+    """One test's ranking among the entries the pages show, narrowed by `filters` (a valid
+    LeaderboardFilter, written as SQL: FilterSet.where), best first: one page of it, and
+    where the highlighted drives rank, each with which latency its mean latency is. Two
+    queries (the entries, their drives' labels), four with highlighted drives ranked off the
+    page."""
+    where = filters.where("e") if filters is not None else Where()
     real = not settings.BENCH_SHOW_SYNTHETIC
     start = (page - 1) * page_size
     params = {**where.params, "test": test.pk, "limit": page_size + 1, "offset": start}

@@ -6,10 +6,9 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from drives.models import Drive, NandType
+from core.filters import FilterSet, form_fields
 from results import charts
 from results.filters import LeaderboardFilter
-from results.models import DataPattern
 from results.selectors.common import entries
 from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
 from results.views.common import (
@@ -37,16 +36,15 @@ def test_index(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "bench/tests.html", {"suites": suites})
 
 
-def filter_context(filters, controllers: list[tuple[str, str]]) -> dict:
-    """What the filter form of leaderboards and value views needs to draw itself."""
+def filter_context(
+    filterset: type[FilterSet], chosen: dict, controllers: list[tuple[str, str]]
+) -> dict:
+    """What the filter form of leaderboards and value views needs to draw itself: the
+    fields of `filterset`, what the query chose (cleaned data), and the controllers."""
     return {
-        "form": filters.form.cleaned_data,
-        "kinds": Drive.Kind.choices,
-        "interfaces": Drive.Interface.choices,
-        "cell_types": NandType.CellType.choices,
-        "patterns": DataPattern.choices,
-        "sources": filters.filters["source"].extra["choices"],
-        "controllers": controllers,
+        "form": chosen,
+        "filter_fields": form_fields(filterset).values(),
+        "filter_choices": {"controller": controllers},
     }
 
 
@@ -63,7 +61,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     highlight = highlighted(request)
     board = leaderboard(
         test=test,
-        where=filters.where("e"),
+        filters=filters,
         metric=metric,
         page=page,
         page_size=PAGE_SIZE,
@@ -88,6 +86,6 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "highlight": highlight_list(
             request, highlight, (r.entry.drive for r in board.rows + board.elsewhere)
         ),
-        **filter_context(filters, controllers),
+        **filter_context(LeaderboardFilter, filters.form.cleaned_data, controllers),
     }
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)

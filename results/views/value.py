@@ -5,9 +5,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from results import charts
-from results.filters import ValueFilter
-from results.models import Test
-from results.selectors.common import VALUE_DEFAULT_TEST, entries
+from results.filters import ValueFilter, value_query
 from results.selectors.value import value_choices, value_frontier
 from results.views.common import (
     HtmxHttpRequest,
@@ -22,30 +20,28 @@ from results.views.leaderboards import filter_context
 @require_safe
 def value_page(request: HtmxHttpRequest) -> HttpResponse:
     tests, controllers = value_choices()
-    filters = ValueFilter(request.GET, queryset=entries(), tests=tests)
-    if not filters.is_valid():
-        return bad_request(request, filters.errors)
-    cleaned = filters.form.cleaned_data
-    wanted = cleaned.get("test") or VALUE_DEFAULT_TEST
-    test = next((t for t in filters.tests if t.identifier == wanted), None)
-    if test is None:
-        test = Test.objects.get(identifier=wanted)
+    filters, options = value_query(request.GET, tests)
+    errors = {**filters.errors, **options.errors}
+    if errors:
+        return bad_request(request, errors)
+    chosen = {**filters.form.cleaned_data, **options.cleaned_data}
+    test = options.chosen_test()
     highlight = highlighted(request)
     view = value_frontier(
         test=test,
         filters=filters,
-        as_of=cleaned.get("as_of"),
+        as_of=chosen["as_of"],
         highlight=highlight,
-        worst_case=not cleaned.get("pattern"),
+        worst_case=not chosen.get("pattern"),
     )
     context = {
         "view": view,
         "test": test,
-        "tests": filters.test_choices,
+        "tests": options.fields["test"].choices,
         "figure": charts.value_scatter(view),
         "highlight": highlight_list(
             request, highlight, (p.drive for p in view.points if p.highlighted)
         ),
-        **filter_context(filters, controllers),
+        **filter_context(ValueFilter, chosen, controllers),
     }
     return render(request, partial(request, "bench/value.html", "value"), context)

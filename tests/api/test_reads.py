@@ -10,11 +10,11 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
-from results.selectors.compare import compare
-from results.selectors.rankings import leaderboard
 
 from drives.models import Drive
 from results.models import Result, Run, Test
+from results.selectors.compare import compare
+from results.selectors.rankings import leaderboard
 from results.services import run_ingest, run_withdraw
 from results.synthetic import measured_document
 from tests.factories import with_changes

@@ -1,5 +1,5 @@
 """Versions by scope (core.versions, core/sql/scope_versions.sql, the scope triggers of
-drives 0012 and results 0024) on a real PostgreSQL: a transaction moves, as it commits and
+drives 0012 and results 0025) on a real PostgreSQL: a transaction moves, as it commits and
 once, exactly the scopes its changed rows touch, as RULES below restates the declarations;
 writers never deadlock on the versions."""
 
@@ -100,7 +100,7 @@ RULES = {
 }
 
 
-DECLARED_IN = ("drives.migrations.0012_scope_versions", "results.migrations.0024_scope_versions")
+DECLARED_IN = ("drives.migrations.0012_scope_versions", "results.migrations.0025_scope_versions")
 
 
 def test_the_rules_cover_the_declared_tables():
@@ -214,6 +214,13 @@ WRITES: dict[str, Callable[[random.Random], None]] = {
     "a drive renamed": _edit(Drive, "model", _renamed),
     "a drive's slug changed": _edit(Drive, "slug", lambda rng, d: f"slug-{rng.randint(0, 10**6)}"),
     "a drive added": lambda rng: DriveFactory(manufacturer=_some(Manufacturer, rng)),
+    # Its entries' copies of its specs follow (results.copies): they move as entries do.
+    "a drive's capacity changed": _edit(
+        Drive, "capacity_bytes", lambda rng, d: rng.choice([None, d.capacity_bytes, 2 * 10**12])
+    ),
+    "a drive's controller changed": _edit(
+        Drive, "controller", lambda rng, d: rng.choice([None, _some(Controller, rng)])
+    ),
     "a maker renamed": _edit(Manufacturer, "name", _renamed),
     "a controller renamed": _edit(Controller, "model", _renamed),
     "a NAND type's cell type changed": _edit(NandType, "cell_type", lambda rng, n: "tlc"),

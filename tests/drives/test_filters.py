@@ -3,7 +3,6 @@ leaderboard entry's controller): the same rows as the join on the slug would giv
 slug (known, unknown, empty), read without joining the named table."""
 
 import pytest
-from django.db import connection
 from django.db.models import QuerySet
 from django.http import QueryDict
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +10,7 @@ from hypothesis import strategies as st
 
 from drives.api import DriveApiFilter
 from drives.filters import DriveFilter
-from drives.models import Drive, NandType
+from drives.models import Drive
 from results.filters import LeaderboardFilter
 from results.models import LeaderboardEntry
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory
@@ -78,46 +77,3 @@ def test_a_slug_filter_compares_ids_without_a_join(catalog, which):
     assert "JOIN" not in sql
     assert f'"{model._meta.get_field(field).column}" = (SELECT' in sql
     assert f'FROM "{named}"' in sql
-
-
-# -- the same filters as SQL (FilterSet.where) ---------------------------------------------
-
-DRIVE_FILTER_SETS = [DriveFilter, DriveApiFilter]
-
-
-def drive_queries(catalog_slugs: dict[str, list[str]]):
-    """Query strings of any combination of the drive filters, with values that match some
-    drives, none, or text that means something to LIKE."""
-    choices = {
-        "q": st.sampled_from(["Ranked", "model 1", "240GB", "%", "_a", "\\", "Maker Ranked 2"]),
-        "kind": st.sampled_from(Drive.Kind.values),
-        "interface": st.sampled_from(Drive.Interface.values),
-        "controller": st.sampled_from([*catalog_slugs["controller"], "no-such"]),
-        "cell_type": st.sampled_from(NandType.CellType.values),
-        "capacity_min": st.sampled_from(["0", "120", "240.5"]),
-        "capacity_max": st.sampled_from(["120", "500", "4000"]),
-        "manufacturer": st.sampled_from([*catalog_slugs["manufacturer"], "no-such"]),
-        "nand": st.sampled_from([*catalog_slugs["nand"], "no-such"]),
-    }
-    return st.dictionaries(st.sampled_from(sorted(choices)), st.none(), max_size=3).flatmap(
-        lambda keys: st.fixed_dictionaries({k: choices[k] for k in keys})
-    )
-
-
-@settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(data=st.data())
-def test_the_drive_filters_as_sql_keep_what_the_orm_keeps(catalog, data):
-    filter_set = data.draw(st.sampled_from(DRIVE_FILTER_SETS))
-    names = {field: slugs(Drive, field) for field in ("controller", "manufacturer", "nand")}
-    query = data.draw(drive_queries(names))
-    if filter_set is DriveFilter:
-        query = {k: v for k, v in query.items() if k not in ("manufacturer", "nand")}
-    filters = filter_set(QueryDict(mutable=True) | query, queryset=Drive.objects.all())
-    assert filters.is_valid(), filters.errors
-    where = filters.where("d")
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT d.id FROM drives_drive d WHERE true{where.sql}", where.params)
-        got = {row[0] for row in cursor.fetchall()}
-    assert got == set(filters.qs.values_list("pk", flat=True)), query

@@ -1,6 +1,5 @@
 """drive_resolve and manufacturer_resolve: the catalog row a result document names."""
 
-
 import pytest
 
 from drives.models import Drive, Manufacturer

@@ -12,12 +12,13 @@ from django.http import QueryDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from drives.models import Controller, Drive, NandType
-from results.filters import LeaderboardFilter, ValueFilter
-from results.models import DataPattern, LeaderboardEntry, Run, Test
+from drives.models import Drive
+from results.filters import LeaderboardFilter, ValueFilter, ValueForm
+from results.models import LeaderboardEntry, Test
 from results.selectors.common import entries
 from results.selectors.rankings import Metric, leaderboard
 from results.selectors.value import value_frontier
+from tests.filter_queries import filter_queries
 
 pytestmark = pytest.mark.django_db
 
@@ -42,36 +43,27 @@ def catalog(settings):
     names = list(Drive.objects.values_list("model", flat=True))
     return {
         "words": sorted({w for name in names for w in name.split()})[:40],
-        "controllers": list(Controller.objects.values_list("slug", flat=True)),
         "tests": list(Test.objects.filter(kind=Test.Kind.THROUGHPUT)),
     }
 
 
 def queries(catalog, *, value: bool = False):
-    """Query strings of any combination of the filters, with values that match some
-    entries, none, or text that means something to LIKE (%, _, backslash)."""
+    """Query strings of any combination of the filters (tests.filter_queries), with words
+    that match some entries, none, or text that means something to LIKE (%, _, backslash);
+    for a value view, with a day prices are taken as of, or none."""
     words = st.one_of(
         st.sampled_from(catalog["words"]),
         st.sampled_from(["240GB", "1TB", "0.5TB", "120gb"]),
         st.sampled_from(["%", "_", "S%c", "yn_h", "\\", "100%"]),
         st.text(alphabet="aeS%_\\ 1", min_size=1, max_size=6),
     )
-    choices = {
-        "q": st.lists(words, min_size=1, max_size=3).map(" ".join),
-        "kind": st.sampled_from(Drive.Kind.values),
-        "interface": st.sampled_from(Drive.Interface.values),
-        "controller": st.sampled_from([*catalog["controllers"], "no-such-controller"]),
-        "cell_type": st.sampled_from(NandType.CellType.values),
-        "capacity_min": st.sampled_from(["0", "100", "240.5", "512"]),
-        "capacity_max": st.sampled_from(["120", "500", "1000", "4000"]),
-        "pattern": st.sampled_from(DataPattern.values),
-        "source": st.sampled_from([Run.Source.MEASURED, Run.Source.PUBLISHED]),
-    }
-    if value:
-        choices["as_of"] = st.sampled_from(["2025-06-01", "2010-01-01"])
-    return st.dictionaries(st.sampled_from(sorted(choices)), st.none(), max_size=3).flatmap(
-        lambda keys: st.fixed_dictionaries({k: choices[k] for k in keys})
+    drawn = filter_queries(LeaderboardFilter, words=words)
+    if not value:
+        return drawn
+    days = st.fixed_dictionaries(
+        {}, optional={"as_of": st.sampled_from(["2025-06-01", "2010-01-01"])}
     )
+    return st.tuples(drawn, days).map(lambda both: {**both[0], **both[1]})
 
 
 def where_ids(where) -> set[int]:
@@ -116,7 +108,7 @@ def test_a_ranking_is_the_orm_ranking_of_the_filtered_entries(catalog, data):
     highlight = tuple(slug for _, slug in ranked[::7][:3])
     board = leaderboard(
         test=test,
-        where=filters.where("e"),
+        filters=filters,
         metric=metric,
         page=page,
         page_size=5,
@@ -146,10 +138,12 @@ def test_a_value_view_prices_the_filtered_entries(catalog, data):
     test = data.draw(st.sampled_from([t for t in catalog["tests"] if t.block_size == 4096]))
     sample = data.draw(st.sampled_from([0, 5, 200]))
     filters = valid(ValueFilter, query)
+    options = ValueForm(query, tests=[test])
+    assert options.is_valid(), options.errors
     view = value_frontier(
         test=test,
         filters=filters,
-        as_of=filters.form.cleaned_data.get("as_of"),
+        as_of=options.cleaned_data["as_of"],
         worst_case=not query.get("pattern"),
         sample=sample,
     )

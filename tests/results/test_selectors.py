@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from drives.filters import DriveFilter
 from drives.models import Drive, NandType
-from results.filters import LeaderboardFilter, ValueFilter
+from results.filters import LeaderboardFilter
 from results.models import LeaderboardEntry, Test
 from results.selectors.common import Figures, entries
 from results.selectors.compare import compare
@@ -392,20 +392,6 @@ def test_synthetic_drives_stay_out_unless_the_benchmark_shows_them(settings):
     assert not Drive.objects.real().filter(pk=drive.pk).exists()
     settings.BENCH_SHOW_SYNTHETIC = True
     assert Drive.objects.real().filter(pk=drive.pk).exists()
-
-
-def test_filter_forms_share_fields_but_not_what_a_request_sets():
-    """The filter forms' fields are shared by every form of a class (not deep-copied per
-    request); the value view's tests, this request's choices, go on a field of its own."""
-    first, second = DriveFilter({"kind": "ssd"}).form, DriveFilter({"kind": "hdd"}).form
-    assert first.fields is not second.fields
-    assert first.fields["kind"] is second.fields["kind"]
-    assert first.is_valid() and second.is_valid()
-    assert (first.cleaned_data["kind"], second.cleaned_data["kind"]) == ("ssd", "hdd")
-    shared = ValueFilter().get_form_class().base_fields["test"]
-    before = list(shared.choices)
-    form = ValueFilter({"test": "randread-4k-qd3"}).form
-    assert form.fields["test"] is not shared and list(shared.choices) == before
 
 
 PATTERNS = ["compressible", "incompressible", "unspecified"]

@@ -63,7 +63,9 @@ UPLOADS = 15
 REVIEWER = "bench-api-reviewer"
 
 
-def _families(rng: random.Random) -> dict[str, list[str]]:
+def api_paths(rng: random.Random) -> dict[str, list[str]]:
+    """The paths of each API family (drive list, results list, compare), drawn from the
+    catalog so that requests vary."""
     ranked = list(LeaderboardEntry.objects.values_list("drive__slug", flat=True).distinct())
     if len(ranked) < 2:
         raise CommandError("the catalog has fewer than two ranked drives: run seed_scale")
@@ -118,7 +120,7 @@ class Command(BaseCommand):
             for table in ("results_leaderboardentry", "drives_drive", "drives_price"):
                 cursor.execute(f"VACUUM (ANALYZE) {table}")
         rng = random.Random(opts["seed"])
-        families = _families(rng)
+        families = api_paths(rng)
         env = {
             "DATABASE_URL": os.environ["DATABASE_URL"],
             "DJANGO_SETTINGS_MODULE": "benchsite.settings.bench",

@@ -58,7 +58,7 @@ RESTORE_0020 = _0020.FORWARD + "".join(_0020.TRIGGERS.format(table=t) for t in _
 class Migration(migrations.Migration):
     dependencies = [
         ("core", "0001_scope_versions"),
-        ("results", "0023_series_points_uncompressed"),
+        ("results", "0024_leaderboard_copies_generated"),
     ]
 
     operations = [migrations.RunSQL(_0020.BACKWARD + INSTALL, REMOVE + RESTORE_0020)]

@@ -1,0 +1,113 @@
+"""Copies held as columns (core.columns): a column compares as SQL does (NULL never matches,
+text only for equality), whatever its values; a copy's load statement, made from its
+(name, SQL) pairs, brings back every row's values under their names, with or without rows."""
+
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from django.db import connection
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.columns import Columns, Copy, Table
+from drives.models import Drive
+
+SQL_OPERATORS = {"exact": operator.eq, "gte": operator.ge, "lte": operator.le}
+INTEGERS = st.integers(-(2**62), 2**62)
+TEXTS = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=6)
+# A column's values as JSON brings them (one kind, or NULL), and a value to compare with.
+COLUMNS = st.one_of(
+    st.tuples(st.lists(st.none() | INTEGERS), INTEGERS | st.integers(-(2**70), 2**70)),
+    st.tuples(
+        st.lists(st.none() | INTEGERS | st.floats(allow_nan=False, allow_infinity=False)),
+        st.floats(allow_nan=False, allow_infinity=False),
+    ),
+    st.tuples(st.lists(st.none() | st.booleans()), st.booleans()),
+    st.tuples(st.lists(st.none() | TEXTS), TEXTS),
+)
+
+
+def sql_compare(values: list, lookup: str, value) -> list[bool]:
+    return [v is not None and SQL_OPERATORS[lookup](v, value) for v in values]
+
+
+@given(column=COLUMNS, lookup=st.sampled_from(sorted(SQL_OPERATORS)), data=st.data())
+def test_a_column_compares_as_sql_does(column, lookup, data):
+    values, value = column
+    if values and values[0] is not None and data.draw(st.booleans()):
+        value = values[0]  # one that matches
+    columns = Columns("default", {"c": values}, len(values))
+    if isinstance(value, str) and lookup != "exact":
+        with pytest.raises(ValueError):
+            columns.compare("c", lookup, value)
+        return
+    assert columns.compare("c", lookup, value).tolist() == sql_compare(values, lookup, value)
+    assert columns.compare("c", lookup, None).tolist() == [False] * len(values)
+    if not isinstance(value, str):  # beyond any column's numbers
+        assert columns.compare("c", lookup, 10**30).tolist() == sql_compare(values, lookup, 10**30)
+    keep = data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values)))
+    kept = columns.take(np.array(keep, dtype=bool))
+    chosen = [v for v, k in zip(values, keep, strict=True) if k]
+    assert kept.compare("c", lookup, value).tolist() == sql_compare(chosen, lookup, value)
+
+
+@given(values=st.lists(st.none() | INTEGERS), wanted=st.lists(INTEGERS, max_size=4))
+def test_isin_keeps_the_rows_of_those_values_and_never_null(values, wanted):
+    wanted = [*wanted, *[v for v in values[:2] if v is not None]]
+    columns = Columns("default", {"c": values}, len(values))
+    assert columns.isin("c", wanted).tolist() == [v is not None and v in wanted for v in values]
+
+
+ASCII = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=3)
+
+
+@given(values=st.lists(st.none() | TEXTS), text=ASCII)
+def test_contains_finds_ascii_text_where_python_does(values, text):
+    columns = Columns("default", {"c": values}, len(values))
+    assert columns.contains("c", text).tolist() == [v is not None and text in v for v in values]
+
+
+# -- the load ---------------------------------------------------------------------------
+
+
+@dataclass
+class Held:
+    version: int
+    tables: dict[str, Columns]
+
+
+ROWS = st.lists(st.tuples(st.none() | INTEGERS, st.none() | TEXTS, st.booleans()), max_size=20)
+
+
+@pytest.mark.django_db
+@settings(
+    deadline=None, max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rows=ROWS)
+def test_a_copy_brings_back_every_row_under_its_names(rows):
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS held")
+        cursor.execute("CREATE TEMP TABLE held (n bigint, t text, b boolean)")
+        for row in rows:
+            cursor.execute("INSERT INTO held VALUES (%s, %s, %s)", row)
+    table = Table(
+        "held",
+        (
+            ("number", "h.n"),
+            ("text", "h.t"),
+            ("flag", "h.b"),
+            ("rank", "rank() OVER (ORDER BY h.n)"),
+        ),
+        "held h",
+    )
+    copy = Copy(
+        Drive, "SELECT 1, false", [table], lambda alias, version, tables: Held(version, tables)
+    )
+    held = copy.current().tables["held"]
+    got = sorted(
+        zip(held.values("number"), held.values("text"), held.values("flag"), strict=True), key=str
+    )
+    assert got == sorted(rows, key=str) and len(held) == len(rows)
+    assert held.compare("flag", "exact", True).sum() == sum(b for _, _, b in rows)
