@@ -23,7 +23,6 @@ from results.models import (
     Citation,
     ConsistencySeries,
     IdempotencyKey,
-    LeaderboardEntry,
     Result,
     Run,
     SaturationSeries,
@@ -381,11 +380,29 @@ def upload_idempotent(
 # comparison shows). Each drive's slowest pattern in a test is marked `worst`; every entry
 # carries the drive's latest USD price, which a trigger on drives_price keeps current
 # (migration 0009), and copies of its specs, which triggers give it and keep current
-# (results.copies).
+# (results.copies). Only the entries that change are written (and those no longer backed by
+# a result deleted), so an ingest that changes no ranking moves no ranking's version
+# (core.versions), and an entry keeps its id while it stands.
+_LEADERBOARD_COLUMNS = [
+    "drive_id",
+    "test_id",
+    "pattern",
+    "result_id",
+    "run_id",
+    "source",
+    "synthetic",
+    "bytes_per_second",
+    "iops",
+    "derived",
+    "latency_mean_ns",
+    "latency_kind",
+    "quick",
+    "worst",
+    "price_usd",
+    "price_observed_on",
+]
 _LEADERBOARD_SQL = """
-INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
-    synthetic, bytes_per_second, iops, derived, latency_mean_ns, latency_kind, quick, worst,
-    price_usd, price_observed_on)
+WITH fresh AS (
 SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
                                     ORDER BY bytes_per_second NULLS LAST, pattern) = 1,
        price.amount, price.observed_on
@@ -413,6 +430,17 @@ FROM (
 LEFT JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                    WHERE drive_id = latest.drive_id AND currency = 'USD'
                    ORDER BY observed_on DESC, amount LIMIT 1) price ON true
+),
+gone AS (
+  DELETE FROM results_leaderboardentry e
+  WHERE {entries} AND NOT EXISTS (
+    SELECT FROM fresh f
+    WHERE (f.drive_id, f.test_id, f.pattern) = (e.drive_id, e.test_id, e.pattern))
+)
+INSERT INTO results_leaderboardentry AS e ({columns})
+SELECT * FROM fresh
+ON CONFLICT (drive_id, test_id, pattern) DO UPDATE SET ({columns}) = ROW({proposed})
+WHERE ({stored}) IS DISTINCT FROM ({proposed})
 """
 
 
@@ -421,8 +449,7 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
     published runs. Returns the number of entries written."""
     with transaction.atomic(), connection.cursor() as cursor:
         if drive_ids is None:
-            LeaderboardEntry.objects.all().delete()
-            cursor.execute(_LEADERBOARD_SQL.format(where=""))
+            cursor.execute(_leaderboard_sql(where="", entries="true"))
         else:
             # One refresh of a drive at a time: a concurrent ingest for the same drive waits
             # here, then sees this one's rows (committed) and rebuilds them with its own.
@@ -432,8 +459,21 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
                 .order_by("pk")
                 .values_list("pk", flat=True)
             )
-            LeaderboardEntry.objects.filter(drive_id__in=drive_ids).delete()
             cursor.execute(
-                _LEADERBOARD_SQL.format(where="AND run.drive_id = ANY(%s)"), [list(drive_ids)]
+                _leaderboard_sql(
+                    where="AND run.drive_id = ANY(%(drives)s)",
+                    entries="e.drive_id = ANY(%(drives)s)",
+                ),
+                {"drives": list(drive_ids)},
             )
         return cursor.rowcount
+
+
+def _leaderboard_sql(*, where: str, entries: str) -> str:
+    return _LEADERBOARD_SQL.format(
+        where=where,
+        entries=entries,
+        columns=", ".join(_LEADERBOARD_COLUMNS),
+        stored=", ".join(f"e.{c}" for c in _LEADERBOARD_COLUMNS),
+        proposed=", ".join(f"EXCLUDED.{c}" for c in _LEADERBOARD_COLUMNS),
+    )
