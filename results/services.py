@@ -438,8 +438,9 @@ def suite_catalog_sync(*, catalog: dict[str, Any] | None = None, using: str = "d
     """Make the tests and suites in the database those of the test catalog
     (results/schema/catalog.json unless `catalog` is given): a test or suite it adds is
     created, one it names is written as it says, in one transaction; nothing it leaves out is
-    deleted (results point at their test). Run after every `migrate` (results.apps), so adding a
-    test is an entry in catalog.json, not a migration. Returns how many tests and suites it wrote."""
+    deleted (results point at their test). Run after every `migrate` (results.apps), so adding
+    a test is an entry in catalog.json, not a migration. Returns how many tests and suites it
+    wrote."""
     if catalog is None:
         catalog = json.loads(TEST_CATALOG.read_text())
     written = 0
