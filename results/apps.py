@@ -1,6 +1,26 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _sync_test_catalog(sender, using, apps, **kwargs) -> None:
+    """After `migrate`, the tests and suites are catalog.json's (services.suite_catalog_sync);
+    not when the results tables stand at an earlier migration (`migrate results 0005`), whose
+    Test lacks fields the catalog names."""
+    from results.models import Test
+    from results.services import suite_catalog_sync
+
+    try:
+        migrated = apps.get_model("results", "Test")
+    except LookupError:
+        return
+    held = {f.name for f in migrated._meta.get_fields()}
+    if all(f.name in held for f in Test._meta.concrete_fields):
+        suite_catalog_sync(using=using)
 
 
 class ResultsConfig(AppConfig):
     name = "results"
     verbose_name = "Results"
+
+    def ready(self) -> None:
+        post_migrate.connect(_sync_test_catalog, sender=self)
