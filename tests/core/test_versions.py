@@ -100,7 +100,7 @@ RULES = {
 }
 
 
-DECLARED_IN = ("drives.migrations.0012_scope_versions", "results.migrations.0025_scope_versions")
+DECLARED_IN = ("drives.versioned", "results.versioned")
 
 
 def test_the_rules_cover_the_declared_tables():
