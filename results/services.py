@@ -371,7 +371,7 @@ def upload_idempotent(
 # (results.selectors.run_recency, the same rule for the series and TRIM validations a
 # comparison shows). Each drive's slowest pattern in a test is marked `worst`; every entry
 # carries the drive's latest USD price, which a trigger on drives_price keeps current
-# (migration 0009), and copies of its specs, which triggers give it and keep current
+# (results/sql/price_sync.sql), and copies of its specs, which triggers give it and keep current
 # (results.copies). Only the entries that change are written (and those no longer backed by
 # a result deleted), so an ingest that changes no ranking moves no ranking's version
 # (core.versions), and an entry keeps its id while it stands.
