@@ -1,11 +1,13 @@
 from django.apps import AppConfig
+from django.apps import apps as installed_apps
 from django.db.models.signals import post_migrate
 
 
-def _sync_test_catalog(sender, using, apps, **kwargs) -> None:
+def _sync_test_catalog(sender, using, apps=installed_apps, **kwargs) -> None:
     """After `migrate`, the tests and suites are catalog.json's (services.suite_catalog_sync);
     not when the results tables stand at an earlier migration (`migrate results 0005`), whose
-    Test lacks fields the catalog names."""
+    Test lacks fields the catalog names. `flush` (which tests run between transactional
+    tests) sends no migration state: the tables are then the models'."""
     from results.models import Test
     from results.services import suite_catalog_sync
 
