@@ -5,7 +5,7 @@ from django.db.models.signals import post_migrate
 
 def _sync_test_catalog(sender, using, apps=installed_apps, **kwargs) -> None:
     """After `migrate`, the tests and suites are catalog.json's (services.suite_catalog_sync);
-    not when the results tables stand at an earlier migration (`migrate results 0005`), whose
+    not when the results tables stand at an earlier migration (migrate back to one), whose
     Test lacks fields the catalog names. `flush` (which tests run between transactional
     tests) sends no migration state: the tables are then the models'."""
     from results.models import Test
