@@ -24,7 +24,7 @@ kept for others. Version rows are never deleted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from django.db import connections
@@ -116,3 +116,11 @@ def scope_triggers(
         f"DROP TRIGGER {table}_scopes_committed ON {table};"
     )
     return install, remove
+
+
+def versioned_triggers(versioned: Mapping[str, Mapping[str, Iterable[str]]]) -> tuple[str, str]:
+    """The SQL that makes every table of `versioned` (table: scope_triggers' arguments, as
+    drives.versioned and results.versioned declare them) versioned, and the SQL that undoes
+    it."""
+    made = [scope_triggers(table, **scopes) for table, scopes in versioned.items()]
+    return "\n".join(install for install, _ in made), "\n".join(remove for _, remove in made)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -27,6 +29,7 @@ from results.models import (
     Run,
     SaturationSeries,
     Suite,
+    SuiteTest,
     Test,
     TestBench,
     TrimValidation,
@@ -379,7 +382,7 @@ def upload_idempotent(
 # (results.selectors.run_recency, the same rule for the series and TRIM validations a
 # comparison shows). Each drive's slowest pattern in a test is marked `worst`; every entry
 # carries the drive's latest USD price, which a trigger on drives_price keeps current
-# (migration 0009), and copies of its specs, which triggers give it and keep current
+# (results/sql/price_sync.sql), and copies of its specs, which triggers give it and keep current
 # (results.copies). Only the entries that change are written (and those no longer backed by
 # a result deleted), so an ingest that changes no ranking moves no ranking's version
 # (core.versions), and an entry keeps its id while it stands.
@@ -477,3 +480,47 @@ def _leaderboard_sql(*, where: str, entries: str) -> str:
         stored=", ".join(f"e.{c}" for c in _LEADERBOARD_COLUMNS),
         proposed=", ".join(f"EXCLUDED.{c}" for c in _LEADERBOARD_COLUMNS),
     )
+
+
+TEST_CATALOG = Path(__file__).resolve().parent / "schema" / "catalog.json"
+
+
+def suite_catalog_sync(*, catalog: dict[str, Any] | None = None, using: str = "default") -> int:
+    """Make the tests and suites in the database those of the test catalog
+    (results/schema/catalog.json unless `catalog` is given): a test or suite it adds is
+    created, one it names is written as it says, in one transaction; nothing it leaves out is
+    deleted (results point at their test). Run after every `migrate` (results.apps), so adding
+    a test is an entry in catalog.json, not a migration. Returns how many tests and suites it
+    wrote."""
+    if catalog is None:
+        catalog = json.loads(TEST_CATALOG.read_text())
+    written = 0
+    with transaction.atomic(using=using):
+        tests = {t.identifier: t for t in Test.objects.using(using)}
+        for spec in catalog["tests"]:
+            fields = {name: value for name, value in spec.items() if name != "id"}
+            test = tests.get(spec["id"])
+            if test is None or any(getattr(test, k) != v for k, v in fields.items()):
+                tests[spec["id"]], _ = Test.objects.using(using).update_or_create(
+                    identifier=spec["id"], defaults=fields
+                )
+                written += 1
+        for spec in catalog["suites"]:
+            suite, created = Suite.objects.using(using).get_or_create(
+                name=spec["name"], version=spec["version"], defaults={"title": spec["title"]}
+            )
+            changed = created
+            if suite.title != spec["title"]:
+                suite.title = spec["title"]
+                suite.save(using=using, update_fields=["title"])
+                changed = True
+            wanted = [(tests[test_id].pk, n) for n, test_id in enumerate(spec["tests"], start=1)]
+            members = SuiteTest.objects.using(using).filter(suite=suite)
+            if [(st.test_id, st.position) for st in members.order_by("position")] != wanted:
+                members.delete()
+                SuiteTest.objects.using(using).bulk_create(
+                    SuiteTest(suite=suite, test_id=test, position=n) for test, n in wanted
+                )
+                changed = True
+            written += changed
+    return written

@@ -1,7 +1,7 @@
-"""Versions by scope (core.versions, core/sql/scope_versions.sql, the scope triggers of
-drives 0012 and results 0025) on a real PostgreSQL: a transaction moves, as it commits and
-once, exactly the scopes its changed rows touch, as RULES below restates the declarations;
-writers never deadlock on the versions."""
+"""Versions by scope (core.versions, core/sql/scope_versions.sql, the scope triggers
+drives.versioned and results.versioned declare) on a real PostgreSQL: a transaction moves,
+as it commits and once, exactly the scopes its changed rows touch, as RULES below restates
+the declarations; writers never deadlock on the versions."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ RULES = {
 }
 
 
-DECLARED_IN = ("drives.migrations.0012_scope_versions", "results.migrations.0025_scope_versions")
+DECLARED_IN = ("drives.versioned", "results.versioned")
 
 
 def test_the_rules_cover_the_declared_tables():

@@ -1,12 +1,10 @@
 """The shared cache (benchsite/cache.py), against the database cache and a real redis-server."""
 
-import importlib
 import json
 import subprocess
 import sys
 
 import pytest
-from django.apps import apps
 from django.core.cache import cache
 from django.db import connection, transaction
 
@@ -15,16 +13,16 @@ from benchsite.settings.base import cache_settings
 from drives.models import Drive
 from loadtests.appserver import server_environment
 from results.models import Run, Test
-from results.services import run_ingest, run_withdraw
+from results.services import run_ingest, run_withdraw, suite_catalog_sync
 from tests.site.support import ROOT
 
 
 @pytest.fixture
 def catalog():
-    """The test catalog, which the flush after a transactional test removes, loaded again
-    by its migration."""
+    """The test catalog, which the flush after a transactional test removes, written again
+    as migrate writes it."""
     if not Test.objects.exists():
-        importlib.import_module("results.migrations.0002_test_catalog_v1").load_catalog(apps, None)
+        suite_catalog_sync()
 
 
 # Real commits: the on-commit hooks run as in production.
