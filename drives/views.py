@@ -60,13 +60,14 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
         return bad_request(request, filters.errors)
+    form = filter_context(DriveFilter, filters.form.cleaned_data, controllers())
     page = _page(filters, request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {
         "page": page,
         "query": query.urlencode(),
-        **filter_context(DriveFilter, filters.form.cleaned_data, controllers()),
+        **form,
     }
     htmx_partial = request.htmx and not request.htmx.history_restore_request
     return render(
