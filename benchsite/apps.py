@@ -17,7 +17,4 @@ class BenchsiteConfig(AppConfig):
     verbose_name = "Bench site"
 
     def ready(self) -> None:
-        from benchsite import cache
-
         post_migrate.connect(_create_cache_table, sender=self)
-        cache.connect_invalidation()

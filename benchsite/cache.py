@@ -1,22 +1,24 @@
-"""Values computed from the catalog, cached for every worker and invalidated by every write.
+"""Values computed from the catalog, cached for every worker, current by the versions of the
+scopes they depend on (core.versions).
 
 A page or endpoint caches what is expensive with one line:
 
-    table = cached("leaderboard", test.pk, pattern, compute=lambda: leaderboard(...))
+    table = cached("leaderboard", test.pk, pattern, scopes=[ranking_scope(test.identifier)],
+                   compute=lambda: leaderboard(...))
 
-Each entry is stored with the catalog version it was computed at. Every write to a model of
-the drives and results apps (run_ingest, run_withdraw, an edit in the admin) replaces the
-version once its transaction commits, before the request that wrote returns, so no reader is
-served a value computed before the change (a withdrawn run is gone from every cached page when
-the withdrawal returns). A hit costs one cache round trip (the entry and the version in one
-read); a miss adds the computation and one write.
+Each entry is stored with the version of its scopes (and of CATALOG, which every page
+depends on) read before it was computed; without scopes, it depends on every write (ANY). A
+write moves the version of the scopes it touches when its transaction commits, before the
+request that wrote returns, so no reader is served a value computed before the change. A hit
+costs the version (one prepared statement) and the entry (one cache read); a miss adds the
+computation and one write.
 
-With read replicas the version also records the primary's WAL position at the write, and a
-value is computed on a replica only when that replica has replayed the write; otherwise it is
-computed on the primary, so a lagging replica never puts an old value in the cache.
+The version is read from the database the computation's reads go to (a replica, or the
+primary): a value computed on a lagging replica is stored under that replica's version, so
+a reader of the primary, who sees a newer version, never gets it.
 
-The cache is caches["default"]; when it cannot be reached, values are computed uncached.
-Reads of the database cache are prepared statements (core.db.prepared).
+The cache is caches["default"]; when it cannot be reached, values are computed uncached, as
+they are in a transaction that has itself written (core.versions.read_version).
 """
 
 from __future__ import annotations
@@ -25,28 +27,22 @@ import contextlib
 import hashlib
 import json
 import logging
-import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from django.apps import apps
-from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.backends.db import DatabaseCache
-from django.db import DatabaseError, router, transaction
-from django.db.models.signals import post_delete, post_save
+from django.db import DatabaseError, router
 
 from benchsite import replicas
 from core.db import prepared
+from core.versions import ANY, CATALOG, read_version
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-VERSION_KEY = "bench:catalog-version"
 ENTRY_KEY = "bench:entry:{name}:{digest}"
 DEFAULT_TIMEOUT_S = 600
-UNKNOWN_POSITION = "FFFFFFFF/FFFFFFFF"  # beyond any WAL position
-CATALOG_APPS = ("drives", "results")
 
 try:
     from redis.exceptions import RedisError
@@ -55,7 +51,7 @@ try:
 except ImportError:  # pragma: no cover - redis is a locked dependency
     CACHE_ERRORS = (DatabaseError, OSError)
 
-Version = tuple[str, str | None]  # (unique token, primary WAL position or None)
+Version = int  # of a set of scopes (core.versions.read_version)
 
 
 def entry_key(name: str, parts: tuple) -> str:
@@ -63,47 +59,20 @@ def entry_key(name: str, parts: tuple) -> str:
     return ENTRY_KEY.format(name=name, digest=digest)
 
 
-def bump_catalog_version() -> None:
-    """Give the catalog a new version: every cached value computed before is stale."""
-    position = None
-    if settings.DATABASE_REPLICAS:
-        try:
-            position = replicas.primary_position()
-        except DatabaseError:
-            position = UNKNOWN_POSITION  # no replica counts as caught up: fills read the primary
+def page_scopes(scopes: Iterable[str] | None) -> list[str]:
+    """What a value depends on: CATALOG and its own scopes, or every write (None)."""
+    return [ANY] if scopes is None else sorted({CATALOG, *scopes})
+
+
+def current_version(scopes: list[str]) -> Version | None:
+    """The version of `scopes` where this request's reads go, or None when what is
+    computed now must not be kept (this transaction has written, or the database failed:
+    the computation will say so itself)."""
     try:
-        cache.set(VERSION_KEY, (uuid.uuid4().hex, position), timeout=None)
-    except CACHE_ERRORS:
-        # The write has committed; entries computed before it can now be served until they
-        # expire (DEFAULT_TIMEOUT_S). Say so loudly.
-        logger.exception("could not bump the catalog version; cached pages may be stale")
-
-
-def catalog_changed(using: str = "default") -> None:
-    """Bump the catalog version when the current transaction commits (at once outside one)."""
-    transaction.on_commit(bump_catalog_version, using=using)
-
-
-def _on_catalog_write(sender, using, **kwargs) -> None:
-    catalog_changed(using)
-
-
-def connect_invalidation() -> None:
-    """Invalidate on every save and delete of a catalog model (benchsite's AppConfig.ready)."""
-    for label in CATALOG_APPS:
-        for model in apps.get_app_config(label).get_models():
-            for signal in (post_save, post_delete):
-                signal.connect(
-                    _on_catalog_write, sender=model, dispatch_uid=f"bench-cache-{model._meta}"
-                )
-
-
-def _current_version(found: dict) -> Version:
-    version = found.get(VERSION_KEY)
-    if version is None:  # never bumped, or evicted: start a version all writers will replace
-        cache.add(VERSION_KEY, (uuid.uuid4().hex, None), timeout=None)
-        version = cache.get(VERSION_KEY)
-    return version
+        return read_version(replicas.read_alias(), scopes)
+    except DatabaseError:
+        logger.warning("scope versions unreadable; computing uncached", exc_info=True)
+        return None
 
 
 def _prepared_reads():
@@ -114,55 +83,51 @@ def _prepared_reads():
     return contextlib.nullcontext()
 
 
-def current_version() -> Version | None:
-    """The catalog version now (None when the cache cannot be reached)."""
+def lookup(key: str, version: Version) -> tuple[bool, Any] | None:
+    """(hit, value) for key, a hit when it was stored at this version; None when the
+    cache cannot be reached (then nothing should be stored)."""
     try:
         with _prepared_reads():
-            found = cache.get_many([VERSION_KEY])
-        return _current_version(found)
-    except CACHE_ERRORS:
-        logger.warning("cache unavailable", exc_info=True)
-        return None
-
-
-def lookup(key: str) -> tuple[bool, Any, Version | None]:
-    """(hit, value, version) for key: a hit when stored at the current catalog version.
-
-    version is None when the cache cannot be reached (then nothing should be stored)."""
-    try:
-        with _prepared_reads():
-            found = cache.get_many([key, VERSION_KEY])
-        version = _current_version(found)
+            entry = cache.get(key)
     except CACHE_ERRORS:
         logger.warning("cache unavailable; computing %s uncached", key, exc_info=True)
-        return False, None, None
-    entry = found.get(key)
+        return None
     if entry is not None and entry[0] == version:
-        return True, entry[1], version
-    return False, None, version
+        return True, entry[1]
+    return False, None
 
 
 def store(key: str, version: Version, value: Any, timeout: int = DEFAULT_TIMEOUT_S) -> None:
-    """Keep value for key as computed at version (from lookup)."""
+    """Keep value for key as computed at version (read before it was computed)."""
     try:
         cache.set(key, (version, value), timeout=timeout)
     except CACHE_ERRORS:
         logger.warning("cache unavailable; %s not stored", key, exc_info=True)
 
 
-def cached(name: str, *parts: Any, compute: Callable[[], T], timeout: int = DEFAULT_TIMEOUT_S) -> T:
-    """compute(), or the value it returned for the same name and parts at this catalog version.
+def cached(
+    name: str,
+    *parts: Any,
+    scopes: Iterable[str] | None = None,
+    compute: Callable[[], T],
+    timeout: int = DEFAULT_TIMEOUT_S,
+) -> T:
+    """compute(), or the value it returned for the same name and parts while the version
+    of `scopes` (core.versions; None: any write) has not moved.
 
     name and parts identify the value (parts are JSON-serialised: numbers, strings, lists).
     The value must pickle.
     """
-    key = entry_key(name, parts)
-    hit, value, version = lookup(key)
-    if hit:
-        return value
+    version = current_version(page_scopes(scopes))
     if version is None:
         return compute()
-    with replicas.reads_including(version[1]):
-        value = compute()
+    key = entry_key(name, parts)
+    found = lookup(key, version)
+    if found is None:
+        return compute()
+    hit, value = found
+    if hit:
+        return value
+    value = compute()
     store(key, version, value, timeout)
     return value

@@ -6,7 +6,8 @@ with thousands of kept pages that count was most of the cost of storing one (a c
 cost the page plus several milliseconds). Here a write is a single INSERT ... ON CONFLICT,
 and one write in CULL_EVERY (at random) deletes what has expired and, beyond MAX_ENTRIES, the
 entries that expire first. Values are stored as Django's database cache stores them (pickled,
-base64), in the table `createcachetable` makes, so reads are Django's own.
+base64), in the table `createcachetable` makes, so reads are Django's own. It overrides a
+private method, DatabaseCache._base_set: the one every write (set, add, touch) goes through.
 """
 
 from __future__ import annotations

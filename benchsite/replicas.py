@@ -6,8 +6,9 @@ request), so a reviewer who has just uploaded or withdrawn sees the change at on
 the replicas lag. Everything else reads from the primary: unsafe requests (an upload checks
 for the same document on the primary before writing), reads inside a transaction, the
 session, auth and cache tables, management commands. A request uses one replica for all its
-reads; a replica that cannot be reached is skipped for a few seconds and its reads go to the
-primary, so the pages keep working while it is down.
+reads, the versions its kept response is checked against included (benchsite/cache.py); a
+replica that cannot be reached is skipped for a few seconds and its reads go to the primary,
+so the pages keep working while it is down.
 """
 
 from __future__ import annotations
@@ -72,40 +73,6 @@ def replica_reads() -> Iterator[None]:
         yield
     finally:
         _reads.reset(token)
-
-
-@contextlib.contextmanager
-def primary_reads() -> Iterator[None]:
-    token = _reads.set(None)
-    try:
-        yield
-    finally:
-        _reads.reset(token)
-
-
-def primary_position() -> str:
-    """The primary's WAL insert position: every transaction committed so far ends before it."""
-    with connections[PRIMARY].cursor() as cursor:
-        cursor.execute("SELECT pg_current_wal_insert_lsn()::text")
-        return cursor.fetchone()[0]
-
-
-@contextlib.contextmanager
-def reads_including(position: str | None) -> Iterator[None]:
-    """Reads inside see every commit up to position: the replica's, when it has replayed that
-    far, else the primary's."""
-    alias = read_alias() if position else PRIMARY
-    if alias == PRIMARY:
-        yield
-        return
-    with connections[alias].cursor() as cursor:
-        cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [position])
-        caught_up = cursor.fetchone()[0]
-    if caught_up:
-        yield
-    else:
-        with primary_reads():
-            yield
 
 
 class PrimaryReplicaRouter:

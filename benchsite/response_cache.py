@@ -2,12 +2,15 @@
 
 A reader who is not signed in gets the same compare page, leaderboard, value table or API list
 as every other such reader, so the response itself is kept in the shared cache, under the
-catalog version of benchsite/cache.py: any write to the catalog (an ingest, a withdrawal, an
-edit in the admin) makes every kept response stale once its transaction commits, before the
-writing request returns. A hit costs one cache round trip and skips the session, CSRF, auth
-and view layers (a worker keeps the pages it served most recently, compressed in the shared
-cache and whole in its own memory, and then reads only the catalog version); a miss costs
-the page plus that read and one write.
+version of the scopes it depends on (core.versions; benchsite/urls.py names each read's
+scopes from its URL, before the view runs): a write that touches one of them (an ingest, a
+withdrawal, an edit in the admin) makes the kept response stale once its transaction
+commits, before the writing request returns, and leaves the others kept: an upload for one
+drive leaves every other drive's pages and the rankings of other tests cached. A hit costs
+the version (one prepared statement, on the database the page's own reads would go to) and
+skips the session, CSRF, auth and view layers; a worker keeps the pages it served most
+recently whole in its own memory, and reads them from the shared cache (compressed) when it
+does not. A miss costs the page, the version and one write.
 
 Only what cannot differ between readers is kept:
 - GET and HEAD requests under BENCH_RESPONSE_CACHE_PATHS, from clients without a session
@@ -25,10 +28,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import lz4.frame
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
@@ -67,6 +72,19 @@ def response_key(request: HttpRequest) -> str:
     return cache.entry_key("response.lz4", (where, request.get_full_path(), headers))
 
 
+def request_scopes(request: HttpRequest) -> list[str]:
+    """The scopes a read depends on, as benchsite/urls.py declares them for its URL name
+    (every write, ANY, for a read it does not name)."""
+    from benchsite.urls import response_scopes  # the site's URLs import every view
+
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return cache.page_scopes(None)
+    scopes = response_scopes.get(match.view_name)
+    return cache.page_scopes(None if scopes is None else scopes(request.GET, **match.kwargs))
+
+
 def _conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     last_modified = response.get("Last-Modified")
     return get_conditional_response(
@@ -77,19 +95,30 @@ def _conditional(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A response as kept: the scopes it depends on and their version when it was made."""
+
+    scopes: list[str]
+    version: cache.Version
+    status: int
+    headers: dict[str, str]
+    content: bytes
+
+
 class _Recent:
-    """This process's most recently served kept responses, checked against the catalog
-    version before each use: a hit then reads only the version from the shared cache, not a
-    page of tens of kilobytes (the shared cache stays the one that says what is current)."""
+    """This process's most recently served kept responses, checked against the version of
+    their scopes before each use: a hit then reads only the version, not a page of tens of
+    kilobytes from the shared cache (which stays the one every worker fills)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.entries: OrderedDict[str, tuple] = OrderedDict()
+        self.entries: OrderedDict[str, Kept] = OrderedDict()
 
-    def get(self, key: str) -> tuple | None:
+    def get(self, key: str) -> Kept | None:
         return self.entries.get(key)
 
-    def keep(self, key: str, kept: tuple) -> None:
+    def keep(self, key: str, kept: Kept) -> None:
         self.entries[key] = kept
         self.entries.move_to_end(key)
         while len(self.entries) > self.size:
@@ -100,17 +129,17 @@ RECENT_RESPONSES = 128
 _recent = _Recent(RECENT_RESPONSES)
 
 
-def _store_when_sent(response: HttpResponse, key: str, kept: tuple) -> None:
+def _store_when_sent(response: HttpResponse, key: str, kept: Kept) -> None:
     """Put the response in the shared cache once it has been sent (when the server closes
-    it): a miss then keeps its reader waiting for the page and one cache read, not for the
-    write too. The content is compressed with LZ4 (a page of 90 KB in 0.07 ms, to half its
-    size; zlib took 0.6 ms for a third, more than the write it saved)."""
+    it): a miss then keeps its reader waiting for the page, not for the write too. The
+    content is compressed with LZ4 (a page of 90 KB in 0.07 ms, to half its size; zlib took
+    0.6 ms for a third, more than the write it saved)."""
     close = response.close
 
     def close_then_store() -> None:
         close()
-        version, status, headers = kept
-        cache.store(key, version, (status, headers, lz4.frame.compress(response.content)))
+        shared = (kept.status, kept.headers, lz4.frame.compress(kept.content))
+        cache.store(key, kept.version, shared)
 
     response.close = close_then_store
 
@@ -123,32 +152,34 @@ class ResponseCacheMiddleware:
         if not settings.BENCH_RESPONSE_CACHE or not cacheable_request(request):
             return self.get_response(request)
         key = response_key(request)
-        # One cache round trip: the catalog version alone when this worker holds the page,
-        # else the kept page with the version.
+        # The version alone when this worker holds the page, else the kept page too.
         kept = _recent.get(key)
-        if kept is not None:
-            version = cache.current_version()
-            if version != kept[0]:
-                kept = None
-        if kept is None:
-            hit, shared, version = cache.lookup(key)
-            kept = (version, *shared[:2], lz4.frame.decompress(shared[2])) if hit else None
+        scopes = kept.scopes if kept is not None else request_scopes(request)
+        version = cache.current_version(scopes)
+        if version is None:  # this transaction has written, or the database failed
+            return self.get_response(request)
+        if kept is None or kept.version != version:
+            found = cache.lookup(key, version)
+            if found is None:  # no shared cache: serve uncached
+                return self.get_response(request)
+            hit, shared = found
+            kept = None
+            if hit:
+                status, headers, content = shared
+                kept = Kept(scopes, version, status, headers, lz4.frame.decompress(content))
         if kept is not None:
             _recent.keep(key, kept)
-            _, status, headers, content = kept
-            response = HttpResponse(content, status=status, headers=headers)
+            response = HttpResponse(kept.content, status=kept.status, headers=kept.headers)
             response[CACHE_STATUS_HEADER] = "hit"
             return _conditional(request, response)
-        if version is None:  # no cache: serve uncached
-            return self.get_response(request)
-        with replicas.reads_including(version[1]):
-            response = self.get_response(request)
+        response = self.get_response(request)
         if cacheable_response(request, response):
             # The ETag is kept too, so that a hit is not hashed again.
             if not response.has_header("ETag"):
                 set_response_etag(response)
             headers = {k: v for k, v in response.items() if k != CACHE_STATUS_HEADER}
-            _recent.keep(key, (version, response.status_code, headers, response.content))
-            _store_when_sent(response, key, (version, response.status_code, headers))
+            kept = Kept(scopes, version, response.status_code, headers, response.content)
+            _recent.keep(key, kept)
+            _store_when_sent(response, key, kept)
             response[CACHE_STATUS_HEADER] = "miss"
         return response

@@ -6,6 +6,8 @@ from rest_framework.routers import DefaultRouter
 
 from benchsite import views
 from drives import api as drives_api
+from drives import urls as drives_urls
+from results import urls as results_urls
 from results.api import reads, runs
 
 handler400 = "benchsite.views.bad_request"
@@ -54,3 +56,18 @@ urlpatterns = [
     path("", include("results.urls")),
     path("", include("drives.urls")),
 ]
+
+
+# What each read's kept response depends on besides the catalog, by URL name: a function of
+# the URL's query and arguments giving scopes (core.versions). benchsite/response_cache.py
+# serves a kept response while their versions stand; a read not named here depends on every
+# write.
+response_scopes = {
+    **{f"bench:{name}": scopes for name, scopes in results_urls.response_scopes.items()},
+    **{f"drives:{name}": scopes for name, scopes in drives_urls.response_scopes.items()},
+    "api:compare": results_urls.pair_scopes,
+    "api:leaderboard": results_urls.ranking_scopes,
+    "api:value": results_urls.value_scopes,
+    "api:drive-list": drives_urls.drive_list_scopes,
+    "api:drive-detail": drives_urls.drive_list_scopes,
+}

@@ -7,11 +7,11 @@ A list narrows, counts, orders and pages ~10,000 drives here in a fraction of a
 millisecond, where PostgreSQL took a millisecond to count and page them (each request's
 filters and order make another statement) and another statement to read the page's rows.
 
-The copy is current: each use reads the catalog's version (drives_catalogversion, moved on
-when a transaction that wrote drives, makers, controllers, NAND types or prices commits;
-migration 0011) and reads everything again when it moved, in one statement (one snapshot).
-A transaction that has itself written those tables (`bench.drives_written`) reads a copy of
-its own, made from what it sees and kept by no one.
+The copy is current: each use reads the versions of the scopes it depends on (core.versions:
+the catalog and the drive lists, moved on when a transaction that wrote drives, makers,
+controllers, NAND types or prices commits) and reads everything again when they moved, in
+one statement (one snapshot). A transaction that has itself written a versioned table
+(core.versions.WRITTEN) reads a copy of its own, made from what it sees and kept by no one.
 
 What PostgreSQL decides stays PostgreSQL's: the orders are its ranks (its collation, NULL
 last going up and first going down), the search matches its UPPER() of the search text.
@@ -25,10 +25,10 @@ import numpy as np
 
 from core.columns import Columns, Copy, Table
 from core.links import page_urls
+from core.versions import CATALOG, DRIVES, WRITTEN, versions_sql
 from drives.models import Drive
 
-_VERSION_SQL = """SELECT (SELECT version FROM drives_catalogversion WHERE id = 1),
-       current_setting('bench.drives_written', true) = 'on'"""
+_VERSION_SQL = f"SELECT {versions_sql(CATALOG, DRIVES)}, {WRITTEN}"
 
 # The orders a drive list can be read in (see selectors.DRIVE_ORDERS), ranked by PostgreSQL.
 ORDERS = {

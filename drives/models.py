@@ -309,7 +309,7 @@ class Drive(LabelledModel):
     synthetic = models.BooleanField(
         default=False, help_text="Generated for benchmarks (seed_scale); never a real drive"
     )
-    # Kept by triggers from the drive, its maker and its controller (migration 0006): the
+    # Kept by triggers from the drive, its maker and its controller (drives/sql/names.sql): the
     # catalog's order and what search matches, each readable from an index of its own.
     sort_name = models.TextField(
         editable=False, default="", db_default="", help_text="lower(maker model): the order"

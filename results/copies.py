@@ -1,12 +1,14 @@
 """The SQL that keeps a leaderboard entry's copies of its drive's specs current, made from
-the list of them (results.models.DRIVE_COPIES, frozen by each migration that applies it):
-an entry is given them when it is written, and follows every write to its drive (or to the
-row of a table its drive names, its NAND type) that changes them. The catalog writes those
-tables and knows nothing of results, so triggers do it.
+the list of them (results.models.DRIVE_COPIES): an entry is given them when it is written,
+and follows every write to its drive (or to the row of a table its drive names, its NAND
+type) that changes them. The catalog writes those tables and knows nothing of results, so
+triggers do it.
 
-A migration that changes the list runs `fill` (the entries already there) and `create`
-(every trigger and function again, created or replaced), made from the models it sees
-(apps.get_model), so that it reads the tables as they were then."""
+Results migration 0001 runs `create` with the list as it is. A migration that changes the
+list runs `fill` (the entries already there) and `create` (every trigger and function again,
+created or replaced) with the list it applies, made from the models it sees
+(apps.get_model), so that it reads the tables as they were then; 0001 then keeps the list it
+applied, as a copy, since the fields of a copy added later are not in its models."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ class CopySql:
     create: str  # the functions and triggers, created or replaced
     fill: str  # every entry's copies, from its drive
     drop_fill: str  # the trigger that gives a new entry its copies, dropped
+    drop: str  # every function, and with them their triggers
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,14 @@ def copy_sql(drive: type[Model], entry: type[Model], copies: Sequence[str]) -> C
         f"UPDATE {entries} e SET ({', '.join(targets)}) = ROW({', '.join(from_drive)})\n"
         f"FROM {joined} WHERE d.id = e.drive_id"
     )
+    functions = [
+        "results_leaderboard_copy_fill",
+        "results_leaderboard_drive_sync",
+        *(f"results_leaderboard_{r.name}_sync" for r in relations),
+    ]
     statements = [
         _trigger(
-            "results_leaderboard_copy_fill",
+            functions[0],
             f"BEFORE INSERT ON {entries}",
             f"SELECT {', '.join(from_drive)}\n  INTO {', '.join(f'NEW.{t}' for t in targets)}\n"
             f"  FROM {joined} WHERE d.id = NEW.drive_id;\n  RETURN NEW;",
@@ -91,7 +99,7 @@ def copy_sql(drive: type[Model], entry: type[Model], copies: Sequence[str]) -> C
     )
     statements.append(
         _trigger(
-            "results_leaderboard_drive_sync",
+            functions[1],
             f"AFTER UPDATE OF {', '.join(watched)} ON {drives}",
             f"UPDATE {entries}\n  SET ({', '.join(targets)}) = "
             f"ROW({', '.join(map(of_new_drive, made))})\n"
@@ -99,12 +107,12 @@ def copy_sql(drive: type[Model], entry: type[Model], copies: Sequence[str]) -> C
             changed=watched,
         )
     )
-    for relation in relations:
+    for function, relation in zip(functions[2:], relations, strict=True):
         mine = [c for c in made if c.relation == relation]
         sources = [c.source.column for c in mine]
         statements.append(
             _trigger(
-                f"results_leaderboard_{relation.name}_sync",
+                function,
                 f"AFTER UPDATE OF {', '.join(sources)} ON {relation.related_model._meta.db_table}",
                 f"UPDATE {entries} e SET ({', '.join(c.target.column for c in mine)}) = "
                 f"ROW({', '.join(c.value(f'NEW.{c.source.column}') for c in mine)})\n"
@@ -118,6 +126,7 @@ def copy_sql(drive: type[Model], entry: type[Model], copies: Sequence[str]) -> C
         fill=fill,
         drop_fill=f"DROP TRIGGER results_leaderboard_copy_fill ON {entries};\n"
         "DROP FUNCTION results_leaderboard_copy_fill();",
+        drop=f"DROP FUNCTION {', '.join(functions)} CASCADE;",
     )
 
 

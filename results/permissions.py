@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from results.models import Run
 
-REVIEWER_GROUP = "reviewer"  # created by migration results 0010
+REVIEWER_GROUP = "reviewer"  # created by results migration 0001
 
 
 def is_reviewer(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -23,11 +25,11 @@ from results.models import (
     Citation,
     ConsistencySeries,
     IdempotencyKey,
-    LeaderboardEntry,
     Result,
     Run,
     SaturationSeries,
     Suite,
+    SuiteTest,
     Test,
     TestBench,
     TrimValidation,
@@ -380,12 +382,30 @@ def upload_idempotent(
 # (results.selectors.run_recency, the same rule for the series and TRIM validations a
 # comparison shows). Each drive's slowest pattern in a test is marked `worst`; every entry
 # carries the drive's latest USD price, which a trigger on drives_price keeps current
-# (migration 0009), and copies of its specs, which triggers give it and keep current
-# (results.copies).
+# (results/sql/price_sync.sql), and copies of its specs, which triggers give it and keep current
+# (results.copies). Only the entries that change are written (and those no longer backed by
+# a result deleted), so an ingest that changes no ranking moves no ranking's version
+# (core.versions), and an entry keeps its id while it stands.
+_LEADERBOARD_COLUMNS = [
+    "drive_id",
+    "test_id",
+    "pattern",
+    "result_id",
+    "run_id",
+    "source",
+    "synthetic",
+    "bytes_per_second",
+    "iops",
+    "derived",
+    "latency_mean_ns",
+    "latency_kind",
+    "quick",
+    "worst",
+    "price_usd",
+    "price_observed_on",
+]
 _LEADERBOARD_SQL = """
-INSERT INTO results_leaderboardentry (drive_id, test_id, pattern, result_id, run_id, source,
-    synthetic, bytes_per_second, iops, derived, latency_mean_ns, latency_kind, quick, worst,
-    price_usd, price_observed_on)
+WITH fresh AS (
 SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
                                     ORDER BY bytes_per_second NULLS LAST, pattern) = 1,
        price.amount, price.observed_on
@@ -413,6 +433,17 @@ FROM (
 LEFT JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                    WHERE drive_id = latest.drive_id AND currency = 'USD'
                    ORDER BY observed_on DESC, amount LIMIT 1) price ON true
+),
+gone AS (
+  DELETE FROM results_leaderboardentry e
+  WHERE {entries} AND NOT EXISTS (
+    SELECT FROM fresh f
+    WHERE (f.drive_id, f.test_id, f.pattern) = (e.drive_id, e.test_id, e.pattern))
+)
+INSERT INTO results_leaderboardentry AS e ({columns})
+SELECT * FROM fresh
+ON CONFLICT (drive_id, test_id, pattern) DO UPDATE SET ({columns}) = ROW({proposed})
+WHERE ({stored}) IS DISTINCT FROM ({proposed})
 """
 
 
@@ -421,8 +452,7 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
     published runs. Returns the number of entries written."""
     with transaction.atomic(), connection.cursor() as cursor:
         if drive_ids is None:
-            LeaderboardEntry.objects.all().delete()
-            cursor.execute(_LEADERBOARD_SQL.format(where=""))
+            cursor.execute(_leaderboard_sql(where="", entries="true"))
         else:
             # One refresh of a drive at a time: a concurrent ingest for the same drive waits
             # here, then sees this one's rows (committed) and rebuilds them with its own.
@@ -432,8 +462,65 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
                 .order_by("pk")
                 .values_list("pk", flat=True)
             )
-            LeaderboardEntry.objects.filter(drive_id__in=drive_ids).delete()
             cursor.execute(
-                _LEADERBOARD_SQL.format(where="AND run.drive_id = ANY(%s)"), [list(drive_ids)]
+                _leaderboard_sql(
+                    where="AND run.drive_id = ANY(%(drives)s)",
+                    entries="e.drive_id = ANY(%(drives)s)",
+                ),
+                {"drives": list(drive_ids)},
             )
         return cursor.rowcount
+
+
+def _leaderboard_sql(*, where: str, entries: str) -> str:
+    return _LEADERBOARD_SQL.format(
+        where=where,
+        entries=entries,
+        columns=", ".join(_LEADERBOARD_COLUMNS),
+        stored=", ".join(f"e.{c}" for c in _LEADERBOARD_COLUMNS),
+        proposed=", ".join(f"EXCLUDED.{c}" for c in _LEADERBOARD_COLUMNS),
+    )
+
+
+TEST_CATALOG = Path(__file__).resolve().parent / "schema" / "catalog.json"
+
+
+def suite_catalog_sync(*, catalog: dict[str, Any] | None = None, using: str = "default") -> int:
+    """Make the tests and suites in the database those of the test catalog
+    (results/schema/catalog.json unless `catalog` is given): a test or suite it adds is
+    created, one it names is written as it says, in one transaction; nothing it leaves out is
+    deleted (results point at their test). Run after every `migrate` (results.apps), so adding
+    a test is an entry in catalog.json, not a migration. Returns how many tests and suites it
+    wrote."""
+    if catalog is None:
+        catalog = json.loads(TEST_CATALOG.read_text())
+    written = 0
+    with transaction.atomic(using=using):
+        tests = {t.identifier: t for t in Test.objects.using(using)}
+        for spec in catalog["tests"]:
+            fields = {name: value for name, value in spec.items() if name != "id"}
+            test = tests.get(spec["id"])
+            if test is None or any(getattr(test, k) != v for k, v in fields.items()):
+                tests[spec["id"]], _ = Test.objects.using(using).update_or_create(
+                    identifier=spec["id"], defaults=fields
+                )
+                written += 1
+        for spec in catalog["suites"]:
+            suite, created = Suite.objects.using(using).get_or_create(
+                name=spec["name"], version=spec["version"], defaults={"title": spec["title"]}
+            )
+            changed = created
+            if suite.title != spec["title"]:
+                suite.title = spec["title"]
+                suite.save(using=using, update_fields=["title"])
+                changed = True
+            wanted = [(tests[test_id].pk, n) for n, test_id in enumerate(spec["tests"], start=1)]
+            members = SuiteTest.objects.using(using).filter(suite=suite)
+            if [(st.test_id, st.position) for st in members.order_by("position")] != wanted:
+                members.delete()
+                SuiteTest.objects.using(using).bulk_create(
+                    SuiteTest(suite=suite, test_id=test, position=n) for test, n in wanted
+                )
+                changed = True
+            written += changed
+    return written

@@ -1,5 +1,7 @@
 from django.urls import path
 
+from core.versions import VALUE, drive_scope, ranking_scope
+from results.filters import highlight_slugs
 from results.views import browse, compare, drives, leaderboards, methodology, upload, value
 
 app_name = "bench"
@@ -22,3 +24,34 @@ urlpatterns = [
     path("bench/controllers/<slug:slug>/", browse.controller_page, name="controller"),
     path("bench/nand/<slug:slug>/", browse.nand_page, name="nand"),
 ]
+
+
+# What the pages' kept responses depend on besides the catalog (benchsite/response_cache.py):
+# scopes (core.versions) from the URL's arguments and query; a page not named here depends
+# on every write. The API's reads of the same things say the same (benchsite/urls.py).
+
+
+def highlighted(query) -> list[str]:
+    return [drive_scope(slug) for slug in highlight_slugs(query.getlist("highlight"))]
+
+
+def pair_scopes(query, a: str, b: str) -> list[str]:
+    return [drive_scope(a), drive_scope(b)]
+
+
+def ranking_scopes(query, identifier: str) -> list[str]:
+    return [ranking_scope(identifier), *highlighted(query)]
+
+
+def value_scopes(query) -> list[str]:
+    return [VALUE, *highlighted(query)]
+
+
+response_scopes = {
+    "drive": lambda query, slug: [drive_scope(slug)],
+    "compare": pair_scopes,
+    "compare_csv": pair_scopes,
+    "compare_markdown": pair_scopes,
+    "leaderboard": lambda query, test_id: ranking_scopes(query, test_id),
+    "value": value_scopes,
+}

@@ -6,11 +6,12 @@ A value view filters, prices, walks the frontier of, samples and ranks ~10,000 d
 in well under a millisecond, where the same in a statement cost 5 ms, and 20 ms with prices
 as of a date (each request's filters and test make another statement and plan).
 
-The copy is current: each use reads the catalog's version (results_catalogversion, moved on
-when a transaction that wrote entries, prices, drives, makers, controllers or tests commits;
-migration 0020) and reads everything again when it moved, in one statement (one snapshot).
-A transaction that has itself written those tables (`bench.catalog_written`) reads a copy
-of its own, made from what it sees and kept by no one."""
+The copy is current: each use reads the versions of the scopes it depends on (core.versions:
+the catalog, the value views and the drive lists, moved on when a transaction that wrote
+priced 4KB entries, prices, drives, makers, controllers or tests commits) and reads
+everything again when they moved, in one statement (one snapshot). A transaction that has
+itself written a versioned table (core.versions.WRITTEN) reads a copy of its own, made from
+what it sees and kept by no one."""
 
 from __future__ import annotations
 
@@ -21,13 +22,13 @@ import numpy as np
 
 from core.columns import Columns, Copy, Table
 from core.links import page_urls
+from core.versions import CATALOG, DRIVES, VALUE, WRITTEN, versions_sql
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
 from results.models import DRIVE_COPIES, LeaderboardEntry, copy_field
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
 
-_VERSION_SQL = """SELECT (SELECT version FROM results_catalogversion WHERE id = 1),
-       current_setting('bench.catalog_written', true) = 'on'"""
+_VERSION_SQL = f"SELECT {versions_sql(CATALOG, VALUE, DRIVES)}, {WRITTEN}"
 
 # The entries of the 4KB throughput tests that have IOPS (e), read by every table.
 _PRELUDE = """WITH e AS MATERIALIZED (

@@ -26,22 +26,13 @@ def raw(document) -> bytes:
 
 @pytest.fixture
 def test_catalog():
-    """The test catalog (the results data migrations 0002, 0004 and 0006), loaded again when
-    the flush after an earlier transactional test removed it."""
-    import importlib
-
-    from django.apps import apps
-
+    """The test catalog (written after every migrate by results.services.suite_catalog_sync),
+    written again when the flush after an earlier transactional test removed it."""
     from results.models import Test
+    from results.services import suite_catalog_sync
 
     if not Test.objects.exists():
-        importlib.import_module("results.migrations.0002_test_catalog_v1").load_catalog(apps, None)
-        importlib.import_module("results.migrations.0004_test_catalog_as_ssd_trim").add_test(
-            apps, None
-        )
-        importlib.import_module("results.migrations.0006_test_catalog_write_saturation").load(
-            apps, None
-        )
+        suite_catalog_sync()
 
 
 @pytest.fixture(autouse=True)

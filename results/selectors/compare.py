@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from core.db import JsonText, Shape, attach, prepared_rows, read_alias
+from core.versions import CATALOG, WRITTEN, literal
 from drives.models import Drive, FirmwareVersion, Price
 from drives.selectors import (
     SPECS_COLUMNS,
@@ -196,11 +197,10 @@ _RECENCY = (
     "COALESCE(run.started_at, ci.published_on::timestamptz, run.ingested_at) DESC, run.id DESC"
 )
 
-# The version the tests held are current with: the catalog's (results 0020), when this
-# transaction has not itself written it. The only version the head to head reads.
+# The version the tests held are current with: the catalog's (core.versions), when this
+# transaction has not itself written. The only version the head to head reads.
 _CATALOG_VERSION = (
-    "(SELECT version FROM results_catalogversion WHERE id = 1"
-    " AND current_setting('bench.catalog_written', true) IS DISTINCT FROM 'on')"
+    f"(SELECT version FROM core_scopeversion WHERE scope = {literal(CATALOG)} AND NOT {WRITTEN})"
 )
 
 _COMPARE_SQL = """

@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.versions import CATALOG, DRIVES, versions_sql
 from drives import catalog_index as ci
 from drives.api import DriveApiFilter
 from drives.models import Controller, Drive, Manufacturer, NandType, Price
@@ -158,7 +159,7 @@ def test_a_drive_is_found_by_its_slug_unless_synthetic(catalog, settings):
 
 def _version() -> int:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT version FROM drives_catalogversion")
+        cursor.execute(f"SELECT {versions_sql(CATALOG, DRIVES)}")
         return cursor.fetchone()[0]
 
 

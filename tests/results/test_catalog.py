@@ -1,13 +1,16 @@
-"""The test catalog loaded by migrations is exactly results/schema/catalog.json."""
+"""The test catalog in the database is exactly results/schema/catalog.json, kept so by
+services.suite_catalog_sync after every migrate."""
 
 import json
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.db import IntegrityError, transaction
 
-from results.models import Suite, Test
+from results.models import Suite, SuiteTest, Test
+from results.services import suite_catalog_sync
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +73,60 @@ def test_span_rule_is_enforced():
             metrics=[],
             unit="bytes/s",
         )
+
+
+def _with_new_test(catalog: dict) -> dict:
+    """The catalog with one more test, added to the newest suite and a new suite version."""
+    new = dict(CATALOG["tests"][0], id="randread-4k-qd1", name="4KB random read QD1")
+    new["queue_depth"] = 1
+    newest = CATALOG["suites"][-1]
+    return {
+        **catalog,
+        "tests": [*catalog["tests"], new],
+        "suites": [
+            *catalog["suites"],
+            {**newest, "version": newest["version"] + 1, "tests": [new["id"], *newest["tests"]]},
+        ],
+    }
+
+
+def test_sync_of_the_catalog_as_loaded_writes_nothing():
+    assert suite_catalog_sync() == 0
+
+
+def test_a_test_added_to_the_catalog_is_one_entry_and_a_sync():
+    catalog = _with_new_test(CATALOG)
+    assert suite_catalog_sync(catalog=catalog) == 2  # the test and the suite
+    added = Test.objects.get(identifier="randread-4k-qd1")
+    assert (added.queue_depth, added.name) == (1, "4KB random read QD1")
+    suite = Suite.objects.get(
+        name=CATALOG["suites"][-1]["name"], version=catalog["suites"][-1]["version"]
+    )
+    assert [st.test.identifier for st in suite.suitetest_set.order_by("position")] == catalog[
+        "suites"
+    ][-1]["tests"]
+    assert suite_catalog_sync(catalog=catalog) == 0
+
+
+def test_a_sync_writes_what_changed_and_deletes_nothing():
+    catalog = json.loads(json.dumps(CATALOG))
+    catalog["tests"][0]["name"] = "4KB random read (renamed)"
+    first = catalog["suites"][0]
+    first["tests"] = list(reversed(first["tests"]))
+    dropped = catalog["tests"].pop()
+    assert suite_catalog_sync(catalog=catalog) == 2  # the name, the suite's order
+    assert (
+        Test.objects.get(identifier=catalog["tests"][0]["id"]).name == "4KB random read (renamed)"
+    )
+    suite = Suite.objects.get(name=first["name"], version=first["version"])
+    assert [st.test.identifier for st in suite.suitetest_set.order_by("position")] == first["tests"]
+    assert Test.objects.filter(identifier=dropped["id"]).exists()
+
+
+def test_migrate_brings_the_database_back_to_the_catalog():
+    last = CATALOG["suites"][-1]
+    SuiteTest.objects.filter(suite__name=last["name"], suite__version=last["version"]).delete()
+    Test.objects.filter(identifier="write-saturation-128k-qd32").update(name="edited")
+    call_command("migrate", verbosity=0)
+    test_every_catalog_test_is_loaded_with_its_parameters()
+    test_suites_hold_their_tests_in_order()

@@ -9,6 +9,7 @@ import psycopg
 import pytest
 from django.db import connection, transaction
 
+from core.versions import CATALOG, DRIVES, VALUE, versions_sql
 from drives.models import Controller, Drive, Manufacturer, Price
 from results import value_index as vi
 from results.models import LeaderboardEntry, Test
@@ -23,7 +24,7 @@ TEST = "randwrite-4k-qd3-8g"
 
 def _version() -> int:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT version FROM results_catalogversion")
+        cursor.execute(f"SELECT {versions_sql(CATALOG, VALUE, DRIVES)}")
         return cursor.fetchone()[0]
 
 

@@ -17,6 +17,7 @@ import requests
 
 from benchsite.embedded_pg import wait_until
 from benchsite.replicas import STICKY_COOKIE
+from benchsite.response_cache import CACHE_STATUS_HEADER
 from loadtests.appserver import server_environment
 from tests.site.conftest import query
 from tests.site.support import ROOT
@@ -46,10 +47,9 @@ def search(session, server, marker: str) -> set[str]:
 
 @pytest.fixture
 def server(site):
-    # The router itself: with the response cache on, a page whose kept copy a write made stale
-    # is computed on the primary while the replica lags (tests/site/test_response_cache.py).
-    # Parameters bound on the client (BENCH_DB_PREPARE=0): the search marker is then in the
-    # statement text that pg_stat_activity shows (bound on the server, it is a $1).
+    # The router itself (with the response cache on, a kept page would answer before any
+    # read). Parameters bound on the client (BENCH_DB_PREPARE=0): the search marker is then
+    # in the statement text that pg_stat_activity shows (bound on the server, it is a $1).
     with site.server(
         BENCH_REPLICA_STICKY_SECONDS=str(STICKY_S), BENCH_RESPONSE_CACHE="0", BENCH_DB_PREPARE="0"
     ) as server:
@@ -67,6 +67,10 @@ def reader(site):
 def paused_replica(site):
     query(site.replica.url(), "SELECT pg_wal_replay_pause()")
     yield
+    resume_replay(site)
+
+
+def resume_replay(site) -> None:
     # Resuming lets replay remove row versions at once, and PostgreSQL may cancel a statement
     # or end a whole session that conflicts with that cleanup (the one that resumed it, or
     # the one asking whether it did): ask again, on a new connection, until replay runs.
@@ -168,7 +172,9 @@ run_id, wait = int(sys.argv[1]), sys.argv[2] == "wait"
 with replicas.replica_reads():
     before = cache.cached("probe", compute=published)
 run_withdraw(run=Run.objects.get(pk=run_id), reason="cache probe")
-position = cache.cache.get(cache.VERSION_KEY)[1]
+with connections["default"].cursor() as cursor:
+    cursor.execute("SELECT pg_current_wal_insert_lsn()::text")
+    position = cursor.fetchone()[0]
 with connections["replica_0"].cursor() as cursor:
     for _ in range(200):
         cursor.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [position])
@@ -176,21 +182,22 @@ with connections["replica_0"].cursor() as cursor:
             break
         time.sleep(0.05)
 with replicas.replica_reads():
-    uncached = published()
     with CaptureQueriesContext(connections["replica_0"]) as on_replica:
-        after = cache.cached("probe", compute=published)
+        from_replica = cache.cached("probe", compute=published)
+from_primary = cache.cached("probe", compute=published)
 print(json.dumps({
     "before": run_id in before,
-    "uncached": run_id in uncached,
-    "after": run_id in after,
+    "replica": run_id in from_replica,
+    "primary": run_id in from_primary,
     "computed_on_replica": len(on_replica) > 1,
 }))
 """
 
 
 def cached_read_around_a_withdrawal(site, run_id: int, *, wait: bool) -> dict:
-    """A value cached before and after withdrawing run_id (once the replica has replayed the
-    withdrawal, when wait), in a process reading from the replica."""
+    """A value cached before withdrawing run_id, then read through the cache from the
+    replica (once it has replayed the withdrawal, when wait) and from the primary, in one
+    process."""
     result = subprocess.run(
         [sys.executable, "-c", CACHED_READ, str(run_id), "wait" if wait else "now"],
         cwd=ROOT,
@@ -203,15 +210,37 @@ def cached_read_around_a_withdrawal(site, run_id: int, *, wait: bool) -> dict:
     return json.loads(result.stdout)
 
 
-def test_a_lagging_replica_never_puts_an_old_value_in_the_cache(site, paused_replica):
+def test_a_value_from_a_lagging_replica_is_never_served_to_a_reader_of_the_primary(
+    site, paused_replica
+):
     run_id, _ = published_run(site)
     seen = cached_read_around_a_withdrawal(site, run_id, wait=False)
-    # The replica still shows the run, but the value cached after the withdrawal was
-    # computed on the primary: the replica had not replayed the withdrawal.
-    assert seen == {"before": True, "uncached": True, "after": False, "computed_on_replica": False}
+    # The replica has not replayed the withdrawal: its version has not moved, and the value
+    # kept is as current as the replica. The primary's version has: it computes its own.
+    assert seen == {"before": True, "replica": True, "primary": False, "computed_on_replica": False}
 
 
 def test_a_replica_that_has_replayed_the_change_computes_cached_values(site):
     run_id, _ = published_run(site)
     seen = cached_read_around_a_withdrawal(site, run_id, wait=True)
-    assert seen == {"before": True, "uncached": False, "after": False, "computed_on_replica": True}
+    assert seen == {"before": True, "replica": False, "primary": False, "computed_on_replica": True}
+
+
+WITHDRAW = (
+    "from results.models import Run; from results.services import run_withdraw; "
+    "run_withdraw(run=Run.objects.get(pk={run_id}), reason='replica probe')"
+)
+
+
+def test_kept_pages_follow_the_database_they_were_read_from(site, reader, paused_replica):
+    run_id, slug = published_run(site)
+    with site.server(BENCH_RESPONSE_CACHE="1") as server:
+        page = f"{server.url}/drives/{slug}/"
+        assert f"run-{run_id}" in reader.get(page).text
+        assert reader.get(page).headers[CACHE_STATUS_HEADER] == "hit"
+        site.manage("shell", "-c", WITHDRAW.format(run_id=run_id))
+        # The replica lags: its version has not moved, and its readers keep its page.
+        lagging = reader.get(page)
+        assert lagging.headers[CACHE_STATUS_HEADER] == "hit" and f"run-{run_id}" in lagging.text
+        resume_replay(site)
+        assert wait_until(lambda: f"run-{run_id}" not in reader.get(page).text, 20)

@@ -1,0 +1,126 @@
+"""Versions by scope: one source, in the database, that says what has changed.
+
+A scope names what a set of pages depends on. A write to a versioned table gives the scopes
+its rows touch a new version when its transaction commits (triggers installed by
+`scope_triggers`, functions in core/sql/scope_versions.sql), so a reader that kept
+something computed at some versions (a response, a cached value, an in-process copy) tells
+whether it is current by reading those versions again: one statement, on the database its
+other reads go to. The scopes:
+
+- ANY: every write of a versioned table (what a page that declares no scopes depends on);
+- CATALOG: edits that can change any page (makers, controllers, NAND types, tests, a
+  drive's edits and deletion ...); every page depends on it;
+- DRIVES: the drive lists (a drive added, a price, makers, controllers, NAND types);
+- drive_scope(slug): one drive's pages (its runs, results, series, prices, entries ...);
+- ranking_scope(identifier): one test's ranking (its leaderboard entries);
+- VALUE: the value views (prices, and the priced entries of the 4KB throughput tests).
+
+Each commit that writes draws one value of a sequence, in commit order, and gives it to the
+scopes it touched: the greatest version of a set of scopes (one number) moves on whenever
+any of them does, and never comes back. A transaction that has itself written a versioned
+table reads rows no committed version describes (WRITTEN): what it computes must not be
+kept for others. Version rows are never deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from django.db import connections
+
+from core.db import prepared
+
+ANY = "any"
+CATALOG = "catalog"
+DRIVES = "drives"
+VALUE = "value"
+DRIVE_PREFIX = "drive:"
+TEST_PREFIX = "test:"
+TRIGGER_SQL = (Path(__file__).parent / "sql" / "scope_trigger.sql").read_text()
+# The scopes that exist from the start (core migration 0001), so that a reader of them never
+# finds none.
+FIXED_SCOPES = (ANY, CATALOG, DRIVES, VALUE)
+
+# True when this transaction has written a versioned table (core_scopes_touched).
+WRITTEN = "COALESCE(current_setting('bench.written', true) = 'on', false)"
+
+
+def drive_scope(slug: str) -> str:
+    return f"{DRIVE_PREFIX}{slug}"
+
+
+def ranking_scope(identifier: str) -> str:
+    return f"{TEST_PREFIX}{identifier}"
+
+
+def literal(text: str) -> str:
+    """text as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def prefixed(prefix: str, text_sql: str) -> str:
+    """SQL: the scope named by a prefix (DRIVE_PREFIX, TEST_PREFIX) and an SQL text."""
+    return f"{literal(prefix)} || {text_sql}"
+
+
+def versions_sql(*scopes: str) -> str:
+    """An SQL expression: the version of these fixed scopes now (the same while none of them
+    moves)."""
+    names = ", ".join(literal(s) for s in sorted(scopes))
+    return f"(SELECT max(version) FROM core_scopeversion WHERE scope IN ({names}))"
+
+
+_READ_SQL = (
+    f"SELECT COALESCE(max(version), 0), {WRITTEN} FROM core_scopeversion WHERE scope = ANY(%s)"
+)
+
+
+def read_version(alias: str, scopes: Sequence[str]) -> int | None:
+    """The version of `scopes` on database `alias` (one prepared statement), or None when
+    this transaction has written: then nothing it computes may be kept."""
+    with prepared(alias), connections[alias].cursor() as cursor:
+        cursor.execute(_READ_SQL, [list(scopes)])
+        version, written = cursor.fetchone()
+    return None if written else version
+
+
+def scope_triggers(
+    table: str,
+    *,
+    always: Iterable[str] = (),
+    inserted: Iterable[str] = (),
+    changed: Iterable[str] = (),
+    of_row: Iterable[str] = (),
+) -> tuple[str, str]:
+    """The SQL that makes `table` versioned (core/sql/scope_trigger.sql), and the SQL that
+    undoes it: a row written moves ANY and `always`, and `inserted` when it is new or
+    `changed` when it is updated or deleted, and the scopes `of_row` names (SQL text
+    expressions over the written row `r`, the old and the new one of an update; NULL names
+    none). TRUNCATE moves ANY and CATALOG."""
+    always, of_row = tuple(always), tuple(of_row)
+
+    def values(fixed: Iterable[str]) -> str:
+        rows = [literal(s) for s in (ANY, *always, *fixed)] + list(of_row)
+        return ", ".join(f"({row})" for row in rows)
+
+    install = TRIGGER_SQL.format(
+        table=table,
+        inserted=values(inserted),
+        changed=values(changed),
+        truncated=f"{literal(ANY)}, {literal(CATALOG)}",
+    )
+    remove = (
+        f"DROP FUNCTION {table}_scopes() CASCADE;\n"
+        f"DROP TRIGGER {table}_scopes_truncated ON {table};\n"
+        f"DROP TRIGGER {table}_scopes_committed ON {table};"
+    )
+    return install, remove
+
+
+def versioned_triggers(versioned: Mapping[str, Mapping[str, Iterable[str]]]) -> tuple[str, str]:
+    """The SQL that makes every table of `versioned` (table: scope_triggers' arguments, as
+    drives.versioned and results.versioned declare them) versioned, and the SQL that undoes
+    it."""
+    made = [scope_triggers(table, **scopes) for table, scopes in versioned.items()]
+    return "\n".join(install for install, _ in made), "\n".join(remove for _, remove in made)

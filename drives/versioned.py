@@ -1,0 +1,23 @@
+"""What a written row of each catalog table touches (core.versions.scope_triggers): a price
+moves its drive's pages, the drive lists and the value views, not every page. The migration
+that installs the triggers, and any later one that changes them, reads this one
+declaration."""
+
+from core.versions import CATALOG, DRIVE_PREFIX, DRIVES, VALUE, prefixed
+
+DRIVE_OF_ROW = (
+    f"(SELECT {prefixed(DRIVE_PREFIX, 'd.slug')} FROM drives_drive d WHERE d.id = r.drive_id)"
+)
+
+VERSIONED = {
+    "drives_manufacturer": {"always": (CATALOG, DRIVES)},
+    "drives_controller": {"always": (CATALOG, DRIVES)},
+    "drives_nandtype": {"always": (CATALOG, DRIVES)},
+    "drives_drive": {
+        "always": (DRIVES,),
+        "changed": (CATALOG,),
+        "of_row": (prefixed(DRIVE_PREFIX, "r.slug"),),
+    },
+    "drives_firmwareversion": {"of_row": (DRIVE_OF_ROW,)},
+    "drives_price": {"always": (DRIVES, VALUE), "of_row": (DRIVE_OF_ROW,)},
+}

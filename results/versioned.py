@@ -1,0 +1,35 @@
+"""What a written row of each results table touches (core.versions.scope_triggers): an
+upload moves its drive's pages, the rankings of the tests its entries changed and, when they
+are priced, the value views; not every page. A bench or a citation shows only through the
+runs naming it: a new one changes no page. The migration that installs the triggers, and any
+later one that changes them, reads this one declaration."""
+
+from core.versions import CATALOG, DRIVE_PREFIX, TEST_PREFIX, VALUE, literal, prefixed
+from drives.versioned import DRIVE_OF_ROW
+
+DRIVE_OF_RUN = (
+    f"(SELECT {prefixed(DRIVE_PREFIX, 'd.slug')} FROM results_run run "
+    "JOIN drives_drive d ON d.id = run.drive_id WHERE run.id = r.run_id)"
+)
+TEST_OF_ROW = (
+    f"(SELECT {prefixed(TEST_PREFIX, 't.identifier')} FROM results_test t WHERE t.id = r.test_id)"
+)
+# What value views price: the entries of the 4KB throughput tests (results.value_index).
+PRICED_4K_ENTRY = (
+    f"(SELECT {literal(VALUE)} FROM results_test t WHERE t.id = r.test_id "
+    "AND r.price_usd IS NOT NULL AND t.kind = 'throughput' AND t.block_size = 4096)"
+)
+
+VERSIONED = {
+    "results_suite": {"always": (CATALOG,)},
+    "results_suitetest": {"always": (CATALOG,)},
+    "results_test": {"always": (CATALOG,)},
+    "results_testbench": {"changed": (CATALOG,)},
+    "results_citation": {"changed": (CATALOG,)},
+    "results_run": {"of_row": (DRIVE_OF_ROW,)},
+    "results_result": {"of_row": (DRIVE_OF_RUN,)},
+    "results_consistencyseries": {"of_row": (DRIVE_OF_RUN,)},
+    "results_trimvalidation": {"of_row": (DRIVE_OF_RUN,)},
+    "results_saturationseries": {"of_row": (DRIVE_OF_RUN,)},
+    "results_leaderboardentry": {"of_row": (DRIVE_OF_ROW, TEST_OF_ROW, PRICED_4K_ENTRY)},
+}
