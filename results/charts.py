@@ -223,6 +223,7 @@ def leaderboard_bars(board: Leaderboard) -> dict:
     """The page's ranking as horizontal bars, best at the top, highlighted drives coloured."""
     rows = board.rows + board.elsewhere
     latency = board.metric == Metric.LATENCY
+    slowest = board.metric == Metric.IOPS_MIN
     names, values, colours, texts = [], [], [], []
     for row in rows:
         e = row.entry
@@ -230,6 +231,9 @@ def leaderboard_bars(board: Leaderboard) -> dict:
         if latency:
             value = round(e.latency_mean_ns / 1e3, 1)
             text = f"{value:,.1f} µs"
+        elif slowest:
+            value = round(e.iops_min)
+            text = f"{value:,} IOPS"
         else:
             value = mbps(e.bytes_per_second)
             text = f"{value:,.1f} MB/s"
@@ -238,7 +242,13 @@ def leaderboard_bars(board: Leaderboard) -> dict:
         texts.append(text + (" · quick run" if e.quick else ""))
         values.append(value)
         colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
-    unit = "mean latency, µs (lower is better)" if latency else "MB/s (higher is better)"
+    unit = (
+        "mean latency, µs (lower is better)"
+        if latency
+        else "IOPS of the slowest second (higher is better)"
+        if slowest
+        else "MB/s (higher is better)"
+    )
     return {
         "data": [
             {

@@ -381,6 +381,14 @@ class Result(LabelledModel):
     bytes = models.BigIntegerField(null=True, blank=True)
     bytes_per_second = models.FloatField(null=True, blank=True)
     iops = models.FloatField(null=True, blank=True)
+    iops_stddev = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The spread within the run: standard deviation of the IOPS of each second",
+    )
+    iops_min = models.FloatField(
+        null=True, blank=True, help_text="The IOPS of the run's slowest second"
+    )
     latency_mean_ns = models.FloatField(null=True, blank=True)
     latency_stddev_ns = models.FloatField(null=True, blank=True)
     latency_min_ns = models.BigIntegerField(null=True, blank=True)
@@ -663,6 +671,8 @@ class LeaderboardEntry(LabelledModel):
     synthetic = models.BooleanField(default=False)
     bytes_per_second = models.FloatField(null=True)
     iops = models.FloatField(null=True)
+    iops_stddev = models.FloatField(null=True)  # the result's, as it is
+    iops_min = models.FloatField(null=True)
     derived = models.CharField(max_length=16, choices=Derived.choices, blank=True)
     latency_mean_ns = models.FloatField(null=True)
     latency_kind = models.CharField(

@@ -400,6 +400,8 @@ _LEADERBOARD_COLUMNS = [
     "latency_mean_ns",
     "latency_kind",
     "quick",
+    "iops_stddev",
+    "iops_min",
     "worst",
     "price_usd",
     "price_observed_on",
@@ -420,7 +422,8 @@ FROM (
            ELSE '' END,
       r.latency_mean_ns,
       CASE WHEN r.latency_mean_ns IS NULL THEN '' ELSE r.latency_kind END,
-      COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false) AS quick
+      COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false) AS quick,
+      r.iops_stddev, r.iops_min
   FROM results_result r
   JOIN results_run run ON run.id = r.run_id
   JOIN results_test t ON t.id = r.test_id

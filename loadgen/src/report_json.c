@@ -212,6 +212,12 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 	lg_json_key(w, "bytes");
 	lg_json_uint(w, r->bytes);
 	write_rates(w, r->bytes_per_second, r->iops);
+	if (r->has_iops_spread) {
+		lg_json_key(w, "iops_stddev");
+		lg_json_double(w, r->iops_stddev, 3);
+		lg_json_key(w, "iops_min");
+		lg_json_double(w, r->iops_min, 3);
+	}
 	write_latencies(w, r->has_latency, &r->latency, r->has_clat, &r->clat);
 	opt_uint(w, "jobs", r->jobs);
 	if (r->mixed) {

@@ -55,6 +55,11 @@ struct lg_result {
 	uint64_t bytes;
 	double bytes_per_second;
 	double iops;
+	/* The spread of the IOPS of each whole second of the test (one worker only):
+	 * their sample standard deviation and the slowest second's. */
+	bool has_iops_spread;
+	double iops_stddev;
+	double iops_min;
 	bool has_latency;
 	struct lg_latency_summary latency; /* issue to completion (fio's lat) */
 	bool has_clat;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +283,38 @@ static void to_result(const char *test, const struct lg_job_spec *spec,
 			     spec->dir_clat_hist[d], &ret->dir[d]);
 }
 
+/* The spread of the IOPS of each whole second the job ran (the last, cut short,
+ * left out), from its timeline: what fio reports as iops_stddev and iops_min.
+ * None under two whole seconds. */
+static void iops_spread(const struct lg_timeline *tl, uint64_t elapsed_ns, struct lg_result *ret)
+{
+	size_t n = tl ? (size_t)(elapsed_ns / LG_NSEC_PER_SEC) : 0;
+	size_t len;
+	const uint64_t *counts = tl ? lg_timeline_counts(tl, &len) : NULL;
+	double sum = 0, squares = 0, min;
+
+	if (n > len)
+		n = len;
+	if (n < 2)
+		return;
+	min = (double)counts[0];
+	for (size_t i = 0; i < n; i++) {
+		double c = (double)counts[i];
+
+		sum += c;
+		if (c < min)
+			min = c;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double d = (double)counts[i] - sum / (double)n;
+
+		squares += d * d;
+	}
+	ret->has_iops_spread = true;
+	ret->iops_stddev = sqrt(squares / (double)(n - 1));
+	ret->iops_min = min;
+}
+
 static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 				 enum lg_pattern pattern)
 {
@@ -309,11 +342,19 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 	};
 	char span[32];
 	int fd = run->wfd;
+	struct lg_timeline *tl = NULL;
 	enum step s;
 
 	if (spec.span_bytes < t->block_size)
 		return failed(run, t->id, 0, "%s: the target is smaller than one %u-byte block",
 			      t->id, t->block_size);
+	/* A timeline counts one worker's completions: the spread of several is not kept. */
+	if (spec.jobs <= 1) {
+		if (lg_timeline_new(LG_NSEC_PER_SEC,
+				    (size_t)(spec.duration_ns / LG_NSEC_PER_SEC) + 2, &tl) < 0)
+			return failed(run, t->id, ENOMEM, "out of memory");
+		spec.timeline = tl;
+	}
 	lg_format_size_human(spec.span_bytes, span, sizeof(span));
 	if (pattern == LG_PATTERN_UNSPECIFIED)
 		phase(run, t->id, "%s, %s span, %.3g s, reading the data already there", t->name,
@@ -328,17 +369,23 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 	if (!t->write) {
 		/* Read tests open the target read-only. */
 		s = open_read_fd(run, t->id, &fd);
-		if (s != STEP_OK)
+		if (s != STEP_OK) {
+			lg_timeline_free(tl);
 			return s;
+		}
 	}
 	memset(&res, 0, sizeof(res));
 	s = job_step(run, t->id, &spec, fd, &res);
 	if (!t->write)
 		close(fd);
 	/* An interrupted test keeps what it measured until then, marked partial. */
-	if (s != STEP_OK && !(s == STEP_INTERRUPTED && res.ios > 0))
+	if (s != STEP_OK && !(s == STEP_INTERRUPTED && res.ios > 0)) {
+		lg_timeline_free(tl);
 		return s;
+	}
 	to_result(t->id, &spec, &res, &result);
+	iops_spread(tl, res.elapsed_ns, &result);
+	lg_timeline_free(tl);
 	result.partial = s == STEP_INTERRUPTED;
 	if (lg_report_add_result(run->rep, &result) < 0)
 		return failed(run, t->id, ENOMEM, "out of memory");

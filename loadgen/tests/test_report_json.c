@@ -93,6 +93,9 @@ static void complete_report(struct lg_report *r)
 		.bytes = UINT64_C(22118400000),
 		.bytes_per_second = 122879998.4,
 		.iops = 29999.99961,
+		.has_iops_spread = true,
+		.iops_stddev = 812.25,
+		.iops_min = 27310,
 		.has_latency = true,
 		.latency =
 			{

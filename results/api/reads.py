@@ -231,6 +231,12 @@ class ResultSerializer(RowWriter, serializers.Serializer):
     bytes = serializers.IntegerField(allow_null=True)
     bytes_per_second = serializers.FloatField(allow_null=True)
     iops = serializers.FloatField(allow_null=True)
+    iops_stddev = serializers.FloatField(
+        allow_null=True, help_text="Standard deviation of the IOPS of each second of the run"
+    )
+    iops_min = serializers.FloatField(
+        allow_null=True, help_text="The IOPS of the run's slowest second"
+    )
     latency_kind = serializers.CharField(
         help_text="Which latency `latency` is: lat (issue to completion), clat (completion "
         "only), or published (as the article states)"
@@ -470,6 +476,8 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         "run": result.run_id,
         "bytes_per_second": figures.bytes_per_second,
         "iops": figures.iops,
+        "iops_stddev": result.iops_stddev,
+        "iops_min": result.iops_min,
         "derived": figures.derived or None,
         "quick": figures.quick,
         "partial": result.partial,
@@ -637,6 +645,8 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
         "pattern": entry.pattern,
         "bytes_per_second": entry.bytes_per_second,
         "iops": entry.iops,
+        "iops_stddev": entry.iops_stddev,
+        "iops_min": entry.iops_min,
         "derived": entry.derived or None,
         "latency_mean_ns": entry.latency_mean_ns,
         "quick": entry.quick,

@@ -524,6 +524,7 @@ class _Side:
     runtime_ms: int
     clat: dict[str, Any] | None  # the schema's latency shape, or None without samples
     lat: dict[str, Any] | None
+    iops_spread: dict[str, float]  # iops_stddev and iops_min of fio's samples, from two
 
 
 @dataclass(frozen=True)
@@ -671,7 +672,20 @@ def _read_side(side: dict, where: str) -> _Side:
         runtime_ms=runtime,
         clat=_read_latency(_mapping(side, "clat_ns", where), f"{where}/clat_ns"),
         lat=_read_latency(_mapping(side, "lat_ns", where), f"{where}/lat_ns"),
+        iops_spread=_read_iops_spread(side, where),
     )
+
+
+def _read_iops_spread(side: dict, where: str) -> dict[str, float]:
+    """The spread of the IOPS within the run as fio sampled it (every iops_avg_time, 500 ms
+    by default): its standard deviation and slowest sample, from two samples up (fio writes
+    0 for both with fewer); none from a fio that does not write them."""
+    if "iops_samples" not in side or _count(side, "iops_samples", where) < 2:
+        return {}
+    return {
+        "iops_stddev": _real(side, "iops_stddev", where),
+        "iops_min": _real(side, "iops_min", where),
+    }
 
 
 def _read_latency(stat: dict, where: str) -> dict[str, Any] | None:
@@ -1120,6 +1134,7 @@ def _result(candidate: _Candidate) -> dict[str, Any]:
         "bytes": side.io_bytes,
         "bytes_per_second": side.io_bytes * 1000 / side.runtime_ms,
         "iops": io_count * 1000 / side.runtime_ms,
+        **side.iops_spread,
         **_result_latency(side),
     }
     if candidate.span:

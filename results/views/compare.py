@@ -300,6 +300,13 @@ def _export_notes(f: Figures, pattern: str) -> str:
     return notes + (f" ({UNSTATED_NOTE})" if f.result.pattern != pattern else "")
 
 
+# The spread of a result's IOPS second by second within its run, as the exports name it.
+SPREAD_EXPORT = (
+    ("IOPS per second, standard deviation", "iops_stddev"),
+    ("IOPS of the slowest second (higher is better)", "iops_min"),
+)
+
+
 def export_rows(c: Comparison) -> list[list[str]]:
     """The comparison as rows: section, test, what, unit, A, B, winner, difference."""
     a, b = str(c.a.drive), str(c.b.drive)
@@ -348,6 +355,11 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     diff,
                 ]
             )
+            for measure, field in SPREAD_EXPORT:
+                values = [getattr(f.result, field) if f else None for f in (p.a, p.b)]
+                if any(v is not None for v in values):
+                    cells = ["" if v is None else f"{v:.0f}" for v in values]
+                    rows.append(["throughput", pair.test.name, p.pattern, measure, *cells, "", ""])
             kinds = [_which_latency(f, sources) for f in (p.a, p.b)]
             which = (
                 kinds[0] or kinds[1]

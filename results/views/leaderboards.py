@@ -24,7 +24,7 @@ from results.views.common import (
 from results.views.methodology import test_links
 
 PAGE_SIZE = 25
-METRICS = (Metric.THROUGHPUT, Metric.LATENCY)
+METRICS = tuple(m for m, _ in Metric.CHOICES)
 
 
 @require_safe

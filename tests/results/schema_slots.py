@@ -144,6 +144,8 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("results", STAR, "bytes"): ("result", "bytes"),
     ("results", STAR, "bytes_per_second"): ("result", "bytes_per_second"),
     ("results", STAR, "iops"): ("result", "iops"),
+    ("results", STAR, "iops_stddev"): ("result", "iops_stddev"),
+    ("results", STAR, "iops_min"): ("result", "iops_min"),
     ("results", STAR, "latency_ns", "mean"): ("result", "latency_mean_ns"),
     ("results", STAR, "latency_ns", "stddev"): ("result", "latency_stddev_ns"),
     ("results", STAR, "latency_ns", "min"): ("result", "latency_min_ns"),
@@ -263,7 +265,7 @@ def model_field(where: tuple[str, str]):
 # -- documents with every optional field present -----------------------------------------------
 def maximal_measured() -> dict:
     document = measured_document(series_seconds=40)
-    document["results"] = [document["results"][0]]
+    document["results"] = [{**document["results"][0], "iops_stddev": 812.5, "iops_min": 9000.0}]
     document["consistency"] = [
         {
             **document["consistency"][0],

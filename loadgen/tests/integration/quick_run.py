@@ -69,6 +69,20 @@ def check_document(
                 close(r["bytes_per_second"], r["iops"] * t["block_size"]),
                 f"{where}: bytes/s vs iops * bs",
             )
+            # The spread of whole seconds: there from two of them; no second slower than
+            # the slowest, whose count is at most the whole seconds' mean.
+            seconds = int(dur // 1e9)
+            check(
+                ("iops_min" in r) == ("iops_stddev" in r) == (seconds >= 2),
+                f"{where}: iops_min/iops_stddev {r.get('iops_min')}/{r.get('iops_stddev')} "
+                f"after {dur} ns",
+            )
+            if seconds >= 2:
+                check(
+                    0 <= r["iops_min"] <= r["io_count"] / seconds,
+                    f"{where}: slowest second {r['iops_min']} IOPS of {r['io_count']} I/Os",
+                )
+                check(r["iops_stddev"] >= 0, f"{where}: iops_stddev {r['iops_stddev']}")
             lat = r.get("latency_ns", {})
             check(
                 {"50", "99", "99.9"} <= set(lat.get("percentiles", {})),
