@@ -43,3 +43,18 @@ forwarded_allow_ips = os.environ.get("BENCH_FORWARDED_ALLOW_IPS", "127.0.0.1,::1
 # control socket; manage gunicorn with signals (HUP reloads, TERM stops gracefully).
 control_socket_disable = True
 proc_name = "bench"
+
+
+def post_worker_init(worker):
+    """Read the in-process copies (the drive list, the value views' entries) before the
+    worker takes its first request: on a large catalog a copy takes seconds to read, and a
+    new worker's first readers would otherwise wait for it (every worker at once after a
+    start). A database that does not answer leaves them to the first request, as before."""
+    from drives.catalog_index import catalog_index
+    from results.value_index import value_index
+
+    try:
+        catalog_index()
+        value_index()
+    except Exception:  # any failure only means the first request reads them
+        worker.log.warning("in-process copies not read at start", exc_info=True)
