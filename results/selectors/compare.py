@@ -360,10 +360,9 @@ def compare(
     runs: dict[int, Run] = {}
     for values in doc["runs"] or []:
         run = _RUN.build(values[0], alias)
-        related = run._state.fields_cache  # as attach() sets it, for a run's six relations
         for (relation, shape), row in zip(_RUN_RELATIONS, values[1:], strict=True):
-            related[relation] = None if row is None else shape.build(row, alias)
-        related["drive"] = drives[run.drive_id]
+            attach(run, relation, None if row is None else shape.build(row, alias))
+        attach(run, "drive", drives[run.drive_id])
         runs[run.pk] = run
     if doc["tests"] is None:  # the catalog has not moved since the tests held were read
         tests = held.by_id
