@@ -29,6 +29,14 @@ struct pool {
 	uint32_t nstale;
 };
 
+/* What accounting needs of a completed I/O once its slot is refilled. */
+struct finished {
+	uint64_t lat, clat;
+	uint32_t length;
+	uint8_t dir;
+	bool ok;
+};
+
 struct job_state {
 	const struct lg_job_spec *spec;
 	struct lg_rng off_rng, data_rng, mix_rng;
@@ -42,6 +50,8 @@ struct job_state {
 	struct lg_io **free_ios;
 	uint32_t nfree;
 	struct lg_io **done;
+	struct finished *finished; /* the last reaped, to be accounted */
+	uint32_t nfinished;
 };
 
 struct group;
@@ -121,6 +131,7 @@ static void state_free(struct job_state *st)
 	free(st->ios);
 	free(st->free_ios);
 	free(st->done);
+	free(st->finished);
 }
 
 static int state_init(struct job_state *st, const struct lg_job_spec *spec)
@@ -150,7 +161,8 @@ static int state_init(struct job_state *st, const struct lg_job_spec *spec)
 	st->ios = calloc(qd, sizeof(*st->ios));
 	st->free_ios = calloc(qd, sizeof(*st->free_ios));
 	st->done = calloc(qd, sizeof(*st->done));
-	if (!st->ios || !st->free_ios || !st->done)
+	st->finished = calloc(qd, sizeof(*st->finished));
+	if (!st->ios || !st->free_ios || !st->done || !st->finished)
 		return -ENOMEM;
 
 	/* Touch every buffer now so that page faults do not land in the timing. */
@@ -269,30 +281,23 @@ static void report_progress(struct worker *w, uint64_t now, uint64_t *last_t, ui
 	*last_bytes = p.bytes;
 }
 
-/* Account one completed I/O at now. Returns false when it failed. */
-static inline bool complete(struct worker *w, struct lg_io *io, uint64_t now)
+/* Take back a completed I/O at now: its buffer and slot are free for the next one,
+ * its figures kept in st->finished for account(). Returns false when it failed. */
+static inline bool release(struct worker *w, struct lg_io *io, uint64_t now)
 {
-	const struct lg_job_spec *spec = &w->spec;
 	struct lg_job_result *res = &w->res;
 	struct job_state *st = &w->st;
 	int dir = io->write ? LG_DIR_WRITE : LG_DIR_READ;
 	bool ok = io->result == (int32_t)io->length;
 
-	if (ok) {
-		uint64_t lat = now - io->start_ns, clat = now - io->issue_ns;
-
-		res->dir_ios[dir]++;
-		res->dir_bytes[dir] += io->length;
-		res->bytes += io->length;
-		if (spec->hist)
-			lg_histogram_add(spec->hist, lat);
-		if (spec->clat_hist)
-			lg_histogram_add(spec->clat_hist, clat);
-		if (spec->dir_hist[dir])
-			lg_histogram_add(spec->dir_hist[dir], lat);
-		if (spec->dir_clat_hist[dir])
-			lg_histogram_add(spec->dir_clat_hist[dir], clat);
-	} else if (res->error == 0 || io->offset < res->error_offset) {
+	st->finished[st->nfinished++] = (struct finished){
+		.lat = now - io->start_ns,
+		.clat = now - io->issue_ns,
+		.length = io->length,
+		.dir = (uint8_t)dir,
+		.ok = ok,
+	};
+	if (!ok && (res->error == 0 || io->offset < res->error_offset)) {
 		/* of the failures, the one at the lowest offset: the same whatever
 		 * order the in-flight I/Os complete in */
 		res->error = io->result < 0 ? io->result : -EIO;
@@ -308,6 +313,49 @@ static inline bool complete(struct worker *w, struct lg_io *io, uint64_t now)
 		st->pool[dir].fresh[st->pool[dir].nfresh++] = io->buf;
 	st->free_ios[st->nfree++] = io;
 	return ok;
+}
+
+/* Count the I/Os released at `at` into the histograms, totals and series. */
+static void account(struct worker *w, uint64_t at)
+{
+	const struct lg_job_spec *spec = &w->spec;
+	struct lg_job_result *res = &w->res;
+	struct job_state *st = &w->st;
+	uint64_t ok = 0, bytes = 0;
+
+	for (uint32_t i = 0; i < st->nfinished; i++) {
+		const struct finished *f = &st->finished[i];
+
+		if (!f->ok)
+			continue;
+		ok++;
+		bytes += f->length;
+		res->dir_ios[f->dir]++;
+		res->dir_bytes[f->dir] += f->length;
+		if (spec->hist)
+			lg_histogram_add(spec->hist, f->lat);
+		if (spec->clat_hist)
+			lg_histogram_add(spec->clat_hist, f->clat);
+		if (spec->dir_hist[f->dir])
+			lg_histogram_add(spec->dir_hist[f->dir], f->lat);
+		if (spec->dir_clat_hist[f->dir])
+			lg_histogram_add(spec->dir_clat_hist[f->dir], f->clat);
+	}
+	st->nfinished = 0;
+	res->ios += ok;
+	res->bytes += bytes;
+	__atomic_store_n(&w->ios_now, res->ios, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->bytes_now, res->bytes, __ATOMIC_RELAXED);
+	if (spec->timeline) {
+		if (ok)
+			lg_timeline_add(spec->timeline, at - w->t0, ok);
+		lg_timeline_reach(spec->timeline, at - w->t0);
+	}
+	if (spec->byte_timeline) {
+		if (bytes)
+			lg_timeline_add(spec->byte_timeline, at - w->t0, bytes);
+		lg_timeline_reach(spec->byte_timeline, at - w->t0);
+	}
 }
 
 /* The hot loop of one worker; returns 0 or an engine's -errno. */
@@ -327,7 +375,7 @@ static int worker_loop(struct worker *w)
 	deadline = spec->duration_ns ? w->t0 + spec->duration_ns : UINT64_MAX;
 	next_progress = w->t0 + PROGRESS_INTERVAL_NS;
 
-	while (submitting || inflight > 0) {
+	for (bool reaped = false;;) {
 		if (submitting && stop_requested(w)) {
 			submitting = false;
 			res->interrupted = true;
@@ -367,11 +415,20 @@ static int worker_loop(struct worker *w)
 				return r;
 			io->issue_ns = lg_now_ns();
 		}
+		/* Account the last completions only now that their slots are refilled:
+		 * the device works meanwhile, and at QD1 no bookkeeping stands between
+		 * one I/O's completion and the next one's start. */
+		if (reaped) {
+			account(w, now);
+			if (reporter && now >= next_progress) {
+				report_progress(w, now, &last_t, &last_ios, &last_bytes);
+				next_progress = now + PROGRESS_INTERVAL_NS;
+			}
+		}
 		if (inflight == 0)
 			break;
 
 		uint32_t ndone = 0;
-		uint64_t ok = 0;
 
 		/* Prepare the next write data while the device works. */
 		if (st->pool[LG_DIR_WRITE].nstale > 0)
@@ -386,37 +443,14 @@ static int worker_loop(struct worker *w)
 		if (r < 0)
 			return r;
 		now = lg_now_ns();
+		reaped = true;
 		for (uint32_t i = 0; i < ndone; i++) {
-			if (complete(w, st->done[i], now)) {
-				ok++;
-			} else if (submitting) {
+			if (!release(w, st->done[i], now) && submitting) {
 				submitting = false;
 				__atomic_store_n(&w->g->abort, 1, __ATOMIC_RELAXED);
 			}
 		}
 		inflight -= ndone;
-		res->ios += ok;
-		__atomic_store_n(&w->ios_now, res->ios, __ATOMIC_RELAXED);
-		__atomic_store_n(&w->bytes_now, res->bytes, __ATOMIC_RELAXED);
-		if (spec->timeline) {
-			if (ok)
-				lg_timeline_add(spec->timeline, now - w->t0, ok);
-			lg_timeline_reach(spec->timeline, now - w->t0);
-		}
-		if (spec->byte_timeline) {
-			uint64_t bytes = 0;
-
-			for (uint32_t i = 0; i < ndone; i++)
-				if (st->done[i]->result == (int32_t)st->done[i]->length)
-					bytes += st->done[i]->length;
-			if (bytes)
-				lg_timeline_add(spec->byte_timeline, now - w->t0, bytes);
-			lg_timeline_reach(spec->byte_timeline, now - w->t0);
-		}
-		if (reporter && now >= next_progress) {
-			report_progress(w, now, &last_t, &last_ios, &last_bytes);
-			next_progress = now + PROGRESS_INTERVAL_NS;
-		}
 	}
 	w->t_end = now;
 	return 0;
