@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import connection, connections, models, router
+from django.db.models import DEFERRED
 
 
 def read_alias(model: type[models.Model]) -> str:
@@ -110,7 +111,14 @@ class Shape:
         self.fields = [f for f in model._meta.concrete_fields if not chosen or f.name in chosen]
         if chosen and len(self.fields) != len(chosen):
             raise ValueError(f"unknown fields of {model.__name__}: {chosen}")
-        self.attnames = [f.attname for f in self.fields]
+        # Built with every concrete field named, those the shape leaves out as DEFERRED (as
+        # the documented default from_db places them): from_db then takes its values as
+        # they are, where a shorter list makes it look each field up in the names read.
+        self.all_attnames = [f.attname for f in model._meta.concrete_fields]
+        self.positions = [
+            self.fields.index(f) if f in self.fields else None for f in model._meta.concrete_fields
+        ]
+        self.partial = len(self.fields) < len(self.all_attnames)
         self.conversions = [(i, c) for i, f in enumerate(self.fields) if (c := _converter(f))]
         quote = connection.ops.quote_name
         columns = []
@@ -131,7 +139,9 @@ class Shape:
         for i, convert in self.conversions:
             if values[i] is not None:
                 values[i] = convert(values[i])
-        return self.model.from_db(db, self.attnames, values)
+        if self.partial:
+            values = [DEFERRED if i is None else values[i] for i in self.positions]
+        return self.model.from_db(db, self.all_attnames, values)
 
 
 def attach(instance: models.Model, field: str, related: models.Model | None) -> None:

@@ -91,17 +91,32 @@ class SlugFilter(django_filters.CharFilter):
         )
 
 
+@functools.cache
+def _form_class(
+    filterset: type[FilterSet], model: type[Model], names: tuple[str, ...]
+) -> type[forms.Form]:
+    """The form class of these filters of `filterset`, made as django-filter makes its own
+    (on Meta.form, of each filter's field) once for each choice of names, like any form
+    class declared in code: each form deep-copies its fields (Django's Form.__init__), and
+    making fields and a class for every request cost a filtered list a fifth of its time.
+    The fields are made by an instance of its own on `model` (a filter keeps the field it
+    makes, and names itself after its model's field), so a filter's field may not depend
+    on the request."""
+    filters = filterset(queryset=model._default_manager.none()).filters
+    fields = {name: filters[name].field for name in names}
+    return type(f"{filterset.__name__}Form", (filterset._meta.form,), fields)
+
+
 class FilterSet(django_filters.FilterSet):
     """django-filter's FilterSet, its conditions also as SQL (where) and as a mask (mask):
     each filter's own (`sql`, `mask`), or its field's (column_sql, column_mask)."""
 
     def get_form_class(self):
         """A form of the filters the query names, through django-filter's hook for a form
-        made for the instance (built as its own is, on Meta.form): a filter the query does
-        not name narrows nothing, and each field of a form is made and deep-copied for every
-        request (all of them cost a filtered leaderboard about a tenth of its time)."""
-        named = {name: f.field for name, f in self.filters.items() if name in self.data}
-        return type(f"{type(self).__name__}Form", (self._meta.form,), named)
+        class made for the instance: a filter the query does not name narrows nothing, and
+        the form of the same names is the same class (_form_class)."""
+        named = tuple(name for name in self.base_filters if name in self.data)
+        return _form_class(type(self), self.queryset.model, named)
 
     def chosen(self):
         """The filters this (valid) FilterSet narrows by, each with its value."""

@@ -3,13 +3,14 @@ read for it by its declared fields, at about the speed of a dict written by hand
 
 from __future__ import annotations
 
+import datetime
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from rest_framework import serializers
+from rest_framework import ISO_8601, serializers
 from rest_framework.fields import SkipField
 from rest_framework.settings import api_settings
 
@@ -32,6 +33,20 @@ def _as_read(field: serializers.Field) -> bool:
     if writes is serializers.BigIntegerField.to_representation:
         return not getattr(field, "coerce_to_string", api_settings.COERCE_BIGINT_TO_STRING)
     return writes in _AS_READ
+
+
+def _writer(field: serializers.Field) -> Callable[[Any], Any]:
+    """How a field writes a value (not None) of its type: its to_representation, or the one
+    call that comes down to: a date in ISO 8601 is its isoformat(), an entry named by a
+    slug (SlugRelatedField) its slug."""
+    writes = type(field).to_representation
+    if writes is serializers.DateField.to_representation:
+        output = getattr(field, "format", api_settings.DATE_FORMAT)
+        if isinstance(output, str) and output.lower() == ISO_8601:
+            return datetime.date.isoformat
+    if writes is serializers.SlugRelatedField.to_representation:
+        return attrgetter(field.slug_field)
+    return field.to_representation
 
 
 def _the_row(row: Any) -> Any:
@@ -57,6 +72,30 @@ class _Plan:
     read_otherwise: tuple[tuple[int, Callable[[Any], Any], Callable[[Any], Any]], ...]
     converted: tuple[tuple[int, Callable[[Any], Any]], ...]
 
+    def write(self, row: Any) -> dict[str, Any]:
+        """One row, as its fields write it."""
+        values = list(self.read_plain(row))
+        for position, read, write in self.read_otherwise:
+            value = read(row)
+            values.insert(position, value if value is None else write(value))
+        for position, write in self.converted:
+            if (value := values[position]) is not None:
+                values[position] = write(value)
+        return dict(zip(self.names, values, strict=True))
+
+    def write_all(self, rows: list) -> list[dict[str, Any]]:
+        """Rows of one kind, as write() writes each, field by field down the list: a value
+        read plainly is neither looked at nor moved row by row."""
+        columns: list[Sequence] = list(zip(*map(self.read_plain, rows), strict=True))
+        for position, read, write in self.read_otherwise:
+            columns.insert(position, [v if (v := read(row)) is None else write(v) for row in rows])
+        for position, write in self.converted:
+            columns[position] = [v if v is None else write(v) for v in columns[position]]
+        if not columns:
+            return [{} for _ in rows]
+        names = self.names
+        return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
 
 @functools.cache
 def _plan(serializer: type[serializers.Serializer], mapping: bool) -> _Plan:
@@ -65,7 +104,7 @@ def _plan(serializer: type[serializers.Serializer], mapping: bool) -> _Plan:
     fields = {n: f for n, f in serializer().fields.items() if not f.write_only}
     plain, read_otherwise, converted = [], [], []
     for position, field in enumerate(fields.values()):
-        write = field.to_representation
+        write = _writer(field)
         if not field.source_attrs:
             read_otherwise.append((position, _the_row, write))
         elif mapping and len(field.source_attrs) > 1:
@@ -77,28 +116,43 @@ def _plan(serializer: type[serializers.Serializer], mapping: bool) -> _Plan:
     return _Plan(tuple(fields), _reader(mapping, plain), tuple(read_otherwise), tuple(converted))
 
 
+_FALLBACK = (AttributeError, KeyError, SkipField)
+
+
+class RowListWriter(serializers.ListSerializer):
+    """The list of a RowWriter serializer (its Meta's list_serializer_class, RowWriter.Meta):
+    writes its rows all at once, field by field (_Plan.write_all), or row by row as the
+    child writes each where one of them does not read plainly."""
+
+    def to_representation(self, data) -> list[dict[str, Any]]:
+        rows = list(data)
+        if not rows:
+            return []
+        plan = _plan(type(self.child), isinstance(rows[0], dict))
+        try:
+            return plan.write_all(rows)
+        except (*_FALLBACK, TypeError):  # TypeError: a row not of the first's kind
+            return [self.child.to_representation(row) for row in rows]
+
+
 # Mixed into a read-only Serializer or ModelSerializer whose instances are rows a selector
 # read for the API (dicts, or objects whose attributes hold values, not methods, in the
 # types of their fields: int for an IntegerField, text for a CharField or a text choice).
 # Its to_representation writes what DRF's own would, each declared field's value by its
 # source and its to_representation, without DRF's loop over the fields and without
 # building the fields for every list: together they cost a list of 50 rows several times
-# as much as reading them. The fields are those of the class, made once without a context,
-# so a field may not read the request. (No docstring: drf-spectacular would describe every
-# serializer that mixes this in with it.)
+# as much as reading them. A list (many=True) is written by RowListWriter: a serializer
+# with a Meta of its own derives it from RowWriter.Meta. The fields are those of the class,
+# made once without a context, so a field may not read the request. (No docstring:
+# drf-spectacular would describe every serializer that mixes this in with it.)
 class RowWriter:
+    class Meta:
+        list_serializer_class = RowListWriter
+
     def to_representation(self, row: Any) -> dict[str, Any]:
-        plan = _plan(type(self), isinstance(row, dict))
         try:
-            values = list(plan.read_plain(row))
-            for position, read, write in plan.read_otherwise:
-                value = read(row)
-                values.insert(position, value if value is None else write(value))
-            for position, write in plan.converted:
-                if (value := values[position]) is not None:
-                    values[position] = write(value)
-        except (AttributeError, KeyError, SkipField):
+            return _plan(type(self), isinstance(row, dict)).write(row)
+        except _FALLBACK:
             # A source through a missing relation: the row as DRF writes it (the field's
             # default, or None where it allows null).
             return super().to_representation(row)
-        return dict(zip(plan.names, values, strict=True))

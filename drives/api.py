@@ -72,7 +72,7 @@ class DriveSerializer(RowWriter, serializers.ModelSerializer):
         source="url", read_only=True, help_text="The drive's page on the site"
     )
 
-    class Meta:
+    class Meta(RowWriter.Meta):
         model = Drive
         fields = [
             "slug",
