@@ -67,6 +67,7 @@ def environment(**options) -> jinja2.Environment:
     env.filters.update(
         mbps=units.mbps,
         iops=units.iops,
+        iops_spread=units.iops_spread,
         latency=units.latency,
         capacity=units.capacity,
         size=units.size,

@@ -27,6 +27,17 @@ def iops(value) -> str:
     return "—" if value is None else f"{value:,.0f}"
 
 
+def iops_spread(figures) -> str:
+    """The spread of a result's IOPS second by second within its run (`figures`: a result or
+    a ranking's entry), as text: its standard deviation and its slowest second, "" where the
+    run did not measure them."""
+    stddev, slowest = figures.iops_stddev, figures.iops_min
+    parts = [] if stddev is None else [f"±{iops(stddev)}"]
+    if slowest is not None:
+        parts.append(f"slowest second {iops(slowest)}")
+    return ", ".join(parts)
+
+
 def latency(nanoseconds) -> str:
     """Nanoseconds as the most readable unit."""
     if nanoseconds is None:  # most of a latency table's percentiles, and cheapest first

@@ -1,4 +1,5 @@
 from decimal import Decimal
+from types import SimpleNamespace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,3 +39,13 @@ def test_figures_are_written_without_characters_html_would_read(value):
     """The tables write units' text into their cells unescaped (bench/_tables.html)."""
     for show in (units.latency, units.mbps, units.iops):
         assert not set(show(value)) & set("<>&\"'"), show(value)
+
+
+def test_the_iops_spread_says_what_the_run_measured():
+    def spread(stddev, slowest):
+        return units.iops_spread(SimpleNamespace(iops_stddev=stddev, iops_min=slowest))
+
+    assert spread(120.5, 9100.0) == "±120, slowest second 9,100"
+    assert spread(4100.25, None) == "±4,100"
+    assert spread(None, 0.0) == "slowest second 0"
+    assert spread(None, None) == ""  # nothing written, not a spread of 0

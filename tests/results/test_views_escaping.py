@@ -224,6 +224,8 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         latency_mean_ns=1500.0,
         latency_kind="clat",
         quick=True,
+        iops_stddev=812.5,
+        iops_min=None,
     )
     point = SimpleNamespace(
         drive=drive,
@@ -237,7 +239,9 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         iops_derived=True,
     )
     pattern = text()
-    result = SimpleNamespace(pattern=pattern, deviations=[text(), text()])
+    result = SimpleNamespace(
+        pattern=pattern, deviations=[text(), text()], iops_stddev=None, iops_min=40100.0
+    )
     figures = SimpleNamespace(
         result=result, bytes_per_second=2.5e8, iops=61000.0, derived="iops", block_size=4096
     )
