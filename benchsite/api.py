@@ -126,7 +126,7 @@ def document_errors(result, generator, request, public):
             if "path" in places:
                 wanted.add("404")
             responses = operation["responses"]
-            for code in wanted:
+            for code in sorted(wanted):  # the same schema, byte for byte, every time
                 text, _ = _ERROR_EXAMPLES[code]
                 responses.setdefault(
                     code, {"description": text, "content": {"application/json": {"schema": body}}}

@@ -386,44 +386,48 @@ def upload_idempotent(
 # (results.copies). Only the entries that change are written (and those no longer backed by
 # a result deleted), so an ingest that changes no ranking moves no ranking's version
 # (core.versions), and an entry keeps its id while it stands.
-_LEADERBOARD_COLUMNS = [
-    "drive_id",
-    "test_id",
-    "pattern",
-    "result_id",
-    "run_id",
-    "source",
-    "synthetic",
-    "bytes_per_second",
-    "iops",
-    "derived",
-    "latency_mean_ns",
-    "latency_kind",
-    "quick",
-    "iops_stddev",
-    "iops_min",
-    "worst",
-    "price_usd",
-    "price_observed_on",
-]
+# What an entry holds, each column with the SQL that computes it: of the latest result
+# (`latest`, over r the result, run, t its test, d its drive), then of the drive's entries
+# in the test and its price (`fresh`). The statement's column lists are made from these.
+_LATEST_COLUMNS = (
+    ("drive_id", "run.drive_id"),
+    ("test_id", "r.test_id"),
+    ("pattern", "r.pattern"),
+    ("result_id", "r.id"),
+    ("run_id", "run.id"),
+    ("source", "run.source"),
+    ("synthetic", "d.synthetic"),
+    (
+        "bytes_per_second",
+        "COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))",
+    ),
+    ("iops", "COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size))"),
+    (
+        "derived",
+        "CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops' "
+        "WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second' "
+        "ELSE '' END",
+    ),
+    ("latency_mean_ns", "r.latency_mean_ns"),
+    ("latency_kind", "CASE WHEN r.latency_mean_ns IS NULL THEN '' ELSE r.latency_kind END"),
+    ("quick", "COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false)"),
+    ("iops_stddev", "r.iops_stddev"),
+    ("iops_min", "r.iops_min"),
+)
+_FRESH_COLUMNS = (
+    (
+        "worst",
+        "row_number() OVER (PARTITION BY drive_id, test_id "
+        "ORDER BY bytes_per_second NULLS LAST, pattern) = 1",
+    ),
+    ("price_usd", "price.amount"),
+    ("price_observed_on", "price.observed_on"),
+)
 _LEADERBOARD_SQL = """
 WITH fresh AS (
-SELECT latest.*, row_number() OVER (PARTITION BY drive_id, test_id
-                                    ORDER BY bytes_per_second NULLS LAST, pattern) = 1,
-       price.amount, price.observed_on
+SELECT latest.*, {fresh}
 FROM (
-  SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern)
-      run.drive_id, r.test_id, r.pattern, r.id, run.id, run.source, d.synthetic,
-      COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))
-        AS bytes_per_second,
-      COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size)),
-      CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops'
-           WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second'
-           ELSE '' END,
-      r.latency_mean_ns,
-      CASE WHEN r.latency_mean_ns IS NULL THEN '' ELSE r.latency_kind END,
-      COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false) AS quick,
-      r.iops_stddev, r.iops_min
+  SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern) {latest}
   FROM results_result r
   JOIN results_run run ON run.id = r.run_id
   JOIN results_test t ON t.id = r.test_id
@@ -444,7 +448,7 @@ gone AS (
     WHERE (f.drive_id, f.test_id, f.pattern) = (e.drive_id, e.test_id, e.pattern))
 )
 INSERT INTO results_leaderboardentry AS e ({columns})
-SELECT * FROM fresh
+SELECT {columns} FROM fresh
 ON CONFLICT (drive_id, test_id, pattern) DO UPDATE SET ({columns}) = ROW({proposed})
 WHERE ({stored}) IS DISTINCT FROM ({proposed})
 """
@@ -476,12 +480,15 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
 
 
 def _leaderboard_sql(*, where: str, entries: str) -> str:
+    columns = [name for name, _ in (*_LATEST_COLUMNS, *_FRESH_COLUMNS)]
     return _LEADERBOARD_SQL.format(
         where=where,
         entries=entries,
-        columns=", ".join(_LEADERBOARD_COLUMNS),
-        stored=", ".join(f"e.{c}" for c in _LEADERBOARD_COLUMNS),
-        proposed=", ".join(f"EXCLUDED.{c}" for c in _LEADERBOARD_COLUMNS),
+        latest=", ".join(f"{sql} AS {name}" for name, sql in _LATEST_COLUMNS),
+        fresh=", ".join(f"{sql} AS {name}" for name, sql in _FRESH_COLUMNS),
+        columns=", ".join(columns),
+        stored=", ".join(f"e.{c}" for c in columns),
+        proposed=", ".join(f"EXCLUDED.{c}" for c in columns),
     )
 
 
