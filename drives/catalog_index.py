@@ -81,12 +81,23 @@ _DRIVES = Table(
       SELECT p.amount FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
       ORDER BY p.observed_on DESC, p.amount LIMIT 1) p ON true""",
 )
+# Every controller as a filter form offers it: (slug, "vendor model"), in that name's order.
+_CONTROLLERS = Table(
+    "controllers",
+    (
+        ("slug", "c.slug"),
+        ("name", "m.name || ' ' || c.model"),
+        ("rank", "row_number() OVER (ORDER BY m.name, c.model)"),
+    ),
+    "drives_controller c JOIN drives_manufacturer m ON m.id = c.vendor_id",
+)
 _HELD_ORDERS = 64  # orders kept per copy (a client may combine the fields in many ways)
 
 
 class CatalogIndex:
     """One snapshot of the drive list (see the module's docstring): `drives`, its columns,
-    what a FilterSet's mask narrows."""
+    what a FilterSet's mask narrows; and `controllers`, the choices of the catalog's filter
+    form ((slug, name) in order)."""
 
     def __init__(self, alias: str, version: int | None, tables: dict[str, Columns]):
         self.alias, self.version = alias, version
@@ -96,6 +107,13 @@ class CatalogIndex:
         self.real = ~self.synthetic
         self.ranks = {name: drives[f"rank {name}"].array for name in ORDERS}
         self.ranks["pk"] = drives["id"].array
+        held = tables["controllers"]
+        self.controllers = [
+            (slug, name)
+            for _, slug, name in sorted(
+                zip(held.values("rank"), held.values("slug"), held.values("name"), strict=True)
+            )
+        ]
         self._orders: dict[tuple[str, ...], np.ndarray] = {}
         self._made: dict[tuple[Callable, str], dict[int, object]] = {}
 
@@ -157,7 +175,7 @@ class CatalogIndex:
         return found
 
 
-_COPY = Copy(Drive, _VERSION_SQL, [_DRIVES], CatalogIndex)
+_COPY = Copy(Drive, _VERSION_SQL, [_DRIVES, _CONTROLLERS], CatalogIndex)
 _held = _COPY.held  # this process's copies, by database
 
 

@@ -298,7 +298,6 @@ def controller_choices(value: list | None) -> list[tuple[str, str]]:
 
 
 def controllers() -> list[tuple[str, str]]:
-    """controller_choices, read on their own (the catalog's filter form). One prepared
-    statement."""
-    _, rows = prepared_rows(Controller, f"SELECT {CONTROLLER_CHOICES_JSON}", [])
-    return controller_choices(rows[0][0])
+    """controller_choices, as the catalog's copy holds them (the catalog's filter form): no
+    statement of their own."""
+    return catalog_index().controllers

@@ -17,7 +17,7 @@ from core.versions import CATALOG, DRIVES, versions_sql
 from drives import catalog_index as ci
 from drives.api import DriveApiFilter
 from drives.models import Controller, Drive, Manufacturer, NandType, Price
-from drives.selectors import DRIVE_ORDERS, catalog_row, drive_list, drive_page
+from drives.selectors import DRIVE_ORDERS, catalog_row, controllers, drive_list, drive_page
 from tests.factories import (
     ControllerFactory,
     DriveFactory,
@@ -225,6 +225,17 @@ def test_the_list_follows_a_renamed_drive_and_a_new_price(committed):
     PriceFactory(drive=committed[1], amount="40.00")
     rows = drive_page(order=("model", "pk"), offset=0, limit=10)[1]
     assert [(r.model, r.latest_price) for r in rows] == [("Beta", 40), ("Zulu", None)]
+
+
+def test_the_filter_forms_controllers_follow_the_catalog(committed):
+    # the catalog page's choice of controllers comes with the copy: in order, current
+    maker = ManufacturerFactory(name="Zeta", slug="zeta")
+    Controller.objects.create(vendor=maker, model="Z1", slug="z1")
+    Controller.objects.create(vendor=maker, model="A9", slug="a9")
+    assert controllers() == [("a9", "Zeta A9"), ("z1", "Zeta Z1")]
+    Manufacturer.objects.filter(pk=maker.pk).update(name="Acme")
+    Controller.objects.create(vendor=ManufacturerFactory(name="Bolt"), model="B", slug="b")
+    assert controllers() == [("a9", "Acme A9"), ("z1", "Acme Z1"), ("b", "Bolt B")]
 
 
 def test_an_uncommitted_write_elsewhere_is_not_seen_and_its_commit_is(committed):
