@@ -72,20 +72,9 @@ class _Plan:
     read_otherwise: tuple[tuple[int, Callable[[Any], Any], Callable[[Any], Any]], ...]
     converted: tuple[tuple[int, Callable[[Any], Any]], ...]
 
-    def write(self, row: Any) -> dict[str, Any]:
-        """One row, as its fields write it."""
-        values = list(self.read_plain(row))
-        for position, read, write in self.read_otherwise:
-            value = read(row)
-            values.insert(position, value if value is None else write(value))
-        for position, write in self.converted:
-            if (value := values[position]) is not None:
-                values[position] = write(value)
-        return dict(zip(self.names, values, strict=True))
-
     def write_all(self, rows: list) -> list[dict[str, Any]]:
-        """Rows of one kind, as write() writes each, field by field down the list: a value
-        read plainly is neither looked at nor moved row by row."""
+        """Rows of one kind, as their fields write each, field by field down the list: a
+        value read plainly is neither looked at nor moved row by row."""
         columns: list[Sequence] = list(zip(*map(self.read_plain, rows), strict=True))
         for position, read, write in self.read_otherwise:
             columns.insert(position, [v if (v := read(row)) is None else write(v) for row in rows])
@@ -151,7 +140,7 @@ class RowWriter:
 
     def to_representation(self, row: Any) -> dict[str, Any]:
         try:
-            return _plan(type(self), isinstance(row, dict)).write(row)
+            return _plan(type(self), isinstance(row, dict)).write_all([row])[0]
         except _FALLBACK:
             # A source through a missing relation: the row as DRF writes it (the field's
             # default, or None where it allows null).
