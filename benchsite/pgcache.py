@@ -32,7 +32,15 @@ NEVER = datetime.datetime.max.replace(tzinfo=datetime.UTC)
 
 
 class PostgresCache(DatabaseCache):
+    """Django's DatabaseCache with one-upsert writes. Leans on its private parts, and must:
+    _base_set (the write every set, add and touch goes through: the public API has no hook
+    for how a write is stored) and the settings it keeps as _table, _max_entries and
+    _cull_frequency (read as the parent read them, so the CACHES options mean the same)."""
+
     def _base_set(self, mode, key, value, timeout=DEFAULT_TIMEOUT):
+        """One upsert, and a cull one write in CULL_EVERY. Must stay an override of this
+        private method: it is the one place Django's database cache writes, and replacing
+        the backend instead would rewrite its reads too."""
         timeout = self.get_backend_timeout(timeout)
         expires = (
             NEVER

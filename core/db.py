@@ -150,7 +150,8 @@ def attach(instance: models.Model, field: str, related: models.Model | None) -> 
     Why a private attribute (Model._state.fields_cache, where select_related puts what it
     read): the public way, assigning through the relation's descriptor, also rewrites the
     foreign key from the related instance (a relation the statement did not read would null
-    it) and consults the router for every assignment; this is the one place that does it."""
+    it) and consults the router for every assignment. It must stay: no public API sets a
+    related instance without those writes, and this is the one place that does it."""
     instance._state.fields_cache[field] = related
 
 
