@@ -178,12 +178,22 @@ def wrk_command(url: str, script: Path, *, seconds: float, connections: int) -> 
     ]
 
 
-def run_wrk(url: str, script: Path, *, seconds: float, connections: int) -> WrkResult:
+def run_wrk(
+    url: str, script: Path, *, seconds: float, connections: int, meter: CpuMeter | None = None
+) -> WrkResult:
+    """One wrk run; with a meter, the result also holds the CPU a request cost in the
+    workers and the database."""
     command = wrk_command(url, script, seconds=seconds, connections=connections)
+    start = meter.read() if meter else None
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"wrk failed ({script.name}): {done.stderr.strip() or done.stdout}")
-    return parse_report(done.stdout)
+    result = parse_report(done.stdout)
+    if meter and result.requests:
+        used = meter.used(start, meter.read())
+        result.worker_cpu_ms = used["workers"] / result.requests * 1e3
+        result.database_cpu_ms = used["database"] / result.requests * 1e3
+    return result
 
 
 def run_wrk_together(
@@ -279,13 +289,9 @@ def measure_rounds(
     results: dict[str, list[WrkResult]] = {name: [] for name in scripts}
     for _ in range(rounds):
         for name, script in scripts.items():
-            before = meter.read() if meter else None
-            result = run_wrk(url, script, seconds=seconds, connections=connections)
-            if meter and result.requests:
-                used = meter.used(before, meter.read())
-                result.worker_cpu_ms = used["workers"] / result.requests * 1e3
-                result.database_cpu_ms = used["database"] / result.requests * 1e3
-            results[name].append(result)
+            results[name].append(
+                run_wrk(url, script, seconds=seconds, connections=connections, meter=meter)
+            )
     return results
 
 

@@ -4,7 +4,9 @@ seed_scale catalog in the same PostgreSQL server, loaded with wrk in alternating
 then after, after then before, ...). Prints each page's requests/s in both trees and the median
 of the rounds' paired ratios (after ÷ before, their range beside it), with the trivial view's
 own paired ratio as the noise floor: a change smaller than its spread is not one this machine
-can show.
+can show. Beside them, the CPU a request cost in each tree's gunicorn workers and in the
+database server (medians of the rounds): a ratio the noise hides, or one that moved between
+runs, is told apart by where the time went.
 
 Run by `make bench-pair BEFORE=<commit>` inside the embedded PostgreSQL of var/bench-web/ (this
 tree's catalog, built by bench_web if missing). The earlier tree's catalog is the database
@@ -26,11 +28,10 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection
 
 from drives.models import Drive
 from loadtests.appserver import AppServer, prepare
-from loadtests.loadrig import get_rotation, run_wrk, write_script
+from loadtests.loadrig import CpuMeter, database_server_pids, get_rotation, run_wrk, write_script
 from loadtests.management.commands import bench_api, bench_web
 
 BEFORE_DATABASE = "bench_before"
@@ -100,11 +101,11 @@ class Command(BaseCommand):
                         env=env, log=folder / f"{key}.log", workers=opts["workers"], root=root
                     )
                     servers[key].start()
-                rates = self.measure(servers, scripts, opts)
+                runs = self.measure(servers, scripts, opts)
             finally:
                 for server in servers.values():
                     server.stop()
-        self.report(rates, before=_revision(before_tree), opts=opts)
+        self.report(runs, before=_revision(before_tree), opts=opts)
 
     def build_before(self, tree: Path, after_url: str, before_url: str) -> None:
         """The earlier tree's catalog, built by its own code unless it is there already for
@@ -132,28 +133,37 @@ class Command(BaseCommand):
 
     def measure(self, servers: dict[str, AppServer], scripts: dict[str, Path], opts):
         """Every page on both trees, round after round, the order of the two alternating."""
-        connection.close()  # this process reads nothing more; the servers have the database
         options = {"connections": opts["connections"]}
+        meters = {
+            key: CpuMeter(server.worker_pids, database_server_pids)
+            for key, server in servers.items()
+        }
         for server in servers.values():
             for script in scripts.values():
                 run_wrk(server.url, script, seconds=1, **options)
-        rates = {name: {key: [] for key in servers} for name in scripts}
+        runs = {name: {key: [] for key in servers} for name in scripts}
         for n in range(opts["rounds"]):
             order = list(servers) if n % 2 == 0 else list(servers)[::-1]
             for name, script in scripts.items():
                 for key in order:
-                    result = run_wrk(servers[key].url, script, seconds=opts["seconds"], **options)
+                    url, meter = servers[key].url, meters[key]
+                    result = run_wrk(url, script, seconds=opts["seconds"], meter=meter, **options)
                     if result.failures:
                         raise CommandError(f"{name} on the {key} tree: {result.failures} failed")
-                    rates[name][key].append(result.rate)
+                    runs[name][key].append(result)
             self.stdout.write(f"round {n + 1} of {opts['rounds']} done")
-        return rates
+        return runs
 
-    def report(self, rates: dict, *, before: str, opts) -> None:
+    def report(self, runs: dict, *, before: str, opts) -> None:
+        rates = {
+            name: {key: [r.rate for r in results] for key, results in by_tree.items()}
+            for name, by_tree in runs.items()
+        }
         trivial = rates["trivial view"]
         header = (
             f"{'page':<20}{'before r/s':>11}{'after r/s':>11}{'after÷before':>14}"
             f"{'rounds':>14}{'x trivial b':>13}{'x trivial a':>13}"
+            f"{'worker ms b':>13}{'worker ms a':>13}{'db ms b':>9}{'db ms a':>9}"
         )
         self.stdout.write(f"\nbefore: {before[:10]}; after: this tree\n{header}")
         self.stdout.write("-" * len(header))
@@ -165,16 +175,26 @@ class Command(BaseCommand):
                 statistics.median(r / t for r, t in zip(by_tree[k], trivial[k], strict=True))
                 for k in ("before", "after")
             ]
+            cpu = {
+                part: [
+                    statistics.median(getattr(r, f"{part}_cpu_ms") for r in runs[name][k])
+                    for k in ("before", "after")
+                ]
+                for part in ("worker", "database")
+            }
             verdict = "  BELOW" if name != "trivial view" and ratio < TARGET else ""
             self.stdout.write(
                 f"{name:<20}{statistics.median(by_tree['before']):>11.0f}"
                 f"{statistics.median(by_tree['after']):>11.0f}{ratio:>14.2f}"
                 f"{f'{min(paired):.2f}-{max(paired):.2f}':>14}"
-                f"{x_trivial[0]:>13.3f}{x_trivial[1]:>13.3f}{verdict}"
+                f"{x_trivial[0]:>13.3f}{x_trivial[1]:>13.3f}"
+                f"{cpu['worker'][0]:>13.2f}{cpu['worker'][1]:>13.2f}"
+                f"{cpu['database'][0]:>9.2f}{cpu['database'][1]:>9.2f}{verdict}"
             )
         self.stdout.write(
             f"\nmedians of {opts['rounds']} paired rounds of {opts['seconds']:g} s, "
             f"{opts['connections']} connections, {opts['workers']} workers a tree; "
             f"noise floor: the trivial view's own after÷before spans "
-            f"{min(noise):.2f}-{max(noise):.2f}; bar: {TARGET}"
+            f"{min(noise):.2f}-{max(noise):.2f}; bar: {TARGET}; worker and db ms: CPU a "
+            f"request in the tree's gunicorn workers and in the database server"
         )
