@@ -191,18 +191,58 @@ def leaderboard(
 ) -> Leaderboard:
     """One test's ranking among the entries the pages show, narrowed by `filters` (a valid
     LeaderboardFilter, written as SQL: FilterSet.where), best first: one page of it, and
-    where the highlighted drives rank, each with which latency its mean latency is. Two
-    queries (the entries, their drives' labels), four with highlighted drives ranked off the
-    page."""
+    where the highlighted drives rank, each with which latency its mean latency is. Equal
+    figures share a rank, one more than the entries strictly better (competition ranking:
+    1, 2, 2, 4), on the page and off it. Two queries (the entries, their drives' labels),
+    one more when the page starts inside a tie, two more with highlighted drives ranked off
+    the page."""
     where = filters.where("e") if filters is not None else Where()
     real = not settings.BENCH_SHOW_SYNTHETIC
+    field, _, better = _METRIC_ORDER[metric]
     start = (page - 1) * page_size
-    params = {**where.params, "test": test.pk, "limit": page_size + 1, "offset": start}
+    # From the entry before the page (after the first): whether the page's first entry ties
+    # with the previous page's last, which then gives the rank they share.
+    before = 1 if start else 0
+    params = {
+        **where.params,
+        "test": test.pk,
+        "limit": page_size + 1 + before,
+        "offset": start - before,
+    }
     window = _board_rows(_board_sql(metric, where.sql, real=real, chosen=False), params)
-    rows = [
-        RankedEntry(start + i + 1, e, e.drive.slug in highlight)
-        for i, e in enumerate(window[:page_size])
-    ]
+    previous, window = window[:before], window[before:]
+
+    def better_counts(values: list[float]) -> tuple[int, ...]:
+        """How many entries are strictly better than each of `values`: one scan."""
+        counts = ", ".join(
+            f"count(*) FILTER (WHERE e.{field} {better} %(v{i})s)" for i in range(len(values))
+        )
+        sql = _BETTER_SQL.format(
+            counts=counts, field=field, better=better, real=_real(real), where=where.sql
+        )
+        loosest = min(values) if better == ">" else max(values)
+        with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
+            cursor.execute(
+                sql,
+                {
+                    **where.params,
+                    "test": test.pk,
+                    "loosest": loosest,
+                    **{f"v{i}": v for i, v in enumerate(values)},
+                },
+            )
+            return cursor.fetchone()
+
+    rows: list[RankedEntry] = []
+    for i, e in enumerate(window[:page_size]):
+        value = getattr(e, field)
+        if rows and getattr(rows[-1].entry, field) == value:
+            rank = rows[-1].rank  # a tie shares its rank (competition ranking: 1, 2, 2, 4)
+        elif not rows and previous and getattr(previous[0], field) == value:
+            rank = better_counts([value])[0] + 1  # a tie from the page before
+        else:
+            rank = start + i + 1
+        rows.append(RankedEntry(rank, e, e.drive.slug in highlight))
     elsewhere = []
     shown = {r.entry.drive.slug for r in rows}
     missing = [s for s in highlight if s not in shown]
@@ -210,26 +250,7 @@ def leaderboard(
         sql = _board_sql(metric, where.sql, real=real, chosen=True)
         wanted = _board_rows(sql, {**params, "slugs": missing})
         if wanted:
-            field, _, better = _METRIC_ORDER[metric]
-            values = [getattr(e, field) for e in wanted]
-            counts = ", ".join(
-                f"count(*) FILTER (WHERE e.{field} {better} %(v{i})s)" for i in range(len(wanted))
-            )
-            sql = _BETTER_SQL.format(
-                counts=counts, field=field, better=better, real=_real(real), where=where.sql
-            )
-            loosest = min(values) if better == ">" else max(values)
-            with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
-                cursor.execute(
-                    sql,
-                    {
-                        **where.params,
-                        "test": test.pk,
-                        "loosest": loosest,
-                        **{f"v{i}": v for i, v in enumerate(values)},
-                    },
-                )
-                counts_found = cursor.fetchone()
+            counts_found = better_counts([getattr(e, field) for e in wanted])
             elsewhere = sorted(
                 (RankedEntry(n + 1, e, True) for e, n in zip(wanted, counts_found, strict=True)),
                 key=lambda r: r.rank,
