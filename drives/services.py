@@ -28,8 +28,13 @@ RESOLVE_ATTEMPTS = 5
 
 AMBIGUOUS_DRIVE = (
     "matches {count} drives in the catalog ({names}); add capacity_bytes, part_number or "
-    "hardware_revision to pick one"
+    "hardware_revision, or the drive's slug (slug), to pick one"
 )
+NO_SUCH_SLUG = "no drive in the catalog has the slug {slug}"
+SLUG_IS_ANOTHER = "the drive of slug {slug} is {drive}, not this {field}"
+# What a spec may narrow a drive model by, and each field's value on an entry that is not
+# narrowed by it.
+NARROWING = {"capacity_bytes": None, "hardware_revision": "", "part_number": ""}
 PART_NUMBER_TAKEN = "part number {part} is {drive} in the catalog, not this drive"
 PART_NUMBER_DIFFERS = (
     "the catalog holds this drive as {drive}, with part number {other}, not {part}"
@@ -87,18 +92,43 @@ def manufacturer_resolve(*, name: str) -> Manufacturer:
 def drive_resolve(*, spec: dict[str, Any], review: bool = False) -> Drive:
     """The catalog drive a result document's `drive` object names, created when missing.
 
-    manufacturer and model pick the drive model (compared by catalog_key); capacity_bytes,
-    hardware_revision and part_number, when given, narrow it to one SKU. A part number
-    names one SKU: if the catalog has it, it must be this drive. A catalog drive with no
-    part number matches any. Raises DriveSpecProblem when the spec matches several drives
-    or contradicts the catalog. Safe against concurrent callers creating the same drive.
+    A slug names one catalog drive exactly (it is never created); the spec's other fields
+    must agree with it. Otherwise manufacturer and model pick the drive model (compared by
+    catalog_key); capacity_bytes, hardware_revision and part_number, when given, narrow it
+    to one SKU. A part number names one SKU: if the catalog has it, it must be this drive. A
+    catalog drive with no part number matches any. Of several drives that match, the one
+    narrowed by nothing the spec leaves out is the one it means (a document without a
+    capacity names the catalog's entry without one). Raises DriveSpecProblem when the spec
+    matches several drives (naming each with its slug) or contradicts the catalog. Safe
+    against concurrent callers creating the same drive.
     review=True: a drive created here is flagged for staff review (needs_review), as drives
     named by an upload are.
     """
     return _retrying(lambda: _drive_resolve_once(spec, review))
 
 
+def _by_slug(spec: dict[str, Any]) -> Drive:
+    """The drive of the spec's slug, which every other field it gives must describe."""
+    slug = spec["slug"]
+    drive = Drive.objects.select_related("manufacturer").filter(slug=slug).first()
+    if drive is None:
+        raise DriveSpecProblem("slug", NO_SUCH_SLUG.format(slug=slug))
+    stated = {
+        "manufacturer": drive.manufacturer.name_key == catalog_key(spec["manufacturer"].strip()),
+        "model": drive.model_key == catalog_key(spec["model"].strip()),
+        **{f: getattr(drive, f) == spec[f] for f in NARROWING if f in spec},
+    }
+    for field, agrees in stated.items():
+        if not agrees:
+            raise DriveSpecProblem(
+                field, SLUG_IS_ANOTHER.format(slug=slug, drive=drive, field=field)
+            )
+    return drive
+
+
 def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
+    if "slug" in spec:
+        return _by_slug(spec)
     manufacturer = manufacturer_resolve(name=spec["manufacturer"])
     model = spec["model"].strip()
     key = catalog_key(model)
@@ -124,7 +154,11 @@ def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
         candidates = candidates.filter(part_number="")
     found = list(candidates[:6])
     if len(found) > 1:
-        names = ", ".join(str(d) for d in found[:5])
+        unnarrowed = {f: empty for f, empty in NARROWING.items() if not spec.get(f)}
+        exact = list(candidates.filter(**unnarrowed)[:2])
+        if len(exact) == 1:
+            return exact[0]
+        names = ", ".join(f"{d} (slug {d.slug})" for d in found[:5])
         raise DriveSpecProblem("", AMBIGUOUS_DRIVE.format(count=candidates.count(), names=names))
     if found:
         return found[0]

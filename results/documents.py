@@ -111,6 +111,7 @@ PATTERN_MESSAGES = {
     "^[a-z0-9][a-z0-9-]{0,63}$": "must be a test id: lower-case letters, digits and '-'",
     "^[a-z0-9][a-z0-9-]*$": "must be a suite name: lower-case letters, digits and '-'",
     "^(100|[1-9]?[0-9](\\.[0-9]{1,4})?)$": 'must be a percentile from 0 to 100, e.g. "99.9"',
+    "^[-a-zA-Z0-9_]+$": "must be a drive's slug: letters, digits, '-' and '_'",
 }
 FORMAT_NAMES = {
     "date-time": "an RFC 3339 date-time with a time zone (2026-11-21T10:00:00Z)",

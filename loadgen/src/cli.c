@@ -118,6 +118,7 @@ static const struct option_doc run_docs[] = {
 	{"run: provenance (copied into the document)", "drive", required_argument, OPT_DRIVE,
 	 " KEY=VALUE[,KEY=VALUE...]",
 	 "manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
+	 "slug (the site's slug of the catalog drive: names it exactly),\n"
 	 "kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk; default: virtual for\n"
 	 "virtual devices and files on them or in RAM, else the rotational flag of a block\n"
 	 "device; left out for a file on a real disk),\n"
@@ -180,6 +181,8 @@ static const char usage_tail[] =
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define HELP_COLUMN 28
+/* The characters of a catalog drive's slug (the site's core.links.SLUG). */
+#define SLUG_CHARS "-_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 /* The getopt table of docs, terminated. */
 static void option_table(const struct option_doc *docs, size_t n, struct option *ret)
@@ -357,6 +360,15 @@ static int parse_drive(const char *arg, struct lg_drive *d, char *err, size_t er
 		} else if (strcmp(key, "hardware_revision") == 0) {
 			r = copy_field(d->hardware_revision, sizeof(d->hardware_revision), what,
 				       value, err, err_len);
+		} else if (strcmp(key, "slug") == 0) {
+			if (!value[0] || strlen(value) >= sizeof(d->slug) ||
+			    strspn(value, SLUG_CHARS) != strlen(value))
+				r = fail(err, err_len,
+					 "--drive slug must be a catalog drive's slug (up to 255 "
+					 "letters, digits, '-' and '_'), not \"%.60s\"",
+					 value);
+			else
+				snprintf(d->slug, sizeof(d->slug), "%s", value);
 		} else if (strcmp(key, "capacity") == 0) {
 			if (!value[0])
 				r = fail(err, err_len, "%s is blank: give a size or leave it out",

@@ -453,6 +453,7 @@ void lg_report_json(const struct lg_report *report, struct lg_json *w)
 	opt_uint(w, "capacity_bytes", d->capacity_bytes);
 	opt_string(w, "part_number", d->part_number);
 	opt_string(w, "hardware_revision", d->hardware_revision);
+	opt_string(w, "slug", d->slug);
 	opt_string(w, "firmware", d->firmware);
 	opt_string(w, "kind", d->kind);
 	opt_string(w, "interface", d->interface);

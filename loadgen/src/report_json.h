@@ -120,6 +120,7 @@ struct lg_drive {
 	uint64_t capacity_bytes; /* 0: absent */
 	char part_number[101];
 	char hardware_revision[101];
+	char slug[256]; /* the catalog drive's slug, naming it exactly; empty: absent */
 	char firmware[101];
 	char kind[8];       /* "ssd", "hdd", "virtual" or empty */
 	char interface[16]; /* schema enum or empty */

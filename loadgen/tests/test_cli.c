@@ -224,6 +224,26 @@ int main(void)
 		"model=a\xc2\x85") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
 		"model=Crucial\xc2\xaeMX") == 0);
+	/* a catalog drive's slug: its characters only */
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
+		"manufacturer=Intel,model=X25-M,slug=intel-x25-m_80gb") == 0);
+	CHECK(strcmp(cli.run.drive.slug, "intel-x25-m_80gb") == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
+		"slug=intel x25-m") < 0);
+	CHECKF(strstr(err, "--drive slug"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive", "slug=") <
+	      0);
+	{
+		static char s255[300], s256[300];
+
+		snprintf(s255, sizeof(s255), "slug=%0255d", 0);
+		snprintf(s256, sizeof(s256), "slug=%0256d", 0);
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
+			s255) == 0);
+		CHECK(strlen(cli.run.drive.slug) == 255);
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
+			s256) < 0);
+	}
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
 		"colour=red") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",

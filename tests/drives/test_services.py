@@ -1,12 +1,17 @@
 """drive_resolve and manufacturer_resolve: the catalog row a result document names."""
 
+import itertools
+
 import pytest
+from django.db import transaction
 
 from drives.models import Drive, Manufacturer
 from drives.services import (
     AMBIGUOUS_DRIVE,
+    NO_SUCH_SLUG,
     PART_NUMBER_DIFFERS,
     PART_NUMBER_TAKEN,
+    SLUG_IS_ANOTHER,
     DriveSpecProblem,
     drive_resolve,
     manufacturer_resolve,
@@ -84,7 +89,9 @@ def test_an_ambiguous_spec_names_the_candidates():
     with pytest.raises(DriveSpecProblem) as caught:
         drive_resolve(spec={"manufacturer": "Maker", "model": "x"})
     assert caught.value.field == ""
-    assert caught.value.message == AMBIGUOUS_DRIVE.format(count=2, names=f"{a}, {b}")
+    assert caught.value.message == AMBIGUOUS_DRIVE.format(
+        count=2, names=f"{a} (slug {a.slug}), {b} (slug {b.slug})"
+    )
     assert (
         drive_resolve(spec={"manufacturer": "Maker", "model": "x", "capacity_bytes": 240 * GB}) == b
     )
@@ -101,3 +108,93 @@ def test_the_longest_names_that_fold_widest_fit_the_unique_index():
         == drive
     )
     assert len(drive.model_key.encode()) > 2000
+
+
+def _own_spec(drive: Drive) -> dict:
+    """A document's drive object naming `drive` by its own fields (those it has)."""
+    named = {"manufacturer": drive.manufacturer.name, "model": drive.model}
+    for field in ("capacity_bytes", "hardware_revision", "part_number"):
+        if getattr(drive, field):
+            named[field] = getattr(drive, field)
+    return named
+
+
+# Every SKU a drive model can have in the catalog: (capacity GB or None, hardware revision).
+SKUS = list(itertools.product([None, 120, 240], ["", "B"]))
+
+
+@pytest.mark.parametrize("with_parts", [False, True])
+def test_every_catalog_drive_can_be_named_by_its_own_fields_and_by_its_slug(with_parts):
+    """Whatever SKUs of one model the catalog holds (every combination of them), each is
+    the drive a document names by its own fields, and by its slug; nothing is created."""
+    maker = ManufacturerFactory(name="Intel")
+    for size in range(1, len(SKUS) + 1):
+        for skus in itertools.combinations(SKUS, size):
+            with transaction.atomic():
+                drives = [
+                    DriveFactory(
+                        manufacturer=maker,
+                        model="X25-M",
+                        capacity_bytes=gb and gb * GB,
+                        hardware_revision=revision,
+                        part_number=f"P{n}" if with_parts and n % 2 else "",
+                    )
+                    for n, (gb, revision) in enumerate(skus)
+                ]
+                for drive in drives:
+                    assert drive_resolve(spec=_own_spec(drive)) == drive, skus
+                    by_slug = {**_own_spec(drive), "slug": drive.slug}
+                    assert drive_resolve(spec=by_slug) == drive
+                    assert (
+                        drive_resolve(
+                            spec={
+                                **spec(),
+                                "manufacturer": "Intel",
+                                "model": "x25-m",
+                                "slug": drive.slug,
+                            }
+                        )
+                        == drive
+                    )
+                assert Drive.objects.count() == len(drives)
+                transaction.set_rollback(True)
+
+
+def test_the_capacity_less_entry_is_the_one_a_document_without_capacity_means():
+    """The demo's "Intel X25-M" (no capacity) stays addressable after "Intel X25-M 80GB" is
+    uploaded; with two capacities and no capacity-less entry, the spec stays ambiguous."""
+    old = drive_resolve(spec={"manufacturer": "Intel", "model": "X25-M"})
+    new = drive_resolve(spec={"manufacturer": "Intel", "model": "X25-M", "capacity_bytes": 80 * GB})
+    assert new != old
+    assert drive_resolve(spec={"manufacturer": "intel", "model": "x25-m"}) == old
+    Drive.objects.filter(pk=old.pk).update(capacity_bytes=160 * GB)
+    with pytest.raises(DriveSpecProblem) as caught:
+        drive_resolve(spec={"manufacturer": "Intel", "model": "X25-M"})
+    assert (
+        "(slug intel-x25-m)" in caught.value.message
+        and f"(slug {new.slug})" in caught.value.message
+    )
+
+
+def test_a_slug_names_its_drive_and_the_other_fields_must_describe_it():
+    drive = drive_resolve(spec=spec(capacity_bytes=240 * GB, hardware_revision="B"))
+    with pytest.raises(DriveSpecProblem) as caught:
+        drive_resolve(spec=spec(slug="no-such-drive"))
+    assert (caught.value.field, caught.value.message) == (
+        "slug",
+        NO_SUCH_SLUG.format(slug="no-such-drive"),
+    )
+    for field, wrong in (
+        ("manufacturer", "Other Maker"),
+        ("model", "Flash Zwei"),
+        ("capacity_bytes", 480 * GB),
+        ("hardware_revision", "C"),
+        ("part_number", "OK-1"),
+    ):
+        with pytest.raises(DriveSpecProblem) as caught:
+            drive_resolve(spec={**spec(slug=drive.slug), field: wrong})
+        assert (caught.value.field, caught.value.message) == (
+            field,
+            SLUG_IS_ANOTHER.format(slug=drive.slug, drive=drive, field=field),
+        )
+    assert Drive.objects.count() == 1 and Manufacturer.objects.count() == 1

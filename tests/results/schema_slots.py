@@ -121,6 +121,7 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("finished_at",): ("run", "finished_at"),
     ("drive", "manufacturer"): ("manufacturer", "name"),
     ("drive", "model"): ("drive", "model"),
+    ("drive", "slug"): ("drive", "slug"),  # names a drive; never written
     ("drive", "capacity_bytes"): ("drive", "capacity_bytes"),
     ("drive", "part_number"): ("drive", "part_number"),
     ("drive", "hardware_revision"): ("drive", "hardware_revision"),

@@ -5,7 +5,7 @@ import pytest
 from django.conf import settings
 
 from drives.models import Drive, FirmwareVersion, Manufacturer
-from drives.services import AMBIGUOUS_DRIVE
+from drives.services import AMBIGUOUS_DRIVE, NO_SUCH_SLUG
 from results import documents
 from results.documents import DocumentRejected
 from results.models import (
@@ -18,8 +18,10 @@ from results.models import (
 )
 from results.services import run_ingest, run_withdraw
 from tests.factories import DriveFactory, ManufacturerFactory, with_changes
+from tests.results.helpers import published
 
 pytestmark = pytest.mark.django_db
+GB = 10**9
 
 ROOT = Path(settings.BASE_DIR)
 SAMPLES = sorted((ROOT / "results" / "schema" / "samples").glob("*.json"))
@@ -469,3 +471,26 @@ def test_a_virtual_device(document):
 @pytest.mark.parametrize("tail", ["", ', "x": "\\u0000"'], ids=["plain", "with-nul"])
 def test_a_deeply_nested_document_is_refused_not_a_crash(depth, opener, closer, tail):
     assert rejected('{"results": ' + opener * depth + "1" + closer * depth + tail + "}")
+
+
+def test_a_document_names_a_catalog_drive_by_its_slug():
+    """The slug picks the drive where manufacturer and model alone are ambiguous; an unknown
+    slug, one that is not a slug, or one of another drive is the document's problem, at
+    /drive/slug or at the field that disagrees."""
+    figures = [{"test": "randread-4k-qd3", "pattern": "unspecified", "iops": 5000}]
+    small = published(manufacturer="Intel", model="X25-M", results=figures, capacity_bytes=80 * GB)
+    published(manufacturer="Intel", model="X25-M", results=figures, capacity_bytes=160 * GB)
+    run = published(manufacturer="Intel", model="X25-M", results=figures, slug=small.drive.slug)
+    assert run.drive == small.drive
+    document = json.loads(run.document)
+    del document["drive"]["slug"]
+    document["tool"]["name"] = "Iometer 2"  # another document, not a replay of the last
+    pointer, message = only(rejected(document))
+    assert pointer == "/drive" and f"(slug {small.drive.slug})" in message
+    document["drive"]["slug"] = "no-such-drive"
+    assert only(rejected(document)) == ("/drive/slug", NO_SUCH_SLUG.format(slug="no-such-drive"))
+    document["drive"]["slug"] = "not a slug!"
+    pointer, message = only(rejected(document))
+    assert pointer == "/drive/slug" and "must be a drive's slug" in message
+    document["drive"].update(slug=small.drive.slug, capacity_bytes=160 * GB)
+    assert only(rejected(document))[0] == "/drive/capacity_bytes"

@@ -72,7 +72,7 @@ def files(scene):
             ],
             expect=0,
         )
-        return json.loads(out.read_text())["drive"]
+        return lgtest.load_document(out)["drive"]
 
     drive = run()
     got = info(str(mine))
@@ -84,6 +84,8 @@ def files(scene):
     check(drive.get("kind") == got["drive_kind"], f"document kind {drive.get('kind')!r}")
     drive = run("--drive", "manufacturer=Acme,model=Spinner,kind=hdd")
     check(drive.get("kind") == "hdd", f"--drive kind=hdd gave {drive.get('kind')!r}")
+    drive = run("--drive", "manufacturer=Acme,model=Spinner,slug=acme-spinner_2")
+    check(drive.get("slug") == "acme-spinner_2", f"--drive slug= gave {drive.get('slug')!r}")
 
     foreign = scene.backing_file("foreign.bin", 1 << 20)
     got = info(str(foreign))
