@@ -11,7 +11,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
-from results.services import run_withdraw
+from results.services import run_approve, run_withdraw
 
 
 class SuiteTestInline(admin.TabularInline):
@@ -71,10 +71,19 @@ class ResultInline(admin.TabularInline):
 @admin.action(description="Withdraw the selected runs")
 def withdraw_runs(modeladmin, request, queryset):
     done = 0
-    for run in queryset.filter(status=Run.Status.PUBLISHED):
+    for run in queryset.exclude(status=Run.Status.WITHDRAWN):
         run_withdraw(run=run, reason=f"withdrawn in the admin by {request.user}", by=request.user)
         done += 1
     modeladmin.message_user(request, f"{done} run(s) withdrawn", messages.SUCCESS)
+
+
+@admin.action(description="Approve the selected runs held for review")
+def approve_runs(modeladmin, request, queryset):
+    done = 0
+    for run in queryset.filter(status=Run.Status.HELD):
+        run_approve(run=run)
+        done += 1
+    modeladmin.message_user(request, f"{done} run(s) approved", messages.SUCCESS)
 
 
 @admin.register(Run)
@@ -94,9 +103,19 @@ class RunAdmin(admin.ModelAdmin):
     search_fields = ["drive__model", "drive__manufacturer__name", "content_hash", "citation__title"]
     list_select_related = ["drive__manufacturer", "submitter"]
     autocomplete_fields = ["drive", "firmware", "bench", "citation", "submitter"]
-    readonly_fields = ["document", "content_hash", "ingested_at", "withdrawn_at", "withdrawn_by"]
+    # A run's status changes through its actions (results.services), which refresh the
+    # rankings it is in.
+    readonly_fields = [
+        "status",
+        "held_reason",
+        "document",
+        "content_hash",
+        "ingested_at",
+        "withdrawn_at",
+        "withdrawn_by",
+    ]
     inlines = [ResultInline]
-    actions = [withdraw_runs]
+    actions = [approve_runs, withdraw_runs]
     show_full_result_count = False
 
 

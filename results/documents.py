@@ -95,6 +95,13 @@ DERIVED_OUT_OF_RANGE = (
 # such a figure overflow the database's arithmetic.
 MIN_IOPS = 1e-6
 TOO_SLOW = "gives {iops:.3g} IOPS at block size {block_size}: below {minimum:g}, no measured rate"
+# A whole test at under one I/O a second measured no working drive: most likely a rate in
+# the wrong unit (MB/s typed where bytes/s belong). A partial result may have measured less.
+MIN_PLAUSIBLE_IOPS = 1.0
+IMPLAUSIBLY_SLOW = (
+    "gives {iops:.3g} IOPS at block size {block_size}, under one I/O a second: no working "
+    "drive runs a whole test that slowly; is the unit right (bytes/s, not MB/s)?"
+)
 SUM_MISMATCH = "{field} {value} is not the sum of the reads' and the writes' ({expected})"
 LATENCY_ORDER = "latency must satisfy min <= mean <= max"
 PERCENTILE_ORDER = "latency percentiles must not decrease and must lie within min and max"
@@ -719,17 +726,18 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
             f"{where}/iops",
             DERIVED_OUT_OF_RANGE.format(derived="bytes_per_second", block_size=block_size),
         )
-    if iops is None and bps is not None and bps / block_size == 0:
+    underflow = iops is None and bps is not None and bps / block_size == 0
+    if underflow:
         problem(
             f"{where}/bytes_per_second",
             DERIVED_OUT_OF_RANGE.format(derived="iops", block_size=block_size),
         )
     rate = iops if iops is not None else (bps / block_size if bps is not None else None)
+    rate_field = f"{where}/{'iops' if iops is not None else 'bytes_per_second'}"
     if rate is not None and math.isfinite(rate) and 0 < rate < MIN_IOPS:
-        problem(
-            f"{where}/{'iops' if iops is not None else 'bytes_per_second'}",
-            TOO_SLOW.format(iops=rate, block_size=block_size, minimum=MIN_IOPS),
-        )
+        problem(rate_field, TOO_SLOW.format(iops=rate, block_size=block_size, minimum=MIN_IOPS))
+    elif rate is not None and rate < MIN_PLAUSIBLE_IOPS and not (underflow or entry.get("partial")):
+        problem(rate_field, IMPLAUSIBLY_SLOW.format(iops=rate, block_size=block_size))
     if (
         "bytes" in entry
         and "io_count" in entry

@@ -223,6 +223,7 @@ class Run(LabelledModel):
 
     class Status(models.TextChoices):
         PUBLISHED = "published", "published"
+        HELD = "held", "held for review"
         WITHDRAWN = "withdrawn", "withdrawn"
 
     drive = models.ForeignKey("drives.Drive", on_delete=models.PROTECT, related_name="runs")
@@ -263,6 +264,12 @@ class Run(LabelledModel):
         max_length=14, choices=DriveState.choices, default=DriveState.UNKNOWN
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED)
+    held_reason = models.TextField(
+        blank=True,
+        db_default="",
+        help_text="Why the run was held for review at its upload (results.plausibility), one "
+        "reason a line; kept after staff approve or withdraw it",
+    )
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     withdrawn_reason = models.TextField(blank=True)
     withdrawn_by = models.ForeignKey(
@@ -305,8 +312,11 @@ class Run(LabelledModel):
             ),
             models.CheckConstraint(
                 condition=Q(status="withdrawn", withdrawn_at__isnull=False)
-                | Q(status="published", withdrawn_at__isnull=True),
+                | Q(status__in=["published", "held"], withdrawn_at__isnull=True),
                 name="run_withdrawn_has_time",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="held") | ~Q(held_reason=""), name="run_held_says_why"
             ),
         ]
         indexes = [models.Index(fields=["drive", "status"], name="run_drive_status_idx")]

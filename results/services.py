@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from drives.models import Drive, FirmwareVersion
 from drives.services import DriveSpecProblem, drive_resolve
-from results import documents
+from results import documents, plausibility
 from results.documents import DocumentProblem, DocumentRejected, TestSpec, with_defaults
 from results.models import (
     RESULT_FIGURES,
@@ -37,6 +37,7 @@ from results.models import (
 
 UNKNOWN_SUITE = "unknown suite {name} version {version}"
 ALREADY_WITHDRAWN = "run {pk} is already withdrawn"
+NOT_HELD = "run {pk} is not held for review: it is {status}"
 RUN_RELATIONS = ["drive", "firmware", "bench", "suite", "submitter", "citation"]
 
 
@@ -179,6 +180,10 @@ def _write(
     suite: Suite | None,
 ) -> Run:
     drive = _resolve_drive(document["drive"], review=submitter is not None)
+    problems = plausibility.line_rate_problems(document, tests, drive)
+    if problems:
+        raise DocumentRejected(problems)
+    held = plausibility.hold_reasons(document, tests, drive)
     firmware = None
     if document["drive"].get("firmware"):
         firmware, _ = FirmwareVersion.objects.get_or_create(
@@ -224,6 +229,8 @@ def _write(
         complete=document["status"] == "complete",
         document=raw,
         content_hash=digest,
+        status=Run.Status.HELD if held else Run.Status.PUBLISHED,
+        held_reason="\n".join(held),
     )
     # Field checks only: the related rows were just looked up, and uniqueness and the CHECK
     # constraints are the database's job (Django would spend a query on each).
@@ -294,6 +301,20 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
             raise
         return IngestOutcome(existing, created=False)
     return IngestOutcome(run, created=True)
+
+
+def run_approve(*, run: Run) -> Run:
+    """Publish a run held for review (results.plausibility): it enters the rankings and its
+    drive's latest figures. Its reasons for the hold are kept. Raises ValueError when the run
+    is not held. Who may approve is the caller's check (staff)."""
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run.pk)
+        if run.status != Run.Status.HELD:
+            raise ValueError(NOT_HELD.format(pk=run.pk, status=run.get_status_display()))
+        run.status = Run.Status.PUBLISHED
+        run.save(update_fields=["status"])
+        leaderboard_refresh(drive_ids=[run.drive_id])
+    return run
 
 
 def run_withdraw(*, run: Run, reason: str, by: AbstractBaseUser | None = None) -> Run:

@@ -6,6 +6,7 @@ submitter's own list.
     POST /api/v1/runs/                  a result document, or fio's JSON output (by content)
     POST /api/v1/runs/fio/              fio's JSON output
     POST /api/v1/runs/<id>/withdraw/    {"reason": "..."}: its submitter or staff
+    POST /api/v1/runs/<id>/approve/     a run held for review (results.plausibility): staff
     GET  /api/v1/me/runs/               the signed-in user's uploads, each with its status
 
 Uploads are reviewers' (results.permissions), by token or by session with CSRF. The body is
@@ -49,7 +50,7 @@ from results import permissions
 from results.documents import TOO_LARGE, DocumentRejected
 from results.models import Run
 from results.selectors import runs as selectors
-from results.services import IdempotencyConflict, run_withdraw, upload_idempotent
+from results.services import IdempotencyConflict, run_approve, run_withdraw, upload_idempotent
 from results.uploads import FIO_DRIVE_FIELDS, Upload, upload_ingest
 
 UPLOAD_SCOPE = "uploads"
@@ -60,6 +61,7 @@ NOT_A_REVIEWER = "uploading results is for reviewers; ask the site's staff to ma
 NOT_YOURS = "only the run's submitter or a staff member can withdraw it"
 ALREADY_WITHDRAWN = "run {pk} was withdrawn already, on {when}"
 NO_REASON = "a withdrawal needs a reason, shown to staff and to the submitter"
+STAFF_ONLY = "only a staff member can approve a run held for review"
 REASON_MAX = 2000
 EMPTY_BODY = "the request has no body: send the result document (or fio's JSON output)"
 NO_FILE = f"the form has no file: send the document in the field '{UPLOAD_FIELD}'"
@@ -160,6 +162,15 @@ class MayUpload(BasePermission):
             raise NotAuthenticated()
         if not permissions.is_reviewer(request.user):
             raise PermissionDenied(NOT_A_REVIEWER)
+        return True
+
+
+class IsStaff(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        if not request.user.is_staff:
+            raise PermissionDenied(STAFF_ONLY)
         return True
 
 
@@ -327,15 +338,31 @@ class RunDetailSerializer(RunSerializer):
 
 
 class OwnRunSerializer(RunSerializer):
-    """A submitter's own run: its status and, when withdrawn, when, why and by whom. Why and
-    by whom only to its submitter and staff: an upload of the same document by another
-    reviewer gets the run back without them."""
+    """A submitter's own run: its status, why it was held for review (results.plausibility)
+    and, when withdrawn, when, why and by whom. Why and by whom only to its submitter and
+    staff: an upload of the same document by another reviewer gets the run back without
+    them."""
 
+    held_reasons = serializers.SerializerMethodField(
+        help_text="Why the run was held for review at its upload, one reason an item (null: "
+        "not held, or not yours)"
+    )
     withdrawn_reason = serializers.SerializerMethodField()
     withdrawn_by = serializers.SerializerMethodField()
 
     class Meta(RunSerializer.Meta):
-        fields = [*RunSerializer.Meta.fields, "withdrawn_at", "withdrawn_reason", "withdrawn_by"]
+        fields = [
+            *RunSerializer.Meta.fields,
+            "held_reasons",
+            "withdrawn_at",
+            "withdrawn_reason",
+            "withdrawn_by",
+        ]
+
+    def get_held_reasons(self, run: Run) -> list[str] | None:
+        if not run.held_reason or not self._told(run):
+            return None
+        return run.held_reason.splitlines()
 
     def get_url(self, run: Run) -> str | None:
         return super().get_url(run) if run.status == Run.Status.PUBLISHED else None
@@ -531,6 +558,8 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             return [MayUpload()]
         if self.action == "withdraw":
             return [MayWithdraw()]
+        if self.action == "approve":
+            return [IsStaff()]
         return super().get_permissions()
 
     def get_throttles(self):
@@ -669,6 +698,29 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             run = run_withdraw(run=run, reason=form.validated_data["reason"], by=request.user)
         except ValueError as withdrawn:  # by a concurrent request, since the check above
             raise Conflict(str(withdrawn)) from withdrawn
+        return Response(OwnRunSerializer(run, context={"request": request}).data)
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: OwnRunSerializer,
+            404: OpenApiResponse(ErrorBodySerializer, description="No such run"),
+            409: OpenApiResponse(ErrorBodySerializer, description="Not held for review"),
+            **{c: ERRORS[c] for c in (401, 403)},
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def approve(self, request: Request, pk: str) -> Response:
+        """Publish a run held for review (staff): it enters the rankings and its drive's
+        latest figures."""
+        try:
+            run = selectors.run_for_withdrawal(pk=_run_id(pk))
+        except Run.DoesNotExist:
+            raise NotFound() from None
+        try:
+            run = run_approve(run=run)
+        except ValueError as not_held:
+            raise Conflict(str(not_held)) from not_held
         return Response(OwnRunSerializer(run, context={"request": request}).data)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 
 from drives.models import Controller, Drive, NandType, Price
 from results.models import (
@@ -35,6 +35,7 @@ class DrivePage:
 
     drive: Drive
     runs: list[Run]
+    held_runs: int = 0  # runs held for review (results.plausibility), not shown until approved
     results: list[Figures] = field(default_factory=list)
     consistency: list[ConsistencySeries] = field(default_factory=list)
     trim: list[TrimValidation] = field(default_factory=list)
@@ -44,8 +45,16 @@ class DrivePage:
 
 def drive_page(*, slug: str) -> DrivePage:
     """One drive's specs, firmware versions, price history and every published run with its
-    results and provenance. Eight queries. Raises Drive.DoesNotExist."""
-    drive = Drive.objects.real().with_specs().prefetch_related("firmware_versions").get(slug=slug)
+    results and provenance, and how many of its runs are held for review. Eight queries.
+    Raises Drive.DoesNotExist."""
+    held = Run.objects.filter(drive=OuterRef("pk"), status=Run.Status.HELD).order_by()
+    drive = (
+        Drive.objects.real()
+        .with_specs()
+        .annotate(held_runs=Subquery(held.values("drive").annotate(n=Count("pk")).values("n")))
+        .prefetch_related("firmware_versions")
+        .get(slug=slug)
+    )
     runs = sorted(
         Run.objects.published()
         .filter(drive=drive)
@@ -67,7 +76,7 @@ def drive_page(*, slug: str) -> DrivePage:
         ),
         key=run_recency,
     )
-    page = DrivePage(drive=drive, runs=runs)
+    page = DrivePage(drive=drive, runs=runs, held_runs=drive.held_runs or 0)
     for run in runs:
         page.results.extend(Figures.of(r) for r in run.results.all())
         for series in run.consistency_series.all():

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 
 from results.api.runs import UPLOAD_SCOPE, UploadThrottle
 from results.documents import TOO_LARGE, DocumentProblem, DocumentRejected
+from results.models import Run
 from results.permissions import is_reviewer
 from results.uploads import upload_ingest
 
@@ -68,6 +69,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     if not is_reviewer(request.user):
         return render(request, "bench/upload.html", {"not_reviewer": True}, status=403)
     problems: list[DocumentProblem] = []
+    held: Run | None = None  # an upload stored but held for review (results.plausibility)
     status = 200
     if request.method == "POST":
         form = UploadForm(request.POST, request.FILES)
@@ -84,9 +86,16 @@ def upload(request: HttpRequest) -> HttpResponse:
                 problems = rejected.problems
             else:
                 run = done.outcome.run
-                return HttpResponseRedirect(f"{run.drive.get_absolute_url()}#run-{run.pk}")
-        status = status if status != 200 else 400
+                if run.status != Run.Status.HELD:
+                    return HttpResponseRedirect(f"{run.drive.get_absolute_url()}#run-{run.pk}")
+                held, form = run, UploadForm()  # stored: the reasons, and a fresh form
+        status = status if status != 200 or held else 400
     else:
         form = UploadForm()
-    context = {"form": form, "problems": problems, "limit": settings.BENCH_MAX_DOCUMENT_BYTES}
+    context = {
+        "form": form,
+        "problems": problems,
+        "held": held,
+        "limit": settings.BENCH_MAX_DOCUMENT_BYTES,
+    }
     return render(request, "bench/upload.html", context, status=status)

@@ -151,3 +151,18 @@ def test_the_form_shares_the_upload_throttle(signed_in, settings):
     assert "too many uploads" in second.content.decode()
     assert Run.objects.count() == 1
     cache.clear()
+
+
+def test_a_run_held_for_review_is_stored_and_says_why(signed_in):
+    first = measured_document(series_seconds=300)
+    assert signed_in.post(UPLOAD, {"document": json.dumps(first)}).status_code == 302
+    far = measured_document(series_seconds=300, seed=2)
+    far["results"] = [{**far["results"][0], "iops": far["results"][0]["iops"] * 20}]
+    far["results"][0].pop("bytes_per_second", None)
+    far["results"][0].pop("bytes", None)
+    response = signed_in.post(UPLOAD, {"document": json.dumps(far)})
+    assert response.status_code == 200
+    html = unescape(response.content.decode())
+    held = Run.objects.get(status=Run.Status.HELD)
+    assert "Stored, and held for review" in html and f"Run #{held.pk} of" in html
+    assert held.held_reason and held.held_reason.splitlines()[0] in html

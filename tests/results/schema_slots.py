@@ -198,6 +198,10 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
 }
 # Kept only in the stored document (Run.document, text): bounded by what loadgen writes
 # (uint64 for its counters and sizes, a C int for errno) and by sane string lengths.
+# Fields that name a catalog row rather than hold a value of the run: no maximal document
+# holds one (it must name a row that exists); test_ingest and tests/drives/test_services
+# test them.
+SELECTORS = {("drive", "slug")}
 DOCUMENT_ONLY = {
     ("failure", "message"),
     ("failure", "errno"),

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from drives.models import Price, catalog_key
-from results import documents
+from results import documents, plausibility
 from results.documents import DocumentRejected
 from results.models import ConsistencySeries, Result, Run, Test, TrimValidation
 from results.services import run_ingest
@@ -28,6 +28,7 @@ from tests.results.schema_slots import (
     COLUMNS,
     DOCUMENT_ONLY,
     ROWS,
+    SELECTORS,
     STAR,
     TRIMMED,
     Slot,
@@ -129,7 +130,7 @@ def test_every_maximal_document_is_stored(base):
 def test_every_field_the_schema_defines_is_a_slot():
     fields = {path for path, _ in schema_leaves()}
     mirrors = {path for path in fields if mirrored(path)}
-    assert {slot.template for slot in SLOTS} == fields - mirrors
+    assert {slot.template for slot in SLOTS} == fields - mirrors - SELECTORS
     assert {("results", STAR, "read", *path[3:]) for path in mirrors} <= fields
 
 
@@ -340,6 +341,17 @@ def test_any_number_the_schema_allows_is_stored_exactly(slot, data):
         if not derived and rate < documents.MIN_IOPS:
             too_slow = documents.TOO_SLOW.format(
                 iops=rate, block_size=block, minimum=documents.MIN_IOPS
+            )
+        # A whole test under one I/O a second is no working drive's (documents.IMPLAUSIBLY_SLOW).
+        elif not derived and rate < documents.MIN_PLAUSIBLE_IOPS and not entry.get("partial"):
+            too_slow = documents.IMPLAUSIBLY_SLOW.format(iops=rate, block_size=block)
+        # Nor is a rate above the line rate of the drive's interface (results.plausibility).
+        drive = document["drive"]
+        limit = plausibility.LINE_RATES.get(drive.get("interface"))
+        wire = drive.get("kind") != "virtual" and limit
+        if not (derived or too_slow) and wire and rate * block > limit:
+            too_slow = plausibility.ABOVE_LINE_RATE.format(
+                rate=rate * block / 1e6, interface=drive["interface"], limit=limit / 1e6
             )
     with rolled_back():
         if too_slow:
@@ -613,7 +625,8 @@ def test_bytes_per_second_must_be_iops_times_block_size_whatever_the_magnitudes(
     block = BLOCK_SIZES[test]
     bps = arbitrary if arbitrary is not None else iops * block * ratio
     assume(bps != float("inf") and bps > 0)
-    assume(iops >= documents.MIN_IOPS)  # slower rates are refused as such (a test of its own)
+    # Slower rates are refused as such (tests of their own).
+    assume(iops >= documents.MIN_PLAUSIBLE_IOPS)
     with localcontext() as exact:
         exact.prec = 1000
         expected = Decimal(iops) * block

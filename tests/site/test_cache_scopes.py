@@ -53,8 +53,9 @@ def shop(settings, test_catalog) -> Shop:
     x, y, z = (
         published(manufacturer=f"{n} maker", model=f"{n} drive", results=results).drive
         for n, results in (
-            ("X", [figures(FOUR_K, 1000), figures(SEQUENTIAL, 900)]),
-            ("Y", [figures(FOUR_K, 2000), figures(SEQUENTIAL, 800)]),
+            # 4K figures within the tenfold of upload_for's (else an upload is held).
+            ("X", [figures(FOUR_K, 2000), figures(SEQUENTIAL, 900)]),
+            ("Y", [figures(FOUR_K, 4000), figures(SEQUENTIAL, 800)]),
             ("Z", [figures(OTHER, 700)]),
         )
     )
