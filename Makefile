@@ -13,13 +13,14 @@ LOADGEN_BUILD := loadgen/build
 LOADGEN_SAN := loadgen/build-san
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help install run serve test test-python test-deps test-faults lint migrations-check \
+.PHONY: help install run serve reviewer test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-api bench-load \
         bench-pair seed-scale plotly clean
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
 	@echo "make serve         the same under gunicorn with the production settings (ADDR=host:port)"
+	@echo "make reviewer      NAME=<user>: make a reviewer and print their API token (site running or not)"
 	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
@@ -45,27 +46,44 @@ run: $(INSTALLED)
 	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py load_demo && \
 	  exec $(PY) manage.py runserver 127.0.0.1:8000'
 
+# A reviewer's API token (the reviewer made when there is none), on the `make run` database:
+# also while the site runs, whose database it then uses.
+reviewer: $(INSTALLED)
+	@[ -n "$(NAME)" ] || { echo "make reviewer NAME=<user name>" >&2; exit 2; }
+	@$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py reviewer_token --create "$$0"' "$(NAME)"
+
 # Production serving on the `make run` database (with its demo data), or on DATABASE_URL
 # (then without the demo). Needs no configuration on loopback; see docs/deploy.md.
 serve: $(INSTALLED)
 	$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- \
 	  $(PY) -m benchsite.serve $(if $(DATABASE_URL),,--demo) $(if $(ADDR),--bind $(ADDR))
 
-test: lint migrations-check test-python loadgen-test loadgen-san-test
+test: test-deps lint migrations-check test-python loadgen-test loadgen-san-test
 
 test-python: $(INSTALLED) test-deps
 	$(PY) -m pytest
 
-# Debian packages the Python tests run for real (redis-server; nginx, with openssl for its
-# certificate, runs deploy/nginx.conf; fio, whose JSON the importer reads; chromium for
-# tests/browser, never a browser that Playwright downloads; wrk, which the load benchmarks
-# drive and tests/site/test_loadrig.py checks), installed where missing.
+# Every program `make test` runs, as command:Debian package, installed where missing (and
+# said so): clang-format for make lint; redis-server; nginx, with openssl for its
+# certificate, runs deploy/nginx.conf; curl runs the README's upload commands; fio, whose
+# JSON the importer reads; chromium for tests/browser, never a browser that Playwright
+# downloads; wrk, which the load benchmarks drive and tests/site/test_loadrig.py checks;
+# loop devices, device-mapper, file systems, swap and a QEMU guest for loadgen's device
+# tests. tests/site/test_test_deps.py holds the tests' tools to this list.
+TEST_TOOLS := clang-format:clang-format redis-server:redis-server nginx:nginx openssl:openssl \
+  curl:curl fio:fio chromium:chromium wrk:wrk losetup:mount mount:mount dmsetup:dmsetup \
+  mkfs.ext4:e2fsprogs sfdisk:fdisk mkswap:util-linux swapon:mount swapoff:mount \
+  qemu-system-x86_64:qemu-system-x86
+
 test-deps:
-	@need=""; for p in redis-server:redis-server nginx:nginx openssl:openssl fio:fio chromium:chromium wrk:wrk; do \
-	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || need="$$need $${p#*:}"; \
+	@need=""; for p in $(TEST_TOOLS); do \
+	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || [ -x /sbin/$${p%%:*} ] || \
+	    case " $$need " in *" $${p#*:} "*) ;; *) need="$$need $${p#*:}";; esac; \
 	done; \
 	if [ -n "$$need" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "make test-deps: installing$$need"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	      apt-get install -y -qq --no-install-recommends $$need; \
 	  else echo "the tests need:$$need (apt-get install$$need)" >&2; exit 1; fi; \

@@ -197,6 +197,24 @@ class Cluster:
             ) from exc
         self._lock_fd = fd
 
+    def served_by_another(self) -> bool:
+        """Whether another launcher runs this cluster now (it holds the lock and the server
+        is up): a command can use its database without starting one of its own."""
+        lock_path = self.data_dir.parent / f".{self.data_dir.name}.lock"
+        if not lock_path.exists():
+            return False
+        fd = os.open(lock_path, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held = True
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            held = False
+        finally:
+            os.close(fd)
+        return held and (self.data_dir / "postmaster.pid").exists()
+
     def _clear_stale_server(self) -> None:
         """Remove what a crash left behind: an orphaned server or a stale postmaster.pid."""
         pid_file = self.data_dir / "postmaster.pid"
@@ -402,6 +420,11 @@ def running_cluster(
             parent.chmod(0o755)
             data_dir = parent / "data"
         cluster = Cluster(data_dir, ephemeral=ephemeral)
+        if not replica and cluster.served_by_another():
+            # The running site's database (`make run` in another terminal): used, not owned.
+            print(f"using the database the running site serves ({data_dir})", file=sys.stderr)
+            yield cluster.url(database)
+            return
         stack.callback(cluster.stop)
         cluster.start()
         cluster.create_database(database)

@@ -507,6 +507,24 @@ class RunListFilter(FilterSet):
     source = django_filters.ChoiceFilter(choices=Run.Source.choices)
 
 
+def _run_acted_on(pk: str) -> Run:
+    """The run a withdrawal or an approval names (any but synthetic), or a 404."""
+    try:
+        return selectors.run_for_withdrawal(pk=_run_id(pk))
+    except Run.DoesNotExist:
+        raise NotFound() from None
+
+
+def _run_action_responses(conflict: str, *errors: int) -> dict:
+    """The documented answers of an action on a run: the run as it is now, or an error."""
+    return {
+        200: OwnRunSerializer,
+        404: OpenApiResponse(ErrorBodySerializer, description="No such run"),
+        409: OpenApiResponse(ErrorBodySerializer, description=conflict),
+        **{c: ERRORS[c] for c in errors},
+    }
+
+
 class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Published runs with their provenance; uploads and withdrawals."""
 
@@ -667,19 +685,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     @extend_schema(
         request=WithdrawSerializer,
-        responses={
-            200: OwnRunSerializer,
-            404: OpenApiResponse(ErrorBodySerializer, description="No such run"),
-            409: OpenApiResponse(ErrorBodySerializer, description="Withdrawn already"),
-            **{c: ERRORS[c] for c in (400, 401, 403)},
-        },
+        responses=_run_action_responses("Withdrawn already", 400, 401, 403),
     )
     @action(detail=True, methods=["post"])
     def withdraw(self, request: Request, pk: str) -> Response:
-        try:
-            run = selectors.run_for_withdrawal(pk=_run_id(pk))
-        except Run.DoesNotExist:
-            raise NotFound() from None
+        run = _run_acted_on(pk)
         self.check_object_permissions(request, run)
         form = WithdrawSerializer(data=request.data if isinstance(request.data, dict) else {})
         if not form.is_valid():
@@ -700,23 +710,12 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise Conflict(str(withdrawn)) from withdrawn
         return Response(OwnRunSerializer(run, context={"request": request}).data)
 
-    @extend_schema(
-        request=None,
-        responses={
-            200: OwnRunSerializer,
-            404: OpenApiResponse(ErrorBodySerializer, description="No such run"),
-            409: OpenApiResponse(ErrorBodySerializer, description="Not held for review"),
-            **{c: ERRORS[c] for c in (401, 403)},
-        },
-    )
+    @extend_schema(request=None, responses=_run_action_responses("Not held for review", 401, 403))
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, pk: str) -> Response:
         """Publish a run held for review (staff): it enters the rankings and its drive's
         latest figures."""
-        try:
-            run = selectors.run_for_withdrawal(pk=_run_id(pk))
-        except Run.DoesNotExist:
-            raise NotFound() from None
+        run = _run_acted_on(pk)
         try:
             run = run_approve(run=run)
         except ValueError as not_held:

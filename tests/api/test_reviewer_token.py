@@ -61,6 +61,21 @@ def test_unknown_and_inactive_users_get_no_token():
     assert not Token.objects.exists()
 
 
+def test_create_makes_the_reviewer_a_token_signs_in(client):
+    key = issue("rita", "--create")
+    rita = User.objects.get(username="rita")
+    assert not rita.has_usable_password() and rita.groups.filter(name=REVIEWER_GROUP).exists()
+    assert issue("rita", "--create") == key  # there is one now: the same token
+    api = token_client(None)
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert post_document(api, measured_document(series_seconds=300)).status_code == 201
+    with pytest.raises(CommandError, match="rita the second"):
+        issue("rita the second", "--create")  # not a user name the admin would take
+    with pytest.raises(CommandError, match="there is no user"):
+        issue("nobody", "--create", "--revoke")
+    assert User.objects.count() == 1
+
+
 def test_tokens_are_issued_and_revoked_in_the_admin(client):
     admin = User.objects.create_superuser("admin", password="a-long-test-password-41")
     rita = User.objects.create_user("rita")

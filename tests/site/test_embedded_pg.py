@@ -124,6 +124,34 @@ def test_ctrl_c_stops_command_and_server_leaving_no_process(workdir):
     assert not (data_dir / "postmaster.pid").exists()
 
 
+def test_a_command_while_the_site_runs_uses_its_database(workdir):
+    """`make run` in one terminal, a management command in another: the second launcher
+    runs its command on the first one's server, and leaves it running."""
+    data_dir, marker = workdir / "pg", workdir / "url"
+    site = launch(data_dir, marker)
+    try:
+        assert wait_until(marker.exists), "the site never started"
+        write_row(marker.read_text())
+        script = "import os,sys; sys.path.insert(0, '.'); print(os.environ['DATABASE_URL'])"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
+        done = subprocess.run(
+            [*LAUNCHER, "--data-dir", str(data_dir), "--", sys.executable, "-c", script],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "the running site" in done.stderr
+        assert read_rows(done.stdout.strip()) == [42]
+        assert site.poll() is None and postmasters(data_dir)  # still the site's, still up
+    finally:
+        os.killpg(site.pid, signal.SIGINT)
+        site.wait(timeout=30)
+    assert wait_until(lambda: not server_pids(data_dir), timeout=10)
+
+
 def test_killed_launcher_leaves_no_orphan_and_next_start_recovers(workdir):
     data_dir, marker = workdir / "pg", workdir / "url"
     launcher = launch(data_dir, marker)
