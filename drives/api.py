@@ -90,8 +90,15 @@ class DriveSerializer(RowWriter, serializers.ModelSerializer):
             "dram_bytes",
             "release_date",
             "latest_price_usd",
+            "needs_review",
             "page",
         ]
+        extra_kwargs = {
+            "needs_review": {
+                "help_text": "Created by an upload and not yet approved by staff: shown marked "
+                "unreviewed, and left out of rankings and value views until approved"
+            }
+        }
 
 
 class FirmwareSerializer(serializers.ModelSerializer):

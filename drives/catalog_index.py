@@ -67,6 +67,7 @@ _DRIVES = Table(
         ("dram_bytes", "d.dram_bytes"),
         ("release_date", "d.release_date"),
         ("synthetic", "d.synthetic"),
+        ("needs_review", "d.needs_review"),
         ("latest_price", "p.amount::text"),
         ("search_text", "UPPER(d.search_text::text)"),  # as icontains compares it
         *((f"rank {name}", f"dense_rank() OVER (ORDER BY {sql})") for name, sql in ORDERS.items()),

@@ -120,6 +120,7 @@ class CatalogRow:
     dram_bytes: int | None
     release_date: datetime.date | None
     synthetic: bool
+    needs_review: bool  # an upload created it; staff have not approved it
     latest_price: Decimal | None
     url: str  # its page
 
@@ -200,6 +201,7 @@ def _catalog_row(v: dict, url: Callable[[str], str]) -> CatalogRow:
         dram_bytes=v["dram_bytes"],
         release_date=datetime.date.fromisoformat(release) if release is not None else None,
         synthetic=v["synthetic"],
+        needs_review=v["needs_review"],
         latest_price=Decimal(price) if price is not None else None,
         url=url(v["slug"]),
     )

@@ -646,7 +646,16 @@ class SaturationSeries(LabelledModel):
 # a filtered ranking then walks one table's indexes instead of joining each candidate to its
 # drive. Triggers made from this list keep them (results.copies); the drive filters on
 # entries (results.filters) and the value views' copy (results.value_index) follow it.
-DRIVE_COPIES = ("kind", "interface", "controller", "nand__cell_type", "capacity_bytes")
+# needs_review: a drive an upload created and staff have not approved is kept out of the
+# rankings and value views (results.selectors.common.SHOWN_ENTRIES) until they do.
+DRIVE_COPIES = (
+    "kind",
+    "interface",
+    "controller",
+    "nand__cell_type",
+    "capacity_bytes",
+    "needs_review",
+)
 
 
 def copy_field(path: str) -> str:
@@ -713,6 +722,11 @@ class LeaderboardEntry(LabelledModel):
     kind = models.CharField(max_length=10, default="")
     cell_type = models.CharField(
         max_length=3, blank=True, help_text="Its NAND's cell type, kept by a trigger"
+    )
+    needs_review = models.BooleanField(
+        default=False,
+        help_text="The drive awaits staff review (an upload created it): not ranked, kept by a "
+        "trigger on drives_drive",
     )
     worst = models.BooleanField(
         default=False,

@@ -49,8 +49,9 @@ def run_recency(run: Run) -> tuple:
 
 
 def entries() -> QuerySet[LeaderboardEntry]:
-    """Leaderboard entries the pages may show (synthetic ones only in the web benchmark)."""
-    qs = LeaderboardEntry.objects.all()
+    """Leaderboard entries the pages may show: none of a drive awaiting staff review (an
+    upload created it), synthetic ones only in the web benchmark."""
+    qs = LeaderboardEntry.objects.filter(needs_review=False)
     return qs if settings.BENCH_SHOW_SYNTHETIC else qs.filter(synthetic=False)
 
 

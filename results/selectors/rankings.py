@@ -152,9 +152,10 @@ _METRIC_ORDER = {  # the figure a metric ranks by, its order, and "better than"
 }
 
 
-def _real(real: bool) -> str:
-    """The condition that keeps synthetic entries out, when they are."""
-    return " AND NOT e.synthetic" if real else ""
+def _shown(real: bool) -> str:
+    """The condition that keeps out the entries of drives awaiting staff review, and the
+    synthetic ones when they are out (as results.selectors.common.entries)."""
+    return " AND NOT e.needs_review" + (" AND NOT e.synthetic" if real else "")
 
 
 @functools.lru_cache(maxsize=512)
@@ -163,7 +164,7 @@ def _board_sql(metric: str, where: str, *, real: bool, chosen: bool) -> str:
     return _BOARD_SQL.format(
         field=field,
         direction=direction,
-        real=_real(real),
+        real=_shown(real),
         where=where,
         slugs=" AND e.drive_id IN (SELECT id FROM drives_drive WHERE slug = ANY(%(slugs)s))"
         if chosen
@@ -218,7 +219,7 @@ def leaderboard(
             f"count(*) FILTER (WHERE e.{field} {better} %(v{i})s)" for i in range(len(values))
         )
         sql = _BETTER_SQL.format(
-            counts=counts, field=field, better=better, real=_real(real), where=where.sql
+            counts=counts, field=field, better=better, real=_shown(real), where=where.sql
         )
         loosest = min(values) if better == ">" else max(values)
         with connections[read_alias(LeaderboardEntry)].cursor() as cursor:

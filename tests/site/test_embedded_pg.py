@@ -272,26 +272,6 @@ def test_stale_postmaster_pid_is_recovered(workdir, stale_pid):
         cluster.stop()
 
 
-def test_second_launcher_on_the_same_folder_is_refused(workdir):
-    data_dir, marker = workdir / "pg", workdir / "url"
-    first = launch(data_dir, marker)
-    try:
-        assert wait_until(marker.exists)
-        second = subprocess.run(
-            [*LAUNCHER, "--data-dir", str(data_dir), "--", "true"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")},
-        )
-        assert second.returncode == 1
-        assert "already running the database" in second.stderr
-        assert "Traceback" not in second.stderr
-    finally:
-        os.killpg(first.pid, signal.SIGINT)
-        first.wait(timeout=30)
-
-
 def test_database_url_from_the_environment_is_used_as_is(workdir):
     env = {**os.environ, "DATABASE_URL": "postgresql://someone@db.example:5433/other"}
     out = subprocess.run(
