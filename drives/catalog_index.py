@@ -68,6 +68,7 @@ _DRIVES = Table(
         ("release_date", "d.release_date"),
         ("synthetic", "d.synthetic"),
         ("needs_review", "d.needs_review"),
+        ("listed", "d.listed"),
         ("latest_price", "p.amount::text"),
         ("search_text", "UPPER(d.search_text::text)"),  # as icontains compares it
         *((f"rank {name}", f"dense_rank() OVER (ORDER BY {sql})") for name, sql in ORDERS.items()),
@@ -105,6 +106,7 @@ class CatalogIndex:
         drives = self.drives = tables["drives"]
         self.slugs = {slug: at for at, slug in enumerate(drives.values("slug"))}
         self.synthetic = drives["synthetic"].array
+        self.listed = drives["listed"].array
         self.real = ~self.synthetic
         self.ranks = {name: drives[f"rank {name}"].array for name in ORDERS}
         self.ranks["pk"] = drives["id"].array
@@ -128,11 +130,12 @@ class CatalogIndex:
         real: bool,
         row: Callable,
     ) -> tuple[int, list]:
-        """How many drives `keep` (a mask, None: all) holds, real ones only (real), and
-        `limit` of them from `offset` in `order`, each made by row(values, url)."""
+        """How many listed drives `keep` (a mask, None: all) holds, real ones only (real),
+        and `limit` of them from `offset` in `order`, each made by row(values, url)."""
         ordered = self.order(tuple(order))
+        keep = self.listed if keep is None else keep & self.listed
         if real:
-            keep = self.real if keep is None else keep & self.real
+            keep = keep & self.real
         if keep is not None:
             ordered = ordered[keep[ordered]]
         total = len(ordered)

@@ -309,6 +309,12 @@ class Drive(LabelledModel):
     synthetic = models.BooleanField(
         default=False, help_text="Generated for benchmarks (seed_scale); never a real drive"
     )
+    listed = models.BooleanField(
+        default=True,
+        db_default=True,
+        help_text="False: every run of the drive was withdrawn, so it left the catalog's lists "
+        "and search; its page stays, and says why (set by the results' services)",
+    )
     # Kept by triggers from the drive, its maker and its controller (drives/sql/names.sql): the
     # catalog's order and what search matches, each readable from an index of its own.
     sort_name = models.TextField(

@@ -208,10 +208,10 @@ def _catalog_row(v: dict, url: Callable[[str], str]) -> CatalogRow:
 
 
 def drive_search(text: str, *, limit: int) -> list[Drive]:
-    """Drives whose name matches every word of `text`, for the pickers. One query."""
+    """Listed drives whose name matches every word of `text`, for the pickers. One query."""
     return list(
         Drive.objects.real()
-        .filter(search_q(text))
+        .filter(search_q(text), listed=True)
         .select_related("manufacturer")
         .order_by("sort_name", "capacity_bytes", "pk")[:limit]
     )

@@ -192,6 +192,12 @@ def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
     return drive
 
 
+def drive_listed(*, drive_id: int, listed: bool) -> None:
+    """List the drive in the catalog's lists and search again, or take it out of them (a
+    drive whose every run was withdrawn: results.services). Writes only a change."""
+    Drive.objects.filter(pk=drive_id).exclude(listed=listed).update(listed=listed)
+
+
 @dataclass
 class CatalogCounts:
     manufacturers: int = 0

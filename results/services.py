@@ -17,7 +17,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from drives.models import Drive, FirmwareVersion
-from drives.services import DriveSpecProblem, drive_resolve
+from drives.services import DriveSpecProblem, drive_listed, drive_resolve
 from results import documents, plausibility
 from results.documents import DocumentProblem, DocumentRejected, TestSpec, with_defaults
 from results.models import (
@@ -236,6 +236,8 @@ def _write(
     # constraints are the database's job (Django would spend a query on each).
     run.full_clean(exclude=RUN_RELATIONS, validate_unique=False, validate_constraints=False)
     run.save()
+    if not drive.listed:  # every run of it had been withdrawn: listed again
+        drive_listed(drive_id=drive.pk, listed=True)
 
     kind = documents.latency_kind(document)
     Result.objects.bulk_create(
@@ -331,6 +333,8 @@ def run_withdraw(*, run: Run, reason: str, by: AbstractBaseUser | None = None) -
         run.withdrawn_by = by
         run.full_clean(validate_unique=False)
         run.save(update_fields=["status", "withdrawn_at", "withdrawn_reason", "withdrawn_by"])
+        if not Run.objects.filter(drive_id=run.drive_id).exclude(status=run.status).exists():
+            drive_listed(drive_id=run.drive_id, listed=False)  # its last run withdrawn
         leaderboard_refresh(drive_ids=[run.drive_id])
     return run
 

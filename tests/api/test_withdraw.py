@@ -3,6 +3,7 @@
 in the database with who withdrew it, when and why."""
 
 import json
+import re
 
 import pytest
 from django.core.cache import cache
@@ -131,3 +132,58 @@ def test_another_reviewer_uploading_a_withdrawn_document_is_not_told_why(api, re
     assert body["withdrawn_reason"] is None and body["withdrawn_by"] is None
     own = api.post(RUNS, document, format="json").json()["run"]
     assert own["withdrawn_reason"] == "private reason" and own["withdrawn_by"] == "rita"
+
+
+@pytest.mark.django_db
+def test_a_drive_whose_every_run_is_withdrawn_leaves_the_lists_and_search(client):
+    """Its page stays, saying why; a run of it uploaded again lists it again. A drive of the
+    catalog that never had a run stays listed."""
+    rita = make_user("rita", reviewer=True)
+    api = token_client(rita)
+    first = run_ingest(
+        document=json.dumps(measured_document(model="Gone Drive", series_seconds=300)),
+        submitter=rita,
+    ).run
+    second = run_ingest(
+        document=json.dumps(measured_document(model="Gone Drive", seed=2, series_seconds=300)),
+        submitter=rita,
+    ).run
+    drive = Drive.objects.get(pk=first.drive_id)
+    catalog_only = Drive.objects.create(
+        manufacturer=drive.manufacturer, model="Gone Drive Sibling", slug="gone-sibling"
+    )
+
+    def listed() -> dict[str, set[str]]:
+        return {
+            "catalog": set(
+                re.findall(r'href="/drives/([^/"]+)/"', client.get("/").content.decode())
+            ),
+            "api": {d["slug"] for d in client.get("/api/v1/drives/").json()["results"]},
+            "search": {
+                slug
+                for slug in (drive.slug, catalog_only.slug)
+                if slug
+                in client.get("/bench/compare/pick/", {"a": "Gone", "side": "a"}).content.decode()
+            },
+        }
+
+    for where, slugs in listed().items():
+        assert {drive.slug, catalog_only.slug} <= slugs, where
+    api.post(withdraw_url(first.pk), {"reason": "one of two"}, format="json")
+    for where, slugs in listed().items():
+        assert drive.slug in slugs, where  # one run left
+    api.post(withdraw_url(second.pk), {"reason": "the last"}, format="json")
+    for where, slugs in listed().items():
+        assert drive.slug not in slugs and catalog_only.slug in slugs, where
+    page = client.get(drive.get_absolute_url())
+    assert (
+        page.status_code == 200 and "Every run of this drive was withdrawn" in page.content.decode()
+    )
+
+    run_ingest(
+        document=json.dumps(measured_document(model="Gone Drive", seed=3, series_seconds=300)),
+        submitter=rita,
+    )
+    for where, slugs in listed().items():
+        assert drive.slug in slugs, where
+    assert "Every run of this drive" not in client.get(drive.get_absolute_url()).content.decode()
