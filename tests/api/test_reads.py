@@ -191,8 +191,11 @@ def test_withdrawn_runs_and_synthetic_drives_stay_out(client, two_drives, settin
     assert get(client, "/api/v1/consistency/", drive=alpha.slug)["results"] == []
     board = get(client, "/api/v1/tests/randread-4k-qd3/leaderboard/")
     assert {r["drive"] for r in board["rows"]} == {beta.slug}
+    # Alpha's only run withdrawn, it left the list; its own address still answers.
+    assert {d["slug"] for d in get(client, "/api/v1/drives/")["results"]} == {beta.slug}
+    assert client.get(f"/api/v1/drives/{alpha.slug}/").status_code == 200
     Drive.objects.filter(pk=beta.pk).update(synthetic=True)
-    assert get(client, "/api/v1/drives/")["count"] == 1
+    assert get(client, "/api/v1/drives/")["count"] == 0
     assert client.get(f"/api/v1/drives/{beta.slug}/").status_code == 404
 
 
