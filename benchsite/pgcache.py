@@ -6,11 +6,9 @@ with thousands of kept pages that count was most of the cost of storing one (a c
 cost the page plus several milliseconds). Here a write is a single INSERT ... ON CONFLICT,
 and one write in CULL_EVERY (at random) deletes what has expired and, beyond MAX_ENTRIES, the
 entries that expire first. Values are stored as Django's database cache stores them (pickled,
-base64), in the table `createcachetable` makes, so reads are Django's own. It overrides a
-private method, DatabaseCache._base_set: the one every write (set, add, touch) goes through.
-Why it must stay private: a cache backend's public API has no hook for how a write is stored,
-and a backend of its own would rewrite Django's reads too; with Redis configured (REDIS_URL)
-it is not used at all.
+base64), in the table `createcachetable` makes, so reads are Django's own. The writes are
+the cache API's public ones (set, add, touch; set_many goes through set); with Redis
+configured (REDIS_URL) it is not used at all.
 """
 
 from __future__ import annotations
@@ -32,15 +30,28 @@ NEVER = datetime.datetime.max.replace(tzinfo=datetime.UTC)
 
 
 class PostgresCache(DatabaseCache):
-    """Django's DatabaseCache with one-upsert writes. Leans on its private parts, and must:
-    _base_set (the write every set, add and touch goes through: the public API has no hook
-    for how a write is stored) and the settings it keeps as _table, _max_entries and
-    _cull_frequency (read as the parent read them, so the CACHES options mean the same)."""
+    """Django's DatabaseCache with one-upsert writes. Its settings are read from the
+    constructor's arguments as Django's backends read them (LOCATION, OPTIONS' MAX_ENTRIES
+    and CULL_FREQUENCY), so the CACHES options mean the same."""
 
-    def _base_set(self, mode, key, value, timeout=DEFAULT_TIMEOUT):
-        """One upsert, and a cull one write in CULL_EVERY. Must stay an override of this
-        private method: it is the one place Django's database cache writes, and replacing
-        the backend instead would rewrite its reads too."""
+    def __init__(self, table: str, params: dict):
+        super().__init__(table, params)
+        options = params.get("OPTIONS", {})
+        self.table = table
+        self.max_entries = int(params.get("max_entries", options.get("MAX_ENTRIES", 300)))
+        self.cull_frequency = int(params.get("cull_frequency", options.get("CULL_FREQUENCY", 3)))
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None) -> None:
+        self._write("set", self.make_and_validate_key(key, version=version), value, timeout)
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None) -> bool:
+        return self._write("add", self.make_and_validate_key(key, version=version), value, timeout)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None) -> bool:
+        return self._write("touch", self.make_and_validate_key(key, version=version), None, timeout)
+
+    def _write(self, mode: str, key: str, value, timeout) -> bool:
+        """One upsert (touch: one update), and a cull one write in CULL_EVERY."""
         timeout = self.get_backend_timeout(timeout)
         expires = (
             NEVER
@@ -49,11 +60,11 @@ class PostgresCache(DatabaseCache):
         )
         alias = router.db_for_write(self.cache_model_class)
         connection = connections[alias]
-        table = connection.ops.quote_name(self._table)
+        table = connection.ops.quote_name(self.table)
         now = timezone.now().replace(microsecond=0)
         if random.random() * CULL_EVERY < 1:
             with transaction.atomic(using=alias), connection.cursor() as cursor:
-                self._cull_table(cursor, table, now)
+                self._trim(cursor, table, now)
         with connection.cursor() as cursor:  # one statement: no transaction of its own
             if mode == "touch":
                 cursor.execute(
@@ -77,17 +88,17 @@ class PostgresCache(DatabaseCache):
             )
             return cursor.fetchone() is not None
 
-    def _cull_table(self, cursor, table: str, now: datetime.datetime) -> None:
+    def _trim(self, cursor, table: str, now: datetime.datetime) -> None:
         """Delete what has expired, then, beyond MAX_ENTRIES, what expires first: the surplus
         and a CULL_FREQUENCY-th of the entries more (all of them for 0), as Django culls."""
         cursor.execute(f"DELETE FROM {table} WHERE expires < %s", [now])
         cursor.execute(f"SELECT count(*) FROM {table}")
         count = cursor.fetchone()[0]
-        if count > self._max_entries:
-            if not self._cull_frequency:  # CULL_FREQUENCY 0: empty the cache
+        if count > self.max_entries:
+            if not self.cull_frequency:  # CULL_FREQUENCY 0: empty the cache
                 cursor.execute(f"DELETE FROM {table}")
                 return
-            surplus = count - self._max_entries + count // self._cull_frequency
+            surplus = count - self.max_entries + count // self.cull_frequency
             cursor.execute(
                 f"DELETE FROM {table} WHERE cache_key IN "
                 f"(SELECT cache_key FROM {table} ORDER BY expires LIMIT %s)",

@@ -145,14 +145,12 @@ class Shape:
 
 
 def attach(instance: models.Model, field: str, related: models.Model | None) -> None:
-    """Set a forward relation as select_related would (no query when it is read).
-
-    Why a private attribute (Model._state.fields_cache, where select_related puts what it
-    read): the public way, assigning through the relation's descriptor, also rewrites the
-    foreign key from the related instance (a relation the statement did not read would null
-    it) and consults the router for every assignment. It must stay: no public API sets a
-    related instance without those writes, and this is the one place that does it."""
-    instance._state.fields_cache[field] = related
+    """Set a forward relation as select_related does (no query when it is read): through
+    the relation field's own set_cached_value, the setter select_related itself calls.
+    Assigning through the relation's descriptor instead would also rewrite the foreign key
+    from the related instance (a relation the statement did not read would null it) and
+    consult the router for every assignment."""
+    instance._meta.get_field(field).set_cached_value(instance, related)
 
 
 class JsonText:
