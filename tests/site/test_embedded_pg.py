@@ -145,7 +145,7 @@ def test_a_command_while_the_site_runs_uses_its_database(workdir):
         assert done.returncode == 0, done.stderr
         assert "the running site" in done.stderr
         assert read_rows(done.stdout.strip()) == [42]
-        assert site.poll() is None and postmasters(data_dir)  # still the site's, still up
+        assert site.poll() is None and server_pids(data_dir)  # still the site's, still up
     finally:
         os.killpg(site.pid, signal.SIGINT)
         site.wait(timeout=30)
