@@ -25,6 +25,7 @@ enum {
 	OPT_PATTERN,
 	OPT_SCALE,
 	OPT_QUICK,
+	OPT_REPEAT,
 	OPT_SPARE,
 	OPT_SEED,
 	OPT_ENGINE,
@@ -85,6 +86,13 @@ static const struct option_doc run_docs[] = {
 	{NULL, "quick", no_argument, OPT_QUICK, NULL,
 	 "short smoke run: every timed phase 2 s (consistency 10 s, torture 5 s),\n"
 	 "every span capped at 256 MiB; the real spans and times are recorded"},
+	{NULL, "repeat", required_argument, OPT_REPEAT, " N",
+	 "run the throughput tests N times (1-100), each pass a result of its own\n"
+	 "(its \"repeat\": 1..N), so the run shows its own run-to-run spread. Each\n"
+	 "pattern is preconditioned once, then its passes follow one another, every\n"
+	 "pass the tests in the same order. Default 3 for a full-length suite or\n"
+	 "--tests run, 1 with --quick, --duration-scale or --rw. Consistency, TRIM\n"
+	 "validation and write saturation run once"},
 	{NULL, "spare-area", required_argument, OPT_SPARE, " P[,P...]",
 	 "consistency spare-area levels in percent, 0-90 (default 0,25: the test\n"
 	 "is repeated on 100% and 75% of the target); before each level the\n"
@@ -608,7 +616,7 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 {
 	struct lg_run_options *o = &cli->run;
 	const char *rw = NULL, *tests = NULL, *suite = NULL;
-	uint64_t bs = 4096, qd = 1, span = 0, rwmix = 50, jobs = 1;
+	uint64_t bs = 4096, qd = 1, span = 0, rwmix = 50, jobs = 1, repeat = 0;
 	bool have_rwmix = false;
 	bool have_bs = false, have_qd = false, have_span = false, have_time = false;
 	const char *firmware = NULL;
@@ -738,6 +746,13 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			if (r < 0)
 				return r;
 			break;
+		case OPT_REPEAT:
+			if (lg_parse_u64(optarg, &repeat) < 0 || repeat < 1 || repeat > 100)
+				return fail(
+					err, err_len,
+					"--repeat: \"%s\" is not a number of passes from 1 to 100",
+					optarg);
+			break;
 		case OPT_JOBS:
 			if (lg_parse_u64(optarg, &jobs) < 0 || jobs < 1 || jobs > 64)
 				return fail(err, err_len,
@@ -802,6 +817,10 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 		return fail(err, err_len,
 			    "--bs, --qd, --span, --time and --rwmixread go with --rw");
 	o->jobs = (uint32_t)jobs;
+	/* A full-length run measures its own spread; a shortened one is a smoke run. */
+	if (repeat == 0)
+		repeat = o->quick || o->duration_scale != 1.0 || rw ? 1 : LG_DEFAULT_REPEAT;
+	o->repeat = (uint32_t)repeat;
 	if (suite) {
 		r = lg_suite_find(suite, &o->suite);
 		if (r == -EINVAL)

@@ -22,6 +22,9 @@ enum lg_command {
 	LG_CMD_RUN,
 };
 
+/* Passes over the throughput tests of a full-length run when --repeat is not given. */
+#define LG_DEFAULT_REPEAT 3
+
 struct lg_run_options {
 	const char *target;
 	const struct lg_suite_def *suite;              /* NULL unless --suite */
@@ -37,6 +40,7 @@ struct lg_run_options {
 	uint32_t spare[LG_MAX_SPARE];
 	size_t nspare;
 	uint32_t jobs;          /* --jobs, 1 unless given */
+	uint32_t repeat;        /* passes over the throughput tests (--repeat; see lg_cli_parse) */
 	bool precondition_none; /* --precondition none */
 	bool seed_given;
 	uint64_t seed;

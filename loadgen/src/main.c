@@ -158,15 +158,18 @@ static void table_header(struct ui *ui)
 static void ui_result(void *ctx, const struct lg_result *r)
 {
 	struct ui *ui = ctx;
+	char pass[24] = "";
 
 	clear_progress(ui);
 	if (ui->quiet)
 		return;
 	table_header(ui);
-	printf("%-24s %-14s %10.1f %10.0f %10.1f %10.1f %10.1f %10.1f%s\n", r->test,
+	if (r->repeat)
+		snprintf(pass, sizeof(pass), "  pass %u", r->repeat);
+	printf("%-24s %-14s %10.1f %10.0f %10.1f %10.1f %10.1f %10.1f%s%s\n", r->test,
 	       lg_pattern_name(r->pattern), r->bytes_per_second / 1e6, r->iops,
 	       r->latency.mean / 1e3, (double)r->latency.percentiles[4] / 1e3,
-	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3,
+	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3, pass,
 	       r->partial ? "  (partial: interrupted)" : "");
 	fflush(stdout);
 }

@@ -220,6 +220,7 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 	}
 	write_latencies(w, r->has_latency, &r->latency, r->has_clat, &r->clat);
 	opt_uint(w, "jobs", r->jobs);
+	opt_uint(w, "repeat", r->repeat);
 	if (r->mixed) {
 		lg_json_key(w, "rwmixread");
 		lg_json_uint(w, r->read_percent);
@@ -376,6 +377,7 @@ static void write_parameters(struct lg_json *w, const struct lg_parameters *p)
 	lg_json_key(w, "ad_hoc");
 	lg_json_bool(w, p->ad_hoc);
 	opt_uint(w, "jobs", p->jobs);
+	opt_uint(w, "repeat", p->repeat);
 	opt_string(w, "precondition", p->precondition);
 	lg_json_end_object(w);
 }

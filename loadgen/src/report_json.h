@@ -66,6 +66,7 @@ struct lg_result {
 	struct lg_latency_summary clat; /* its completion part (fio's clat) */
 	bool partial;                   /* interrupted: the figures up to the interrupt */
 	uint32_t jobs;                  /* workers whose figures are summed; 0: absent */
+	uint32_t repeat;                /* which pass (--repeat) it is, from 1; 0: absent */
 	bool mixed;                     /* reads and writes: read_percent, and each in dir[] */
 	uint32_t read_percent;
 	struct lg_direction dir[2]; /* by enum lg_dir: read, write */
@@ -149,6 +150,7 @@ struct lg_parameters {
 	uint64_t target_size_bytes; /* 0: absent */
 	bool ad_hoc;
 	uint32_t jobs;        /* --jobs; 0: absent */
+	uint32_t repeat;      /* --repeat; 0: absent */
 	char precondition[8]; /* "fill" or "none"; empty: absent */
 };
 

@@ -316,7 +316,7 @@ static void iops_spread(const struct lg_timeline *tl, uint64_t elapsed_ns, struc
 }
 
 static enum step throughput_test(struct run *run, const struct lg_test_def *t,
-				 enum lg_pattern pattern)
+				 enum lg_pattern pattern, uint32_t repeat)
 {
 	struct lg_job_result res;
 	struct lg_result result;
@@ -340,7 +340,7 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 		.dir_clat_hist = {t->mixed ? run->dir_clat_hist[0] : NULL,
 				  t->mixed ? run->dir_clat_hist[1] : NULL},
 	};
-	char span[32];
+	char span[32], pass[32] = "";
 	int fd = run->wfd;
 	struct lg_timeline *tl = NULL;
 	enum step s;
@@ -356,16 +356,18 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 		spec.timeline = tl;
 	}
 	lg_format_size_human(spec.span_bytes, span, sizeof(span));
+	if (repeat)
+		snprintf(pass, sizeof(pass), ", pass %u of %u", repeat, run->o->repeat);
 	if (pattern == LG_PATTERN_UNSPECIFIED)
-		phase(run, t->id, "%s, %s span, %.3g s, reading the data already there", t->name,
-		      span, (double)spec.duration_ns / 1e9);
+		phase(run, t->id, "%s, %s span, %.3g s, reading the data already there%s", t->name,
+		      span, (double)spec.duration_ns / 1e9, pass);
 	else
-		phase(run, t->id, "%s, %s span, %.3g s, %s %s data, %u job%s", t->name, span,
+		phase(run, t->id, "%s, %s span, %.3g s, %s %s data, %u job%s%s", t->name, span,
 		      (double)spec.duration_ns / 1e9,
 		      t->mixed   ? "reading and writing"
 		      : t->write ? "writing"
 				 : "reading",
-		      lg_pattern_name(pattern), spec.jobs, spec.jobs > 1 ? "s" : "");
+		      lg_pattern_name(pattern), spec.jobs, spec.jobs > 1 ? "s" : "", pass);
 	if (!t->write) {
 		/* Read tests open the target read-only. */
 		s = open_read_fd(run, t->id, &fd);
@@ -387,6 +389,7 @@ static enum step throughput_test(struct run *run, const struct lg_test_def *t,
 	iops_spread(tl, res.elapsed_ns, &result);
 	lg_timeline_free(tl);
 	result.partial = s == STEP_INTERRUPTED;
+	result.repeat = repeat;
 	if (lg_report_add_result(run->rep, &result) < 0)
 		return failed(run, t->id, ENOMEM, "out of memory");
 	if (run->obs->result)
@@ -771,6 +774,7 @@ static void fill_parameters(struct run *run)
 		p->spare_area_percent[p->nspare++] = o->spare[i];
 	p->ad_hoc = o->ad_hoc;
 	p->jobs = o->jobs ? o->jobs : 1;
+	p->repeat = o->repeat ? o->repeat : 1;
 	snprintf(p->precondition, sizeof(p->precondition), "%s",
 		 o->precondition_none ? "none" : "fill");
 }
@@ -1047,7 +1051,9 @@ static enum step precondition(struct run *run, enum lg_pattern pattern)
 	return fill(run, first, span, pattern);
 }
 
-/* The throughput tests, pattern by pattern, each pattern's preconditioning first. */
+/* The throughput tests, pattern by pattern: each pattern's preconditioning, then
+ * its passes (--repeat), each pass every test in order. A pass is numbered in its
+ * results only when the run has several. */
 static enum step throughput_tests(struct run *run)
 {
 	const struct lg_run_options *o = run->o;
@@ -1066,10 +1072,14 @@ static enum step throughput_tests(struct run *run)
 			patterns[npatterns++] = LG_PATTERN_INCOMPRESSIBLE;
 	}
 	for (size_t p = 0; p < npatterns && s == STEP_OK; p++) {
+		uint32_t passes = o->repeat ? o->repeat : 1;
+
 		s = precondition(run, patterns[p]);
-		for (size_t i = 0; i < o->ntests && s == STEP_OK; i++)
-			if (o->tests[i]->kind == LG_KIND_THROUGHPUT)
-				s = throughput_test(run, o->tests[i], patterns[p]);
+		for (uint32_t pass = 1; pass <= passes && s == STEP_OK; pass++)
+			for (size_t i = 0; i < o->ntests && s == STEP_OK; i++)
+				if (o->tests[i]->kind == LG_KIND_THROUGHPUT)
+					s = throughput_test(run, o->tests[i], patterns[p],
+							    passes > 1 ? pass : 0);
 	}
 	return s;
 }

@@ -124,6 +124,30 @@ int main(void)
 	CHECK(cli.run.jobs == 4);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "0") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "65") < 0);
+	/* passes: a full-length run repeats its throughput tests, a shortened one does not */
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011") == 0);
+	CHECK(cli.run.repeat == LG_DEFAULT_REPEAT && LG_DEFAULT_REPEAT == 3);
+	CHECK(P("loadgen", "run", "--target", "f", "--tests", "randread-4k-qd3") == 0);
+	CHECK(cli.run.repeat == 3);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--quick") == 0);
+	CHECK(cli.run.repeat == 1);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--duration-scale",
+		"0.5") == 0);
+	CHECK(cli.run.repeat == 1);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "read", "--time", "1") == 0);
+	CHECK(cli.run.repeat == 1);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--quick", "--repeat",
+		"5") == 0);
+	CHECK(cli.run.repeat == 5);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--repeat", "1") ==
+	      0);
+	CHECK(cli.run.repeat == 1);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--repeat", "0") < 0);
+	CHECKF(strstr(err, "--repeat"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--repeat", "101") <
+	      0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--repeat", "two") <
+	      0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--precondition",
 		"none") == 0);
 	CHECK(cli.run.precondition_none);

@@ -9,15 +9,23 @@ mixed: --rw randrw --rwmixread 70 with 2 jobs: reads and writes reported apart, 
   sum in the result, about 70% of the I/Os reads.
 precondition: --precondition none reads a file that a first run filled, says so in a
   warning and records "none"; on a file this run creates it fills anyway, says so and
-  records "fill"; the default is "fill"."""
+  records "fill"; the default is "fill".
+repeat: --repeat 3 over two tests and both patterns: each pattern preconditioned once,
+  then its three passes, each pass the tests in order, every result numbered by its pass
+  (repeat 1..3) and recorded as parameters.repeat; a long test (consistency) runs once; a
+  single pass numbers nothing."""
 
 import lgtest
 from lgtest import check
 
 
-def run(scene, name, *args, expect=0):
+def run(scene, name, *args, expect=0, quiet=True):
     out = scene.path(f"{name}.json")
-    p = lgtest.run(["run", *args, "--output", str(out), "--quiet"], timeout=60, expect=expect)
+    p = lgtest.run(
+        ["run", *args, "--output", str(out), *(["--quiet"] if quiet else [])],
+        timeout=60,
+        expect=expect,
+    )
     return lgtest.load_document(out), p.stderr
 
 
@@ -78,7 +86,68 @@ def precondition(scene):
     check("preconditioning" not in err, f"a fill is no warning:\n{err}")
 
 
+def repeat(scene):
+    target = str(scene.path("target.bin"))
+    tests = "randread-4k-qd3,seqwrite-128k-qd1,consistency-4k-qd32"
+    doc, err = run(
+        scene,
+        "three",
+        "--target",
+        target,
+        "--size",
+        "64M",
+        "--tests",
+        tests,
+        "--duration-scale",
+        "0.003",
+        "--spare-area",
+        "0",
+        "--repeat",
+        "3",
+        quiet=False,
+    )
+    check(doc["parameters"]["repeat"] == 3, f"{doc['parameters']}")
+    got = [(r["pattern"], r.get("repeat"), r["test"]) for r in doc["results"]]
+    want = [
+        (pattern, n, test)
+        for pattern in ("compressible", "incompressible")
+        for n in (1, 2, 3)
+        for test in ("randread-4k-qd3", "seqwrite-128k-qd1")
+    ]
+    check(got == want, f"results not pass by pass in each pattern: {got}")
+    phases = [line for line in err.splitlines() if line.startswith("==> ")]
+    check(sum("pass 1 of 3" in line for line in phases) == 4, f"phases:\n{err}")
+    check(len(doc["consistency"]) == 1, "a long test runs once")
+    reads = [i for i, line in enumerate(phases) if "4KB random read" in line]
+    fill_lines = [
+        i
+        for i, line in enumerate(phases)
+        if "sequential fill" in line and "consistency" not in line
+    ]
+    check(
+        len(fill_lines) == 2 and fill_lines[0] < reads[0] < reads[2] < fill_lines[1] < reads[3],
+        f"one fill per pattern, before its passes:\n{err}",
+    )
+    doc, _ = run(
+        scene,
+        "one",
+        "--target",
+        target,
+        "--tests",
+        "randread-4k-qd3",
+        "--duration-scale",
+        "0.003",
+        "--pattern",
+        "incompressible",
+    )
+    check(doc["parameters"]["repeat"] == 1, "a shortened run makes one pass")
+    check(all("repeat" not in r for r in doc["results"]), "one pass numbers nothing")
+
+
 if __name__ == "__main__":
     lgtest.main(
-        lgtest.scenarios({"jobs": jobs, "mixed": mixed, "precondition": precondition}, "options.py")
+        lgtest.scenarios(
+            {"jobs": jobs, "mixed": mixed, "precondition": precondition, "repeat": repeat},
+            "options.py",
+        )
     )
