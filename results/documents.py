@@ -180,7 +180,7 @@ def latency_kind(document: Mapping[str, Any]) -> str:
 # constraints result_unique, consistency_unique and trim_unique from these same fields, so
 # the document's duplicate check (entry_key) and the database can never disagree.
 ENTRY_IDENTITY = {
-    "results": ("test", "pattern"),
+    "results": ("test", "pattern", "repeat"),
     "consistency": ("test", "spare_area_percent"),
     "trim": ("test", "pattern"),
     "saturation": ("test", "pattern"),
@@ -188,7 +188,7 @@ ENTRY_IDENTITY = {
 # Values an entry stands for when it leaves a field out: the check and the writer both
 # read entries through with_defaults().
 ENTRY_DEFAULTS: dict[str, dict[str, Any]] = {
-    "results": {},
+    "results": {"repeat": 1},
     "consistency": {"pattern": "incompressible", "interval_ns": 1_000_000_000},
     "trim": {"pattern": "unspecified"},
     "saturation": {"pattern": "incompressible", "interval_ns": 1_000_000_000},
@@ -204,6 +204,17 @@ def entry_key(section: str, entry: Mapping[str, Any]) -> tuple:
     """The values of the entry's unique-constraint fields, as stored."""
     stored = with_defaults(section, entry)
     return tuple(stored.get(field) for field in ENTRY_IDENTITY[section])
+
+
+def _entry_name(section: str, key: tuple) -> str:
+    """An entry's identity as a message names it: "randread-4k-qd3 / compressible", a
+    repeated test's pass added ("/ repeat 2") when it is not the first."""
+    fields = ENTRY_IDENTITY[section]
+    return " / ".join(
+        f"{field} {value}" if field == "repeat" else str(value)
+        for field, value in zip(fields, key, strict=True)
+        if not (field == "repeat" and value == 1)
+    )
 
 
 def pointer(*parts: Any) -> str:
@@ -680,7 +691,7 @@ def meaning_problems(
                 continue
             key = entry_key(section, entry)
             if key in seen:
-                problem(where, DUPLICATE_ENTRY.format(what=" / ".join(str(k) for k in key)))
+                problem(where, DUPLICATE_ENTRY.format(what=_entry_name(section, key)))
             seen.add(key)
             if section == "results":
                 _check_result(entry, spec, where, problem)

@@ -70,6 +70,13 @@ class Test(LabelledModel):
         help_text="The program whose method this test is: loadgen for the tests it runs, or "
         "the tool a review used (e.g. AS-SSD), whose figures only compare with its own",
     )
+    run_to_run_cv = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="loadgen's measured run-to-run variation of this test (coefficient of "
+        "variation of bytes/s between full-length runs; catalog.json's run_to_run_variation); "
+        "blank: not measured",
+    )
 
     class Meta:
         ordering = ["identifier"]
@@ -421,6 +428,9 @@ class Result(LabelledModel):
         null=True, blank=True, help_text="The completion part of the latency (fio's clat)"
     )
     jobs = models.PositiveSmallIntegerField(default=1, db_default=1)
+    repeat = models.PositiveSmallIntegerField(
+        default=1, db_default=1, help_text="Which pass over the tests (loadgen --repeat), from 1"
+    )
     partial = models.BooleanField(
         default=False,
         db_default=False,
@@ -667,6 +677,15 @@ def copy_field(path: str) -> str:
 RANKING_FILTER_COLUMNS = ["pattern", "source", "synthetic", *map(copy_field, DRIVE_COPIES)]
 
 
+class Method(models.TextChoices):
+    """How a result was obtained, the class it is compared within (results.spread)."""
+
+    LOADGEN = "loadgen", "loadgen, full length"
+    QUICK = "quick", "quick run"
+    IMPORT = "import", "imported from another tool"
+    PUBLISHED = "published", "published figure"
+
+
 class LeaderboardEntry(LabelledModel):
     """The latest published result of each drive in each test and data pattern, with the
     figure that was not published derived from the one that was (IOPS = bytes/s ÷ block
@@ -732,6 +751,17 @@ class LeaderboardEntry(LabelledModel):
         default=False,
         help_text="The drive's slowest data pattern in this test (a compressing drive's worst "
         "case): value views place each drive by it",
+    )
+    # The run-to-run spread: the results grouped with the latest (results.spread.GROUPING),
+    # whose mean bytes_per_second and iops are.
+    method = models.CharField(max_length=10, choices=Method.choices, default=Method.LOADGEN)
+    runs = models.PositiveSmallIntegerField(
+        default=1, help_text="How many results the figures are the mean of"
+    )
+    low_bps = models.FloatField(null=True, help_text="The group's lowest bytes/s")
+    high_bps = models.FloatField(null=True, help_text="The group's highest bytes/s")
+    cv = models.FloatField(
+        null=True, help_text="The group's coefficient of variation of bytes/s (two or more)"
     )
 
     class Meta:

@@ -34,6 +34,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
+from results.spread import BPS_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
 
 UNKNOWN_SUITE = "unknown suite {name} version {version}"
 ALREADY_WITHDRAWN = "run {pk} is already withdrawn"
@@ -405,15 +406,19 @@ def upload_idempotent(
 # "Latest" prefers a full-length result to a quick one, then the newest run: when it
 # started, else when its source was published, else when it was ingested
 # (results.selectors.run_recency, the same rule for the series and TRIM validations a
-# comparison shows). Each drive's slowest pattern in a test is marked `worst`; every entry
-# carries the drive's latest USD price, which a trigger on drives_price keeps current
-# (results/sql/price_sync.sql), and copies of its specs, which triggers give it and keep current
-# (results.copies). Only the entries that change are written (and those no longer backed by
-# a result deleted), so an ingest that changes no ranking moves no ranking's version
-# (core.versions), and an entry keeps its id while it stands.
-# What an entry holds, each column with the SQL that computes it: of the latest result
-# (`latest`, over r the result, run, t its test, d its drive), then of the drive's entries
-# in the test and its price (`fresh`). The statement's column lists are made from these.
+# comparison shows), then its last pass (repeat). Its figures are the mean of its group
+# (results.spread.GROUPING: the drive's results in the test and pattern obtained the same
+# way, a published figure only with its own run's), with the group's size, range and
+# coefficient of variation. Each drive's slowest pattern in a test is marked `worst`; every
+# entry carries the drive's latest USD price, which a trigger on drives_price keeps current
+# (results/sql/price_sync.sql), and copies of its specs, which triggers give it and keep
+# current (results.copies). Only the entries that change are written (and those no longer
+# backed by a result deleted), so an ingest that changes no ranking moves no ranking's
+# version (core.versions), and an entry keeps its id while it stands.
+# What an entry holds, each column with the SQL that computes it: of each candidate result
+# (`latest`, over r the result, run, t its test, d its drive), of its group, then of the
+# drive's entries in the test and its price (`fresh`). The statement's column lists are
+# made from these.
 _LATEST_COLUMNS = (
     ("drive_id", "run.drive_id"),
     ("test_id", "r.test_id"),
@@ -423,11 +428,6 @@ _LATEST_COLUMNS = (
     ("source", "run.source"),
     ("synthetic", "d.synthetic"),
     (
-        "bytes_per_second",
-        "COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))",
-    ),
-    ("iops", "COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size))"),
-    (
         "derived",
         "CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops' "
         "WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second' "
@@ -435,9 +435,19 @@ _LATEST_COLUMNS = (
     ),
     ("latency_mean_ns", "r.latency_mean_ns"),
     ("latency_kind", "CASE WHEN r.latency_mean_ns IS NULL THEN '' ELSE r.latency_kind END"),
-    ("quick", "COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false)"),
+    ("quick", QUICK_SQL),
     ("iops_stddev", "r.iops_stddev"),
     ("iops_min", "r.iops_min"),
+    ("method", METHOD_SQL),
+)
+# Of the group, over g its results' rates (each the missing one derived, as in `latest`).
+_GROUP_COLUMNS = (
+    ("bytes_per_second", "avg(g.bps)"),
+    ("iops", "avg(g.iops)"),
+    ("runs", "count(*)"),
+    ("low_bps", "min(g.bps)"),
+    ("high_bps", "max(g.bps)"),
+    ("cv", "stddev_samp(g.bps) / NULLIF(avg(g.bps), 0)"),
 )
 _FRESH_COLUMNS = (
     (
@@ -449,19 +459,32 @@ _FRESH_COLUMNS = (
     ("price_observed_on", "price.observed_on"),
 )
 _LEADERBOARD_SQL = """
-WITH fresh AS (
-SELECT latest.*, {fresh}
-FROM (
-  SELECT DISTINCT ON (run.drive_id, r.test_id, r.pattern) {latest}
+WITH candidate AS (
+  SELECT {latest},
+    {bps} AS bps, {iops} AS iops,
+    CASE WHEN run.source = 'published' THEN run.id END AS own_run,
+    COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) AS recency,
+    r.repeat
   FROM results_result r
   JOIN results_run run ON run.id = r.run_id
   JOIN results_test t ON t.id = r.test_id
   JOIN drives_drive d ON d.id = run.drive_id
   LEFT JOIN results_citation c ON c.id = run.citation_id
   WHERE run.status = 'published' AND t.kind = 'throughput' AND NOT r.partial {where}
-  ORDER BY run.drive_id, r.test_id, r.pattern, quick,
-      COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) DESC, run.id DESC
-) latest
+),
+latest AS (
+  SELECT DISTINCT ON (drive_id, test_id, pattern) *
+  FROM candidate
+  ORDER BY drive_id, test_id, pattern, quick, recency DESC, run_id DESC, repeat DESC
+),
+fresh AS (
+SELECT {chosen}, grouped.*, {fresh}
+FROM latest
+JOIN LATERAL (
+  SELECT {grouped} FROM candidate g
+  WHERE (g.drive_id, g.test_id, g.pattern, g.method) =
+        (latest.drive_id, latest.test_id, latest.pattern, latest.method)
+    AND g.own_run IS NOT DISTINCT FROM latest.own_run) grouped ON true
 LEFT JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                    WHERE drive_id = latest.drive_id AND currency = 'USD'
                    ORDER BY observed_on DESC, amount LIMIT 1) price ON true
@@ -505,11 +528,15 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
 
 
 def _leaderboard_sql(*, where: str, entries: str) -> str:
-    columns = [name for name, _ in (*_LATEST_COLUMNS, *_FRESH_COLUMNS)]
+    columns = [name for name, _ in (*_LATEST_COLUMNS, *_GROUP_COLUMNS, *_FRESH_COLUMNS)]
     return _LEADERBOARD_SQL.format(
         where=where,
         entries=entries,
         latest=", ".join(f"{sql} AS {name}" for name, sql in _LATEST_COLUMNS),
+        bps=BPS_SQL,
+        iops=IOPS_SQL,
+        chosen=", ".join(f"latest.{name}" for name, _ in _LATEST_COLUMNS),
+        grouped=", ".join(f"{sql} AS {name}" for name, sql in _GROUP_COLUMNS),
         fresh=", ".join(f"{sql} AS {name}" for name, sql in _FRESH_COLUMNS),
         columns=", ".join(columns),
         stored=", ".join(f"e.{c}" for c in columns),
@@ -532,8 +559,10 @@ def suite_catalog_sync(*, catalog: dict[str, Any] | None = None, using: str = "d
     written = 0
     with transaction.atomic(using=using):
         tests = {t.identifier: t for t in Test.objects.using(using)}
+        variation = catalog.get("run_to_run_variation", {}).get("tests", {})
         for spec in catalog["tests"]:
             fields = {name: value for name, value in spec.items() if name != "id"}
+            fields["run_to_run_cv"] = variation.get(spec["id"])
             test = tests.get(spec["id"])
             if test is None or any(getattr(test, k) != v for k, v in fields.items()):
                 tests[spec["id"]], _ = Test.objects.using(using).update_or_create(

@@ -18,6 +18,8 @@ from results.models import (
     Run,
     Test,
 )
+from results.spread import Side as RuleSide
+from results.spread import Spread
 
 PATTERN_ORDER = {DataPattern.COMPRESSIBLE: 0, DataPattern.INCOMPRESSIBLE: 1, "unspecified": 2}
 VALUE_DEFAULT_TEST = "randwrite-4k-qd3-8g"
@@ -61,23 +63,39 @@ def entries() -> QuerySet[LeaderboardEntry]:
 @dataclass(slots=True)
 class Figures:
     """A throughput result's numbers, the missing one of MB/s and IOPS derived from the other
-    through the test's fixed block size (and said so)."""
+    through the test's fixed block size (and said so). Read with its group (a leaderboard
+    entry's, or a run's passes), they are the group's means, with its spread and the Method
+    it was obtained by (results.spread)."""
 
     result: Result
     bytes_per_second: float | None
     iops: float | None
     derived: str  # "", "iops" or "bytes_per_second"
+    spread: Spread | None = None
+    method: str = ""
 
     @classmethod
-    def of(cls, result: Result, test: Test | None = None) -> Figures:
-        """The figures of a result (of `test`, when the caller has it at hand)."""
+    def of(cls, result: Result, test: Test | None = None, group: list | None = None) -> Figures:
+        """The figures of a result (of `test`, when the caller has it at hand); `group`: its
+        group's [method, n, mean bytes/s, mean IOPS, lowest and highest bytes/s, CV]."""
         block = result.block_size or (test or result.test).block_size
         bps, iops, derived = result.bytes_per_second, result.iops, ""
         if iops is None and bps is not None:
             iops, derived = bps / block, "iops"
         elif bps is None and iops is not None:
             bps, derived = iops * block, "bytes_per_second"
-        return cls(result, bps, iops, derived)
+        if group is None or group[2] is None:
+            return cls(result, bps, iops, derived)
+        method, n, mean_bps, mean_iops, low, high, cv = group
+        return cls(result, mean_bps, mean_iops, derived, Spread(n, mean_bps, low, high, cv), method)
+
+    @property
+    def rule_side(self) -> RuleSide | None:
+        """What the winner rule reads of these figures (None without a rate)."""
+        if self.bytes_per_second is None:
+            return None
+        spread = self.spread or Spread.of([self.bytes_per_second])
+        return RuleSide(spread, self.method, self.result.test.run_to_run_cv)
 
     @property
     def block_size(self) -> int:

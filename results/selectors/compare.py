@@ -39,8 +39,7 @@ from results.selectors.common import (
     series_is_quick,
     test_order_key,
 )
-
-TIE_PERCENT = 0.5
+from results.spread import BPS_SQL, IOPS_SQL, METHOD_SQL, Verdict, verdict
 
 # -- head to head --------------------------------------------------------------------------
 
@@ -91,21 +90,24 @@ class Side:
 
 @dataclass(slots=True)
 class PatternPair:
-    """Both sides' figures in one data pattern, and who wins: "a", "b", "tie" (within
-    TIE_PERCENT) or "" (a side not tested), by how much the winner is faster, in %."""
+    """Both sides' figures in one data pattern, and who wins by the winner rule
+    (results.spread.verdict): "a", "b", "tie", "untested", or "" (a side not tested)."""
 
     pattern: str
     a: Figures | None
     b: Figures | None
-    winner: str = field(init=False, default="")
-    difference_percent: float | None = field(init=False, default=None)
+    verdict: Verdict = field(init=False)
 
     def __post_init__(self) -> None:
-        a = self.a.bytes_per_second if self.a else None
-        b = self.b.bytes_per_second if self.b else None
-        if a and b:
-            self.difference_percent = pct = (max(a, b) / min(a, b) - 1) * 100
-            self.winner = "tie" if pct < TIE_PERCENT else "a" if a > b else "b"
+        self.verdict = verdict(*(f.rule_side if f else None for f in (self.a, self.b)))
+
+    @property
+    def winner(self) -> str:
+        return self.verdict.winner
+
+    @property
+    def difference_percent(self) -> float | None:
+        return self.verdict.difference_percent
 
 
 @dataclass
@@ -248,13 +250,25 @@ SELECT 0 AS n, json_build_object(
   'tests', CASE WHEN {catalog} = %(tests_held)s::bigint THEN NULL
            ELSE (SELECT COALESCE(json_agg({test}), '[]') FROM results_test t) END,
   'results', (
-    SELECT json_agg(json_build_array(key, {result})) FROM (
-      SELECT side.key, r.* FROM side
+    SELECT json_agg(json_build_array(key, {result}, grp)) FROM (
+      SELECT side.key, r.*,
+             json_build_array(e.method, e.runs, e.bytes_per_second, e.iops, e.low_bps,
+                              e.high_bps, e.cv) AS grp
+      FROM side
       JOIN results_leaderboardentry e ON e.drive_id = side.drive_id
       JOIN results_result r ON r.id = e.result_id
       WHERE side.chosen IS NULL
-      UNION ALL
-      SELECT side.key, r.* FROM side JOIN results_result r ON r.run_id = side.chosen
+      UNION ALL (
+      SELECT DISTINCT ON (side.key, r.test_id, r.pattern) side.key, r.*,
+             json_build_array({method}, count(*) OVER w, avg({bps}) OVER w, avg({iops}) OVER w,
+                              min({bps}) OVER w, max({bps}) OVER w,
+                              stddev_samp({bps}) OVER w / NULLIF(avg({bps}) OVER w, 0))
+      FROM side
+      JOIN results_result r ON r.run_id = side.chosen
+      JOIN results_run run ON run.id = r.run_id
+      JOIN results_test t ON t.id = r.test_id
+      WINDOW w AS (PARTITION BY side.key, r.test_id, r.pattern)
+      ORDER BY side.key, r.test_id, r.pattern, r.partial, r.repeat DESC)
     ) r),
   'series', (
     SELECT json_agg(json_build_array(key, {series}) ORDER BY key, spare_area_percent)
@@ -315,6 +329,9 @@ def _compare_sql(*, points: bool, real: bool) -> str:
         "trim": _TRIM.array,
         "saturation": _SATURATION[points].array,
         "recency": _RECENCY,
+        "method": METHOD_SQL,
+        "bps": BPS_SQL,
+        "iops": IOPS_SQL,
         "real_drives": "AND NOT d.synthetic" if real else "",
         "real_runs": "AND run.source <> 'synthetic'" if real else "",
     }
@@ -384,12 +401,13 @@ def compare(
         if side.price is not None:
             attach(side.price, "drive", drive)
         sides[key] = side
-    for key, values in doc["results"] or []:
+    for key, values, group in doc["results"] or []:
         result = _RESULT.build(values, alias)
         test = tests[result.test_id]
         attach(result, "test", test)
         attach(result, "run", runs[result.run_id])
-        sides[key].results[(test.identifier, result.pattern)] = Figures.of(result, test)
+        figures = Figures.of(result, test, group=group)
+        sides[key].results[(test.identifier, result.pattern)] = figures
     series_rows = doc["series"] or []
     texts = [text for _, text in rows[1:]] if points else [None] * len(series_rows)
     for (key, values), text in zip(series_rows, texts, strict=True):

@@ -23,7 +23,7 @@ from results.charts import TRIM_PHASES
 from results.filters import highlight_slugs
 from results.models import Run, latency_description
 from results.selectors.common import Figures
-from results.selectors.compare import UNSTATED_NOTE, Comparison, compare
+from results.selectors.compare import UNSTATED_NOTE, Comparison, PatternPair, compare
 from results.units import latency, mbps
 from results.views.common import (
     MARK,
@@ -313,8 +313,9 @@ def export_rows(c: Comparison) -> list[list[str]]:
     rows = [["section", "test", "measure", "unit", f"A: {a}", f"B: {b}", "winner", "difference"]]
     sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
 
-    def who(w: str) -> str:
-        return {"a": "A", "b": "B", "tie": "tie"}.get(w, "")
+    def who(p: PatternPair) -> str:
+        v = p.verdict
+        return v.winner.upper() if v.winner in ("a", "b") else v.label
 
     for pair in c.tests:
         for p in pair.pairs:
@@ -333,7 +334,7 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     p.pattern,
                     "MB/s (higher is better)",
                     *cells,
-                    who(p.winner),
+                    who(p),
                     diff,
                 ]
             )
@@ -351,10 +352,23 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     p.pattern,
                     "IOPS (higher is better)",
                     *iops,
-                    who(p.winner),
+                    who(p),
                     diff,
                 ]
             )
+            if p.a or p.b:
+                spreads = [f.spread.label if f and f.spread else "" for f in (p.a, p.b)]
+                rows.append(
+                    [
+                        "throughput",
+                        pair.test.name,
+                        p.pattern,
+                        "run-to-run spread of MB/s: ± coefficient of variation (n averaged)",
+                        *spreads,
+                        "",
+                        "",
+                    ]
+                )
             for measure, field in SPREAD_EXPORT:
                 values = [getattr(f.result, field) if f else None for f in (p.a, p.b)]
                 if any(v is not None for v in values):

@@ -158,6 +158,7 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("results", STAR, "clat_ns", "max"): ("result", "clat_max_ns"),
     ("results", STAR, "clat_ns", "percentiles", STAR): ("result", "clat_percentiles_ns"),
     ("results", STAR, "jobs"): ("result", "jobs"),
+    ("results", STAR, "repeat"): ("result", "repeat"),
     ("consistency", STAR, "test"): ("test", "identifier"),
     ("consistency", STAR, "spare_area_percent"): ("consistency", "spare_area_percent"),
     ("consistency", STAR, "span_bytes"): ("consistency", "span_bytes"),
@@ -226,6 +227,7 @@ DOCUMENT_ONLY = {
     ("parameters", "compressible_ratio"),
     ("parameters", "spare_area_percent", STAR),
     ("parameters", "jobs"),
+    ("parameters", "repeat"),
     ("results", STAR, "rwmixread"),
     # The reads and the writes of a mixed test: their sum is the result's columns.
     *{
@@ -360,19 +362,20 @@ def _direction(io_count: int, block_size: int, seconds: int, low: int) -> dict:
 
 def maximal_measured_v2() -> dict:
     """Version 2 with every member it added: clat_ns beside latency_ns, jobs, a mixed
-    result with its reads and writes apart, a write saturation, parameters.jobs and
-    precondition; an interrupted run (status incomplete), so that partial may be present."""
+    result with its reads and writes apart, a write saturation, a second pass (repeat),
+    parameters.jobs, repeat and precondition; an interrupted run (status incomplete), so that partial may be present."""
     document = maximal_measured()
     document["schema_version"] = 2
     document["status"] = "incomplete"
     document["parameters"].update(
         jobs=2,
+        repeat=2,
         precondition="fill",
         tests=["randread-4k-qd3", "consistency-4k-qd32", "write-saturation-128k-qd32"],
     )
     first = document["results"][0]
     first.update(
-        jobs=2, clat_ns=_latency(first["latency_ns"]["min"] - 1000, first["latency_ns"]["max"])
+        jobs=2, repeat=2, clat_ns=_latency(first["latency_ns"]["min"] - 1000, first["latency_ns"]["max"])
     )
     # The site has no mixed catalog test (loadgen's are ad hoc, "adhoc-randrw70-..."), but
     # the schema and the checks take a mixed result under a catalog id: its members must be

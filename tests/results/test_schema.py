@@ -27,6 +27,7 @@ LEAVES = list(schema_leaves())
 TIGHTER = {
     ("consistency", "*", "spare_area_percent"): 90,  # consistency_spare_area_range
     ("results", "*", "jobs"): 64,  # loadgen's --jobs limit
+    ("results", "*", "repeat"): 100,  # loadgen's --repeat limit
 }
 
 

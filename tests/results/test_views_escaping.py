@@ -21,6 +21,7 @@ from markdown_it import MarkdownIt
 
 from drives.models import Controller, Drive, Manufacturer, NandType
 from results.charts import chart
+from results.spread import Spread, Verdict
 from results.views.compare import LatencyRow, LatencySide
 from tests.factories import PriceFactory
 from tests.results.helpers import HOSTILE, measured, published
@@ -243,10 +244,18 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         pattern=pattern, deviations=[text(), text()], iops_stddev=None, iops_min=40100.0
     )
     figures = SimpleNamespace(
-        result=result, bytes_per_second=2.5e8, iops=61000.0, derived="iops", block_size=4096
+        result=result,
+        bytes_per_second=2.5e8,
+        iops=61000.0,
+        derived="iops",
+        block_size=4096,
+        spread=Spread(3, 2.5e8, 2.3e8, 2.7e8, 0.05),
     )
     figures.quick = True
-    pair = SimpleNamespace(pattern=pattern, a=figures, b=None, winner="a", difference_percent=12.34)
+    # A verdict's reason is the page's own text, but it is written as text all the same.
+    pair = SimpleNamespace(
+        pattern=pattern, a=figures, b=None, verdict=Verdict("untested", 12.34, None, text())
+    )
     test = SimpleNamespace(identifier="randread-4k-qd3", name=text(), queue_depth=3)
     tests = [(SimpleNamespace(test=test, pairs=[pair]), text(), {"data": []})]
     latency = LatencyRow(

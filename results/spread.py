@@ -1,0 +1,142 @@
+"""Run-to-run spread, and when a difference between two drives is real (docs/methodology.md,
+"Spread and the winner rule").
+
+A figure shown for a drive is the mean of its group: the drive's results in one test and data
+pattern obtained the same way (GROUPING, by Method), across the passes of a run (loadgen
+--repeat) and across runs. The group says how many results it holds, their range and their
+coefficient of variation (CV: sample standard deviation over mean). Two drives' figures
+differ for real only when the difference is beyond what the runs' own variation explains:
+`verdict` is the one rule the compare page, its exports and the API's compare apply.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from results.models import Method
+
+GROUPING = (
+    "the drive's results in the test and data pattern obtained the same way (a full-length "
+    "loadgen run, a quick run, an import from another tool, or a published figure, which "
+    "groups only with the figures of its own article)"
+)
+# How a result was obtained (a Method), in SQL over r the result, run its run and t its
+# test: the leaderboard's entries and the head to head's chosen runs group by it.
+QUICK_SQL = "COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false)"
+METHOD_SQL = (
+    f"CASE WHEN run.source = 'published' THEN 'published' WHEN {QUICK_SQL} THEN 'quick' "
+    "WHEN run.source = 'synthetic' OR run.tool_name = 'loadgen' THEN 'loadgen' "
+    "ELSE 'import' END"
+)
+# A result's rates, the missing one derived through the block size (in SQL, as above).
+BPS_SQL = "COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))"
+IOPS_SQL = "COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size))"
+
+# Above this CV a drive's runs of one test disagree enough to say so (PTS re-runs a test
+# whose runs spread by more than 3.5%).
+WIDE_CV = 0.035
+# How many standard errors of the difference a lead must exceed: about 95% of the
+# differences two drives of equal speed would show, when runs vary normally.
+MARGIN_SIGMAS = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """A group of results of one drive: how many, their mean, range and CV (bytes/s)."""
+
+    n: int
+    mean: float
+    low: float
+    high: float
+    cv: float | None  # None with one result
+
+    @classmethod
+    def of(cls, values: list[float]) -> Spread:
+        """The spread of these rates (at least one, each above zero)."""
+        n, mean = len(values), math.fsum(values) / len(values)
+        cv = None
+        if n > 1:
+            variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+            cv = math.sqrt(variance) / mean
+        return cls(n, mean, min(values), max(values), cv)
+
+    @property
+    def wide(self) -> bool:
+        """Its runs disagree by more than WIDE_CV."""
+        return self.cv is not None and self.cv > WIDE_CV
+
+    @property
+    def label(self) -> str:
+        """ "± 2.1% (n = 3)", or "one run"."""
+        if self.cv is None:
+            return "one run"
+        return f"± {self.cv * 100:.1f}% (n = {self.n})"
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """What the winner rule needs of one side's figure: its spread, how it was obtained
+    (a Method) and the test's measured run-to-run CV for loadgen (None: not measured)."""
+
+    spread: Spread
+    method: str
+    method_cv: float | None
+
+    @property
+    def variation(self) -> float | None:
+        """The CV a single result of this side is taken to vary by: its own runs' (never
+        less than the method's measured one, which a few runs can miss by chance), else the
+        method's for a full-length loadgen result; None when neither is known."""
+        method_cv = self.method_cv if self.method == Method.LOADGEN else None
+        own = self.spread.cv
+        if own is None:
+            return method_cv
+        return own if method_cv is None else max(own, method_cv)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Who is faster: "a", "b", "tie" (the difference within the margin), "untested" (a
+    side's variation unknown) or "" (a side has no figure); by how much the faster leads,
+    in %, and the margin a real lead must pass, in %."""
+
+    winner: str = ""
+    difference_percent: float | None = None
+    margin_percent: float | None = None
+    reason: str = ""  # why a difference was not tested
+
+    @property
+    def label(self) -> str:
+        """How the page says it: "A +12.0%", "tie (within ±6.3%)", or why not tested."""
+        if self.winner == "tie":
+            return f"tie (within ±{self.margin_percent:.1f}%)"
+        if self.winner in ("a", "b"):
+            return f"{self.winner.upper()} +{self.difference_percent:.1f}%"
+        return self.reason
+
+
+NOT_TESTED_PUBLISHED = "one published figure each; difference not tested"
+NOT_TESTED = "difference not tested: {which} run-to-run variation is unknown"
+
+
+def verdict(a: Side | None, b: Side | None) -> Verdict:
+    """The winner rule (docs/methodology.md): the difference of the two means, as the
+    faster's lead over the slower in %, against MARGIN_SIGMAS standard errors of that
+    difference, each side's standard error its variation over the square root of its n."""
+    if a is None or b is None:
+        return Verdict()
+    x, y = a.spread.mean, b.spread.mean
+    difference = (max(x, y) / min(x, y) - 1) * 100
+    va, vb = a.variation, b.variation
+    if va is None or vb is None:
+        if a.method == b.method == Method.PUBLISHED and a.spread.n == b.spread.n == 1:
+            reason = NOT_TESTED_PUBLISHED
+        else:
+            which = "both sides'" if va is None and vb is None else "A's" if va is None else "B's"
+            reason = NOT_TESTED.format(which=which)
+        return Verdict("untested", difference, None, reason)
+    margin = MARGIN_SIGMAS * math.sqrt(va**2 / a.spread.n + vb**2 / b.spread.n) * 100
+    if difference <= margin:
+        return Verdict("tie", difference, margin)
+    return Verdict("a" if x > y else "b", difference, margin)
