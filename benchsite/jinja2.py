@@ -31,6 +31,7 @@ from core.links import page_url
 from results import charts, units
 from results.models import DataPattern, Run, latency_description
 from results.selectors.compare import UNSTATED_NOTE
+from results.spread import Spread
 
 
 @functools.lru_cache(maxsize=256)
@@ -68,6 +69,7 @@ def environment(**options) -> jinja2.Environment:
         mbps=units.mbps,
         iops=units.iops,
         iops_spread=units.iops_spread,
+        run_spread=Spread.of_entry,
         latency=units.latency,
         capacity=units.capacity,
         size=units.size,

@@ -21,6 +21,7 @@ from core.db import JsonText
 from results.selectors.compare import UNSTATED_NOTE, Comparison, TestPair
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
+from results.spread import Spread
 
 # Okabe-Ito colours, safe for the common colour-vision deficiencies; A and B also differ in
 # bar pattern and marker symbol.
@@ -85,15 +86,31 @@ _BAR_XAXIS = {"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero
 _BAR_YAXIS = {"autorange": "reversed"}
 
 
+def _whiskers(spreads: list[Spread | None]) -> dict:
+    """Horizontal error bars from each bar's mean to its group's lowest and highest result
+    (none for a single result): a Plotly error_x."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [mbps(s.high - s.mean) if s and s.n > 1 else 0 for s in spreads],
+        "arrayminus": [mbps(s.mean - s.low) if s and s.n > 1 else 0 for s in spreads],
+        "color": "#333",
+        "thickness": 1.5,
+        "width": 5,
+    }
+
+
 def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
-    """Paired horizontal bars of one test, a pair for each data pattern."""
+    """Paired horizontal bars of one test, a pair for each data pattern, each with whiskers
+    over its run-to-run range."""
     patterns = [p.pattern for p in pair.pairs]
     traces = []
     for (side, marker), name in zip(_BAR_SIDES, (a_name, b_name), strict=True):
-        values, texts = [], []
+        values, texts, spreads = [], [], []
         for p in pair.pairs:
             figures = p.a if side == "a" else p.b
             bps = figures.bytes_per_second if figures else None
+            spreads.append(figures.spread if figures else None)
             if bps is None:
                 values.append(0)
                 texts.append("not tested")
@@ -101,6 +118,8 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
             value = round(bps / 1e6, 2)
             values.append(value)
             text = f"{value:,.1f} MB/s"
+            if figures.spread:
+                text += f" {figures.spread.label}"
             if figures.result.pattern != p.pattern:
                 text += f" ({UNSTATED_NOTE})"
             texts.append(text)
@@ -115,6 +134,7 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
                 "textposition": "outside",
                 "cliponaxis": False,
                 "marker": marker,
+                "error_x": _whiskers(spreads),
                 "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
             }
         )
@@ -224,9 +244,10 @@ def leaderboard_bars(board: Leaderboard) -> dict:
     rows = board.rows + board.elsewhere
     latency = board.metric == Metric.LATENCY
     slowest = board.metric == Metric.IOPS_MIN
-    names, values, colours, texts = [], [], [], []
+    names, values, colours, texts, spreads = [], [], [], [], []
     for row in rows:
         e = row.entry
+        spreads.append(None)
         names.append(label(f"#{row.rank} {e.drive} · {e.get_pattern_display()}"))
         if latency:
             value = round(e.latency_mean_ns / 1e3, 1)
@@ -239,6 +260,9 @@ def leaderboard_bars(board: Leaderboard) -> dict:
             text = f"{value:,.1f} MB/s"
             if e.derived == "bytes_per_second":
                 text += " (derived)"
+            spreads[-1] = spread = Spread.of_entry(e)
+            if spread:
+                text += f" {spread.label}"
         texts.append(text + (" · quick run" if e.quick else ""))
         values.append(value)
         colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
@@ -260,6 +284,7 @@ def leaderboard_bars(board: Leaderboard) -> dict:
                 "textposition": "outside",
                 "cliponaxis": False,
                 "marker": {"color": colours},
+                "error_x": _whiskers(spreads),
                 "hovertemplate": "%{y}: %{text}<extra></extra>",
             }
         ],

@@ -61,6 +61,26 @@ class Spread:
             cv = math.sqrt(variance) / mean
         return cls(n, mean, min(values), max(values), cv)
 
+    @classmethod
+    def of_entry(cls, entry) -> Spread | None:
+        """A leaderboard entry's group (its runs, mean bytes/s, low_bps, high_bps and cv);
+        None without a rate."""
+        if entry.bytes_per_second is None:
+            return None
+        return cls(entry.runs, entry.bytes_per_second, entry.low_bps, entry.high_bps, entry.cv)
+
+    def as_dict(self) -> dict:
+        """As the API gives it (bytes/s)."""
+        return {
+            "n": self.n,
+            "mean_bytes_per_second": self.mean,
+            "low_bytes_per_second": self.low,
+            "high_bytes_per_second": self.high,
+            "cv": self.cv,
+            "wide": self.wide,
+            "label": self.label,
+        }
+
     @property
     def wide(self) -> bool:
         """Its runs disagree by more than WIDE_CV."""
@@ -105,6 +125,15 @@ class Verdict:
     difference_percent: float | None = None
     margin_percent: float | None = None
     reason: str = ""  # why a difference was not tested
+
+    def as_dict(self) -> dict:
+        """As the API gives it."""
+        return {
+            "winner": self.winner or None,
+            "difference_percent": self.difference_percent,
+            "margin_percent": self.margin_percent,
+            "label": self.label or None,
+        }
 
     @property
     def label(self) -> str:

@@ -50,6 +50,7 @@ from results.selectors.rankings import (
 )
 from results.selectors.runs import results_listed
 from results.selectors.value import value_frontier, value_tests
+from results.spread import Spread
 from results.value_index import ValuePoint
 
 MAX_LEADERBOARD_PAGE = 200
@@ -479,6 +480,8 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         "iops_stddev": result.iops_stddev,
         "iops_min": result.iops_min,
         "derived": figures.derived or None,
+        "method": figures.method or None,
+        "spread": figures.spread.as_dict() if figures.spread else None,
         "quick": figures.quick,
         "partial": result.partial,
         "latency_kind": result.latency_kind,
@@ -570,6 +573,7 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
                         "b": _figures(p.b),
                         "winner": p.winner or None,
                         "difference_percent": p.difference_percent,
+                        "verdict": p.verdict.as_dict(),
                     }
                     for p in pair.pairs
                 ],
@@ -648,6 +652,8 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
         "iops_stddev": entry.iops_stddev,
         "iops_min": entry.iops_min,
         "derived": entry.derived or None,
+        "method": entry.method,
+        "spread": spread.as_dict() if (spread := Spread.of_entry(entry)) else None,
         "latency_mean_ns": entry.latency_mean_ns,
         "quick": entry.quick,
         "source": entry.source,

@@ -66,6 +66,13 @@ class EntryRow:
     source: str
     run_id: int
     price_usd: float | None
+    # Its group (results.spread): how obtained, how many results the figures are the mean of,
+    # their range and coefficient of variation.
+    method: str
+    runs: int
+    low_bps: float | None
+    high_bps: float | None
+    cv: float | None
 
     def get_pattern_display(self) -> str:
         return _PATTERN_LABELS.get(self.pattern, self.pattern)

@@ -375,7 +375,9 @@ def maximal_measured_v2() -> dict:
     )
     first = document["results"][0]
     first.update(
-        jobs=2, repeat=2, clat_ns=_latency(first["latency_ns"]["min"] - 1000, first["latency_ns"]["max"])
+        jobs=2,
+        repeat=2,
+        clat_ns=_latency(first["latency_ns"]["min"] - 1000, first["latency_ns"]["max"]),
     )
     # The site has no mixed catalog test (loadgen's are ad hoc, "adhoc-randrw70-..."), but
     # the schema and the checks take a mixed result under a catalog id: its members must be

@@ -1,0 +1,287 @@
+"""The run-to-run spread and the winner rule (results.spread, docs/methodology.md): unit and
+property tests of the rule, and the rule end to end through ingest, the leaderboard entry,
+the compare page, its exports and the API's compare."""
+
+import csv
+import io
+import math
+import re
+import statistics
+
+import pytest
+from django.urls import reverse
+from hypothesis import given
+from hypothesis import strategies as st
+
+from results.models import LeaderboardEntry, Method, Test
+from results.selectors.compare import compare
+from results.spread import (
+    MARGIN_SIGMAS,
+    NOT_TESTED_PUBLISHED,
+    Side,
+    Spread,
+    verdict,
+)
+from results.synthetic import measured_document
+from tests.results.helpers import ingest, measured, published
+from tests.results.test_views import figures
+
+pytestmark = pytest.mark.django_db
+
+rates = st.floats(min_value=1e3, max_value=1e10, allow_nan=False, allow_infinity=False)
+cvs = st.one_of(st.none(), st.floats(min_value=0.001, max_value=0.5))
+methods = st.sampled_from([m.value for m in Method])
+
+
+def side(values, method=Method.LOADGEN, method_cv=None) -> Side:
+    return Side(Spread.of(values), method, method_cv)
+
+
+# -- the spread --------------------------------------------------------------------------
+
+
+@given(st.lists(rates, min_size=1, max_size=12))
+def test_a_spread_is_the_mean_range_and_sample_cv_of_its_results(values):
+    s = Spread.of(values)
+    assert s.n == len(values)
+    assert s.low == min(values) and s.high == max(values)
+    assert s.low * (1 - 1e-12) <= s.mean <= s.high * (1 + 1e-12)
+    if len(values) == 1:
+        assert s.cv is None and s.label == "one run" and not s.wide
+    else:
+        assert s.cv == pytest.approx(statistics.stdev(values) / statistics.mean(values), rel=1e-6)
+        assert s.label == f"± {s.cv * 100:.1f}% (n = {len(values)})"
+        assert s.wide == (s.cv > 0.035)
+
+
+# -- the winner rule ---------------------------------------------------------------------
+
+
+@given(st.lists(rates, min_size=1, max_size=6), st.lists(rates, min_size=1, max_size=6), cvs)
+def test_the_rule_is_symmetric(a, b, method_cv):
+    forward = verdict(side(a, method_cv=method_cv), side(b, method_cv=method_cv))
+    backward = verdict(side(b, method_cv=method_cv), side(a, method_cv=method_cv))
+    swap = {"a": "b", "b": "a"}
+    assert backward.winner == swap.get(forward.winner, forward.winner)
+    assert backward.margin_percent == forward.margin_percent
+
+
+@given(
+    st.lists(rates, min_size=1, max_size=6),
+    st.lists(rates, min_size=1, max_size=6),
+    cvs,
+    methods,
+    methods,
+)
+def test_a_winner_is_the_faster_side_beyond_the_margin_and_never_unmeasured(a, b, cv, ma, mb):
+    sa, sb = side(a, ma, cv), side(b, mb, cv)
+    v = verdict(sa, sb)
+    assert v.difference_percent == pytest.approx(
+        (max(sa.spread.mean, sb.spread.mean) / min(sa.spread.mean, sb.spread.mean) - 1) * 100
+    )
+    if sa.variation is None or sb.variation is None:
+        assert v.winner == "untested" and v.margin_percent is None and v.reason
+        return
+    margin = MARGIN_SIGMAS * math.hypot(
+        sa.variation / math.sqrt(sa.spread.n), sb.variation / math.sqrt(sb.spread.n)
+    )
+    assert v.margin_percent == pytest.approx(margin * 100)
+    if v.winner == "tie":
+        assert v.difference_percent <= v.margin_percent
+        assert v.label == f"tie (within ±{v.margin_percent:.1f}%)"
+    else:
+        assert v.difference_percent > v.margin_percent
+        faster = "a" if sa.spread.mean > sb.spread.mean else "b"
+        assert v.winner == faster
+
+
+def test_several_runs_a_side_tie_within_their_combined_variation():
+    # 3 runs each, ±5% CV: the margin is 2 × sqrt(2 × 0.05² / 3) = 8.2%.
+    a = side([95.0, 100.0, 105.0])
+    b = side([100.0, 104.0, 108.0])
+    v = verdict(a, b)
+    assert v.winner == "tie" and v.difference_percent == pytest.approx(4.0)
+    assert v.label.startswith("tie (within ±")
+    # Far apart, the same spreads: a real difference.
+    v = verdict(side([95.0, 100.0, 105.0]), side([130.0, 135.0, 140.0]))
+    assert v.winner == "b" and v.label == f"B +{v.difference_percent:.1f}%"
+
+
+def test_one_loadgen_result_a_side_uses_the_tests_measured_variation():
+    # CV 2%: margin 2 × sqrt(2) × 2% = 5.66%.
+    assert verdict(side([100.0], method_cv=0.02), side([105.0], method_cv=0.02)).winner == "tie"
+    assert verdict(side([100.0], method_cv=0.02), side([106.0], method_cv=0.02)).winner == "b"
+    # Not measured: not tested.
+    v = verdict(side([100.0]), side([200.0]))
+    assert v.winner == "untested" and v.reason.endswith("run-to-run variation is unknown")
+
+
+def test_a_few_runs_never_claim_less_variation_than_the_method_has():
+    # Three identical runs (CV 0) still vary by the method's 3%.
+    a, b = side([100.0] * 3, method_cv=0.03), side([104.0] * 3, method_cv=0.03)
+    assert a.variation == 0.03
+    assert verdict(a, b).winner == "tie"
+
+
+def test_published_figures_one_each_are_not_tested():
+    v = verdict(side([100.0], Method.PUBLISHED, 0.02), side([300.0], Method.PUBLISHED, 0.02))
+    assert v.winner == "untested" and v.label == NOT_TESTED_PUBLISHED
+
+
+def test_mixed_methods_use_what_each_side_knows():
+    # A quick run's single figure has no known variation, even where the test's is measured.
+    v = verdict(side([100.0], method_cv=0.02), side([150.0], Method.QUICK, 0.02))
+    assert v.winner == "untested" and "B's" in v.reason
+    # Several quick runs carry their own.
+    v = verdict(side([100.0], method_cv=0.02), side([150.0, 151.0, 149.0], Method.QUICK, 0.02))
+    assert v.winner == "b"
+    # A published figure against a loadgen run: the article's variation is unknown.
+    v = verdict(side([100.0], Method.PUBLISHED), side([150.0], method_cv=0.02))
+    assert v.winner == "untested" and "A's" in v.reason
+
+
+def test_a_missing_side_has_no_verdict():
+    assert verdict(None, side([1.0])).winner == ""
+    assert verdict(side([1.0]), None).label == ""
+
+
+# -- end to end --------------------------------------------------------------------------
+
+
+def _repeated(manufacturer, model, seed, scale, passes=3):
+    """A measured run of three passes: each pass's rates `scale`d and jittered a little."""
+    document = measured_document(seed=seed, manufacturer=manufacturer, model=model)
+    document["schema_version"] = 2
+    document["parameters"]["repeat"] = passes
+    results = []
+    for n in range(1, passes + 1):
+        for r in document["results"]:
+            r = {**r, "repeat": n}
+            seconds = r["duration_ns"] / 1e9
+            r["io_count"] = int(r["io_count"] * scale * (1 + 0.02 * (n - 2)))
+            r["bytes"] = r["io_count"] * r["block_size"]
+            r["bytes_per_second"] = r["bytes"] / seconds
+            r["iops"] = r["io_count"] / seconds
+            results.append(r)
+    document["results"] = results
+    return ingest(document)
+
+
+@pytest.fixture
+def repeated_pair():
+    a = _repeated("Acme", "Steady", seed=1, scale=1.0).drive
+    b = _repeated("Bolt", "Close", seed=1, scale=1.01).drive  # 1% apart: within the spread
+    return a, b
+
+
+def test_an_entry_is_the_mean_of_its_passes_with_their_spread(repeated_pair):
+    a, _ = repeated_pair
+    entry = LeaderboardEntry.objects.get(
+        drive=a, test__identifier="randread-4k-qd3", pattern="compressible"
+    )
+    passes = list(
+        entry.run.results.filter(test=entry.test, pattern="compressible").values_list(
+            "bytes_per_second", flat=True
+        )
+    )
+    assert len(passes) == 3 and entry.runs == 3 and entry.method == Method.LOADGEN
+    assert entry.bytes_per_second == pytest.approx(statistics.mean(passes))
+    assert (entry.low_bps, entry.high_bps) == (min(passes), max(passes))
+    assert entry.cv == pytest.approx(statistics.stdev(passes) / statistics.mean(passes))
+    assert entry.result.repeat == 3  # the latest pass stands for the group's other figures
+
+
+def test_the_entry_groups_runs_of_one_method_and_never_mixes_methods():
+    run = measured(manufacturer="Acme", model="Steady", seed=1)
+    measured(
+        manufacturer="Acme",
+        model="Steady",
+        seed=2,
+        started_at="2026-11-22T10:00:00Z",
+        finished_at="2026-11-22T11:30:00Z",
+    )
+    published(
+        manufacturer="Acme",
+        model="Steady",
+        results=[{"test": "randread-4k-qd3", "pattern": "compressible", "bytes_per_second": 1e6}],
+    )
+    entry = LeaderboardEntry.objects.get(
+        drive=run.drive, test__identifier="randread-4k-qd3", pattern="compressible"
+    )
+    # Two full-length loadgen runs are one group; the published figure is not in it.
+    assert entry.runs == 2 and entry.method == Method.LOADGEN
+    assert entry.low_bps > 1e6
+
+
+def test_the_compare_page_says_tie_within_the_spread_and_a_winner_beyond_it(client, repeated_pair):
+    a, b = repeated_pair
+    html = client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode()
+    assert "(n = 3)" in html and "tie (within ±" in html
+    c = compare(a=a.slug, b=b.slug)
+    assert {p.winner for t in c.tests for p in t.pairs} == {"tie"}
+    far = _repeated("Cirrus", "Fast", seed=1, scale=1.5).drive
+    c = compare(a=a.slug, b=far.slug)
+    assert {p.winner for t in c.tests for p in t.pairs} == {"b"}
+    html = client.get(reverse("bench:compare", args=[a.slug, far.slug])).content.decode()
+    assert "beyond ±" in html and "tie (within" not in html
+
+
+def test_a_chosen_run_groups_its_own_passes(repeated_pair):
+    a, b = repeated_pair
+    run = a.runs.get()
+    c = compare(a=a.slug, b=b.slug, run_a=run.pk)
+    figures = c.a.results[("randread-4k-qd3", "compressible")]
+    assert figures.spread.n == 3 and figures.method == Method.LOADGEN
+    passes = [
+        r.bytes_per_second
+        for r in run.results.filter(test__identifier="randread-4k-qd3", pattern="compressible")
+    ]
+    assert figures.bytes_per_second == pytest.approx(statistics.mean(passes))
+
+
+def test_exports_and_api_carry_the_same_verdict(client, repeated_pair):
+    a, b = repeated_pair
+    c = compare(a=a.slug, b=b.slug)
+    labels = [p.verdict.label for t in c.tests for p in t.pairs]
+    exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
+    rows = [r for r in csv.reader(io.StringIO(exported)) if r[0] == "throughput"]
+    assert [r[6] for r in rows if r[3].startswith("MB/s")] == labels
+    spreads = [r for r in rows if r[3].startswith("run-to-run spread")]
+    assert spreads and all(r[4].endswith("(n = 3)") and r[5].endswith("(n = 3)") for r in spreads)
+    body = client.get(f"/api/v1/compare/{a.slug}/{b.slug}/").json()
+    api = [p for t in body["tests"] for p in t["patterns"]]
+    assert [p["verdict"]["label"] for p in api] == labels
+    first = api[0]
+    assert first["a"]["spread"]["n"] == 3 and first["a"]["method"] == "loadgen"
+    assert first["verdict"]["winner"] == "tie" and first["verdict"]["margin_percent"] > 0
+
+
+def test_the_measured_variation_comes_from_the_catalog():
+    import json
+
+    from results.services import TEST_CATALOG
+
+    catalog = json.loads(TEST_CATALOG.read_text())
+    measured_cvs = catalog["run_to_run_variation"]["tests"]
+    for identifier, cv in measured_cvs.items():
+        assert Test.objects.get(identifier=identifier).run_to_run_cv == cv
+
+
+def test_bars_carry_whiskers_over_each_groups_range(client, repeated_pair):
+    a, b = repeated_pair
+    html = client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode()
+    c = compare(a=a.slug, b=b.slug)
+    pair = next(t for t in c.tests if t.test.identifier == "randread-4k-qd3")
+    article = html.split("/randread-4k-qd3/", 1)[1].split("</article>", 1)[0]
+    bars = figures(html)[re.search(r'id="(bars-\d+)"', article).group(1)]
+    for trace, key in zip(bars["data"], ("a", "b"), strict=True):
+        spreads = [getattr(p, key).spread for p in pair.pairs]
+        whiskers = trace["error_x"]
+        assert whiskers["array"] == [round((s.high - s.mean) / 1e6, 2) for s in spreads]
+        assert whiskers["arrayminus"] == [round((s.mean - s.low) / 1e6, 2) for s in spreads]
+        assert all(w > 0 for w in whiskers["array"])
+        assert all(text.endswith("(n = 3)") for text in trace["text"])
+    board = client.get(reverse("bench:leaderboard", args=["randread-4k-qd3"])).content.decode()
+    (chart,) = [f for f in figures(board).values() if f["data"][0].get("orientation") == "h"]
+    assert all(w > 0 for w in chart["data"][0]["error_x"]["array"])
+    assert board.count("(n = 3)") >= 4  # each drive's two patterns, in the table
