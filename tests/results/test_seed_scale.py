@@ -5,7 +5,14 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from drives.models import Drive
-from results.models import RESULT_FIGURES, ConsistencySeries, LatencyKind, Result, Run
+from results.models import (
+    RESULT_FIGURES,
+    ConsistencySeries,
+    LatencyKind,
+    LeaderboardEntry,
+    Result,
+    Run,
+)
 from results.services import result_figures
 
 pytestmark = pytest.mark.django_db(transaction=True)  # catalog: tests/conftest.py
@@ -50,7 +57,18 @@ def test_synthetic_results_are_stored_as_ingest_stores_their_figures():
         figures = dict(zip(RESULT_FIGURES, row, strict=True))
         entry = {
             name: figures[name]
-            for name in ("pattern", "block_size", "queue_depth", "bytes_per_second", "iops")
+            for name in (
+                "pattern",
+                "block_size",
+                "queue_depth",
+                "bytes_per_second",
+                "iops",
+                "repeat",
+            )
         }
         entry["latency_ns"] = {"mean": figures["latency_mean_ns"], "max": figures["latency_max_ns"]}
         assert figures == result_figures(entry, LatencyKind.TOTAL)
+    # Each run's tests in three passes, so that the entries show a run-to-run spread.
+    assert {r for (r,) in Result.objects.values_list("repeat")} == {1, 2, 3}
+    grouped = LeaderboardEntry.objects.filter(synthetic=True, runs=3)
+    assert grouped.exists() and all(0 < e.cv < 0.1 for e in grouped)

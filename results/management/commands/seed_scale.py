@@ -19,6 +19,7 @@ from results.models import RESULT_FIGURES, ConsistencySeries, LatencyKind, Test
 from results.services import leaderboard_refresh, result_figures
 
 PATTERNS = ("compressible", "incompressible", "unspecified")
+REPEATS = 3  # passes of each run's tests (loadgen --repeat's default)
 DISTINCT_SERIES = 500  # shapes to draw consistency series from; points are generated once
 MAKERS, CONTROLLERS, NAND_TYPES = 60, 40, 30
 SYNTHETIC_DOCUMENT = '{"synthetic": true}'
@@ -65,7 +66,8 @@ class Command(BaseCommand):
         tests = list(Test.objects.filter(kind=Test.Kind.THROUGHPUT).order_by("identifier"))
         consistency = Test.objects.get(identifier="consistency-4k-qd32")
         combos = list(product(tests, PATTERNS))
-        per_run = min(20, len(combos))
+        # Each run's tests in REPEATS passes, as a full-length loadgen run has them.
+        per_run = min(20, len(combos)) * REPEATS
         # Enough runs for the results, and one run for each pair of consistency series.
         run_count = max(-(-total_results // per_run), -(-total_series // 2), 1)
         rng = random.Random(opts["seed"])
@@ -214,11 +216,15 @@ class Command(BaseCommand):
 
             def result_rows():
                 # Entries as a document would give them, stored as ingest stores them.
+                scale = 1.0
                 for n in range(total_results):
                     run, slot = divmod(n, per_run)
-                    test, pattern = combos[slot]
-                    scale = rng.lognormvariate(0, 0.6)
-                    iops = max(1.0, 20000 * scale / (test.block_size / 4096) ** 0.7)
+                    (test, pattern), repeat = combos[slot // REPEATS], slot % REPEATS + 1
+                    if repeat == 1:
+                        scale = rng.lognormvariate(0, 0.6)
+                    # Each pass within a few percent of the run's figure.
+                    speed = scale * rng.uniform(0.95, 1.05)
+                    iops = max(1.0, 20000 * speed / (test.block_size / 4096) ** 0.7)
                     mean = test.queue_depth / iops * 1e9
                     entry = {
                         "pattern": pattern,
@@ -227,6 +233,7 @@ class Command(BaseCommand):
                         "bytes_per_second": iops * test.block_size,
                         "iops": iops,
                         "latency_ns": {"mean": mean, "max": int(mean * 30)},
+                        "repeat": repeat,
                     }
                     figures = result_figures(entry, LatencyKind.TOTAL.value).values()
                     yield (first_run + run, test.pk, *figures)
