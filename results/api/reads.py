@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 from core.filters import FilterSet, query_errors
 from core.serializers import RowWriter
 from drives.models import Drive
+from results.api.shapes import ComparisonShape, LeaderboardShape
 from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs, value_query
 from results.models import (
     ConsistencySeries,
@@ -626,7 +627,7 @@ class CompareView(APIView):
     @extend_schema(
         summary="Compare two drives",
         parameters=RUN_PARAMETERS,
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: ComparisonShape},
     )
     def get(self, request: Request, a: str, b: str) -> Response:
         run_a = _positive_int(request, "run_a", 0, 2**63 - 1) or None
@@ -707,7 +708,7 @@ class LeaderboardView(APIView):
     @extend_schema(
         summary="A test's leaderboard",
         parameters=[*LEADERBOARD_PARAMETERS],
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: LeaderboardShape},
     )
     def get(self, request: Request, identifier: str) -> Response:
         test = throughput_test(identifier)

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from drives.models import Drive
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.factories import PriceFactory
-from tests.results.helpers import measured
+from tests.results.helpers import measured, repeated
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -239,3 +239,27 @@ def test_write_saturation_of_the_demo_drives_is_drawn_overlaid(page, live_server
     )
     assert lines == 2
     assert "did not run out" in page.locator("#saturation table").inner_text()
+
+
+def test_spread_whiskers_and_the_tie_label_are_drawn(page, live_server, test_catalog):
+    """Two drives of three passes each, 1% apart: every bar has its whisker over the run's
+    range, and the verdict is a tie within the runs' variation."""
+    a = repeated("Acme", "Steady", seed=1, scale=1.0).drive
+    b = repeated("Bolt", "Close", seed=1, scale=1.01).drive
+    page.goto(f"{live_server.url}/bench/compare/{a.slug}/{b.slug}/")
+    page.locator("#throughput .cartesianlayer .trace").first.wait_for()
+    charts = page.evaluate(
+        "[...document.querySelectorAll('#throughput [data-figure]')].map(e => e.id)"
+    )
+    assert charts
+    for chart in charts:
+        whiskers = page.evaluate(
+            "id => [...document.querySelectorAll('#' + id + ' .errorbar path.xerror')]"
+            ".filter(p => p.getBoundingClientRect().width > 2).length",
+            chart,
+        )
+        assert whiskers == 4, chart  # two patterns, A and B, each drawn with its range
+    ties = page.locator("#throughput .verdict-tie")
+    assert ties.count() == 2 * len(charts)
+    assert ties.first.is_visible() and ties.first.inner_text().startswith("tie (within ±")
+    assert page.locator("#throughput .run-spread", has_text="(n = 3)").count() == 4 * len(charts)

@@ -363,7 +363,8 @@ def _direction(io_count: int, block_size: int, seconds: int, low: int) -> dict:
 def maximal_measured_v2() -> dict:
     """Version 2 with every member it added: clat_ns beside latency_ns, jobs, a mixed
     result with its reads and writes apart, a write saturation, a second pass (repeat),
-    parameters.jobs, repeat and precondition; an interrupted run (status incomplete), so that partial may be present."""
+    parameters.jobs, repeat and precondition; an interrupted run (status incomplete), so
+    that partial may be present."""
     document = maximal_measured()
     document["schema_version"] = 2
     document["status"] = "incomplete"

@@ -22,8 +22,7 @@ from results.spread import (
     Spread,
     verdict,
 )
-from results.synthetic import measured_document
-from tests.results.helpers import ingest, measured, published
+from tests.results.helpers import measured, published, repeated
 from tests.results.test_views import figures
 
 pytestmark = pytest.mark.django_db
@@ -148,29 +147,10 @@ def test_a_missing_side_has_no_verdict():
 # -- end to end --------------------------------------------------------------------------
 
 
-def _repeated(manufacturer, model, seed, scale, passes=3):
-    """A measured run of three passes: each pass's rates `scale`d and jittered a little."""
-    document = measured_document(seed=seed, manufacturer=manufacturer, model=model)
-    document["schema_version"] = 2
-    document["parameters"]["repeat"] = passes
-    results = []
-    for n in range(1, passes + 1):
-        for r in document["results"]:
-            r = {**r, "repeat": n}
-            seconds = r["duration_ns"] / 1e9
-            r["io_count"] = int(r["io_count"] * scale * (1 + 0.02 * (n - 2)))
-            r["bytes"] = r["io_count"] * r["block_size"]
-            r["bytes_per_second"] = r["bytes"] / seconds
-            r["iops"] = r["io_count"] / seconds
-            results.append(r)
-    document["results"] = results
-    return ingest(document)
-
-
 @pytest.fixture
 def repeated_pair():
-    a = _repeated("Acme", "Steady", seed=1, scale=1.0).drive
-    b = _repeated("Bolt", "Close", seed=1, scale=1.01).drive  # 1% apart: within the spread
+    a = repeated("Acme", "Steady", seed=1, scale=1.0).drive
+    b = repeated("Bolt", "Close", seed=1, scale=1.01).drive  # 1% apart: within the spread
     return a, b
 
 
@@ -219,7 +199,7 @@ def test_the_compare_page_says_tie_within_the_spread_and_a_winner_beyond_it(clie
     assert "(n = 3)" in html and "tie (within ±" in html
     c = compare(a=a.slug, b=b.slug)
     assert {p.winner for t in c.tests for p in t.pairs} == {"tie"}
-    far = _repeated("Cirrus", "Fast", seed=1, scale=1.5).drive
+    far = repeated("Cirrus", "Fast", seed=1, scale=1.5).drive
     c = compare(a=a.slug, b=far.slug)
     assert {p.winner for t in c.tests for p in t.pairs} == {"b"}
     html = client.get(reverse("bench:compare", args=[a.slug, far.slug])).content.decode()

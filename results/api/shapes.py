@@ -1,0 +1,143 @@
+"""The shapes of the compare and leaderboard responses, for the OpenAPI schema: what
+results.api.reads writes (comparison_body, _entry), field by field. Never used to write a
+response; tests/api/test_schemathesis.py validates every response against them."""
+
+from rest_framework import serializers
+
+from results.models import DataPattern, Method, Run
+
+NUMBER = {"allow_null": True}
+
+
+class SpreadShape(serializers.Serializer):
+    """A figure's group (results.spread): the mean of n results, their range and CV."""
+
+    n = serializers.IntegerField(min_value=1)
+    mean_bytes_per_second = serializers.FloatField()
+    low_bytes_per_second = serializers.FloatField()
+    high_bytes_per_second = serializers.FloatField()
+    cv = serializers.FloatField(
+        allow_null=True, help_text="coefficient of variation; null with one result"
+    )
+    wide = serializers.BooleanField(help_text="CV above 3.5%: the runs disagree")
+    label = serializers.CharField(help_text='"± 2.1% (n = 3)" or "one run"')
+
+
+class VerdictShape(serializers.Serializer):
+    """The winner rule's verdict (docs/methodology.md, "Spread and the winner rule")."""
+
+    winner = serializers.ChoiceField(
+        choices=["a", "b", "tie", "untested"], allow_null=True, help_text="null: a side untested"
+    )
+    difference_percent = serializers.FloatField(allow_null=True)
+    margin_percent = serializers.FloatField(
+        allow_null=True, help_text="a lead beyond this is real; null when not tested"
+    )
+    label = serializers.CharField(allow_null=True)
+
+
+class FiguresShape(serializers.Serializer):
+    """One side's figures in a test and pattern: its group's means."""
+
+    result = serializers.IntegerField(help_text="the group's latest result")
+    run = serializers.IntegerField()
+    bytes_per_second = serializers.FloatField(**NUMBER)
+    iops = serializers.FloatField(**NUMBER)
+    iops_stddev = serializers.FloatField(**NUMBER)
+    iops_min = serializers.FloatField(**NUMBER)
+    derived = serializers.ChoiceField(choices=["iops", "bytes_per_second"], allow_null=True)
+    method = serializers.ChoiceField(choices=Method.choices, allow_null=True)
+    spread = SpreadShape(allow_null=True)
+    quick = serializers.BooleanField()
+    partial = serializers.BooleanField()
+    latency_kind = serializers.CharField(allow_blank=True)
+    latency = serializers.DictField(
+        allow_null=True, help_text="mean_ns, stddev_ns, min_ns, max_ns and percentiles_ns"
+    )
+
+
+class PatternPairShape(serializers.Serializer):
+    pattern = serializers.CharField()
+    a = FiguresShape(allow_null=True)
+    b = FiguresShape(allow_null=True)
+    winner = serializers.ChoiceField(choices=["a", "b", "tie", "untested"], allow_null=True)
+    difference_percent = serializers.FloatField(**NUMBER)
+    verdict = VerdictShape()
+
+
+class TestPairShape(serializers.Serializer):
+    test = serializers.CharField()
+    name = serializers.CharField()
+    unit = serializers.CharField()
+    higher_is_better = serializers.BooleanField()
+    patterns = PatternPairShape(many=True)
+
+
+class DriveShape(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    manufacturer = serializers.CharField()
+    model = serializers.CharField()
+    capacity_bytes = serializers.IntegerField(**NUMBER)
+    kind = serializers.CharField(allow_blank=True)
+    interface = serializers.CharField(allow_blank=True)
+    form_factor = serializers.CharField(allow_blank=True)
+    controller = serializers.CharField(**NUMBER)
+    nand = serializers.CharField(**NUMBER)
+    page = serializers.CharField()
+
+
+class SideShape(serializers.Serializer):
+    drive = DriveShape()
+    runs = serializers.ListField(child=serializers.IntegerField())
+    chosen_run = serializers.IntegerField(**NUMBER)
+    firmware = serializers.ListField(child=serializers.CharField())
+    price_usd = serializers.FloatField(**NUMBER)
+    price_observed_on = serializers.DateField(**NUMBER)
+    price_per_gb_usd = serializers.FloatField(**NUMBER)
+    price_per_kiops_usd = serializers.FloatField(**NUMBER)
+
+
+class ComparisonShape(serializers.Serializer):
+    """Two drives head to head (results.api.reads.comparison_body)."""
+
+    a = SideShape()
+    b = SideShape()
+    value_test = serializers.CharField()
+    tests = TestPairShape(many=True)
+    consistency = serializers.ListField(child=serializers.DictField())
+    trim = serializers.ListField(child=serializers.DictField())
+    saturation = serializers.ListField(child=serializers.DictField())
+
+
+class EntryShape(serializers.Serializer):
+    """A ranked leaderboard entry (results.api.reads._entry)."""
+
+    rank = serializers.IntegerField(min_value=1)
+    drive = serializers.CharField()
+    drive_name = serializers.CharField()
+    controller = serializers.CharField(**NUMBER)
+    pattern = serializers.ChoiceField(choices=DataPattern.choices)
+    bytes_per_second = serializers.FloatField(**NUMBER)
+    iops = serializers.FloatField(**NUMBER)
+    iops_stddev = serializers.FloatField(**NUMBER)
+    iops_min = serializers.FloatField(**NUMBER)
+    derived = serializers.ChoiceField(choices=["iops", "bytes_per_second"], allow_null=True)
+    method = serializers.ChoiceField(choices=Method.choices)
+    spread = SpreadShape(allow_null=True)
+    latency_mean_ns = serializers.FloatField(**NUMBER)
+    quick = serializers.BooleanField()
+    source = serializers.ChoiceField(choices=Run.Source.choices)
+    run = serializers.IntegerField()
+    price_usd = serializers.FloatField(**NUMBER)
+    highlighted = serializers.BooleanField()
+
+
+class LeaderboardShape(serializers.Serializer):
+    test = serializers.CharField()
+    metric = serializers.CharField()
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    has_next = serializers.BooleanField()
+    rows = EntryShape(many=True)
+    elsewhere = EntryShape(many=True)
