@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 
 from drives.models import Controller, Drive, NandType, Price
+from results.spread import Spread
 from results.models import (
     ConsistencySeries,
     LeaderboardEntry,
@@ -41,11 +42,15 @@ class DrivePage:
     trim: list[TrimValidation] = field(default_factory=list)
     saturation: list[SaturationSeries] = field(default_factory=list)
     prices: list[Price] = field(default_factory=list)
+    # Each test and pattern's group (results.spread), by (test id, pattern): what its
+    # rankings and comparisons show, the mean of the results listed.
+    spreads: dict[tuple[int, str], Spread] = field(default_factory=dict)
 
 
 def drive_page(*, slug: str) -> DrivePage:
     """One drive's specs, firmware versions, price history and every published run with its
-    results and provenance, and how many of its runs are held for review. Eight queries.
+    results and provenance, each test and pattern's run-to-run spread, and how many of its
+    runs are held for review. Nine queries.
     Raises Drive.DoesNotExist."""
     held = Run.objects.filter(drive=OuterRef("pk"), status=Run.Status.HELD).order_by()
     drive = (
@@ -90,8 +95,15 @@ def drive_page(*, slug: str) -> DrivePage:
             test_order_key(f.result.test),
             PATTERN_ORDER.get(f.result.pattern, 9),
             rank[f.result.run_id],
+            f.result.repeat,
         )
     )
+    page.spreads = {
+        (e.test_id, e.pattern): Spread.of_entry(e)
+        for e in LeaderboardEntry.objects.filter(drive=drive, bytes_per_second__isnull=False).only(
+            "test_id", "pattern", "runs", "bytes_per_second", "low_bps", "high_bps", "cv"
+        )
+    }
     page.prices = list(Price.objects.filter(drive=drive).order_by("observed_on", "currency"))
     return page
 

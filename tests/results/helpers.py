@@ -43,8 +43,9 @@ def published(*, manufacturer, model, results, title="A review", url="", **drive
     )
 
 
-def repeated(manufacturer, model, seed, scale, passes=3):
-    """A measured run of three passes: each pass's rates `scale`d and jittered a little."""
+def repeated(manufacturer, model, seed, scale, passes=3, step=0.02):
+    """A measured run of `passes` passes: each pass's rates `scale`d, the passes `step`
+    apart (pass 1 a step below the middle, pass 3 a step above)."""
     document = measured_document(seed=seed, manufacturer=manufacturer, model=model)
     document["schema_version"] = 2
     document["parameters"]["repeat"] = passes
@@ -53,7 +54,7 @@ def repeated(manufacturer, model, seed, scale, passes=3):
         for r in document["results"]:
             r = {**r, "repeat": n}
             seconds = r["duration_ns"] / 1e9
-            r["io_count"] = int(r["io_count"] * scale * (1 + 0.02 * (n - 2)))
+            r["io_count"] = int(r["io_count"] * scale * (1 + step * (n - 2)))
             r["bytes"] = r["io_count"] * r["block_size"]
             r["bytes_per_second"] = r["bytes"] / seconds
             r["iops"] = r["io_count"] / seconds

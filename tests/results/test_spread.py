@@ -265,3 +265,17 @@ def test_bars_carry_whiskers_over_each_groups_range(client, repeated_pair):
     (chart,) = [f for f in figures(board).values() if f["data"][0].get("orientation") == "h"]
     assert all(w > 0 for w in chart["data"][0]["error_x"]["array"])
     assert board.count("(n = 3)") >= 4  # each drive's two patterns, in the table
+
+
+def test_the_drive_page_lists_each_pass_under_its_groups_spread(client):
+    drive = repeated("Acme", "Wobbly", seed=1, scale=1.0).drive
+    html = client.get(drive.get_absolute_url()).content.decode()
+    table = html.split("<h2>Results</h2>", 1)[1].split("</table>", 1)[0]
+    groups = LeaderboardEntry.objects.filter(drive=drive).count()
+    assert table.count('class="run-spread') == groups  # once per test and pattern
+    assert table.count("pass 1</small>") == table.count("pass 3</small>") == groups
+    # Passes 2% apart (CV 2%): within the 3.5% at which runs are said to disagree.
+    assert "runs disagree" not in table
+    wobbly = repeated("Bolt", "Wild", seed=1, scale=1.0, passes=3, step=0.1).drive
+    html = client.get(wobbly.get_absolute_url()).content.decode()
+    assert html.count("runs disagree") == groups
