@@ -93,7 +93,7 @@ def hold_reasons(document: dict[str, Any], tests: dict[str, Test], drive: Drive)
         test__in=[tests[e["test"]] for e in entries],
     ).values_list("test_id", "test__block_size", "iops", "bytes_per_second")
     for test_id, block_size, iops, bps in rows:
-        rate = iops if iops is not None else (bps / block_size if bps is not None else None)
+        rate, _ = _rate({"iops": iops, "bytes_per_second": bps}, block_size)
         if rate:
             others.setdefault(test_id, []).append(rate)
     reasons = []

@@ -545,21 +545,30 @@ def _leaderboard_sql(*, where: str, entries: str) -> str:
 
 
 TEST_CATALOG = Path(__file__).resolve().parent / "schema" / "catalog.json"
+# loadgen's measured run-to-run variation of each test (manage.py run_to_run --write).
+TEST_VARIATION = TEST_CATALOG.with_name("run-to-run.json")
 
 
-def suite_catalog_sync(*, catalog: dict[str, Any] | None = None, using: str = "default") -> int:
+def suite_catalog_sync(
+    *,
+    catalog: dict[str, Any] | None = None,
+    variation: dict[str, float] | None = None,
+    using: str = "default",
+) -> int:
     """Make the tests and suites in the database those of the test catalog
     (results/schema/catalog.json unless `catalog` is given): a test or suite it adds is
     created, one it names is written as it says, in one transaction; nothing it leaves out is
     deleted (results point at their test). Run after every `migrate` (results.apps), so adding
-    a test is an entry in catalog.json, not a migration. Returns how many tests and suites it
-    wrote."""
+    a test is an entry in catalog.json, not a migration. Each test's measured run-to-run
+    variation is written from results/schema/run-to-run.json (unless `variation` is given):
+    a test it does not name has none. Returns how many tests and suites it wrote."""
     if catalog is None:
         catalog = json.loads(TEST_CATALOG.read_text())
+    if variation is None:
+        variation = json.loads(TEST_VARIATION.read_text())["tests"]
     written = 0
     with transaction.atomic(using=using):
         tests = {t.identifier: t for t in Test.objects.using(using)}
-        variation = catalog.get("run_to_run_variation", {}).get("tests", {})
         for spec in catalog["tests"]:
             fields = {name: value for name, value in spec.items() if name != "id"}
             fields["run_to_run_cv"] = variation.get(spec["id"])

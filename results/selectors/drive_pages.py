@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 
 from drives.models import Controller, Drive, NandType, Price
-from results.spread import Spread
 from results.models import (
     ConsistencySeries,
     LeaderboardEntry,
@@ -26,6 +25,7 @@ from results.selectors.common import (
     series_is_quick,
     test_order_key,
 )
+from results.spread import Spread
 
 # -- drive pages and groups -----------------------------------------------------------------
 

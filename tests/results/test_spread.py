@@ -4,6 +4,7 @@ the compare page, its exports and the API's compare."""
 
 import csv
 import io
+import json
 import math
 import re
 import statistics
@@ -237,14 +238,29 @@ def test_exports_and_api_carry_the_same_verdict(client, repeated_pair):
 
 
 def test_the_measured_variation_comes_from_the_catalog():
-    import json
+    from results.services import TEST_VARIATION
 
-    from results.services import TEST_CATALOG
+    measured_cvs = json.loads(TEST_VARIATION.read_text())["tests"]
+    assert measured_cvs  # loadgen's throughput tests, measured
+    for test in Test.objects.filter(kind=Test.Kind.THROUGHPUT, produced_by="loadgen"):
+        assert test.run_to_run_cv == measured_cvs.get(test.identifier)
+        assert test.run_to_run_cv is None or 0 < test.run_to_run_cv < 0.5
 
-    catalog = json.loads(TEST_CATALOG.read_text())
-    measured_cvs = catalog["run_to_run_variation"]["tests"]
-    for identifier, cv in measured_cvs.items():
-        assert Test.objects.get(identifier=identifier).run_to_run_cv == cv
+
+def test_run_to_run_reads_each_tests_cv_between_passes(tmp_path):
+    from results.management.commands.run_to_run import variation
+
+    document = {
+        "results": [
+            {"test": "randread-4k-qd3", "pattern": "compressible", "bytes_per_second": v}
+            for v in (100.0, 110.0, 90.0)
+        ]
+        + [{"test": "seqread-128k-qd1", "pattern": "compressible", "bytes_per_second": 5.0}]
+    }
+    found = variation({"doc.json": document})
+    assert list(found) == ["randread-4k-qd3"]  # a single pass has no variation
+    spread = found["randread-4k-qd3"][("doc.json", "compressible")]
+    assert spread.n == 3 and spread.cv == pytest.approx(0.1)
 
 
 def test_bars_carry_whiskers_over_each_groups_range(client, repeated_pair):
