@@ -227,6 +227,10 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         quick=True,
         iops_stddev=812.5,
         iops_min=None,
+        runs=3,
+        low_bps=2.3e8,
+        high_bps=2.7e8,
+        cv=0.08,
     )
     point = SimpleNamespace(
         drive=drive,
