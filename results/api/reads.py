@@ -248,6 +248,7 @@ class ResultSerializer(RowWriter, serializers.Serializer):
         source="*", prefix="clat", allow_null=True, help_text="The completion part (fio's clat)"
     )
     jobs = serializers.IntegerField()
+    repeat = serializers.IntegerField(help_text="Which pass of its run (loadgen --repeat), from 1")
     partial = serializers.BooleanField()
 
 

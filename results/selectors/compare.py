@@ -22,6 +22,7 @@ from drives.selectors import (
 from results.models import (
     Citation,
     ConsistencySeries,
+    Method,
     Result,
     Run,
     SaturationSeries,
@@ -42,6 +43,10 @@ from results.selectors.common import (
 from results.spread import BPS_SQL, IOPS_SQL, METHOD_SQL, Verdict, verdict
 
 # -- head to head --------------------------------------------------------------------------
+
+
+# How a measured run's figures were obtained, as the guard line says it.
+_HOW = {Method.LOADGEN: "full length", Method.QUICK: "quick run", Method.IMPORT: "imported"}
 
 
 @dataclass
@@ -65,6 +70,38 @@ class Side:
         ids.update(t.run_id for t in self.trim.values())
         ids.update(w.run_id for w in self.saturation.values())
         return [r for r in self.runs if r.pk in ids]
+
+    @functools.cached_property
+    def method_key(self) -> frozenset[tuple[str, str, int | None]]:
+        """How its throughput figures were obtained: (Method, tool, bench) of each."""
+        return frozenset(
+            (f.method, f.result.run.tool_name, f.result.run.bench_id) for f in self.results.values()
+        )
+
+    @functools.cached_property
+    def provenance(self) -> str:
+        """Its throughput figures' provenance in a phrase: "published: AnandTech, 2011,
+        Iometer", "loadgen 0.1.0, full length, on Bench development VM"; runs joined by ";"."""
+        phrases = []
+        for run in self.shown_runs:
+            methods = {f.method for f in self.results.values() if f.result.run_id == run.pk}
+            if not methods:
+                continue
+            if run.source == Run.Source.PUBLISHED and run.citation is not None:
+                words = [
+                    f"published: {run.citation.publisher}",
+                    str(run.citation.published_on.year),
+                ]
+                words += [run.tool_name] if run.tool_name else []
+            else:
+                words = [f"{run.tool_name} {run.tool_version}".strip()]
+                words += [_HOW[m] for m in sorted(methods) if m in _HOW]
+                if run.bench is not None:
+                    words.append(f"on {run.bench}")
+            phrases.append(", ".join(words))
+        if self.drive.kind == Drive.Kind.VIRTUAL:
+            phrases.append("a virtual disk")
+        return "; ".join(phrases)
 
     @functools.cached_property
     def firmware(self) -> list[str]:
@@ -134,6 +171,15 @@ class Comparison:
     trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
     value_test: str = VALUE_DEFAULT_TEST
     saturation_patterns: list[str] = field(default_factory=list)
+
+    @property
+    def guard(self) -> tuple[str, str] | None:
+        """Each side's provenance, when the two sides' throughput figures differ in method,
+        tool or test bench (the page says so near its top); None when they do not."""
+        a, b = self.a, self.b
+        if not a.results or not b.results or a.method_key == b.method_key:
+            return None
+        return a.provenance, b.provenance
 
     @property
     def price_per_kiops(self) -> tuple[float | None, float | None]:

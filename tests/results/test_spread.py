@@ -295,3 +295,35 @@ def test_the_drive_page_lists_each_pass_under_its_groups_spread(client):
     wobbly = repeated("Bolt", "Wild", seed=1, scale=1.0, passes=3, step=0.1).drive
     html = client.get(wobbly.get_absolute_url()).content.decode()
     assert html.count("runs disagree") == groups
+
+
+# -- like with like: the guard line ------------------------------------------------------
+
+
+def test_the_guard_line_says_what_is_compared_exactly_when_methods_or_benches_differ(client):
+    a = measured(manufacturer="Acme", model="Fast One", seed=1).drive
+    b = measured(manufacturer="Bolt", model="Slow Two", seed=2).drive
+    html = client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode()
+    assert 'id="guard"' not in html  # both loadgen, full length, on the same bench
+    old = published(
+        manufacturer="Old",
+        model="Disk",
+        title="A 2009 review",
+        results=[
+            {"test": "randwrite-4k-qd3-8g", "pattern": "unspecified", "bytes_per_second": 9e6}
+        ],
+    ).drive
+    html = client.get(reverse("bench:compare", args=[a.slug, old.slug])).content.decode()
+    guard = html.split('id="guard"', 1)[1].split("</p>", 1)[0]
+    assert "loadgen 0.1.0, full length, on Test CPU" in guard
+    assert "published: Site, 2011, Iometer" in guard
+    assert html.index('id="guard"') < html.index('id="throughput"')  # near the top
+    # Another bench for B: the same method, but not the same machine.
+    other = measured(
+        manufacturer="Cirrus",
+        model="Elsewhere",
+        seed=3,
+        bench={"cpu": "Other CPU", "os": "Linux 6.1", "chipset": "Test chipset"},
+    ).drive
+    c = compare(a=a.slug, b=other.slug)
+    assert c.guard is not None and "Other CPU" in c.guard[1]
