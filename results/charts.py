@@ -242,7 +242,7 @@ def trim_bars(comparison: Comparison, key: tuple[str, str], a_name: str, b_name:
 def leaderboard_bars(board: Leaderboard) -> dict:
     """The page's ranking as horizontal bars, best at the top, highlighted drives coloured."""
     rows = board.rows + board.elsewhere
-    latency = board.metric == Metric.LATENCY
+    latency = board.metric in Metric.LATENCIES
     slowest = board.metric == Metric.IOPS_MIN
     names, values, colours, texts, spreads = [], [], [], [], []
     for row in rows:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connections
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from core.db import prepared_rows, read_alias
 from core.filters import FilterSet, Where
@@ -34,14 +34,33 @@ from results.selectors.common import (
 
 
 class Metric:
+    """What a ranking orders by. Latency one kind at a time: figures measured issue to
+    completion, completion only (fio's clat), or as published articles state them, are
+    never ordered together."""
+
     THROUGHPUT = "throughput"
     LATENCY = "latency"
+    LATENCY_CLAT = "latency_clat"
+    LATENCY_PUBLISHED = "latency_published"
     IOPS_MIN = "iops_min"
     CHOICES = [
         (THROUGHPUT, "MB/s and IOPS (higher is better)"),
-        (LATENCY, "mean latency"),
+        (LATENCY, "mean latency, measured issue to completion"),
+        (LATENCY_CLAT, "mean latency, completion only (fio's clat)"),
+        (LATENCY_PUBLISHED, "mean latency, as articles published it"),
         (IOPS_MIN, "IOPS of the slowest second (higher is better)"),
     ]
+    LATENCIES = (LATENCY, LATENCY_CLAT, LATENCY_PUBLISHED)
+    # The entries each latency metric ranks: as the ranking's SQL (over e) writes it, and as
+    # an ORM filter (tests hold the two together).
+    KINDS = {
+        LATENCY: (
+            "e.latency_kind = 'lat' AND e.source <> 'published'",
+            Q(latency_kind="lat") & ~Q(source="published"),
+        ),
+        LATENCY_CLAT: ("e.latency_kind = 'clat'", Q(latency_kind="clat")),
+        LATENCY_PUBLISHED: ("e.source = 'published'", Q(source="published")),
+    }
 
 
 _PATTERN_LABELS = dict(DataPattern.choices)
@@ -154,15 +173,21 @@ WHERE e.test_id = %(test)s AND e.{field} {better} %(loosest)s{real}{where}
 """
 _METRIC_ORDER = {  # the figure a metric ranks by, its order, and "better than"
     Metric.THROUGHPUT: ("bytes_per_second", "DESC", ">"),
-    Metric.LATENCY: ("latency_mean_ns", "ASC", "<"),
+    **{latency: ("latency_mean_ns", "ASC", "<") for latency in Metric.LATENCIES},
     Metric.IOPS_MIN: ("iops_min", "DESC", ">"),
 }
 
 
-def _shown(real: bool) -> str:
+def _shown(real: bool, metric: str) -> str:
     """The condition that keeps out the entries of drives awaiting staff review, and the
-    synthetic ones when they are out (as results.selectors.common.entries)."""
-    return " AND NOT e.needs_review" + (" AND NOT e.synthetic" if real else "")
+    synthetic ones when they are out (as results.selectors.common.entries), and keeps the
+    latency kind a latency metric ranks."""
+    kind = Metric.KINDS.get(metric)
+    return (
+        " AND NOT e.needs_review"
+        + (" AND NOT e.synthetic" if real else "")
+        + (f" AND {kind[0]}" if kind else "")
+    )
 
 
 @functools.lru_cache(maxsize=512)
@@ -171,7 +196,7 @@ def _board_sql(metric: str, where: str, *, real: bool, chosen: bool) -> str:
     return _BOARD_SQL.format(
         field=field,
         direction=direction,
-        real=_shown(real),
+        real=_shown(real, metric),
         where=where,
         slugs=" AND e.drive_id IN (SELECT id FROM drives_drive WHERE slug = ANY(%(slugs)s))"
         if chosen
@@ -226,7 +251,7 @@ def leaderboard(
             f"count(*) FILTER (WHERE e.{field} {better} %(v{i})s)" for i in range(len(values))
         )
         sql = _BETTER_SQL.format(
-            counts=counts, field=field, better=better, real=_shown(real), where=where.sql
+            counts=counts, field=field, better=better, real=_shown(real, metric), where=where.sql
         )
         loosest = min(values) if better == ">" else max(values)
         with connections[read_alias(LeaderboardEntry)].cursor() as cursor:

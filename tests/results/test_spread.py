@@ -327,3 +327,38 @@ def test_the_guard_line_says_what_is_compared_exactly_when_methods_or_benches_di
     ).drive
     c = compare(a=a.slug, b=other.slug)
     assert c.guard is not None and "Other CPU" in c.guard[1]
+
+
+def test_a_latency_ranking_orders_one_kind_at_a_time(client):
+    from results.selectors.rankings import Metric, leaderboard
+
+    clat = measured(manufacturer="Acme", model="Version One", seed=1).drive  # v1: clat
+    lat = repeated("Bolt", "Version Two", seed=2, scale=1.0).drive  # v2: issue to completion
+    article = published(
+        manufacturer="Old",
+        model="Disk",
+        results=[
+            {
+                "test": "randread-4k-qd3",
+                "pattern": "unspecified",
+                "bytes_per_second": 9e6,
+                "latency_ns": {"mean": 100_000},
+            }
+        ],
+    ).drive
+    test = Test.objects.get(identifier="randread-4k-qd3")
+    ranked = {
+        metric: {r.entry.drive.slug for r in leaderboard(test=test, metric=metric).rows}
+        for metric in Metric.LATENCIES
+    }
+    assert ranked == {
+        Metric.LATENCY: {lat.slug},
+        Metric.LATENCY_CLAT: {clat.slug},
+        Metric.LATENCY_PUBLISHED: {article.slug},
+    }
+    # The page's default latency ranking is loadgen's issue to completion; the API's too.
+    html = client.get(reverse("bench:leaderboard", args=[test.identifier]), {"metric": "latency"})
+    table = html.content.decode().split('id="leaderboard-table"', 1)[1]
+    assert str(lat) in table and str(clat) not in table and str(article) not in table
+    body = client.get(f"/api/v1/tests/{test.identifier}/leaderboard/?metric=latency_clat").json()
+    assert {r["drive"] for r in body["rows"]} == {clat.slug}

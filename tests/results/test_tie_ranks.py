@@ -48,7 +48,7 @@ def _expected(figures, model: str, metric: str) -> int:
     return 1 + sum(latency < figures[model][1] for _, latency in figures.values())
 
 
-@pytest.mark.parametrize("metric", [Metric.THROUGHPUT, Metric.LATENCY])
+@pytest.mark.parametrize("metric", [Metric.THROUGHPUT, Metric.LATENCY_PUBLISHED])
 def test_equal_figures_share_a_rank_on_every_page_and_off_it(tied_catalog, metric):
     test = Test.objects.get(identifier=TEST)
     for page_size in range(1, 6):
