@@ -477,14 +477,18 @@ latest AS (
   FROM candidate
   ORDER BY drive_id, test_id, pattern, quick, recency DESC, run_id DESC, repeat DESC
 ),
+grouped AS (
+  SELECT drive_id AS g_drive, test_id AS g_test, pattern AS g_pattern, method AS g_method,
+         own_run AS g_own, {grouped}
+  FROM candidate g
+  GROUP BY drive_id, test_id, pattern, method, own_run
+),
 fresh AS (
-SELECT {chosen}, grouped.*, {fresh}
+SELECT {chosen}, {group_values}, {fresh}
 FROM latest
-JOIN LATERAL (
-  SELECT {grouped} FROM candidate g
-  WHERE (g.drive_id, g.test_id, g.pattern, g.method) =
-        (latest.drive_id, latest.test_id, latest.pattern, latest.method)
-    AND g.own_run IS NOT DISTINCT FROM latest.own_run) grouped ON true
+JOIN grouped ON (g_drive, g_test, g_pattern, g_method) =
+                (latest.drive_id, latest.test_id, latest.pattern, latest.method)
+  AND g_own IS NOT DISTINCT FROM latest.own_run
 LEFT JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                    WHERE drive_id = latest.drive_id AND currency = 'USD'
                    ORDER BY observed_on DESC, amount LIMIT 1) price ON true
@@ -537,6 +541,7 @@ def _leaderboard_sql(*, where: str, entries: str) -> str:
         iops=IOPS_SQL,
         chosen=", ".join(f"latest.{name}" for name, _ in _LATEST_COLUMNS),
         grouped=", ".join(f"{sql} AS {name}" for name, sql in _GROUP_COLUMNS),
+        group_values=", ".join(f"grouped.{name}" for name, _ in _GROUP_COLUMNS),
         fresh=", ".join(f"{sql} AS {name}" for name, sql in _FRESH_COLUMNS),
         columns=", ".join(columns),
         stored=", ".join(f"e.{c}" for c in columns),
