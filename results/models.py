@@ -752,8 +752,8 @@ class LeaderboardEntry(LabelledModel):
         help_text="The drive's slowest data pattern in this test (a compressing drive's worst "
         "case): value views place each drive by it",
     )
-    # The run-to-run spread: the results grouped with the latest (results.spread.GROUPING),
-    # whose mean bytes_per_second and iops are.
+    # The run-to-run spread: the results grouped with the latest (results.spread,
+    # docs/methodology.md), whose mean bytes_per_second and iops are.
     method = models.CharField(max_length=10, choices=Method.choices, default=Method.LOADGEN)
     runs = models.PositiveSmallIntegerField(
         default=1, help_text="How many results the figures are the mean of"

@@ -407,8 +407,8 @@ def upload_idempotent(
 # started, else when its source was published, else when it was ingested
 # (results.selectors.run_recency, the same rule for the series and TRIM validations a
 # comparison shows), then its last pass (repeat). Its figures are the mean of its group
-# (results.spread.GROUPING: the drive's results in the test and pattern obtained the same
-# way, a published figure only with its own run's), with the group's size, range and
+# (docs/methodology.md, "Spread and the winner rule": the drive's results in the test and
+# pattern obtained the same way, a published figure only with its own run's), with the group's size, range and
 # coefficient of variation. Each drive's slowest pattern in a test is marked `worst`; every
 # entry carries the drive's latest USD price, which a trigger on drives_price keeps current
 # (results/sql/price_sync.sql), and copies of its specs, which triggers give it and keep

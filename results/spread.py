@@ -2,8 +2,8 @@
 "Spread and the winner rule").
 
 A figure shown for a drive is the mean of its group: the drive's results in one test and data
-pattern obtained the same way (GROUPING, by Method), across the passes of a run (loadgen
---repeat) and across runs. The group says how many results it holds, their range and their
+pattern obtained the same way (a Method; a published figure only with its own article's),
+across the passes of a run (loadgen --repeat) and across runs. The group says how many results it holds, their range and their
 coefficient of variation (CV: sample standard deviation over mean). Two drives' figures
 differ for real only when the difference is beyond what the runs' own variation explains:
 `verdict` is the one rule the compare page, its exports and the API's compare apply.
@@ -16,11 +16,6 @@ from dataclasses import dataclass
 
 from results.models import Method
 
-GROUPING = (
-    "the drive's results in the test and data pattern obtained the same way (a full-length "
-    "loadgen run, a quick run, an import from another tool, or a published figure, which "
-    "groups only with the figures of its own article)"
-)
 # How a result was obtained (a Method), in SQL over r the result, run its run and t its
 # test: the leaderboard's entries and the head to head's chosen runs group by it.
 QUICK_SQL = "COALESCE(r.duration_ns < 0.9 * t.duration_s * 1e9, false)"
