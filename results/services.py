@@ -408,17 +408,18 @@ def upload_idempotent(
 # (results.selectors.run_recency, the same rule for the series and TRIM validations a
 # comparison shows), then its last pass (repeat). Its figures are the mean of its group
 # (docs/methodology.md, "Spread and the winner rule": the drive's results in the test and
-# pattern obtained the same way, a published figure only with its own run's), with the group's size, range and
-# coefficient of variation. Each drive's slowest pattern in a test is marked `worst`; every
-# entry carries the drive's latest USD price, which a trigger on drives_price keeps current
-# (results/sql/price_sync.sql), and copies of its specs, which triggers give it and keep
-# current (results.copies). Only the entries that change are written (and those no longer
-# backed by a result deleted), so an ingest that changes no ranking moves no ranking's
-# version (core.versions), and an entry keeps its id while it stands.
+# pattern obtained the same way, a published figure only with its own run's), with the
+# group's size, range and coefficient of variation. Each drive's slowest pattern in a test
+# is marked `worst`; every entry carries the drive's latest USD price, which a trigger on
+# drives_price keeps current (results/sql/price_sync.sql), and copies of its specs, which
+# triggers give it and keep current (results.copies). Only the entries that change are
+# written (and those no longer backed by a result deleted), so an ingest that changes no
+# ranking moves no ranking's version (core.versions), and an entry keeps its id while it
+# stands.
 # What an entry holds, each column with the SQL that computes it: of each candidate result
 # (`latest`, over r the result, run, t its test, d its drive), of its group, then of the
-# drive's entries in the test and its price (`fresh`). The statement's column lists are
-# made from these.
+# drive's entries in the test and its price (`fresh`). The statement's column lists are made
+# from these.
 _LATEST_COLUMNS = (
     ("drive_id", "run.drive_id"),
     ("test_id", "r.test_id"),

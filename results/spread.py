@@ -1,12 +1,13 @@
 """Run-to-run spread, and when a difference between two drives is real (docs/methodology.md,
 "Spread and the winner rule").
 
-A figure shown for a drive is the mean of its group: the drive's results in one test and data
-pattern obtained the same way (a Method; a published figure only with its own article's),
-across the passes of a run (loadgen --repeat) and across runs. The group says how many results it holds, their range and their
-coefficient of variation (CV: sample standard deviation over mean). Two drives' figures
-differ for real only when the difference is beyond what the runs' own variation explains:
-`verdict` is the one rule the compare page, its exports and the API's compare apply.
+A figure shown for a drive is the mean of its group: the drive's results in one test and
+data pattern obtained the same way (a Method; a published figure only with its own
+article's), across the passes of a run (loadgen --repeat) and across runs. The group says
+how many results it holds, their range and their coefficient of variation (CV: sample
+standard deviation over mean). Two drives' figures differ for real only when the difference
+is beyond what the runs' own variation explains: `verdict` is the one rule the compare page,
+its exports and the API's compare apply.
 """
 
 from __future__ import annotations
