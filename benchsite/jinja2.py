@@ -29,7 +29,7 @@ from django.templatetags.static import static
 
 from core.links import page_url
 from results import charts, units
-from results.models import DataPattern, Run, latency_description
+from results.models import DataPattern, latency_description, method_label
 from results.selectors.compare import UNSTATED_NOTE
 from results.spread import Spread
 
@@ -79,7 +79,7 @@ def environment(**options) -> jinja2.Environment:
         gigabytes=units.gigabytes,
         latency_description=latency_description,
         pattern_label=choice_label(DataPattern),
-        source_label=choice_label(Run.Source),
+        method_label=method_label,
         # Django's own: as a function it formats the time as it is, without the conversion
         # to the current time zone that Django's engine adds (pages show times as stored,
         # in UTC, as they say). It looks up the language's formats at every call (tens of

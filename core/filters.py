@@ -91,6 +91,18 @@ class SlugFilter(django_filters.CharFilter):
         )
 
 
+class DefaultChoiceFilter(django_filters.ChoiceFilter):
+    """A choice that always narrows: a query that names none (or names it empty) chooses
+    `default`, the first of `choices`; a page's form offers no "every entry"."""
+
+    def __init__(self, *, choices, **kwargs):
+        self.default = choices[0][0]
+        super().__init__(choices=choices, empty_label=None, **kwargs)
+
+    def filter(self, qs, value):
+        return super().filter(qs, value if value not in EMPTY_VALUES else self.default)
+
+
 @functools.cache
 def _form_class(
     filterset: type[FilterSet], model: type[Model], names: tuple[str, ...]
@@ -119,10 +131,23 @@ class FilterSet(django_filters.FilterSet):
         return _form_class(type(self), self.queryset.model, named)
 
     def chosen(self):
-        """The filters this (valid) FilterSet narrows by, each with its value."""
-        for name, value in self.form.cleaned_data.items():
+        """The filters this (valid) FilterSet narrows by, each with its value: the value the
+        query gives, else the filter's `default` (a DefaultChoiceFilter's)."""
+        given = self.form.cleaned_data
+        for name, flt in self.filters.items():
+            value = given.get(name)
+            if value in EMPTY_VALUES:
+                value = getattr(flt, "default", None)
             if value not in EMPTY_VALUES:
-                yield self.filters[name], value
+                yield flt, value
+
+    def filter_queryset(self, queryset):
+        """django-filter's, and each default of a filter the query does not name."""
+        queryset = super().filter_queryset(queryset)
+        for name, flt in self.filters.items():
+            if name not in self.form.cleaned_data and getattr(flt, "default", None):
+                queryset = flt.filter(queryset, flt.default)
+        return queryset
 
     def where(self, table: str) -> Where:
         """The conditions this (valid) FilterSet's qs applies, as SQL on `table` (the

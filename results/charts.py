@@ -86,14 +86,15 @@ _BAR_XAXIS = {"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero
 _BAR_YAXIS = {"autorange": "reversed"}
 
 
-def _whiskers(spreads: list[Spread | None]) -> dict:
-    """Horizontal error bars from each bar's mean to its group's lowest and highest result
-    (none for a single result): a Plotly error_x."""
+def _whiskers(spreads: list[Spread | None], unit=None) -> dict:
+    """Error bars from each mark's mean to its group's lowest and highest result (none for
+    a single result), in MB/s (or as `unit` rounds them): a Plotly error_x or error_y."""
+    unit = unit or mbps
     return {
         "type": "data",
         "symmetric": False,
-        "array": [mbps(s.high - s.mean) if s and s.n > 1 else 0 for s in spreads],
-        "arrayminus": [mbps(s.mean - s.low) if s and s.n > 1 else 0 for s in spreads],
+        "array": [unit(s.high - s.mean) if s and s.n > 1 else 0 for s in spreads],
+        "arrayminus": [unit(s.mean - s.low) if s and s.n > 1 else 0 for s in spreads],
         "color": "#333",
         "thickness": 1.5,
         "width": 5,
@@ -309,10 +310,13 @@ def value_scatter(view: ValueView) -> dict:
             "x": [float(p.price) for p in points],
             "y": [round(p.iops) for p in points],
             "text": [
-                label(str(p.drive)) + (" · IOPS derived from MB/s" if p.iops_derived else "")
+                label(str(p.drive))
+                + f" · {label(p.method)} · {p.spread.label}"
+                + (" · IOPS derived from MB/s" if p.iops_derived else "")
                 for p in points
             ],
             "marker": {"color": colour, "size": 7},
+            "error_y": _whiskers([p.spread for p in points], round),
             "hovertemplate": "%{text}<br>$%{x:,.2f}, %{y:,} IOPS<extra></extra>",
             **extra,
         }

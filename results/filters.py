@@ -5,7 +5,7 @@ import copy
 import django_filters
 from django import forms
 
-from core.filters import FilterSet
+from core.filters import DefaultChoiceFilter, FilterSet, Where
 from core.links import SLUG
 from drives.filters import DriveFilter
 from results.models import DRIVE_COPIES, DataPattern, LeaderboardEntry, Run, Test, copy_field
@@ -25,9 +25,33 @@ def _on_entries(drive_filters: dict[str, django_filters.Filter]) -> type[FilterS
     return type("EntryDriveFilter", (FilterSet,), relocated)
 
 
+class MethodFilter(DefaultChoiceFilter):
+    """Which figures are ranked together (docs/methodology.md, "Like with like"): full-length
+    runs and published figures (the default), or quick runs alone; never the two in one
+    order. A drive's entry is a quick run's only when it has no full-length result."""
+
+    FULL, QUICK = "full", "quick"
+
+    def __init__(self, **kwargs):
+        choices = [
+            (self.FULL, "full-length runs and published figures"),
+            (self.QUICK, "quick runs"),
+        ]
+        super().__init__(choices=choices, field_name="quick", **kwargs)
+
+    def filter(self, qs, value):
+        return qs.filter(quick=(value or self.default) == self.QUICK)
+
+    def sql(self, value, table: str, where: Where) -> None:
+        where.conditions.append(f"{'' if value == self.QUICK else 'NOT '}{table}.quick")
+
+    def mask(self, value, columns):
+        return columns.compare("quick", "exact", value == self.QUICK)
+
+
 class LeaderboardFilter(_on_entries(DriveFilter.base_filters)):
-    """Which entries a leaderboard ranks: the drive filters, the data pattern, and whether
-    the figure was measured or published."""
+    """Which entries a leaderboard ranks: the drive filters, the data pattern, whether the
+    figure was measured or published, and full-length or quick runs (never both)."""
 
     pattern = django_filters.ChoiceFilter(
         choices=DataPattern.choices,
@@ -37,6 +61,9 @@ class LeaderboardFilter(_on_entries(DriveFilter.base_filters)):
     )
     source = django_filters.ChoiceFilter(
         choices=SOURCE_CHOICES, label="Source", empty_label="measured and published"
+    )
+    method = MethodFilter(
+        label="Runs", help_text="Full-length runs and published figures, or quick runs"
     )
 
     class Meta:

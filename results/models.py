@@ -111,7 +111,8 @@ class SuiteTest(LabelledModel):
 
 
 class TestBench(LabelledModel):
-    """The machine a run was made on, as its reviewer describes it."""
+    """The machine a run was made on: as its reviewer describes it, and for a measured run
+    what the tool read of the host and of the drive's link where the reviewer is silent."""
 
     name = models.CharField(max_length=200, blank=True)
     cpu = models.CharField(max_length=200, blank=True)
@@ -121,7 +122,20 @@ class TestBench(LabelledModel):
     os = models.CharField("OS", max_length=200, blank=True)
     storage_driver = models.CharField(max_length=200, blank=True)
     interface = models.CharField(max_length=200, blank=True)
+    kernel = models.CharField(
+        max_length=200, blank=True, db_default="", help_text="As the tool read it (host.kernel)"
+    )
+    link = models.CharField(
+        "drive link",
+        max_length=200,
+        blank=True,
+        db_default="",
+        help_text="The drive's interface and negotiated link as the OS reported them to the "
+        "tool (target.interface and target.link): \"nvme, PCIe 3.0 x4 (8.0 GT/s)\"",
+    )
 
+    # Described by the reviewer (the document's `bench`), the rest as the tool read them
+    # (services.bench_fields).
     FIELDS = (
         "name",
         "cpu",
@@ -129,8 +143,10 @@ class TestBench(LabelledModel):
         "chipset",
         "memory",
         "os",
+        "kernel",
         "storage_driver",
         "interface",
+        "link",
     )
 
     class Meta:
@@ -145,6 +161,8 @@ class TestBench(LabelledModel):
                     "os",
                     "storage_driver",
                     "interface",
+                    "kernel",
+                    "link",
                 ],
                 name="test_bench_unique",
             ),
@@ -674,7 +692,13 @@ def copy_field(path: str) -> str:
 
 
 # What a ranking filters its entries by (results.filters, and the pages' real-drives rule).
-RANKING_FILTER_COLUMNS = ["pattern", "source", "synthetic", *map(copy_field, DRIVE_COPIES)]
+RANKING_FILTER_COLUMNS = [
+    "pattern",
+    "source",
+    "synthetic",
+    "quick",
+    *map(copy_field, DRIVE_COPIES),
+]
 
 
 class Method(models.TextChoices):
@@ -684,6 +708,16 @@ class Method(models.TextChoices):
     QUICK = "quick", "quick run"
     IMPORT = "import", "imported from another tool"
     PUBLISHED = "published", "published figure"
+
+
+def method_label(method: str, tool: str = "") -> str:
+    """A figure's class as pages and the API name it: "loadgen, full length", "quick run,
+    loadgen", "imported from fio", "published, Iometer"."""
+    if method == Method.LOADGEN or not tool:
+        return Method(method).label if method in Method.values else method
+    if method == Method.IMPORT:
+        return f"imported from {tool}"
+    return f"{'quick run' if method == Method.QUICK else 'published'}, {tool}"
 
 
 class LeaderboardEntry(LabelledModel):
@@ -755,6 +789,7 @@ class LeaderboardEntry(LabelledModel):
     # The run-to-run spread: the results grouped with the latest (results.spread,
     # docs/methodology.md), whose mean bytes_per_second and iops are.
     method = models.CharField(max_length=10, choices=Method.choices, default=Method.LOADGEN)
+    tool_name = models.CharField(max_length=100, blank=True, help_text="The run's tool")
     runs = models.PositiveSmallIntegerField(
         default=1, help_text="How many results the figures are the mean of"
     )

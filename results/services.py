@@ -107,6 +107,24 @@ _FIGURE_DEFAULTS = {
 }
 
 
+def bench_fields(document: Mapping[str, Any]) -> dict[str, str] | None:
+    """A document's test bench (TestBench.FIELDS): each field as its `bench` describes it,
+    else as the tool read it (`host`: CPU and how many, memory, OS and kernel; `target`: the
+    drive's interface and negotiated link); None when it says nothing of either."""
+    given = document.get("bench") or {}
+    host, target = document.get("host") or {}, document.get("target") or {}
+    cpu, count, memory = host.get("cpu", ""), host.get("cpu_count"), host.get("memory_bytes")
+    read = {
+        "cpu": f"{cpu} ({count} CPUs)" if cpu and count else cpu,
+        "memory": f"{memory / 2**30:.1f} GiB" if memory else "",
+        "os": host.get("os", ""),
+        "kernel": host.get("kernel", ""),
+        "link": ", ".join(filter(None, (target.get("interface"), target.get("link")))),
+    }
+    fields = {f: (given.get(f) or read.get(f) or "")[:200] for f in TestBench.FIELDS}
+    return fields if any(fields.values()) else None
+
+
 def result_figures(entry: Mapping[str, Any], latency_kind: str) -> dict[str, Any]:
     """A throughput entry of a document as a Result's figures (RESULT_FIGURES, in order):
     every figure under the name the document and the model both give it (or the field's
@@ -191,8 +209,7 @@ def _write(
             drive=drive, version=document["drive"]["firmware"]
         )
     bench = None
-    if document.get("bench"):
-        fields = {f: document["bench"].get(f, "") for f in TestBench.FIELDS}
+    if fields := bench_fields(document):
         bench, _ = TestBench.objects.get_or_create(**fields)
     source = document["source"]
     citation, locator = None, ""
@@ -440,6 +457,7 @@ _LATEST_COLUMNS = (
     ("iops_stddev", "r.iops_stddev"),
     ("iops_min", "r.iops_min"),
     ("method", METHOD_SQL),
+    ("tool_name", "run.tool_name"),
 )
 # Of the group, over g its results' rates (each the missing one derived, as in `latest`).
 _GROUP_COLUMNS = (

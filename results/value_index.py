@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.columns import Columns, Copy, Table
+from core.columns import Column, Columns, Copy, Table
 from core.links import page_urls
 from core.versions import CATALOG, DRIVES, VALUE, WRITTEN, versions_sql
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
-from results.models import DRIVE_COPIES, LeaderboardEntry, copy_field
+from results.models import DRIVE_COPIES, LeaderboardEntry, copy_field, method_label
+from results.spread import Spread
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
 
@@ -65,6 +66,13 @@ _ENTRIES = Table(
         ("price", "e.price_usd"),
         ("observed", "COALESCE(e.price_observed_on - DATE '0001-01-01' + 1, 0)"),  # ordinal
         ("quick", "e.quick"),
+        # Its group's spread (results.spread), the range in IOPS, and how it was obtained.
+        ("runs", "e.runs"),
+        ("cv", "e.cv"),
+        ("low_iops", "e.low_bps / e.bytes_per_second * e.iops"),
+        ("high_iops", "e.high_bps / e.bytes_per_second * e.iops"),
+        ("method", "e.method"),
+        ("tool", "e.tool_name"),
         ("iops_derived", "e.derived = 'iops'"),
         ("worst", "e.worst"),
         ("synthetic", "e.synthetic"),
@@ -104,6 +112,8 @@ class ValuePoint:
     highlighted: bool
     quick: bool = False  # the figure comes from a quick (smoke) run
     iops_derived: bool = False  # the IOPS follow from a published MB/s (bytes/s ÷ block size)
+    spread: Spread | None = None  # its group's, in IOPS
+    method: str = ""  # its class (results.models.method_label)
 
     @property
     def per_gb(self) -> float | None:
@@ -140,6 +150,9 @@ class _TestRows:
         self.price = columns["price"].floats()
         self.observed = columns["observed"].array
         self.quick, self.derived = columns["quick"].array, columns["iops_derived"].array
+        self.runs, self.cv = columns["runs"].array, columns["cv"].floats()
+        self.low, self.high = columns["low_iops"].floats(), columns["high_iops"].floats()
+        self.method, self.tool = columns["method"], columns["tool"]
         self.capacity = columns["capacity_bytes"].floats()
         # Orders that do not change with the filters: the sample's (the lowest hashes of
         # the drives' ids, the same drives in every request), and the latest prices' (price,
@@ -249,25 +262,40 @@ class ValueIndex:
         on_frontier[frontier] = True
         drives = rows.drive[picked].tolist()
         labels = self.labels_of(drives)
+        iops = rows.iops[picked].tolist()
+        cvs = np.where(np.isnan(rows.cv[picked]), None, rows.cv[picked]).tolist()
+        methods = [
+            method_label(_text(rows.method, m), _text(rows.tool, t))
+            for m, t in zip(
+                rows.method.array[picked].tolist(), rows.tool.array[picked].tolist(), strict=True
+            )
+        ]
         points = {
             drive: ValuePoint(
                 labels[drive],
-                iops,
+                rate,
                 price,
                 datetime.date.fromordinal(seen),
                 on,
                 drive in highlighted,
                 quick,
                 derived,
+                Spread(runs, rate, low, high, cv),
+                method,
             )
-            for drive, iops, price, seen, on, quick, derived in zip(
+            for drive, rate, price, seen, on, quick, derived, runs, low, high, cv, method in zip(
                 drives,
-                rows.iops[picked].tolist(),
+                iops,
                 amount[picked].tolist(),
                 observed[picked].tolist(),
                 on_frontier[picked].tolist(),
                 rows.quick[picked].tolist(),
                 rows.derived[picked].tolist(),
+                rows.runs[picked].tolist(),
+                rows.low[picked].tolist(),
+                rows.high[picked].tolist(),
+                cvs,
+                methods,
                 strict=True,
             )
         }
@@ -325,6 +353,11 @@ class ValueIndex:
         observed = np.zeros(len(drives), dtype=np.int64)
         observed[found] = self.price_key[at[found]] & ((1 << DATE_BITS) - 1)
         return amount, observed
+
+
+def _text(column: Column, code: int) -> str:
+    """The text of a text column's code ("" for NULL's, -1)."""
+    return "" if code < 0 else column.texts()[code].decode()
 
 
 def _smallest(values: np.ndarray, drives: np.ndarray, count: int) -> np.ndarray:

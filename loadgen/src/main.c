@@ -359,6 +359,16 @@ static void build_info(struct lg_json *w, const void *arg)
 		lg_json_string(w, t->drive_kind);
 	else
 		lg_json_null(w);
+	lg_json_key(w, "interface");
+	if (t->interface[0])
+		lg_json_string(w, t->interface);
+	else
+		lg_json_null(w);
+	lg_json_key(w, "link");
+	if (t->link[0])
+		lg_json_string(w, t->link);
+	else
+		lg_json_null(w);
 	lg_json_key(w, "logical_block_size");
 	lg_json_uint(w, t->logical_block_size);
 	lg_json_key(w, "physical_block_size");
@@ -431,6 +441,10 @@ static int cmd_info(const char *path, bool json)
 	       info.kind == LG_TARGET_FILE ? " (backing device)" : "");
 	printf("drive kind:          %s\n",
 	       info.drive_kind[0] ? info.drive_kind : "cannot be told (give --drive kind=...)");
+	printf("interface:           %s%s\n", info.interface[0] ? info.interface : "(not told)",
+	       info.kind == LG_TARGET_FILE && info.interface[0] ? " (backing device)" : "");
+	printf("link:                %s\n",
+	       info.link[0] ? info.link : "(not reported by the kernel)");
 	printf("logical block size:  %u\n", info.logical_block_size);
 	printf("physical block size: %u\n", info.physical_block_size);
 	printf("discard:             %s\n", info.supports_discard ? "supported" : "not supported");

@@ -400,6 +400,8 @@ static void write_target(struct lg_json *w, const struct lg_target_info *t)
 	}
 	opt_uint(w, "logical_block_size", t->logical_block_size);
 	opt_uint(w, "physical_block_size", t->physical_block_size);
+	opt_string(w, "interface", t->interface);
+	opt_string(w, "link", t->link);
 	lg_json_end_object(w);
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "drivekind.h"
+#include "link.h"
 #include "sysfs.h"
 #include "text.h"
 
@@ -214,6 +215,8 @@ static int probe_block(const struct stat *st, struct lg_target_info *info)
 
 	probe_identity(disk, info);
 	probe_drive_kind(disk, false, info->rotational, info);
+	lg_link_probe(disk, info->interface, sizeof(info->interface), info->link,
+		      sizeof(info->link));
 	return 0;
 }
 
@@ -248,6 +251,8 @@ static void probe_file_backing(dev_t backing, const char *path, struct lg_target
 	if (major(backing) != 0 && lg_sysfs_block_dir(backing, dir, sizeof(dir)) == 0 &&
 	    lg_sysfs_whole_disk_dir(dir, disk, sizeof(disk)) == 0 &&
 	    lg_sysfs_path(queue, sizeof(queue), "%s/queue", disk) == 0) {
+		lg_link_probe(disk, info->interface, sizeof(info->interface), info->link,
+			      sizeof(info->link));
 		if (lg_sysfs_attr_u64(queue, "logical_block_size", &v) == 0 && v > 0 &&
 		    v <= UINT32_MAX)
 			info->logical_block_size = (uint32_t)v;

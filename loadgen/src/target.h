@@ -37,6 +37,9 @@ struct lg_target_info {
 	                            * empty otherwise */
 	char drive_kind[8];    /* "ssd", "hdd" or "virtual" (drivekind.h); empty when it cannot
 	                        * be told */
+	char interface[16];    /* how the disk (of a file: the disk holding it) is attached,
+	                        * and the link it negotiated (link.h); empty when not told */
+	char link[64];
 };
 
 /* Why a write was refused; LG_REFUSE_NONE when it is allowed. */

@@ -39,6 +39,7 @@ from results.models import (
     Suite,
     Test,
     TrimValidation,
+    method_label,
 )
 from results.selectors.common import SERIES_POINTS, Figures, entries
 from results.selectors.compare import Comparison, Side, compare
@@ -483,6 +484,9 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         "iops_min": result.iops_min,
         "derived": figures.derived or None,
         "method": figures.method or None,
+        "method_label": method_label(figures.method, result.run.tool_name)
+        if figures.method
+        else None,
         "spread": figures.spread.as_dict() if figures.spread else None,
         "quick": figures.quick,
         "partial": result.partial,
@@ -655,6 +659,8 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
         "iops_min": entry.iops_min,
         "derived": entry.derived or None,
         "method": entry.method,
+        "method_label": method_label(entry.method, entry.tool_name),
+        "tool": entry.tool_name,
         "spread": spread.as_dict() if (spread := Spread.of_entry(entry)) else None,
         "latency_mean_ns": entry.latency_mean_ns,
         "quick": entry.quick,

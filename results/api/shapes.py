@@ -47,6 +47,9 @@ class FiguresShape(serializers.Serializer):
     iops_min = serializers.FloatField(**NUMBER)
     derived = serializers.ChoiceField(choices=["iops", "bytes_per_second"], allow_null=True)
     method = serializers.ChoiceField(choices=Method.choices, allow_null=True)
+    method_label = serializers.CharField(
+        allow_null=True, help_text='the class, with its tool: "published, Iometer"'
+    )
     spread = SpreadShape(allow_null=True)
     quick = serializers.BooleanField()
     partial = serializers.BooleanField()
@@ -124,6 +127,8 @@ class EntryShape(serializers.Serializer):
     iops_min = serializers.FloatField(**NUMBER)
     derived = serializers.ChoiceField(choices=["iops", "bytes_per_second"], allow_null=True)
     method = serializers.ChoiceField(choices=Method.choices)
+    method_label = serializers.CharField(help_text="the class, with its tool")
+    tool = serializers.CharField(allow_blank=True, help_text="the run's tool")
     spread = SpreadShape(allow_null=True)
     latency_mean_ns = serializers.FloatField(**NUMBER)
     quick = serializers.BooleanField()

@@ -88,6 +88,7 @@ class EntryRow:
     # Its group (results.spread): how obtained, how many results the figures are the mean of,
     # their range and coefficient of variation.
     method: str
+    tool_name: str
     runs: int
     low_bps: float | None
     high_bps: float | None

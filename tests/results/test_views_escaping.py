@@ -231,6 +231,8 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         low_bps=2.3e8,
         high_bps=2.7e8,
         cv=0.08,
+        method="quick",
+        tool_name=text(),
     )
     point = SimpleNamespace(
         drive=drive,
@@ -242,6 +244,8 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         highlighted=True,
         quick=True,
         iops_derived=True,
+        spread=Spread(3, 12000.0, 11000.0, 13000.0, 0.05),
+        method=text(),
     )
     pattern = text()
     result = SimpleNamespace(

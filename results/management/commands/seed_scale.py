@@ -20,6 +20,7 @@ from results.services import leaderboard_refresh, result_figures
 
 PATTERNS = ("compressible", "incompressible", "unspecified")
 REPEATS = 3  # passes of each run's tests (loadgen --repeat's default)
+QUICK_EVERY = 25  # one drive in this many known only from quick runs
 DISTINCT_SERIES = 500  # shapes to draw consistency series from; points are generated once
 MAKERS, CONTROLLERS, NAND_TYPES = 60, 40, 30
 SYNTHETIC_DOCUMENT = '{"synthetic": true}'
@@ -235,6 +236,9 @@ class Command(BaseCommand):
                         "latency_ns": {"mean": mean, "max": int(mean * 30)},
                         "repeat": repeat,
                     }
+                    if run % drives % QUICK_EVERY == QUICK_EVERY - 1:
+                        entry["duration_ns"] = 2 * 10**9  # a quick run's 2 seconds
+
                     figures = result_figures(entry, LatencyKind.TOTAL.value).values()
                     yield (first_run + run, test.pk, *figures)
 
