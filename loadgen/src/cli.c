@@ -169,7 +169,8 @@ static const char usage_head[] =
 	"\n"
 	"list                        suites and tests built in\n"
 	"info TARGET                 kind, model, serial, firmware, capacity, rotational, drive kind,\n"
-	"                            logical and physical block size, discard support,\n"
+	"                            interface and negotiated link, logical and physical block\n"
+	"                            size, discard support,\n"
 	"                            mounted/holders/swap\n";
 
 static const char usage_tail[] =

@@ -252,8 +252,13 @@ int lg_target_check_writable(const struct lg_target_info *info, const char *dest
 		f->devices[0].dev = makedev(info->dev_major, info->dev_minor);
 		lg_copy_string(f->devices[0].name, sizeof(f->devices[0].name), info->devname);
 		gather_confirmation(destroy_data, f);
-		if (lg_safety_decide(f, &check) == 0)
+		if (lg_safety_decide(f, &check) == 0) {
 			r = gather_block(info, f, &mounts, &swaps);
+			/* -EPERM says "refused": a check that could not be made (a device
+			 * the system does not let even root open) says so otherwise. */
+			if (r == -EPERM)
+				r = -EACCES;
+		}
 	}
 	if (r == 0) {
 		r = lg_safety_decide(f, &check);

@@ -3,6 +3,7 @@
 target module probes reaches the command, in text and in JSON."""
 
 import json
+import subprocess
 
 import lgtest
 from lgtest import check
@@ -26,6 +27,8 @@ def loop(scene):
     check(str(backing) in got["model"], f"model {got['model']!r} does not name the backing file")
     check(got["supports_discard"] is True, "a loop device on a local file can discard")
     check(got["drive_kind"] == "virtual", f"a loop device is {got['drive_kind']!r}, not virtual")
+    # The kernel makes a loop device up: attached by nothing, no link to report.
+    check(got["interface"] == "virtual" and got["link"] is None, f"loop link: {got}")
     check(got.get("writable") is True, f"an unused loop device is not writable: {got}")
     check(not got.get("signature"), f"signature on a blank device: {got.get('signature')}")
 
@@ -75,7 +78,19 @@ def files(scene):
         return lgtest.load_document(out)["drive"]
 
     drive = run()
+    document = lgtest.load_document(out)
     got = info(str(mine))
+    # A file is attached by its disk: the same interface and link in info and the document.
+    check(
+        document["target"].get("interface") == got["interface"]
+        and document["target"].get("link") == got["link"],
+        f"document target {document['target']} against info {got}",
+    )
+    backing = subprocess.run(
+        ["findmnt", "-n", "-o", "SOURCE", "--target", str(mine)], capture_output=True, text=True
+    ).stdout.strip()
+    if backing.startswith("/dev/vd"):
+        check(got["interface"] == "virtio", f"a file on {backing}: interface {got['interface']}")
     check(got["exists"] is True and got["capacity_bytes"] == 16 << 20, f"created file: {got}")
     check(got["created_by_loadgen"] is True, "a file loadgen created does not carry its mark")
     # A file is virtual on a virtual disk or in RAM, else its kind is not told (never
