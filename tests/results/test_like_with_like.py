@@ -135,3 +135,18 @@ def test_an_imported_figure_is_marked_with_its_tool(client):
     assert (entry.method, entry.tool_name) == (Method.IMPORT, "fio")
     html = client.get(reverse("bench:leaderboard", args=[TEST])).content.decode()
     assert "imported from fio" in _table(html, "leaderboard-table")
+
+
+def test_controller_and_nand_pages_show_each_figures_spread(client):
+    from drives.models import Drive
+    from tests.factories import ControllerFactory, NandTypeFactory
+
+    drive = repeated("Acme", "Grouped", seed=1, scale=1.0).drive
+    controller, nand = ControllerFactory(model="G-1"), NandTypeFactory()
+    Drive.objects.filter(pk=drive.pk).update(controller=controller, nand=nand)
+    for url in (
+        reverse("bench:controller", args=[controller.slug]),
+        reverse("bench:nand", args=[nand.slug]),
+    ):
+        table = client.get(url).content.decode().split("<tbody>", 1)[1]
+        assert table.count("(n = 3)") == 4, url  # each key test's worst case, three passes
