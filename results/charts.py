@@ -155,7 +155,7 @@ def consistency(
     level: int, comparison: Comparison, *, scale: str, view: str, a_name: str, b_name: str
 ) -> dict:
     """Both drives' IOPS in every second at one spare-area level, overlaid."""
-    traces, starts, ends = [], [], []
+    traces, starts, ends, windows = [], [], [], []
     for side, name, colour, symbol in (
         (comparison.a, a_name, COLOUR_A, SYMBOL_A),
         (comparison.b, b_name, COLOUR_B, SYMBOL_B),
@@ -165,7 +165,26 @@ def consistency(
             continue
         step = series.interval_ns / 1e9
         starts.append((series.quick, series.steady_state_start_s))
-        ends.append(series.points * step)
+        ends.append(series.steady_state_end_s or series.points * step)
+        if series.steady:  # the PTS window, shaded in the side's colour
+            windows.append(
+                {
+                    "type": "rect",
+                    "xref": "x",
+                    "yref": "paper",
+                    "x0": series.steady_state_start_s,
+                    "x1": series.steady_state_end_s,
+                    "y0": 0,
+                    "y1": 1,
+                    "fillcolor": colour,
+                    "opacity": 0.12,
+                    "line": {"width": 0},
+                    "layer": "below",
+                }
+            )
+            name = f"{name} · steady from {series.steady_state_start_s:,} s"
+        elif series.steady is False:
+            name = f"{name} · not steady"
         stalled = series.stalls if scale == "log" else 0
         if stalled:  # a log axis has no zero: say how many seconds are not drawn
             name = f"{name} · {stalled:,} s at 0 IOPS, below the log axis"
@@ -183,8 +202,9 @@ def consistency(
         )
     xaxis: dict = {"title": {"text": "seconds"}}
     if view == "steady" and starts:
-        # Where the first full-length series is steady: a quick run's own start (seconds
-        # in) would zoom out to nearly the whole plot.
+        # The steady-state windows (the PTS rule's, or a series' last window): from the
+        # first full-length series' start (a quick run's few seconds would zoom out to
+        # nearly the whole plot) to the last window's end.
         full = [start for quick, start in starts if not quick]
         xaxis["range"] = [min(full or [start for _, start in starts]), max(ends)]
     yaxis: dict = {"title": {"text": "IOPS"}}
@@ -196,7 +216,11 @@ def consistency(
     return {
         "data": traces,
         "layout": _layout(
-            height=360, margin={"l": 60, "r": 20, "t": 30, "b": 45}, xaxis=xaxis, yaxis=yaxis
+            height=360,
+            margin={"l": 60, "r": 20, "t": 30, "b": 45},
+            xaxis=xaxis,
+            yaxis=yaxis,
+            shapes=windows,
         ),
     }
 

@@ -131,7 +131,7 @@ class TestBench(LabelledModel):
         blank=True,
         db_default="",
         help_text="The drive's interface and negotiated link as the OS reported them to the "
-        "tool (target.interface and target.link): \"nvme, PCIe 3.0 x4 (8.0 GT/s)\"",
+        'tool (target.interface and target.link): "nvme, PCIe 3.0 x4 (8.0 GT/s)"',
     )
 
     # Described by the reviewer (the document's `bench`), the rest as the tool read them
@@ -535,8 +535,6 @@ RESULT_FIGURES = tuple(
 class ConsistencySeries(LabelledModel):
     """IOPS in each second of a performance-consistency run, at one spare-area level."""
 
-    STEADY_STATE_START_S = 1400  # where the seeds' steady-state view starts
-
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="consistency_series")
     test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="consistency_series")
     spare_area_percent = models.PositiveSmallIntegerField(default=0)
@@ -572,7 +570,23 @@ class ConsistencySeries(LabelledModel):
         output_field=models.TextField(),
         db_persist=True,
     )
+    # The steady state (results.steady_state, SNIA PTS): its window of five 60 s rounds (the
+    # first steady one, else the last; the last 30% of a series too short to test) and the
+    # IOPS over it.
+    steady = models.BooleanField(
+        null=True,
+        help_text="Steady by the PTS rule: True from the window on; False, the last window "
+        "(not steady); empty, too short to test",
+    )
     steady_state_start_s = models.PositiveIntegerField()
+    steady_state_end_s = models.PositiveIntegerField(null=True)
+    steady_excursion = models.FloatField(
+        null=True, help_text="The window's (max − min) round / its mean; PTS: at most 0.20"
+    )
+    steady_slope = models.FloatField(
+        null=True,
+        help_text="Its least-squares line's change across the window / its mean; PTS: ≤ 0.10",
+    )
     steady_mean_iops = models.FloatField()
     steady_stddev_iops = models.FloatField()
     steady_min_iops = models.BigIntegerField()
@@ -596,6 +610,18 @@ class ConsistencySeries(LabelledModel):
 
     def __str__(self) -> str:
         return f"consistency of run {self.run_id} at {self.spare_area_percent}% spare area"
+
+    @property
+    def steady_label(self) -> str:
+        """What the PTS rule found, in words: "steady from 840 s", "not steady in 2,000 s
+        (the last window, from 1,680 s)" or "too short to test (the last 30%, from 1 s)"."""
+        start = f"{self.steady_state_start_s:,} s"
+        if self.steady:
+            return f"steady from {start}"
+        if self.steady is False:
+            seconds = round(self.points * self.interval_ns / 1e9)
+            return f"not steady in {seconds:,} s (the last window, from {start})"
+        return f"too short to test (the last 30%, from {start})"
 
 
 class TrimValidation(LabelledModel):

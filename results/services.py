@@ -35,6 +35,7 @@ from results.models import (
     TrimValidation,
 )
 from results.spread import BPS_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
+from results.steady_state import steady_state
 
 UNKNOWN_SUITE = "unknown suite {name} version {version}"
 ALREADY_WITHDRAWN = "run {pk} is already withdrawn"
@@ -75,17 +76,30 @@ def _suite(document: dict[str, Any]) -> Suite | None:
     return suite
 
 
-def _steady_state(iops: list[int]) -> tuple[int, float, float, int]:
-    """(start second, mean, standard deviation, minimum) of the steady-state region.
-
-    The seeds read steady state from t=1400 s of a 2000 s run; shorter runs use the
-    same fraction (the last 30%).
-    """
-    start = ConsistencySeries.STEADY_STATE_START_S
-    if len(iops) <= start:
-        start = int(len(iops) * 0.7)
-    tail = iops[start:]
-    return start, statistics.fmean(tail), statistics.pstdev(tail), min(tail)
+def steady_state_fields(iops: list[int], interval_ns: int) -> dict[str, Any]:
+    """The steady-state fields of a consistency series: the window results.steady_state
+    found (the first steady one, else the last), or the last 30% of a series too short to
+    test; the IOPS over it (mean, standard deviation and the slowest interval's)."""
+    found = steady_state(iops, interval_ns)
+    seconds = interval_ns / 1e9
+    window = found.window
+    if window is None:
+        start, end = int(len(iops) * 0.7), len(iops)
+        start_s, end_s = round(start * seconds), round(end * seconds)
+    else:
+        start_s, end_s = window.start_s, window.end_s
+        start, end = round(start_s / seconds), round(end_s / seconds)
+    tail = [v / seconds for v in iops[start:end]]
+    return {
+        "steady": found.steady,
+        "steady_state_start_s": start_s,
+        "steady_state_end_s": end_s,
+        "steady_excursion": window.excursion if window else None,
+        "steady_slope": window.slope if window else None,
+        "steady_mean_iops": window.mean_iops if window else statistics.fmean(tail),
+        "steady_stddev_iops": statistics.pstdev(tail),
+        "steady_min_iops": round(min(tail)),
+    }
 
 
 def _latency_fields(prefix: str, latency: Mapping[str, Any]) -> dict[str, Any]:
@@ -150,17 +164,13 @@ def consistency_figures(entry: Mapping[str, Any]) -> dict[str, Any]:
     """A consistency entry of a document as a ConsistencySeries' fields (the run and test
     aside): its series, and the steady state read from it."""
     entry = with_defaults("consistency", entry)
-    start, mean, stddev, minimum = _steady_state(entry["iops"])
     return {
         "spare_area_percent": entry["spare_area_percent"],
         "pattern": entry["pattern"],
         "span_bytes": entry.get("span_bytes"),
         "interval_ns": entry["interval_ns"],
         "iops": entry["iops"],
-        "steady_state_start_s": start,
-        "steady_mean_iops": mean,
-        "steady_stddev_iops": stddev,
-        "steady_min_iops": minimum,
+        **steady_state_fields(entry["iops"], entry["interval_ns"]),
         "partial": entry.get("partial", False),
     }
 

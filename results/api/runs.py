@@ -302,6 +302,8 @@ class RunDetailSerializer(RunSerializer):
                 "test": s.test.identifier,
                 "spare_area_percent": s.spare_area_percent,
                 "pattern": s.pattern,
+                "steady": s.steady,
+                "steady_state_start_s": s.steady_state_start_s,
                 "steady_mean_iops": s.steady_mean_iops,
                 "steady_min_iops": s.steady_min_iops,
                 "partial": s.partial,

@@ -17,6 +17,7 @@ from results.models import (
     TrimValidation,
 )
 from results.services import run_ingest, run_withdraw
+from results.steady_state import steady_state
 from tests.factories import DriveFactory, ManufacturerFactory, with_changes
 from tests.results.helpers import published
 
@@ -91,9 +92,11 @@ def test_full_document_is_stored_in_base_units(document, raw, django_user_model)
     series = run.consistency_series.get(spare_area_percent=25)
     iops = document["consistency"][1]["iops"]
     assert series.iops == iops
-    assert series.steady_state_start_s == 1400
-    assert series.steady_min_iops == min(iops[1400:])
-    assert series.steady_mean_iops == pytest.approx(sum(iops[1400:]) / 600)
+    window = steady_state(iops).window  # the SNIA PTS rule's (tests/results/test_steady_state)
+    start, end = window.start_s, window.end_s
+    assert (series.steady_state_start_s, series.steady_state_end_s) == (start, end)
+    assert series.steady_min_iops == min(iops[start:end])
+    assert series.steady_mean_iops == pytest.approx(sum(iops[start:end]) / (end - start))
 
 
 def test_short_consistency_series_uses_the_last_30_percent(document):

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from drives.models import Drive
-from results.models import Test
+from results.models import ConsistencySeries, Test
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
 from tests.results.helpers import measured, published
 
@@ -77,7 +77,12 @@ def test_compare_state_lives_in_the_url(client, pair):
     html = client.get(compare_url(a, b, scale="linear", view="steady")).content.decode()
     overlay = figures(html)["consistency-25"]
     assert overlay["layout"]["yaxis"]["type"] == "linear"
-    assert overlay["layout"]["xaxis"]["range"][0] == 1400
+    # Zoomed to the steady-state windows the PTS rule found (results.steady_state).
+    windows = ConsistencySeries.objects.filter(run__drive__in=pair, spare_area_percent=25)
+    assert overlay["layout"]["xaxis"]["range"] == [
+        min(w.steady_state_start_s for w in windows),
+        max(w.steady_state_end_s for w in windows),
+    ]
     # The toggles mark the state shown as the current one of their links.
     current = re.findall(r'class="toggle on" (aria-current="true")', html)
     assert len(current) == 2 and html.count('aria-current="true"') == 2
@@ -660,6 +665,8 @@ def test_consistency_charts_show_every_second(points_a, points_b, quick_a, quick
             points=len(points),
             stalls=points.count(0),  # as the selector counts them (test_selectors)
             steady_state_start_s=start,
+            steady_state_end_s=start + 300,
+            steady=None,
             quick=quick,
             iops_json=JsonText(json.dumps(points)),
         )

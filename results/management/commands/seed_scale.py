@@ -7,7 +7,6 @@ transaction; an earlier synthetic catalog is removed first, so the command can b
 
 import hashlib
 import random
-import statistics
 import time
 from itertools import product
 
@@ -15,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
 from drives.models import Controller, Manufacturer, NandType, catalog_key
-from results.models import RESULT_FIGURES, ConsistencySeries, LatencyKind, Test
-from results.services import leaderboard_refresh, result_figures
+from results.models import RESULT_FIGURES, LatencyKind, Test
+from results.services import leaderboard_refresh, result_figures, steady_state_fields
 
 PATTERNS = ("compressible", "incompressible", "unspecified")
 REPEATS = 3  # passes of each run's tests (loadgen --repeat's default)
@@ -257,17 +256,12 @@ class Command(BaseCommand):
                     else max(0, int(rng.gauss(steady, steady * 0.3)))
                     for t in range(opts["points"])
                 ]
-                start = ConsistencySeries.STEADY_STATE_START_S
-                start = start if len(points) > start else int(len(points) * 0.7)
-                tail = points[start:]
-                shapes.append(
-                    (points, start, statistics.fmean(tail), statistics.pstdev(tail), min(tail))
-                )
+                shapes.append((points, steady_state_fields(points, 1_000_000_000)))
 
             def series_rows():
                 for n in range(total_series):
                     drive, level = divmod(n, 2)
-                    points, start, mean, stddev, minimum = shapes[n % len(shapes)]
+                    points, steady = shapes[n % len(shapes)]
                     yield (
                         first_run + drive % run_count,
                         consistency.pk,
@@ -275,10 +269,7 @@ class Command(BaseCommand):
                         "incompressible",
                         1_000_000_000,
                         points,
-                        start,
-                        mean,
-                        stddev,
-                        minimum,
+                        *steady.values(),
                     )
 
             count = _copy(
@@ -291,10 +282,7 @@ class Command(BaseCommand):
                     "pattern",
                     "interval_ns",
                     "iops",
-                    "steady_state_start_s",
-                    "steady_mean_iops",
-                    "steady_stddev_iops",
-                    "steady_min_iops",
+                    *shapes[0][1],  # the steady-state fields, as ingest writes them
                 ),
                 series_rows(),
             )
