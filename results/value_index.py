@@ -69,8 +69,8 @@ _ENTRIES = Table(
         # Its group's spread (results.spread), the range in IOPS, and how it was obtained.
         ("runs", "e.runs"),
         ("cv", "e.cv"),
-        ("low_iops", "e.low_bps / e.bytes_per_second * e.iops"),
-        ("high_iops", "e.high_bps / e.bytes_per_second * e.iops"),
+        ("low_iops", "e.low_bps / NULLIF(e.bytes_per_second, 0) * e.iops"),
+        ("high_iops", "e.high_bps / NULLIF(e.bytes_per_second, 0) * e.iops"),
         ("method", "e.method"),
         ("tool", "e.tool_name"),
         ("iops_derived", "e.derived = 'iops'"),
