@@ -187,6 +187,7 @@ class FormField:
     label: str
     choices: tuple[tuple[str, str], ...] | None
     empty_label: str
+    blank: bool  # a select offers the choice of none (a DefaultChoiceFilter's does not)
     input_type: str
     attrs: tuple[tuple[str, Any], ...]
 
@@ -199,7 +200,7 @@ def form_fields(filterset: type[FilterSet]) -> dict[str, FormField]:
     for name, flt in filterset().filters.items():
         form_field = flt.field
         choices = list(form_field.choices) if isinstance(form_field, forms.ChoiceField) else None
-        empty = ""
+        empty, blank = "", not isinstance(flt, DefaultChoiceFilter)
         if choices and choices[0][0] == "":
             (_, empty), *choices = choices
         fields[name] = FormField(
@@ -207,6 +208,7 @@ def form_fields(filterset: type[FilterSet]) -> dict[str, FormField]:
             label=str(form_field.label),
             choices=tuple(choices) if choices is not None else None,
             empty_label=str(empty or getattr(flt, "empty_label", "")),
+            blank=blank,
             input_type=getattr(form_field.widget, "input_type", "text"),
             attrs=tuple(form_field.widget.attrs.items()),
         )

@@ -49,7 +49,10 @@ def _table(html: str, table_id: str) -> str:
 def test_a_ranking_never_orders_quick_runs_with_full_ones(client, three_classes):
     quick, full, article = three_classes
     url = reverse("bench:leaderboard", args=[TEST])
-    default = _table(client.get(url).content.decode(), "leaderboard-table")
+    page = client.get(url).content.decode()
+    # The form offers the two classes, the full-length one first, and no "both".
+    assert '<select name="method"><option value="full"' in page
+    default = _table(page, "leaderboard-table")
     assert str(full) in default and str(article) in default and str(quick) not in default
     assert "loadgen, full length" in default and "published, Iometer" in default
     asked = _table(client.get(url, {"method": "quick"}).content.decode(), "leaderboard-table")
