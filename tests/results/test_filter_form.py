@@ -12,7 +12,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.filters import SlugFilter, form_fields
+from core.filters import DefaultChoiceFilter, SlugFilter, form_fields
 from drives.filters import DriveFilter
 from drives.models import Controller, Drive
 from results.filters import LeaderboardFilter, ValueFilter
@@ -69,8 +69,10 @@ def test_every_filter_is_drawn_as_declared_with_what_the_query_chose(
             declared = flt.extra.get("choices", controllers)
             choices = [(str(v), t) for v, t in declared]
             empty = flt.empty_label if isinstance(flt, SlugFilter) else flt.extra["empty_label"]
+            # A choice that always narrows (its default when none is chosen) offers no "none".
+            blank = [] if isinstance(flt, DefaultChoiceFilter) else [("", empty)]
             assert control["kind"] == "select"
-            assert control["options"] == [("", empty), *choices]
+            assert control["options"] == [*blank, *choices]
             assert control["selected"] == ([chosen] if chosen in dict(choices) else [])
         else:
             assert control["kind"] == "input" and control["type"] == field.input_type
@@ -92,6 +94,8 @@ def test_the_empty_choices_say_what_no_choice_keeps(client, catalog):
         "controller": "any",
         "pattern": "both patterns",
         "source": "measured and published",
+        # Runs always narrows: its first choice is the default, full-length runs.
+        "method": "full-length runs and published figures",
     }
     assert [c["label"] for c in controls.values()] == [
         "Search",
@@ -103,6 +107,7 @@ def test_the_empty_choices_say_what_no_choice_keeps(client, catalog):
         "to",
         "Data",
         "Source",
+        "Runs",
     ]
 
 
