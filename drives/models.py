@@ -441,9 +441,3 @@ class Price(LabelledModel):
     def safe_source_url(self) -> str:
         """source_url when it is an http(s) URL, else "": the only form a page may link."""
         return safe_http_url(self.source_url)
-
-    @property
-    def per_gb(self):
-        if not self.drive.capacity_bytes:
-            return None
-        return self.amount / (self.drive.capacity_bytes / 10**9)

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from markupsafe import escape as escape_html
 
 from core.db import JsonText
+from results import units
 from results.selectors.compare import UNSTATED_NOTE, Comparison, TestPair
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
@@ -313,11 +314,12 @@ def value_scatter(view: ValueView) -> dict:
                 label(str(p.drive))
                 + f" · {label(p.method)} · {p.spread.label}"
                 + (" · IOPS derived from MB/s" if p.iops_derived else "")
+                + f"<br>{units.dollars(p.price)}, {units.iops(p.iops)} IOPS"
                 for p in points
             ],
             "marker": {"color": colour, "size": 7},
             "error_y": _whiskers([p.spread for p in points], round),
-            "hovertemplate": "%{text}<br>$%{x:,.2f}, %{y:,} IOPS<extra></extra>",
+            "hovertemplate": "%{text}<extra></extra>",
             **extra,
         }
 
@@ -365,9 +367,12 @@ def price_history(prices) -> dict:
                 "name": "USD",
                 "x": [p.observed_on.isoformat() for p in usd],
                 "y": [float(p.amount) for p in usd],
-                "text": [label(p.source) for p in usd],
+                "text": [
+                    f"{units.dollars(p.amount)} on {p.observed_on.isoformat()}<br>{label(p.source)}"
+                    for p in usd
+                ],
                 "line": {"shape": "hv", "color": COLOUR_A},
-                "hovertemplate": "$%{y:,.2f} on %{x}<br>%{text}<extra></extra>",
+                "hovertemplate": "%{text}<extra></extra>",
             }
         ],
         "layout": _layout(

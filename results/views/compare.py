@@ -24,7 +24,7 @@ from results.filters import highlight_slugs
 from results.models import Run, latency_description
 from results.selectors.common import Figures
 from results.selectors.compare import UNSTATED_NOTE, Comparison, PatternPair, compare
-from results.units import latency, mbps
+from results.units import dollars, latency, mbps, per_gb, per_kiops
 from results.views.common import (
     MARK,
     PICKER_RESULTS,
@@ -427,10 +427,6 @@ def export_rows(c: Comparison) -> list[list[str]]:
     return rows + _spec_rows(c)
 
 
-def _usd(amount) -> str:
-    return f"{float(amount):.2f}" if amount is not None else ""
-
-
 def _spec_rows(c: Comparison) -> list[list[str]]:
     """The specifications as the page's table shows them, one row each."""
     drives = (c.a.drive, c.b.drive)
@@ -440,6 +436,8 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
         return ["specs", what, "", unit, *cells, "", ""]
 
     value_test = VALUE_TEST_NAMES.get(c.value_test, c.value_test)
+    sides = (c.a, c.b)
+    prices = [s.price.amount if s.price else None for s in sides]
     return [
         row("manufacturer", "", (d.manufacturer.name for d in drives)),
         row("kind", "", (d.get_kind_display() for d in drives)),
@@ -452,13 +450,16 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
         row(
             "latest price",
             "USD",
-            (f"{s.price.amount} ({s.price.observed_on})" if s.price else "" for s in (c.a, c.b)),
+            (
+                f"{dollars(s.price.amount)} ({s.price.observed_on})" if s.price else ""
+                for s in sides
+            ),
         ),
-        row("price per GB", "USD", (_usd(s.price_per_gb) for s in (c.a, c.b))),
+        row("price per GB", "USD", map(per_gb, prices, (d.capacity_bytes for d in drives))),
         row(
             f"price per 1,000 IOPS ({value_test}, worst case)",
             "USD",
-            (_usd(v) for v in c.price_per_kiops),
+            map(per_kiops, prices, c.value_iops),
         ),
     ]
 

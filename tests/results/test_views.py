@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from drives.models import Drive
 from results.models import Test
+from results.synthetic import measured_document
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
-from tests.results.helpers import measured, published
+from tests.results.helpers import ingest, measured, published
 
 pytestmark = pytest.mark.django_db
 
@@ -173,7 +174,7 @@ def test_exports(client, pair):
     specs = {r[1]: r[4:6] for r in rows if r[0] == "specs"}
     assert {"manufacturer", "controller", "NAND", "firmware tested", "capacity"} <= set(specs)
     assert specs["capacity"] == [str(a.capacity_bytes), str(b.capacity_bytes)]
-    assert specs["latest price"][0].startswith("120.00") and specs["price per GB"][1] == "0.35"
+    assert specs["latest price"][0].startswith("$120.00") and specs["price per GB"][1] == "$0.35"
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
     assert md.splitlines()[2].startswith("| section | test |")
     assert all(line.startswith("|") for line in md.splitlines()[2:])
@@ -186,6 +187,37 @@ def test_exports(client, pair):
     link = unquote(md.splitlines()[0].rsplit("(", 1)[1].rstrip(")"))
     assert link.endswith(f"{compare_url(a, b)}?run_a={run.pk}&scale=linear&view=steady")
     assert client.get(md.splitlines()[0].rsplit("(", 1)[1].rstrip(")")).status_code == 200
+
+
+def test_every_price_is_written_in_dollars_with_separators_and_rounded_half_up(client, pair):
+    """$1,500.00 for a 2.4 TB drive: $0.625 per GB, written $0.63 (half a cent up), on
+    every page, chart and export that shows a price."""
+    a, _ = pair
+    big = ingest(measured_document(seed=5, model="Big One", capacity_bytes=2400 * 10**9)).drive
+    PriceFactory(drive=big, amount="1500.00", observed_on="2014-01-01")
+    pages = {
+        "catalog": reverse("drives:home"),
+        "compare": compare_url(big, a),
+        "drive": big.get_absolute_url(),
+        "value": reverse("bench:value"),
+    }
+    for name, url in pages.items():
+        html = client.get(url).content.decode()
+        assert "$1,500.00" in html, name
+        assert "$1500" not in html and "1500.00" not in html, name
+        assert "$0.63" in html and "$0.62" not in html, name
+    value = client.get(pages["value"]).content.decode()
+    hovers = [t for trace in figures(value)["value-chart"]["data"] for t in trace["text"]]
+    assert any(t.endswith(" IOPS") and "<br>$1,500.00, " in t for t in hovers), hovers
+    (history,) = figures(client.get(pages["drive"]).content.decode())["price-chart"]["data"]
+    assert history["text"][0].startswith("$1,500.00 on 2014-01-01<br>")
+    exported = client.get(reverse("bench:compare_csv", args=[big.slug, a.slug])).content.decode()
+    specs = {r[1]: r[4] for r in csv.reader(io.StringIO(exported)) if r[0] == "specs"}
+    assert specs["latest price"] == "$1,500.00 (2014-01-01)"
+    assert specs["price per GB"] == "$0.63"
+    assert re.fullmatch(
+        r"\$\d{1,3}(,\d{3})*\.\d\d", specs["price per 1,000 IOPS (4KB random write, worst case)"]
+    )
 
 
 def test_compare_start_without_javascript(client, pair):

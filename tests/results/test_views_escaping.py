@@ -288,8 +288,7 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     )
     price = SimpleNamespace(amount=Decimal("99.00"), observed_on=datetime.date(999, 1, 2))
     side = SimpleNamespace(drive=spec_drive, firmware=[text(), text()], price=price)
-    side.price_per_gb = Decimal("0.41")
-    comparison = SimpleNamespace(a=side, b=side, price_per_kiops=(8.25, None))
+    comparison = SimpleNamespace(a=side, b=side, value_iops=(12000.0, None))
     run = SimpleNamespace(
         pk=7,
         source="synthetic",
