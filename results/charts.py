@@ -117,9 +117,8 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
                 values.append(0)
                 texts.append("not tested")
                 continue
-            value = round(bps / 1e6, 2)
-            values.append(value)
-            text = f"{value:,.1f} MB/s"
+            values.append(mbps(bps))
+            text = f"{units.mbps(bps)} MB/s"
             if figures.spread:
                 text += f" {figures.spread.label}"
             if figures.result.pattern != p.pattern:
@@ -217,14 +216,14 @@ def trim_bars(comparison: Comparison, key: tuple[str, str], a_name: str, b_name:
         (comparison.b, b_name, COLOUR_B, PATTERN_B),
     ):
         trim = side.trim.get(key)
-        values = [mbps(getattr(trim, f)) if trim else 0 for f, _ in TRIM_PHASES]
+        rates = [getattr(trim, f) if trim else None for f, _ in TRIM_PHASES]
         traces.append(
             {
                 "type": "bar",
                 "name": label(name),
                 "x": [phase for _, phase in TRIM_PHASES],
-                "y": values,
-                "text": [f"{v:,.1f}" if trim else "not tested" for v in values],
+                "y": [mbps(rate) if trim else 0 for rate in rates],
+                "text": [units.mbps(rate) if trim else "not tested" for rate in rates],
                 "textposition": "outside",
                 "cliponaxis": False,
                 "marker": {"color": colour, "pattern": _pattern(shape, colour)},
@@ -253,13 +252,13 @@ def leaderboard_bars(board: Leaderboard) -> dict:
         names.append(label(f"#{row.rank} {e.drive} · {e.get_pattern_display()}"))
         if latency:
             value = round(e.latency_mean_ns / 1e3, 1)
-            text = f"{value:,.1f} µs"
+            text = units.latency(e.latency_mean_ns)
         elif slowest:
             value = round(e.iops_min)
-            text = f"{value:,} IOPS"
+            text = f"{units.iops(e.iops_min)} IOPS"
         else:
             value = mbps(e.bytes_per_second)
-            text = f"{value:,.1f} MB/s"
+            text = f"{units.mbps(e.bytes_per_second)} MB/s"
             if e.derived == "bytes_per_second":
                 text += " (derived)"
             spreads[-1] = spread = Spread.of_entry(e)
@@ -395,12 +394,13 @@ SATURATION_STYLES = (
 
 
 def _rate_points(series) -> tuple[list[float], float]:
-    """The series' MB/s and the seconds between points, at most SATURATION_POINTS of them."""
+    """The series' bytes/s and the seconds between points, at most SATURATION_POINTS of
+    them."""
     values = series.bytes_per_interval or []
     step = series.interval_ns / 1e9
     group = max(1, -(-len(values) // SATURATION_POINTS))
     rates = [
-        round(sum(chunk) / len(chunk) / step / 1e6, 2)
+        sum(chunk) / len(chunk) / step
         for chunk in (values[i : i + group] for i in range(0, len(values), group))
     ]
     return rates, step * group
@@ -422,11 +422,13 @@ def saturation(sides) -> dict:
                 "type": "scatter",
                 "mode": "lines",
                 "name": label(name),
-                "y": rates,
+                "y": [mbps(rate) for rate in rates],
                 "x0": 0,
                 "dx": step,
                 "line": {"color": colour, "width": 2, "dash": dash},
-                "hovertemplate": "%{y:,.1f} MB/s at %{x} s<extra>%{fullData.name}</extra>",
+                # Each point's MB/s as the tables write it (units.mbps), not as a d3 format.
+                "text": [units.mbps(rate) for rate in rates],
+                "hovertemplate": "%{text} MB/s at %{x} s<extra>%{fullData.name}</extra>",
             }
         )
         if series.exhausted and series.exhausted_at_s is not None:
@@ -454,7 +456,7 @@ def saturation(sides) -> dict:
                     "text": [
                         label(
                             f"cache ran out at {at:,.0f} s after "
-                            f"{series.bytes_before_exhausted / 1e9:,.1f} GB"
+                            f"{units.gigabytes(series.bytes_before_exhausted)}"
                             if series.bytes_before_exhausted is not None
                             else f"cache ran out at {at:,.0f} s"
                         )
