@@ -155,10 +155,10 @@ def test_a_published_figure_without_a_pattern_is_compared_with_each_measured_one
     exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     name = Test.objects.get(identifier="randwrite-4k-qd3-8g").name
     rows = [r for r in csv.reader(io.StringIO(exported)) if r[1] == name]
-    mbs = [r for r in rows if r[3].startswith("MB/s")]
+    mbs = [r for r in rows if r[4].startswith("MB/s")]
     assert [r[2] for r in mbs] == ["compressible", "incompressible"]
-    assert all(r[5].endswith("(data pattern not stated)") for r in mbs)
-    assert all(r[6] == "difference not tested: B's run-to-run variation is unknown" for r in mbs)
+    assert all(r[6].endswith("(data pattern not stated)") for r in mbs)
+    assert all(r[7] == "difference not tested: B's run-to-run variation is unknown" for r in mbs)
 
 
 def test_exports(client, pair):
@@ -166,17 +166,36 @@ def test_exports(client, pair):
     response = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug]))
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0][4:6] == ["A: Acme Fast One 256GB", "B: Bolt Slow Two 256GB"]
+    assert rows[0] == [
+        "section",
+        "test",
+        "data pattern",
+        "measure",
+        "unit",
+        "A: Acme Fast One 256GB",
+        "B: Bolt Slow Two 256GB",
+        "winner",
+        "difference",
+    ]
     assert any(r[0] == "consistency" for r in rows) and any(r[0] == "latency" for r in rows)
     # Every latency figure the page's table shows, and every specification.
-    measures = {r[2].rsplit(", ", 1)[1] for r in rows if r[0] == "latency"}
+    measures = {r[3] for r in rows if r[0] == "latency"}
     assert measures == {"mean", "p50", "p99", "p99.9", "p99.99", "max"}
-    specs = {r[1]: r[4:6] for r in rows if r[0] == "specs"}
+    # Each column holds one thing: the data pattern its own column, in every section.
+    patterns = {r[0]: set() for r in rows[1:]}
+    for r in rows[1:]:
+        patterns[r[0]].add(r[2])
+    assert patterns["throughput"] == patterns["latency"] == {"compressible", "incompressible"}
+    assert patterns["consistency"] == patterns["specs"] == {""}
+    assert {r[1] for r in rows if r[0] in ("throughput", "latency")} <= set(
+        Test.objects.values_list("name", flat=True)
+    )
+    specs = {r[3]: r[5:7] for r in rows if r[0] == "specs"}
     assert {"manufacturer", "controller", "NAND", "firmware tested", "capacity"} <= set(specs)
     assert specs["capacity"] == [str(a.capacity_bytes), str(b.capacity_bytes)]
     assert specs["latest price"][0].startswith("$120.00") and specs["price per GB"][1] == "$0.35"
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
-    assert md.splitlines()[2].startswith("| section | test |")
+    assert md.splitlines()[2].startswith("| section | test | data pattern | measure |")
     assert all(line.startswith("|") for line in md.splitlines()[2:])
     # The pasted link opens the same state: the runs chosen, the scale and view.
     run = a.runs.get()
@@ -212,7 +231,7 @@ def test_every_price_is_written_in_dollars_with_separators_and_rounded_half_up(c
     (history,) = figures(client.get(pages["drive"]).content.decode())["price-chart"]["data"]
     assert history["text"][0].startswith("$1,500.00 on 2014-01-01<br>")
     exported = client.get(reverse("bench:compare_csv", args=[big.slug, a.slug])).content.decode()
-    specs = {r[1]: r[4] for r in csv.reader(io.StringIO(exported)) if r[0] == "specs"}
+    specs = {r[3]: r[5] for r in csv.reader(io.StringIO(exported)) if r[0] == "specs"}
     assert specs["latest price"] == "$1,500.00 (2014-01-01)"
     assert specs["price per GB"] == "$0.63"
     assert re.fullmatch(

@@ -114,7 +114,7 @@ def test_markup_in_names_in_exports(client, hostile):
             )
         )
     )
-    assert HOSTILE[0] in rows[0][4]  # CSV is data: the name exactly, as text
+    assert HOSTILE[0] in rows[0][5]  # CSV is data: the name exactly, as text
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
     assert "<script>" not in md and "<img" not in md and "&lt;script&gt;" in md
 
