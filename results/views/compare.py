@@ -457,8 +457,10 @@ def _csv_cell(value: str) -> str:
 
 # Markdown that text could turn into something else: inline code, emphasis, strikethrough,
 # links and images, the end of a table cell (escaped); HTML and entities (written as
-# entities); a block at the start of a line (a heading, list or quote: its mark escaped); and
-# what GitHub links by itself (http:, www., an address with @: broken by an escape).
+# entities); what GitHub links by itself (http:, www., an address with @: broken by an
+# escape); and, where text starts a line, a block (a heading, list or quote: its mark
+# escaped). A table's cells are inline text, where no block starts: a number such as 32.0
+# or 1.50 ms is written as it is.
 _MD_INLINE = re.compile(r"([\\`*_\[\]~|@])")
 _MD_BLOCK_START = re.compile(r"^(\d*)([#+\->=.)])")
 _MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)([:.])")
@@ -474,13 +476,17 @@ def _md_url(url: str) -> str:
 
 
 def _md_cell(value: str) -> str:
-    """Text as itself in a Markdown table or line, whatever it holds."""
+    """Text as itself in a Markdown table cell or within a line, whatever it holds."""
     value = " ".join(value.split())
     for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
         value = value.replace(char, entity)
     value = _MD_INLINE.sub(r"\\\1", value)
-    value = _MD_AUTOLINK.sub(r"\1\\\2", value)
-    return _MD_BLOCK_START.sub(r"\1\\\2", value)
+    return _MD_AUTOLINK.sub(r"\1\\\2", value)
+
+
+def _md_line_start(value: str) -> str:
+    """Text as itself at the start of a Markdown line: as in a cell, no block started."""
+    return _MD_BLOCK_START.sub(r"\1\\\2", _md_cell(value))
 
 
 @require_safe
@@ -502,7 +508,7 @@ def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     rows = export_rows(c)
     header, body = rows[0], rows[1:]
     lines = [
-        f"{_md_cell(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
+        f"{_md_line_start(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
         f"({_md_url(request.build_absolute_uri(_permalink(a, b, **state)))})",
         "",
         "| " + " | ".join(_md_cell(h) for h in header) + " |",

@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from drives.models import Controller, Drive, Manufacturer, NandType
+from results import units
 from results.charts import chart
 from results.spread import Spread, Verdict
-from results.views.compare import LatencyRow, LatencySide
+from results.views.compare import LatencyRow, LatencySide, _md_cell
 from tests.factories import PriceFactory
 from tests.results.helpers import HOSTILE, measured, published
 
@@ -186,6 +187,24 @@ def test_a_name_stays_text_in_the_markdown_export(client, maker, model):
         header = [t for t in tokens if t.type == "inline" and t.content.startswith("A: ")]
         assert "".join(c.content for c in header[0].children) == f"A: {name}"
         transaction.set_rollback(True)
+
+
+@settings(max_examples=200)
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15))
+@example(32.0)
+@example(-5.0)
+def test_a_number_is_written_as_it_is_in_the_markdown_export(value):
+    """Only text is escaped: a figure as results.units writes it, or a difference in %,
+    is never "32\\.0" or "\\-5" in a table's cell."""
+    for text in (
+        units.mbps(value),
+        units.iops(value),
+        units.latency(abs(value)),
+        units.dollars(value),
+        units.gigabytes(value),
+        f"{value:.1f}%",
+    ):
+        assert _md_cell(text) == text
 
 
 # -- the table macros: every text they are given is written as text --------------------------
