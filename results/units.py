@@ -140,5 +140,15 @@ def _ratio(amount, quantity, per) -> str:
 
 def gigabytes(num_bytes) -> str:
     """An amount written, in decimal GB to a tenth (as the charts give it)."""
+    return _decimal_size(num_bytes, 1e9, "GB")
+
+
+def megabytes(num_bytes) -> str:
+    """An amount of data (a file, a document), in decimal MB to a tenth, as MB/s are:
+    8,388,608 bytes is 8.4 MB."""
+    return _decimal_size(num_bytes, 1e6, "MB")
+
+
+def _decimal_size(num_bytes, factor: float, unit: str) -> str:
     num_bytes = _number(num_bytes)
-    return "—" if num_bytes is None else f"{num_bytes / 1e9:,.1f} GB"
+    return "—" if num_bytes is None else f"{num_bytes / factor:,.1f} {unit}"

@@ -21,7 +21,7 @@ ANYTHING = st.one_of(
 @settings(max_examples=60)
 @given(ANYTHING)
 def test_display_filters_never_raise_and_show_missing_as_a_dash(value):
-    for show in (units.mbps, units.iops, units.latency, units.dollars):
+    for show in (units.mbps, units.iops, units.latency, units.dollars, units.megabytes):
         text = show(value)
         assert isinstance(text, str) and text
         if not isinstance(value, int | float | Decimal) or isinstance(value, bool):
@@ -32,6 +32,8 @@ def test_display_units():
     assert units.mbps(251_700_000) == "251.7"
     assert units.iops(12345.6) == "12,346"
     assert units.latency(1_500_000) == "1.50 ms"
+    assert units.megabytes(8 * 2**20) == "8.4 MB"
+    assert units.gigabytes(3_140_000_000) == "3.1 GB"
     assert units.dollars(Decimal("0.625")) == "$0.63"
     assert units.dollars(1000) == "$1,000.00"
     assert units.dollars(Decimal("-1234.5")) == "-$1,234.50"
