@@ -3,6 +3,8 @@
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
 
+from drives.models import capacity_label
+
 
 def _number(value):
     """The value when it is a number; None for anything else (a missing figure, or the ""
@@ -58,11 +60,11 @@ def latency(nanoseconds) -> str:
 
 
 def capacity(num_bytes) -> str:
-    if not num_bytes:
+    """A drive's capacity as its name states it (drives.models.capacity_label)."""
+    num_bytes = _number(num_bytes)
+    if num_bytes is None or not 1 <= num_bytes < math.inf:
         return "—"
-    if num_bytes >= 10**12:
-        return f"{num_bytes / 10**12:g} TB"
-    return f"{num_bytes / 10**9:g} GB"
+    return capacity_label(int(num_bytes))
 
 
 def size(num_bytes) -> str:

@@ -21,7 +21,8 @@ ANYTHING = st.one_of(
 @settings(max_examples=60)
 @given(ANYTHING)
 def test_display_filters_never_raise_and_show_missing_as_a_dash(value):
-    for show in (units.mbps, units.iops, units.latency, units.dollars, units.megabytes):
+    shows = (units.mbps, units.iops, units.latency, units.dollars, units.megabytes, units.capacity)
+    for show in shows:
         text = show(value)
         assert isinstance(text, str) and text
         if not isinstance(value, int | float | Decimal) or isinstance(value, bool):
