@@ -4,6 +4,8 @@ Quantities are stored in base units (bytes, nanoseconds, I/O counts, seconds) an
 converted for display only.
 """
 
+import re
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
@@ -93,6 +95,14 @@ class Test(LabelledModel):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def queue_depth_note(self) -> str:
+        """The queue depth as pages note it beside the test's name ("QD3"), or "" where the
+        name states it already ("4KB random write QD32, 8GB LBA span")."""
+        if re.search(rf"\bQD\s*{self.queue_depth}\b", self.name, re.IGNORECASE):
+            return ""
+        return f"QD{self.queue_depth}"
+
 
 class SuiteTest(LabelledModel):
     suite = models.ForeignKey(Suite, on_delete=models.CASCADE)
@@ -131,7 +141,7 @@ class TestBench(LabelledModel):
         blank=True,
         db_default="",
         help_text="The drive's interface and negotiated link as the OS reported them to the "
-        "tool (target.interface and target.link): \"nvme, PCIe 3.0 x4 (8.0 GT/s)\"",
+        'tool (target.interface and target.link): "nvme, PCIe 3.0 x4 (8.0 GT/s)"',
     )
 
     # Described by the reviewer (the document's `bench`), the rest as the tool read them

@@ -283,7 +283,9 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     pair = SimpleNamespace(
         pattern=pattern, a=figures, b=None, verdict=Verdict("untested", 12.34, None, text())
     )
-    test = SimpleNamespace(identifier="randread-4k-qd3", name=text(), queue_depth=3)
+    test = SimpleNamespace(
+        identifier="randread-4k-qd3", name=text(), queue_depth=3, queue_depth_note="QD3"
+    )
     tests = [(SimpleNamespace(test=test, pairs=[pair]), text(), {"data": []})]
     latency = LatencyRow(
         text(),
