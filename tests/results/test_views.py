@@ -552,6 +552,23 @@ def test_value_page(client, pair):
     assert client.get(url, {"test": "seqread-128k-qd1"}).status_code == 400
 
 
+def test_the_value_pages_per_gb_table_says_why_it_is_empty(client):
+    """Drives priced, but none with a capacity stated: the table says so, not a header
+    over nothing."""
+    drive = published(
+        manufacturer="Old",
+        model="Unsized",
+        results=[{"test": "randwrite-4k-qd3-8g", "pattern": "unspecified", "iops": 9000}],
+    ).drive
+    assert drive.capacity_bytes is None
+    PriceFactory(drive=drive, amount="99.00")
+    html = client.get(reverse("bench:value")).content.decode()
+    assert "Old Unsized" in html.split("<h2>The frontier</h2>", 1)[1]
+    per_gb = html.split("<h2>Cheapest per GB</h2>", 1)[1].split("</section>", 1)[0]
+    assert "<table" not in per_gb
+    assert "No drive priced here states its capacity" in per_gb
+
+
 def test_drive_page(client, pair):
     a, _ = pair
     controller = ControllerFactory()
