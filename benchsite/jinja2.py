@@ -75,8 +75,11 @@ def environment(**options) -> jinja2.Environment:
         size=units.size,
         percentile=units.percentile,
         per_gb=units.per_gb,
+        per_kiops=units.per_kiops,
         dollars=units.dollars,
+        money=units.money,
         gigabytes=units.gigabytes,
+        megabytes=units.megabytes,
         latency_description=latency_description,
         pattern_label=choice_label(DataPattern),
         method_label=method_label,
@@ -87,7 +90,6 @@ def environment(**options) -> jinja2.Environment:
         date=django_filters.date,
         floatformat=django_filters.floatformat,
         pluralize=django_filters.pluralize,
-        filesizeformat=django_filters.filesizeformat,
         capfirst=django_filters.capfirst,
     )
     return env

@@ -14,7 +14,7 @@ from django.db.models import Q
 
 from core.columns import Columns
 from core.filters import FilterSet, SlugFilter, Where, column_mask, column_sql
-from drives.models import Controller, Drive, NandType
+from drives.models import Controller, Drive, NandType, capacity_step
 
 GB = 10**9
 CAPACITY_WORD = re.compile(r"^(\d+(?:\.\d+)?)(gb|tb)$", re.IGNORECASE)
@@ -24,7 +24,7 @@ MAX_SEARCH = 100
 def search_words(text: str) -> str:
     """Search text as a search box sends it, made safe to search: no NUL character (which
     no name holds and PostgreSQL refuses), no surrounding space, at most MAX_SEARCH long in
-    whole words (a word cut short, "9.66" of "9.66368GB", would look for another thing)."""
+    whole words (a word cut short, "1.9" of "1.92TB", would look for another thing)."""
     text = text.replace("\x00", "").strip()
     if len(text) > MAX_SEARCH:
         head = text[:MAX_SEARCH]
@@ -36,16 +36,18 @@ def search_words(text: str) -> str:
 
 
 def capacity_range(number: str, unit: str) -> tuple[int, int]:
-    """The capacities, in bytes, that a drive's name writes as `number` `unit`
-    (models.capacity_label: six significant digits), both ends included: the number plus or
-    minus half a unit of its sixth significant digit. "9.66368GB" is 9,663,675,000 to
-    9,663,685,000 bytes; "240GB" 239,999,500,000 to 240,000,500,000."""
-    value = Decimal(number)
-    factor = GB if unit.lower() == "gb" else 1000 * GB
-    if not value:
+    """The capacities, in bytes, that a drive's name writes as `number` `unit`, both ends
+    included: the number plus or minus half the step a name rounds to there
+    (models.capacity_step), or half a unit of the word's last digit where that is finer
+    (a word more precise than names are). "240GB" is 239,500,000,000 to 240,500,000,000
+    bytes; "9.7GB" 9,650,000,000 to 9,750,000,000; "1TB" 995 to 1,005 GB."""
+    factor = 1 if unit.lower() == "gb" else 1000
+    gb = Decimal(number) * factor
+    if not gb:
         return 0, 0
-    half = Decimal(5).scaleb(value.adjusted() - 6)
-    return math.ceil((value - half) * factor), math.floor((value + half) * factor)
+    written = Decimal(1).scaleb(Decimal(number).as_tuple().exponent) * factor
+    half = min(capacity_step(gb), written) / 2
+    return math.ceil((gb - half) * GB), math.floor((gb + half) * GB)
 
 
 def search_terms(text: str) -> list[tuple[str, str | tuple[int, int, str]]]:

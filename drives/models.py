@@ -1,7 +1,7 @@
 """The drive catalog: who makes what, with which controller and NAND, at which price."""
 
 import unicodedata
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -192,18 +192,36 @@ _NAND_INTERFACES = dict(NandType.Interface.choices)
 
 
 def capacity_label(capacity_bytes: int | None) -> str:
-    """Capacity as drive makers state it: decimal GB/TB, six significant digits, never in
-    exponent notation ("" when unknown)."""
+    """Capacity as drive makers state it, in decimal GB or TB, rounded to the step
+    capacity_step gives (half a step up), never in exponent notation ("" when unknown):
+    "9.7GB", "17GB", "275GB", "1.92TB", "4TB". A drive's name, its label and the tables'
+    capacity column all say this."""
     if not capacity_bytes:
         return ""
-    if capacity_bytes >= 10**12:
-        return f"{_plain(capacity_bytes / 10**12)}TB"
-    return f"{_plain(capacity_bytes / 10**9)}GB"
+    gb = Decimal(capacity_bytes) / 10**9
+    rounded = _round_to(gb, capacity_step(gb))
+    rounded = _round_to(gb, capacity_step(rounded))  # 9.96GB is "10GB", 999.6GB "1TB"
+    if rounded >= 1000:
+        return f"{_plain(rounded / 1000)}TB"
+    return f"{_plain(rounded)}GB"
 
 
-def _plain(number: float) -> str:
-    text = f"{number:g}"
-    return format(Decimal(text), "f") if "e" in text else text
+def capacity_step(gb: Decimal) -> Decimal:
+    """The step, in GB, a capacity of about `gb` GB is named to: two significant digits
+    below 10GB, whole GB below 1TB, hundredths of a TB above."""
+    if gb >= 1000:
+        return Decimal(10)
+    if gb >= 10:
+        return Decimal(1)
+    return Decimal(1).scaleb(gb.adjusted() - 1)
+
+
+def _round_to(number: Decimal, step: Decimal) -> Decimal:
+    return (number / step).to_integral_value(rounding=ROUND_HALF_UP) * step
+
+
+def _plain(number: Decimal) -> str:
+    return format(number.normalize(), "f")
 
 
 def drive_name(maker: str, model: str, capacity_bytes: int | None, revision: str) -> str:
@@ -441,9 +459,3 @@ class Price(LabelledModel):
     def safe_source_url(self) -> str:
         """source_url when it is an http(s) URL, else "": the only form a page may link."""
         return safe_http_url(self.source_url)
-
-    @property
-    def per_gb(self):
-        if not self.drive.capacity_bytes:
-            return None
-        return self.amount / (self.drive.capacity_bytes / 10**9)

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from markupsafe import escape as escape_html
 
 from core.db import JsonText
+from results import units
 from results.selectors.compare import UNSTATED_NOTE, Comparison, TestPair
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
@@ -116,9 +117,8 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
                 values.append(0)
                 texts.append("not tested")
                 continue
-            value = round(bps / 1e6, 2)
-            values.append(value)
-            text = f"{value:,.1f} MB/s"
+            values.append(mbps(bps))
+            text = f"{units.mbps(bps)} MB/s"
             if figures.spread:
                 text += f" {figures.spread.label}"
             if figures.result.pattern != p.pattern:
@@ -240,14 +240,14 @@ def trim_bars(comparison: Comparison, key: tuple[str, str], a_name: str, b_name:
         (comparison.b, b_name, COLOUR_B, PATTERN_B),
     ):
         trim = side.trim.get(key)
-        values = [mbps(getattr(trim, f)) if trim else 0 for f, _ in TRIM_PHASES]
+        rates = [getattr(trim, f) if trim else None for f, _ in TRIM_PHASES]
         traces.append(
             {
                 "type": "bar",
                 "name": label(name),
                 "x": [phase for _, phase in TRIM_PHASES],
-                "y": values,
-                "text": [f"{v:,.1f}" if trim else "not tested" for v in values],
+                "y": [mbps(rate) if trim else 0 for rate in rates],
+                "text": [units.mbps(rate) if trim else "not tested" for rate in rates],
                 "textposition": "outside",
                 "cliponaxis": False,
                 "marker": {"color": colour, "pattern": _pattern(shape, colour)},
@@ -276,13 +276,13 @@ def leaderboard_bars(board: Leaderboard) -> dict:
         names.append(label(f"#{row.rank} {e.drive} · {e.get_pattern_display()}"))
         if latency:
             value = round(e.latency_mean_ns / 1e3, 1)
-            text = f"{value:,.1f} µs"
+            text = units.latency(e.latency_mean_ns)
         elif slowest:
             value = round(e.iops_min)
-            text = f"{value:,} IOPS"
+            text = f"{units.iops(e.iops_min)} IOPS"
         else:
             value = mbps(e.bytes_per_second)
-            text = f"{value:,.1f} MB/s"
+            text = f"{units.mbps(e.bytes_per_second)} MB/s"
             if e.derived == "bytes_per_second":
                 text += " (derived)"
             spreads[-1] = spread = Spread.of_entry(e)
@@ -337,11 +337,12 @@ def value_scatter(view: ValueView) -> dict:
                 label(str(p.drive))
                 + f" · {label(p.method)} · {p.spread.label}"
                 + (" · IOPS derived from MB/s" if p.iops_derived else "")
+                + f"<br>{units.dollars(p.price)}, {units.iops(p.iops)} IOPS"
                 for p in points
             ],
             "marker": {"color": colour, "size": 7},
             "error_y": _whiskers([p.spread for p in points], round),
-            "hovertemplate": "%{text}<br>$%{x:,.2f}, %{y:,} IOPS<extra></extra>",
+            "hovertemplate": "%{text}<extra></extra>",
             **extra,
         }
 
@@ -389,9 +390,12 @@ def price_history(prices) -> dict:
                 "name": "USD",
                 "x": [p.observed_on.isoformat() for p in usd],
                 "y": [float(p.amount) for p in usd],
-                "text": [label(p.source) for p in usd],
+                "text": [
+                    f"{units.dollars(p.amount)} on {p.observed_on.isoformat()}<br>{label(p.source)}"
+                    for p in usd
+                ],
                 "line": {"shape": "hv", "color": COLOUR_A},
-                "hovertemplate": "$%{y:,.2f} on %{x}<br>%{text}<extra></extra>",
+                "hovertemplate": "%{text}<extra></extra>",
             }
         ],
         "layout": _layout(
@@ -414,12 +418,13 @@ SATURATION_STYLES = (
 
 
 def _rate_points(series) -> tuple[list[float], float]:
-    """The series' MB/s and the seconds between points, at most SATURATION_POINTS of them."""
+    """The series' bytes/s and the seconds between points, at most SATURATION_POINTS of
+    them."""
     values = series.bytes_per_interval or []
     step = series.interval_ns / 1e9
     group = max(1, -(-len(values) // SATURATION_POINTS))
     rates = [
-        round(sum(chunk) / len(chunk) / step / 1e6, 2)
+        sum(chunk) / len(chunk) / step
         for chunk in (values[i : i + group] for i in range(0, len(values), group))
     ]
     return rates, step * group
@@ -441,11 +446,13 @@ def saturation(sides) -> dict:
                 "type": "scatter",
                 "mode": "lines",
                 "name": label(name),
-                "y": rates,
+                "y": [mbps(rate) for rate in rates],
                 "x0": 0,
                 "dx": step,
                 "line": {"color": colour, "width": 2, "dash": dash},
-                "hovertemplate": "%{y:,.1f} MB/s at %{x} s<extra>%{fullData.name}</extra>",
+                # Each point's MB/s as the tables write it (units.mbps), not as a d3 format.
+                "text": [units.mbps(rate) for rate in rates],
+                "hovertemplate": "%{text} MB/s at %{x} s<extra>%{fullData.name}</extra>",
             }
         )
         if series.exhausted and series.exhausted_at_s is not None:
@@ -473,7 +480,7 @@ def saturation(sides) -> dict:
                     "text": [
                         label(
                             f"cache ran out at {at:,.0f} s after "
-                            f"{series.bytes_before_exhausted / 1e9:,.1f} GB"
+                            f"{units.gigabytes(series.bytes_before_exhausted)}"
                             if series.bytes_before_exhausted is not None
                             else f"cache ran out at {at:,.0f} s"
                         )

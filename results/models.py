@@ -4,6 +4,8 @@ Quantities are stored in base units (bytes, nanoseconds, I/O counts, seconds) an
 converted for display only.
 """
 
+import re
+
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
@@ -92,6 +94,14 @@ class Test(LabelledModel):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def queue_depth_note(self) -> str:
+        """The queue depth as pages note it beside the test's name ("QD3"), or "" where the
+        name states it already ("4KB random write QD32, 8GB LBA span")."""
+        if re.search(rf"\bQD\s*{self.queue_depth}\b", self.name, re.IGNORECASE):
+            return ""
+        return f"QD{self.queue_depth}"
 
 
 class SuiteTest(LabelledModel):

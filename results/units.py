@@ -1,6 +1,9 @@
 """Display conversions: stored values are base units, pages show MB/s (10^6 B/s), µs, GB."""
 
-from decimal import Decimal
+import math
+from decimal import ROUND_HALF_UP, Context, Decimal
+
+from drives.models import capacity_label
 
 
 def _number(value):
@@ -57,11 +60,11 @@ def latency(nanoseconds) -> str:
 
 
 def capacity(num_bytes) -> str:
-    if not num_bytes:
+    """A drive's capacity as its name states it (drives.models.capacity_label)."""
+    num_bytes = _number(num_bytes)
+    if num_bytes is None or not 1 <= num_bytes < math.inf:
         return "—"
-    if num_bytes >= 10**12:
-        return f"{num_bytes / 10**12:g} TB"
-    return f"{num_bytes / 10**9:g} GB"
+    return capacity_label(int(num_bytes))
 
 
 def size(num_bytes) -> str:
@@ -78,22 +81,76 @@ def percentile(percentiles, key: str):
     return (percentiles or {}).get(key)
 
 
-def per_gb(amount, capacity_bytes) -> str:
-    """Price per decimal GB, to the cent."""
-    if not amount or not capacity_bytes:
-        return "—"
-    return f"${float(amount) / (capacity_bytes / 1e9):.2f}"
+def _exact(value) -> Decimal | None:
+    """A number as the decimal it was written as: a float through its shortest repr
+    (0.145, not 0.14499999999999999), so that it rounds as the figure it stands for; None
+    for anything else (as _number)."""
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else None
+    value = _number(value)
+    if value is None or not math.isfinite(value):
+        return None
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+
+
+CENT = Decimal("0.01")
 
 
 def dollars(amount) -> str:
-    """A price or a price ratio in USD, to the cent."""
-    amount = _number(amount)
+    """A price or a price ratio in USD, to the cent (half a cent up: $0.625 is $0.63), with
+    thousands separators: "$1,000.00", "-$0.50"."""
+    amount = _exact(amount)
     if amount is None:
         return "—"
-    return f"${float(amount):,.2f}"
+    cents = _to_cents(amount)
+    return f"-${-cents:,.2f}" if cents < 0 else f"${cents:,.2f}"
+
+
+def money(amount, currency: str) -> str:
+    """A price in its currency: USD as `dollars`, another as "1,000.00 EUR"."""
+    if currency == "USD":
+        return dollars(amount)
+    amount = _exact(amount)
+    return "—" if amount is None else f"{_to_cents(amount):,.2f} {currency}"
+
+
+def _to_cents(amount: Decimal) -> Decimal:
+    # However large: the context holds every digit up to the cent.
+    context = Context(prec=max(28, amount.adjusted() + 3))
+    cents = amount.quantize(CENT, rounding=ROUND_HALF_UP, context=context)
+    return cents if cents else abs(cents)  # never "-0.00"
+
+
+def per_gb(amount, capacity_bytes) -> str:
+    """A price per decimal GB, computed in decimal and written as `dollars`."""
+    return _ratio(amount, capacity_bytes, 10**9)
+
+
+def per_kiops(amount, iops) -> str:
+    """A price per 1,000 IOPS, computed in decimal and written as `dollars`."""
+    return _ratio(amount, iops, 1000)
+
+
+def _ratio(amount, quantity, per) -> str:
+    amount, quantity = _exact(amount), _exact(quantity)
+    if amount is None or quantity is None or quantity <= 0:
+        return "—"
+    # Digits enough that the quotient is exact to well below the cent it is rounded to.
+    context = Context(prec=max(28, amount.adjusted() - quantity.adjusted() + 30))
+    return dollars(context.divide(context.multiply(amount, per), quantity))
 
 
 def gigabytes(num_bytes) -> str:
     """An amount written, in decimal GB to a tenth (as the charts give it)."""
+    return _decimal_size(num_bytes, 1e9, "GB")
+
+
+def megabytes(num_bytes) -> str:
+    """An amount of data (a file, a document), in decimal MB to a tenth, as MB/s are:
+    8,388,608 bytes is 8.4 MB."""
+    return _decimal_size(num_bytes, 1e6, "MB")
+
+
+def _decimal_size(num_bytes, factor: float, unit: str) -> str:
     num_bytes = _number(num_bytes)
-    return "—" if num_bytes is None else f"{num_bytes / 1e9:,.1f} GB"
+    return "—" if num_bytes is None else f"{num_bytes / factor:,.1f} {unit}"

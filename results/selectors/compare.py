@@ -113,16 +113,16 @@ class Side:
             return None
         return self.price.amount / Decimal(self.drive.capacity_bytes / 10**9)
 
+    def value_iops(self, test_id: str) -> float | None:
+        """The IOPS the drive is priced by in a test: a compressing drive's worst case."""
+        iops = [f.iops for (test, _), f in self.results.items() if test == test_id and f.iops]
+        return min(iops) if iops else None
+
     def price_per_kiops(self, test_id: str) -> float | None:
-        if self.price is None:
+        iops = self.value_iops(test_id)
+        if self.price is None or iops is None:
             return None
-        best = [
-            f.iops
-            for (identifier, _), f in self.results.items()
-            if identifier == test_id and f.iops
-        ]
-        # A compressing drive is priced by its worst case.
-        return float(self.price.amount) / (min(best) / 1000) if best else None
+        return float(self.price.amount) / (iops / 1000)
 
 
 @dataclass(slots=True)
@@ -182,8 +182,9 @@ class Comparison:
         return a.provenance, b.provenance
 
     @property
-    def price_per_kiops(self) -> tuple[float | None, float | None]:
-        return self.a.price_per_kiops(self.value_test), self.b.price_per_kiops(self.value_test)
+    def value_iops(self) -> tuple[float | None, float | None]:
+        """Each side's IOPS in the value test, which its price per 1,000 IOPS is of."""
+        return self.a.value_iops(self.value_test), self.b.value_iops(self.value_test)
 
 
 # -- the head-to-head statement ------------------------------------------------------------

@@ -24,7 +24,7 @@ from results.filters import highlight_slugs
 from results.models import Run, latency_description
 from results.selectors.common import Figures
 from results.selectors.compare import UNSTATED_NOTE, Comparison, PatternPair, compare
-from results.units import latency, mbps
+from results.units import dollars, gigabytes, iops, latency, mbps, per_gb, per_kiops
 from results.views.common import (
     MARK,
     PICKER_RESULTS,
@@ -300,17 +300,20 @@ def _export_notes(f: Figures, pattern: str) -> str:
     return notes + (f" ({UNSTATED_NOTE})" if f.result.pattern != pattern else "")
 
 
-# The spread of a result's IOPS second by second within its run, as the exports name it.
+# The spread of a result's IOPS second by second within its run, as the exports name it:
+# (measure, unit, field).
 SPREAD_EXPORT = (
-    ("IOPS per second, standard deviation", "iops_stddev"),
-    ("IOPS of the slowest second (higher is better)", "iops_min"),
+    ("IOPS per second, standard deviation", "IOPS", "iops_stddev"),
+    ("IOPS of the slowest second", "IOPS (higher is better)", "iops_min"),
 )
+EXPORT_HEADER = ("section", "test", "data pattern", "measure", "unit")
 
 
 def export_rows(c: Comparison) -> list[list[str]]:
-    """The comparison as rows: section, test, what, unit, A, B, winner, difference."""
+    """The comparison as rows: section, test, data pattern, measure, unit, A, B, winner,
+    difference. Numbers are written as the page writes them (results.units)."""
     a, b = str(c.a.drive), str(c.b.drive)
-    rows = [["section", "test", "measure", "unit", f"A: {a}", f"B: {b}", "winner", "difference"]]
+    rows = [[*EXPORT_HEADER, f"A: {a}", f"B: {b}", "winner", "difference"]]
     sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
 
     def who(p: PatternPair) -> str:
@@ -318,6 +321,7 @@ def export_rows(c: Comparison) -> list[list[str]]:
         return v.winner.upper() if v.winner in ("a", "b") else v.label
 
     for pair in c.tests:
+        name = pair.test.name
         for p in pair.pairs:
             diff = f"{p.difference_percent:.1f}%" if p.difference_percent is not None else ""
             cells = []
@@ -328,87 +332,51 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     note = " (derived)" if f.derived == "bytes_per_second" else ""
                     cells.append(mbps(f.bytes_per_second) + note + _export_notes(f, p.pattern))
             rows.append(
-                [
-                    "throughput",
-                    pair.test.name,
-                    p.pattern,
-                    "MB/s (higher is better)",
-                    *cells,
-                    who(p),
-                    diff,
-                ]
+                ["throughput", name, p.pattern, "mean", "MB/s (higher is better)", *cells]
+                + [who(p), diff]
             )
-            iops = []
+            cells = []
             for f in (p.a, p.b):
                 if f is None or f.iops is None:
-                    iops.append("not tested" if f is None else "")
+                    cells.append("not tested" if f is None else "")
                 else:
                     note = " (derived)" if f.derived == "iops" else ""
-                    iops.append(f"{f.iops:.0f}{note}{_export_notes(f, p.pattern)}")
+                    cells.append(iops(f.iops) + note + _export_notes(f, p.pattern))
             rows.append(
-                [
-                    "throughput",
-                    pair.test.name,
-                    p.pattern,
-                    "IOPS (higher is better)",
-                    *iops,
-                    who(p),
-                    diff,
-                ]
+                ["throughput", name, p.pattern, "mean", "IOPS (higher is better)", *cells]
+                + [who(p), diff]
             )
             if p.a or p.b:
                 spreads = [f.spread.label if f and f.spread else "" for f in (p.a, p.b)]
                 rows.append(
-                    [
-                        "throughput",
-                        pair.test.name,
-                        p.pattern,
-                        "run-to-run spread of MB/s: ± coefficient of variation (n averaged)",
-                        *spreads,
-                        "",
-                        "",
-                    ]
+                    ["throughput", name, p.pattern, "run-to-run spread of MB/s"]
+                    + ["± coefficient of variation (n averaged)", *spreads, "", ""]
                 )
-            for measure, field in SPREAD_EXPORT:
+            for measure, unit, field in SPREAD_EXPORT:
                 values = [getattr(f.result, field) if f else None for f in (p.a, p.b)]
                 if any(v is not None for v in values):
-                    cells = ["" if v is None else f"{v:.0f}" for v in values]
-                    rows.append(["throughput", pair.test.name, p.pattern, measure, *cells, "", ""])
+                    cells = ["" if v is None else iops(v) for v in values]
+                    rows.append(["throughput", name, p.pattern, measure, unit, *cells, "", ""])
             kinds = [_which_latency(f, sources) for f in (p.a, p.b)]
             which = (
                 kinds[0] or kinds[1]
                 if not (kinds[0] and kinds[1] and kinds[0] != kinds[1])
                 else f"A {kinds[0]}, B {kinds[1]}"
             )
+            unit = f"{which}; lower is better" if which else "lower is better"
             for measure, read in LATENCY_EXPORT:
                 values = [read(f.result) if f else None for f in (p.a, p.b)]
                 if any(v is not None for v in values):
-                    rows.append(
-                        [
-                            "latency",
-                            pair.test.name,
-                            f"{p.pattern}, {measure}",
-                            f"{which}; lower is better" if which else "lower is better",
-                            *(latency(v) for v in values),
-                            "",
-                            "",
-                        ]
-                    )
+                    cells = [latency(v) for v in values]
+                    rows.append(["latency", name, p.pattern, measure, unit, *cells, "", ""])
     for level in c.consistency_levels:
         values = []
         for side in (c.a, c.b):
             s = side.consistency.get(level)
-            values.append(f"{s.steady_mean_iops:.0f}" if s else "not tested")
+            values.append(iops(s.steady_mean_iops) if s else "not tested")
         rows.append(
-            [
-                "consistency",
-                f"{level}% spare area",
-                "steady-state mean",
-                "IOPS (higher is better)",
-                *values,
-                "",
-                "",
-            ]
+            ["consistency", f"{level}% spare area", "", "steady-state mean"]
+            + ["IOPS (higher is better)", *values, "", ""]
         )
     for test, pattern in c.trim_keys:
         for attr, phase in TRIM_PHASES:
@@ -417,18 +385,15 @@ def export_rows(c: Comparison) -> list[list[str]]:
                 t = side.trim.get((test.identifier, pattern))
                 values.append(mbps(getattr(t, attr)) if t else "not tested")
             rows.append(
-                ["TRIM validation", pattern, phase, "MB/s (higher is better)", *values, "", ""]
+                ["TRIM validation", test.name, pattern, phase, "MB/s (higher is better)"]
+                + [*values, "", ""]
             )
     for pattern in c.saturation_patterns:
         pair = [side.saturation.get(pattern) for side in (c.a, c.b)]
         for measure, unit, value in SATURATION_EXPORT:
             cells = [_saturation_cell(w, measure, value) for w in pair]
-            rows.append(["write saturation", pattern, measure, unit, *cells, "", ""])
+            rows.append(["write saturation", "", pattern, measure, unit, *cells, "", ""])
     return rows + _spec_rows(c)
-
-
-def _usd(amount) -> str:
-    return f"{float(amount):.2f}" if amount is not None else ""
 
 
 def _spec_rows(c: Comparison) -> list[list[str]]:
@@ -437,28 +402,33 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
 
     def row(what: str, unit: str, values) -> list[str]:
         cells = [str(v) if v not in (None, "") else "—" for v in values]
-        return ["specs", what, "", unit, *cells, "", ""]
+        return ["specs", "", "", what, unit, *cells, "", ""]
 
     value_test = VALUE_TEST_NAMES.get(c.value_test, c.value_test)
+    sides = (c.a, c.b)
+    prices = [s.price.amount if s.price else None for s in sides]
     return [
         row("manufacturer", "", (d.manufacturer.name for d in drives)),
         row("kind", "", (d.get_kind_display() for d in drives)),
         row("controller", "", (str(d.controller) if d.controller else "" for d in drives)),
         row("NAND", "", (str(d.nand) if d.nand else "" for d in drives)),
-        row("firmware tested", "", (", ".join(s.firmware) for s in (c.a, c.b))),
+        row("firmware tested", "", (", ".join(s.firmware) for s in sides)),
         row("capacity", "bytes", (d.capacity_bytes for d in drives)),
         row("interface", "", (d.get_interface_display() for d in drives)),
         row("form factor", "", (d.get_form_factor_display() for d in drives)),
         row(
             "latest price",
             "USD",
-            (f"{s.price.amount} ({s.price.observed_on})" if s.price else "" for s in (c.a, c.b)),
+            (
+                f"{dollars(s.price.amount)} ({s.price.observed_on})" if s.price else ""
+                for s in sides
+            ),
         ),
-        row("price per GB", "USD", (_usd(s.price_per_gb) for s in (c.a, c.b))),
+        row("price per GB", "USD", map(per_gb, prices, (d.capacity_bytes for d in drives))),
         row(
             f"price per 1,000 IOPS ({value_test}, worst case)",
             "USD",
-            (_usd(v) for v in c.price_per_kiops),
+            map(per_kiops, prices, c.value_iops),
         ),
     ]
 
@@ -466,7 +436,7 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
 SATURATION_EXPORT = (
     ("mean", "MB/s (higher is better)", lambda w: mbps(w.mean_bytes_per_second)),
     ("cache ran out after", "seconds", lambda w: f"{w.exhausted_at_s:.0f}"),
-    ("written before the fall", "GB", lambda w: f"{(w.bytes_before_exhausted or 0) / 1e9:.1f}"),
+    ("written before the fall", "GB", lambda w: gigabytes(w.bytes_before_exhausted or 0)),
     ("rate before", "MB/s", lambda w: mbps(w.bytes_per_second_before)),
     ("rate after", "MB/s", lambda w: mbps(w.bytes_per_second_after)),
 )
@@ -487,8 +457,10 @@ def _csv_cell(value: str) -> str:
 
 # Markdown that text could turn into something else: inline code, emphasis, strikethrough,
 # links and images, the end of a table cell (escaped); HTML and entities (written as
-# entities); a block at the start of a line (a heading, list or quote: its mark escaped); and
-# what GitHub links by itself (http:, www., an address with @: broken by an escape).
+# entities); what GitHub links by itself (http:, www., an address with @: broken by an
+# escape); and, where text starts a line, a block (a heading, list or quote: its mark
+# escaped). A table's cells are inline text, where no block starts: a number such as 32.0
+# or 1.50 ms is written as it is.
 _MD_INLINE = re.compile(r"([\\`*_\[\]~|@])")
 _MD_BLOCK_START = re.compile(r"^(\d*)([#+\->=.)])")
 _MD_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|www)([:.])")
@@ -504,13 +476,17 @@ def _md_url(url: str) -> str:
 
 
 def _md_cell(value: str) -> str:
-    """Text as itself in a Markdown table or line, whatever it holds."""
+    """Text as itself in a Markdown table cell or within a line, whatever it holds."""
     value = " ".join(value.split())
     for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
         value = value.replace(char, entity)
     value = _MD_INLINE.sub(r"\\\1", value)
-    value = _MD_AUTOLINK.sub(r"\1\\\2", value)
-    return _MD_BLOCK_START.sub(r"\1\\\2", value)
+    return _MD_AUTOLINK.sub(r"\1\\\2", value)
+
+
+def _md_line_start(value: str) -> str:
+    """Text as itself at the start of a Markdown line: as in a cell, no block started."""
+    return _MD_BLOCK_START.sub(r"\1\\\2", _md_cell(value))
 
 
 @require_safe
@@ -532,7 +508,7 @@ def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
     rows = export_rows(c)
     header, body = rows[0], rows[1:]
     lines = [
-        f"{_md_cell(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
+        f"{_md_line_start(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
         f"({_md_url(request.build_absolute_uri(_permalink(a, b, **state)))})",
         "",
         "| " + " | ".join(_md_cell(h) for h in header) + " |",

@@ -40,6 +40,8 @@ def test_the_form_is_shown_to_a_reviewer(signed_in):
     assert 'enctype="multipart/form-data"' in html
     assert 'name="csrfmiddlewaretoken"' in html
     assert 'name="document"' in html and 'name="file"' in html
+    # The limit in the site's MB (10^6 bytes): 8,388,608 bytes, not "8.0 MB" (2^20).
+    assert "At most 8.4 MB." in html
 
 
 def test_a_pasted_document_lands_on_its_run(signed_in):

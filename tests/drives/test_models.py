@@ -1,9 +1,17 @@
+import re
+from decimal import Decimal
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from drives.models import Drive, Manufacturer, NandType, catalog_key
+from drives.filters import capacity_range
+from drives.models import Drive, Manufacturer, NandType, capacity_label, catalog_key
+from drives.selectors import drive_labels
+from results import units
 from tests.factories import (
     ControllerFactory,
     DriveFactory,
@@ -159,3 +167,54 @@ def test_names_read_like_a_catalog():
         == "IMFT 20nm MLC (synchronous ONFI)"
     )
     assert Drive.objects.real().count() == 1
+
+
+# Capacities as devices report them: 256 GiB, a 9 GiB zram device, 16 GiB, a "240GB" SSD,
+# enterprise and hard-drive TB, the edges where a step changes.
+@pytest.mark.parametrize(
+    ("capacity", "label"),
+    [
+        (274_877_906_944, "275GB"),
+        (9_663_676_416, "9.7GB"),
+        (17_179_869_184, "17GB"),
+        (240_057_409_536, "240GB"),
+        (268_435_456, "0.27GB"),
+        (9_960_000_000, "10GB"),
+        (999_499_999_999, "999GB"),
+        (999_600_000_000, "1TB"),
+        (1_920_383_410_176, "1.92TB"),
+        (4_000_787_030_016, "4TB"),
+        (15_360_950_534_144, "15.36TB"),
+    ],
+)
+def test_a_drive_is_named_by_its_capacity_as_makers_state_it(capacity, label):
+    """Not "274.878GB": the name, the label of rankings and value views, and the tables'
+    capacity column all say the same."""
+    drive = DriveFactory(
+        manufacturer=ManufacturerFactory(name="Maker"), model="Model", capacity_bytes=capacity
+    )
+    assert capacity_label(capacity) == label
+    assert str(drive) == f"Maker Model {label}"
+    assert str(drive_labels([drive.pk])[drive.pk]) == str(drive)
+    assert units.capacity(capacity) == label
+
+
+@given(st.integers(min_value=1, max_value=2**63 - 1))
+@example(999_500_000_000)
+@example(9_950_000_000)
+@example(1)
+def test_a_capacity_label_rounds_to_its_step_and_search_finds_it(capacity):
+    """Two significant digits below 10GB, whole GB below 1TB, hundredths of a TB above,
+    half a step up; the label, searched for, matches the capacity it names."""
+    number, unit = re.fullmatch(r"(\d+(?:\.\d+)?)(GB|TB)", capacity_label(capacity)).groups()
+    named = Decimal(number) * (10**9 if unit == "GB" else 10**12)
+    places = max(0, -Decimal(number).as_tuple().exponent)
+    if unit == "TB":
+        assert named >= 10**12 and places <= 2 and abs(named - capacity) <= 5 * 10**9
+    elif named >= 10 * 10**9:
+        assert places == 0 and abs(named - capacity) <= 5 * 10**8
+    else:
+        assert len(Decimal(number).normalize().as_tuple().digits) <= 2
+        assert abs(named - capacity) <= Decimal(capacity) / 20
+    low, high = capacity_range(number, unit)
+    assert low <= capacity <= high

@@ -185,9 +185,12 @@ def test_a_drive_is_found_by_the_name_the_site_gives_it(maker, model, capacity, 
 
 
 def test_a_capacity_word_means_what_the_label_rounds_to():
-    DriveFactory(model="Zram", capacity_bytes=9663676416)
-    DriveFactory(model="Zram", capacity_bytes=9664676416)  # labelled 9.66468GB
+    DriveFactory(model="Zram", capacity_bytes=9663676416)  # labelled 9.7GB
+    DriveFactory(model="Zram", capacity_bytes=9640000000)  # labelled 9.6GB
+    assert [d.capacity_bytes for d in drive_search("zram 9.7GB", limit=10)] == [9663676416]
+    # A word more precise than names are narrows to what it writes.
     assert [d.capacity_bytes for d in drive_search("zram 9.66368GB", limit=10)] == [9663676416]
+    assert drive_search("zram 9.67GB", limit=10) == []
     assert len(drive_search("zram", limit=10)) == 2
 
 

@@ -14,7 +14,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from drives.models import Price
-from results.models import Citation, ConsistencySeries, Run
+from results.models import Citation, ConsistencySeries, Run, Test
 from results.synthetic import measured_document
 from tests.factories import DriveFactory, PriceFactory
 from tests.results.helpers import ingest
@@ -148,3 +148,46 @@ def test_a_series_points_text_is_stored_uncompressed_out_of_line():
         )
         rows = cursor.fetchall()
     assert rows and all(method is None and stored >= size > 2000 for method, stored, size in rows)
+
+
+@hypothesis_settings(max_examples=200)
+@given(
+    depth=st.integers(min_value=1, max_value=65535),
+    before=st.sampled_from(["4KB random write", "Test", ""]),
+    after=st.sampled_from(["", ", 8GB LBA span", " (incompressible)"]),
+    written=st.sampled_from(["QD{}", "qd{}", "QD {}"]),
+)
+def test_the_queue_depth_is_noted_unless_the_name_states_it(depth, before, after, written):
+    stated = f"{before} {written.format(depth)}{after}".strip()
+    assert Test(name=stated, queue_depth=depth).queue_depth_note == ""
+    assert Test(name=f"{before}{after}" or "Test", queue_depth=depth).queue_depth_note == (
+        f"QD{depth}"
+    )
+    # Another depth in the name (QD3 of a QD32 test, QD32 of a QD3 one) is not this one.
+    for other in (depth * 10, depth + 1):
+        named = f"{before} {written.format(other)}{after}"
+        assert Test(name=named, queue_depth=depth).queue_depth_note == f"QD{depth}"
+
+
+@pytest.mark.django_db
+def test_no_page_repeats_a_queue_depth_the_name_states(client):
+    """ "4KB random write QD32, 8GB LBA span" is not followed by "QD32" again; a name that
+    does not state it ("4KB random read") is."""
+    a = ingest(measured_document(seed=1, model="One")).drive
+    b = ingest(measured_document(seed=2, model="Two")).drive
+    name = Test.objects.get(identifier="randwrite-4k-qd32-8g").name
+    assert "QD32" in name
+    pages = {
+        "compare": reverse("bench:compare", args=[a.slug, b.slug]),
+        "drive": a.get_absolute_url(),
+    }
+    for page, url in pages.items():
+        html = client.get(url).content.decode()
+        rows = re.findall(
+            r"<a href=\"[^\"]*/randwrite-4k-qd32-8g/[^\"]*\">([^<]*)</a>(.{0,40})", html
+        )
+        assert rows, page
+        for text, beside in rows:
+            assert text == name and "QD32" not in beside, (page, beside)
+        read = re.findall(r"/randread-4k-qd3/[^\"]*\">4KB random read</a>\s*<small>QD3\b", html)
+        assert read, page

@@ -226,9 +226,9 @@ def test_exports_and_api_carry_the_same_verdict(client, repeated_pair):
     labels = [p.verdict.label for t in c.tests for p in t.pairs]
     exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     rows = [r for r in csv.reader(io.StringIO(exported)) if r[0] == "throughput"]
-    assert [r[6] for r in rows if r[3].startswith("MB/s")] == labels
+    assert [r[7] for r in rows if r[4].startswith("MB/s")] == labels
     spreads = [r for r in rows if r[3].startswith("run-to-run spread")]
-    assert spreads and all(r[4].endswith("(n = 3)") and r[5].endswith("(n = 3)") for r in spreads)
+    assert spreads and all(r[5].endswith("(n = 3)") and r[6].endswith("(n = 3)") for r in spreads)
     body = client.get(f"/api/v1/compare/{a.slug}/{b.slug}/").json()
     api = [p for t in body["tests"] for p in t["patterns"]]
     assert [p["verdict"]["label"] for p in api] == labels

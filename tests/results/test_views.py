@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from drives.models import Drive
 from results.models import ConsistencySeries, Test
+from results.synthetic import measured_document
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
-from tests.results.helpers import measured, published
+from tests.results.helpers import ingest, measured, published
 
 pytestmark = pytest.mark.django_db
 
@@ -159,10 +160,10 @@ def test_a_published_figure_without_a_pattern_is_compared_with_each_measured_one
     exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     name = Test.objects.get(identifier="randwrite-4k-qd3-8g").name
     rows = [r for r in csv.reader(io.StringIO(exported)) if r[1] == name]
-    mbs = [r for r in rows if r[3].startswith("MB/s")]
+    mbs = [r for r in rows if r[4].startswith("MB/s")]
     assert [r[2] for r in mbs] == ["compressible", "incompressible"]
-    assert all(r[5].endswith("(data pattern not stated)") for r in mbs)
-    assert all(r[6] == "difference not tested: B's run-to-run variation is unknown" for r in mbs)
+    assert all(r[6].endswith("(data pattern not stated)") for r in mbs)
+    assert all(r[7] == "difference not tested: B's run-to-run variation is unknown" for r in mbs)
 
 
 def test_exports(client, pair):
@@ -170,18 +171,42 @@ def test_exports(client, pair):
     response = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug]))
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0][4:6] == ["A: Acme Fast One 256GB", "B: Bolt Slow Two 256GB"]
+    assert rows[0] == [
+        "section",
+        "test",
+        "data pattern",
+        "measure",
+        "unit",
+        "A: Acme Fast One 256GB",
+        "B: Bolt Slow Two 256GB",
+        "winner",
+        "difference",
+    ]
     assert any(r[0] == "consistency" for r in rows) and any(r[0] == "latency" for r in rows)
     # Every latency figure the page's table shows, and every specification.
-    measures = {r[2].rsplit(", ", 1)[1] for r in rows if r[0] == "latency"}
+    measures = {r[3] for r in rows if r[0] == "latency"}
     assert measures == {"mean", "p50", "p99", "p99.9", "p99.99", "max"}
-    specs = {r[1]: r[4:6] for r in rows if r[0] == "specs"}
+    # Each column holds one thing: the data pattern its own column, in every section.
+    patterns = {r[0]: set() for r in rows[1:]}
+    for r in rows[1:]:
+        patterns[r[0]].add(r[2])
+    assert patterns["throughput"] == patterns["latency"] == {"compressible", "incompressible"}
+    assert patterns["consistency"] == patterns["specs"] == {""}
+    assert {r[1] for r in rows if r[0] in ("throughput", "latency")} <= set(
+        Test.objects.values_list("name", flat=True)
+    )
+    specs = {r[3]: r[5:7] for r in rows if r[0] == "specs"}
     assert {"manufacturer", "controller", "NAND", "firmware tested", "capacity"} <= set(specs)
     assert specs["capacity"] == [str(a.capacity_bytes), str(b.capacity_bytes)]
-    assert specs["latest price"][0].startswith("120.00") and specs["price per GB"][1] == "0.35"
+    assert specs["latest price"][0].startswith("$120.00") and specs["price per GB"][1] == "$0.35"
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
-    assert md.splitlines()[2].startswith("| section | test |")
+    assert md.splitlines()[2].startswith("| section | test | data pattern | measure |")
     assert all(line.startswith("|") for line in md.splitlines()[2:])
+    # Nothing in these names needs escaping: each row of the table is the CSV's row, its
+    # numbers (251.7, 1.50 ms, $0.35) as they are, not escaped ("251\.7").
+    table = [line[2:-2].split(" | ") for line in md.splitlines()[2:]]
+    del table[1]  # the delimiter row
+    assert table == rows
     # The pasted link opens the same state: the runs chosen, the scale and view.
     run = a.runs.get()
     md = client.get(
@@ -191,6 +216,37 @@ def test_exports(client, pair):
     link = unquote(md.splitlines()[0].rsplit("(", 1)[1].rstrip(")"))
     assert link.endswith(f"{compare_url(a, b)}?run_a={run.pk}&scale=linear&view=steady")
     assert client.get(md.splitlines()[0].rsplit("(", 1)[1].rstrip(")")).status_code == 200
+
+
+def test_every_price_is_written_in_dollars_with_separators_and_rounded_half_up(client, pair):
+    """$1,500.00 for a 2.4 TB drive: $0.625 per GB, written $0.63 (half a cent up), on
+    every page, chart and export that shows a price."""
+    a, _ = pair
+    big = ingest(measured_document(seed=5, model="Big One", capacity_bytes=2400 * 10**9)).drive
+    PriceFactory(drive=big, amount="1500.00", observed_on="2014-01-01")
+    pages = {
+        "catalog": reverse("drives:home"),
+        "compare": compare_url(big, a),
+        "drive": big.get_absolute_url(),
+        "value": reverse("bench:value"),
+    }
+    for name, url in pages.items():
+        html = client.get(url).content.decode()
+        assert "$1,500.00" in html, name
+        assert "$1500" not in html and "1500.00" not in html, name
+        assert "$0.63" in html and "$0.62" not in html, name
+    value = client.get(pages["value"]).content.decode()
+    hovers = [t for trace in figures(value)["value-chart"]["data"] for t in trace["text"]]
+    assert any(t.endswith(" IOPS") and "<br>$1,500.00, " in t for t in hovers), hovers
+    (history,) = figures(client.get(pages["drive"]).content.decode())["price-chart"]["data"]
+    assert history["text"][0].startswith("$1,500.00 on 2014-01-01<br>")
+    exported = client.get(reverse("bench:compare_csv", args=[big.slug, a.slug])).content.decode()
+    specs = {r[3]: r[5] for r in csv.reader(io.StringIO(exported)) if r[0] == "specs"}
+    assert specs["latest price"] == "$1,500.00 (2014-01-01)"
+    assert specs["price per GB"] == "$0.63"
+    assert re.fullmatch(
+        r"\$\d{1,3}(,\d{3})*\.\d\d", specs["price per 1,000 IOPS (4KB random write, worst case)"]
+    )
 
 
 def test_compare_start_without_javascript(client, pair):
@@ -499,6 +555,23 @@ def test_value_page(client, pair):
     assert "No drive has both a price" in html
     assert client.get(url, {"as_of": "yesterday"}).status_code == 400
     assert client.get(url, {"test": "seqread-128k-qd1"}).status_code == 400
+
+
+def test_the_value_pages_per_gb_table_says_why_it_is_empty(client):
+    """Drives priced, but none with a capacity stated: the table says so, not a header
+    over nothing."""
+    drive = published(
+        manufacturer="Old",
+        model="Unsized",
+        results=[{"test": "randwrite-4k-qd3-8g", "pattern": "unspecified", "iops": 9000}],
+    ).drive
+    assert drive.capacity_bytes is None
+    PriceFactory(drive=drive, amount="99.00")
+    html = client.get(reverse("bench:value")).content.decode()
+    assert "Old Unsized" in html.split("<h2>The frontier</h2>", 1)[1]
+    per_gb = html.split("<h2>Cheapest per GB</h2>", 1)[1].split("</section>", 1)[0]
+    assert "<table" not in per_gb
+    assert "No drive priced here states its capacity" in per_gb
 
 
 def test_drive_page(client, pair):

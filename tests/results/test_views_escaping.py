@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from drives.models import Controller, Drive, Manufacturer, NandType
+from results import units
 from results.charts import chart
 from results.spread import Spread, Verdict
-from results.views.compare import LatencyRow, LatencySide
+from results.views.compare import LatencyRow, LatencySide, _md_cell
 from tests.factories import PriceFactory
 from tests.results.helpers import HOSTILE, measured, published
 
@@ -114,7 +115,7 @@ def test_markup_in_names_in_exports(client, hostile):
             )
         )
     )
-    assert HOSTILE[0] in rows[0][4]  # CSV is data: the name exactly, as text
+    assert HOSTILE[0] in rows[0][5]  # CSV is data: the name exactly, as text
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
     assert "<script>" not in md and "<img" not in md and "&lt;script&gt;" in md
 
@@ -186,6 +187,24 @@ def test_a_name_stays_text_in_the_markdown_export(client, maker, model):
         header = [t for t in tokens if t.type == "inline" and t.content.startswith("A: ")]
         assert "".join(c.content for c in header[0].children) == f"A: {name}"
         transaction.set_rollback(True)
+
+
+@settings(max_examples=200)
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e15, max_value=1e15))
+@example(32.0)
+@example(-5.0)
+def test_a_number_is_written_as_it_is_in_the_markdown_export(value):
+    """Only text is escaped: a figure as results.units writes it, or a difference in %,
+    is never "32\\.0" or "\\-5" in a table's cell."""
+    for text in (
+        units.mbps(value),
+        units.iops(value),
+        units.latency(abs(value)),
+        units.dollars(value),
+        units.gigabytes(value),
+        f"{value:.1f}%",
+    ):
+        assert _md_cell(text) == text
 
 
 # -- the table macros: every text they are given is written as text --------------------------
@@ -264,7 +283,9 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     pair = SimpleNamespace(
         pattern=pattern, a=figures, b=None, verdict=Verdict("untested", 12.34, None, text())
     )
-    test = SimpleNamespace(identifier="randread-4k-qd3", name=text(), queue_depth=3)
+    test = SimpleNamespace(
+        identifier="randread-4k-qd3", name=text(), queue_depth=3, queue_depth_note="QD3"
+    )
     tests = [(SimpleNamespace(test=test, pairs=[pair]), text(), {"data": []})]
     latency = LatencyRow(
         text(),
@@ -288,8 +309,7 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     )
     price = SimpleNamespace(amount=Decimal("99.00"), observed_on=datetime.date(999, 1, 2))
     side = SimpleNamespace(drive=spec_drive, firmware=[text(), text()], price=price)
-    side.price_per_gb = Decimal("0.41")
-    comparison = SimpleNamespace(a=side, b=side, price_per_kiops=(8.25, None))
+    comparison = SimpleNamespace(a=side, b=side, value_iops=(12000.0, None))
     run = SimpleNamespace(
         pk=7,
         source="synthetic",

@@ -2,8 +2,11 @@
 writes them."""
 
 import datetime
+import re
+from pathlib import Path
 from types import SimpleNamespace
 
+from django.conf import settings as settings_module
 from django.template import defaultfilters, engines
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -69,3 +72,14 @@ def test_a_run_cards_dates_are_djangos_text(started, finished, ingested, publish
     assert f"<dt>Date</dt><dd>{when} UTC</dd>" in html
     assert f", {django(published, 'Y-m-d')}</dd>" in html
     assert f"<dd>imported, {django(ingested, 'Y-m-d')}</dd>" in html
+
+
+def test_no_template_writes_a_price_itself():
+    """Prices and their ratios go through results.units (the dollars, money, per_gb and
+    per_kiops filters): a "$" written before a value, or a price formatted in place, would
+    write it another way than the rest of the site."""
+    templates = Path(settings_module.BASE_DIR) / "templates"
+    for path in templates.rglob("*.html"):
+        text = path.read_text()
+        assert not re.search(r"\$\s*\{\{", text), path
+        assert not re.search(r"\{\{\s*[\w.]*(price|amount)\s*\}\}", text), path
