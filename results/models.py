@@ -746,11 +746,14 @@ class Method(models.TextChoices):
     PUBLISHED = "published", "published figure"
 
 
+_METHOD_LABELS = dict(Method.choices)  # read per row: Choices' own lookups build lists
+
+
 def method_label(method: str, tool: str = "") -> str:
     """A figure's class as pages and the API name it: "loadgen, full length", "quick run,
     loadgen", "imported from fio", "published, Iometer"."""
     if method == Method.LOADGEN or not tool:
-        return Method(method).label if method in Method.values else method
+        return _METHOD_LABELS.get(method, method)
     if method == Method.IMPORT:
         return f"imported from {tool}"
     return f"{'quick run' if method == Method.QUICK else 'published'}, {tool}"

@@ -114,9 +114,14 @@ def money(amount, currency: str) -> str:
     return "—" if amount is None else f"{_to_cents(amount):,.2f} {currency}"
 
 
+_CENTS_CONTEXT = Context(prec=40)
+
+
 def _to_cents(amount: Decimal) -> Decimal:
-    # However large: the context holds every digit up to the cent.
-    context = Context(prec=max(28, amount.adjusted() + 3))
+    # However large: the context holds every digit up to the cent (a context of its own
+    # only for an amount beyond 10^37; making one costs more than the rest of a price).
+    digits = amount.adjusted() + 3
+    context = _CENTS_CONTEXT if digits <= 40 else Context(prec=digits)
     cents = amount.quantize(CENT, rounding=ROUND_HALF_UP, context=context)
     return cents if cents else abs(cents)  # never "-0.00"
 
