@@ -9,11 +9,16 @@ from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
-from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.filters import FilterSet, QueryFilterBackend, SlugFilter, query_errors
+from core.filters import (
+    FilterSet,
+    QueryFilterBackend,
+    SlugFilter,
+    StableOrderingFilter,
+    query_errors,
+)
 from core.serializers import RowWriter
 from drives.filters import DriveFilter
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
@@ -153,17 +158,6 @@ class FirmwareFilter(DriveChildFilter):
 
 
 # -- views -----------------------------------------------------------------------------------
-
-
-class StableOrderingFilter(OrderingFilter):
-    """The orders a client asks for, ties broken by id in the direction of the first: pages
-    of a list never repeat or skip a drive, and each order reads an index."""
-
-    def get_ordering(self, request, queryset, view):
-        ordering = super().get_ordering(request, queryset, view)
-        if ordering and ordering is not getattr(view, "ordering", None):
-            ordering = [*ordering, "-pk" if ordering[0].startswith("-") else "pk"]
-        return ordering
 
 
 class CatalogViewSet(viewsets.ReadOnlyModelViewSet):
