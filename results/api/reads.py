@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import Cursor, CursorPagination
@@ -28,7 +28,7 @@ from rest_framework.views import APIView
 from core.filters import FilterSet, query_errors
 from core.serializers import RowWriter
 from drives.models import Drive
-from results.api.shapes import ComparisonShape, LeaderboardShape
+from results.api.shapes import ComparisonShape, LeaderboardShape, ValueShape
 from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs, value_query
 from results.models import (
     ConsistencySeries,
@@ -789,20 +789,7 @@ class ValueView(APIView):
             OpenApiParameter("as_of", OpenApiTypes.DATE, description="prices as of this date"),
             HIGHLIGHT,
         ],
-        responses={
-            200: inline_serializer(
-                "ValueBody",
-                {
-                    "test": serializers.CharField(),
-                    "as_of": serializers.DateField(allow_null=True),
-                    "considered": serializers.IntegerField(),
-                    "rows": serializers.ListField(child=serializers.DictField()),
-                    "frontier": serializers.ListField(child=serializers.CharField()),
-                    "cheapest_per_gb": serializers.ListField(child=serializers.CharField()),
-                    "cheapest_per_kiops": serializers.ListField(child=serializers.CharField()),
-                },
-            )
-        },
+        responses={200: ValueShape},
     )
     def get(self, request: Request) -> Response:
         filters, options = value_query(request.query_params, value_tests())

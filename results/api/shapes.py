@@ -1,5 +1,5 @@
-"""The shapes of the compare and leaderboard responses, for the OpenAPI schema: what
-results.api.reads writes (comparison_body, _entry), field by field. Never used to write a
+"""The shapes of the compare, leaderboard and value responses, for the OpenAPI schema: what
+results.api.reads writes (comparison_body, _entry, _point), field by field. Never used to write a
 response; tests/api/test_schemathesis.py validates every response against them."""
 
 from rest_framework import serializers
@@ -146,3 +146,28 @@ class LeaderboardShape(serializers.Serializer):
     has_next = serializers.BooleanField()
     rows = EntryShape(many=True)
     elsewhere = EntryShape(many=True)
+
+
+class ValueRowShape(serializers.Serializer):
+    """A priced drive in a value view (results.api.reads._point)."""
+
+    drive = serializers.CharField()
+    drive_name = serializers.CharField()
+    iops = serializers.FloatField()
+    price_usd = serializers.FloatField()
+    price_observed_on = serializers.DateField()
+    price_per_gb_usd = serializers.FloatField(**NUMBER)
+    price_per_kiops_usd = serializers.FloatField()
+    frontier = serializers.BooleanField()
+    quick = serializers.BooleanField()
+    highlighted = serializers.BooleanField()
+
+
+class ValueShape(serializers.Serializer):
+    test = serializers.CharField()
+    as_of = serializers.DateField(allow_null=True)
+    considered = serializers.IntegerField()
+    rows = ValueRowShape(many=True)
+    frontier = serializers.ListField(child=serializers.CharField())
+    cheapest_per_gb = serializers.ListField(child=serializers.CharField())
+    cheapest_per_kiops = serializers.ListField(child=serializers.CharField())
