@@ -86,7 +86,10 @@ class Figures:
             bps, derived = iops * block, "bytes_per_second"
         if group is None or group[2] is None:
             return cls(result, bps, iops, derived)
-        method, n, mean_bps, mean_iops, low, high, cv = group
+        method, n, *rates = group
+        # Floats, as every figure: PostgreSQL's JSON writes a whole float8 as an integer
+        # (31700000), which the API would then write unlike the same figure elsewhere.
+        mean_bps, mean_iops, low, high, cv = (None if v is None else float(v) for v in rates)
         return cls(result, mean_bps, mean_iops, derived, Spread(n, mean_bps, low, high, cv), method)
 
     @property

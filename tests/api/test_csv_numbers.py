@@ -148,3 +148,25 @@ def catalog(db):
 )
 def test_every_lists_csv_writes_each_number_as_the_json_does(client, catalog, url):
     assert assert_csv_numbers_are_the_jsons(client, url, {"limit": 500}) > 0
+
+
+def test_a_figure_is_written_alike_in_every_read(client, catalog):
+    """The published 31700000 bytes/s: the same text in the results list, the leaderboard
+    and the compare (PostgreSQL's JSON, which the compare reads, writes it 31700000)."""
+    old = "old-disk"
+
+    def read(url: str, **params):
+        return json.loads(client.get(url, params).content, parse_float=Number, parse_int=Number)
+
+    listed = read("/api/v1/results/", drive=old, test="randread-4k-qd3")["results"]
+    board = read("/api/v1/tests/randread-4k-qd3/leaderboard/")["rows"]
+    compared = read(f"/api/v1/compare/maker-alpha-240gb-256gb/{old}/")
+    pair = next(t for t in compared["tests"] if t["test"] == "randread-4k-qd3")["patterns"]
+    texts = {
+        listed[0]["bytes_per_second"],
+        *(e["bytes_per_second"] for e in board if e["drive"] == old),
+        *(e["spread"]["mean_bytes_per_second"] for e in board if e["drive"] == old),
+        *(p["b"]["bytes_per_second"] for p in pair if p["b"]),
+        *(p["b"]["spread"]["mean_bytes_per_second"] for p in pair if p["b"]),
+    }
+    assert texts == {"31700000.0"}
