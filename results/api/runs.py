@@ -27,7 +27,12 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import (
@@ -47,6 +52,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from core.filters import FilterSet, query_errors
 from results import permissions
+from results.api.shapes import RunResultShape
 from results.documents import TOO_LARGE, DocumentRejected
 from results.models import Run
 from results.selectors import runs as selectors
@@ -281,13 +287,18 @@ class RunDetailSerializer(RunSerializer):
     class Meta(RunSerializer.Meta):
         fields = [*RunSerializer.Meta.fields, "results", "consistency", "trim", "saturation"]
 
+    @extend_schema_field(RunResultShape(many=True))
     def get_results(self, run: Run) -> list[dict[str, Any]]:
+        # Each result's figures (results.selectors.runs.run_detail): a rate not given
+        # derived from the other, as every read of results gives them.
         return [
             {
                 "test": r.test.identifier,
                 "pattern": r.pattern,
-                "bytes_per_second": r.bytes_per_second,
-                "iops": r.iops,
+                "bytes_per_second": r.figures.bytes_per_second,
+                "iops": r.figures.iops,
+                "derived": r.figures.derived or None,
+                "missing_rates_reason": r.figures.missing_rates_reason,
                 "latency_mean_ns": r.latency_mean_ns,
                 "latency_kind": r.latency_kind,
                 "duration_ns": r.duration_ns,

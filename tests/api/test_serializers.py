@@ -19,7 +19,7 @@ from drives.models import Drive
 from drives.selectors import CatalogRow, Named
 from results.api.reads import ResultSerializer
 from results.models import DataPattern, LatencyKind, Run
-from results.selectors.runs import RESULT_LIST_COLUMNS
+from results.selectors.runs import RESULT_LIST_FIELDS
 
 
 def drf_writes(serializer: serializers.Serializer, row) -> dict:
@@ -82,13 +82,15 @@ def _result_value(name: str):
         return st.booleans()
     if name in ("drive", "test"):
         return text
+    if isinstance(field, serializers.ChoiceField):  # derived, missing_rates_reason
+        return st.none() | st.sampled_from(list(field.choices))
     if isinstance(field, serializers.FloatField) or name.endswith(("_mean_ns", "_stddev_ns")):
         return st.none() | st.floats(allow_nan=False, allow_infinity=False)
     return st.none() | big
 
 
 # Rows as results_listed reads them: every column, of its column's type.
-result_rows = st.fixed_dictionaries({name: _result_value(name) for name in RESULT_LIST_COLUMNS})
+result_rows = st.fixed_dictionaries({name: _result_value(name) for name in RESULT_LIST_FIELDS})
 
 
 @given(row=result_rows)
