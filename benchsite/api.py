@@ -3,7 +3,9 @@ MIDDLEWARE (the apps never import this module):
 
 - token authentication that refuses a key no token can have without asking the database;
 - the schema documents that error body, with an example, on every operation;
-- one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]};
+- one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]},
+  the summary ending with an exception's `note` where it has one (an upload's: what is
+  checked once its schema passes);
 - JSON written by orjson (DRF's output, faster);
 - every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised, each
   number written as the JSON writes it;
@@ -79,8 +81,9 @@ def _flatten(data: Any, path: tuple = ()) -> Iterable[dict[str, str]]:
         yield {"pointer": _pointer(path), "message": str(data)}
 
 
-def error_body(data: Any, status_code: int) -> dict[str, Any]:
-    """The one error body, from what DRF's handler made of an exception."""
+def error_body(data: Any, status_code: int, note: str = "") -> dict[str, Any]:
+    """The one error body, from what DRF's handler made of an exception; `note` ends the
+    summary of its problems, whatever their number."""
     if isinstance(data, dict) and set(data) <= {"detail"} and "detail" in data:
         return {"detail": str(data["detail"]), "errors": []}
     errors = list(_flatten(data))
@@ -88,6 +91,8 @@ def error_body(data: Any, status_code: int) -> dict[str, Any]:
         listed = "; ".join(f"{e['pointer'] or '/'}: {e['message']}" for e in errors[:3])
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         summary = f"{len(errors)} problem(s): {listed}{more}" if errors else "bad request"
+        if note:
+            summary = f"{summary[: SUMMARY_LIMIT - len(note) - 2]}. {note}"
         return {"detail": summary[:SUMMARY_LIMIT], "errors": errors}
     return {"detail": str(data), "errors": []}
 
@@ -145,7 +150,9 @@ def exception_handler(exc, context):
 
     response = drf_exception_handler(exc, context)
     if response is not None:
-        response.data = error_body(response.data, response.status_code)
+        response.data = error_body(
+            response.data, response.status_code, note=getattr(exc, "note", "")
+        )
         # An error is the one JSON error body, also to a client that asked for CSV.
         request = context.get("request")
         if request is not None and not isinstance(

@@ -108,9 +108,14 @@ def _run_id(text: str) -> int:
     return int(text)
 
 
-def problems_error(problems) -> ValidationError:
-    """A 400 listing each problem with its JSON pointer (the API's error body)."""
-    return ValidationError([p.as_dict() for p in problems])
+class DocumentProblems(ValidationError):
+    """A 400 listing each problem of a rejected document with its JSON pointer (the API's
+    error body), its detail ending with the rejection's note: what is checked once the
+    schema passes (benchsite.api.exception_handler writes an exception's `note` there)."""
+
+    def __init__(self, rejected: DocumentRejected):
+        super().__init__([p.as_dict() for p in rejected.problems])
+        self.note = rejected.note
 
 
 def _check_length(request, limit: int) -> None:
@@ -443,7 +448,10 @@ class ErrorBodySerializer(serializers.Serializer):
 ERRORS = {
     code: OpenApiResponse(ErrorBodySerializer, description=text)
     for code, text in {
-        400: "The upload is not acceptable: each problem with its JSON pointer",
+        400: "The upload is not acceptable: each problem with its JSON pointer. The meaning "
+        "checks (known test ids, rates against block sizes and I/O counts, dates, latencies) "
+        "run on every part of the document the schema passed; a value the schema refused is "
+        "checked for meaning once it passes, which the detail then says",
         401: "No credentials (a token, or a session)",
         403: "Not a reviewer, or no CSRF token with a session",
         413: "The body is larger than the limit",
@@ -633,7 +641,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             try:
                 done = upload_ingest(raw=raw, submitter=request.user, fields=fields, fio=fio)
             except DocumentRejected as rejected:
-                raise problems_error(rejected.problems) from rejected
+                raise DocumentProblems(rejected) from rejected
             code = status.HTTP_201_CREATED if done.outcome.created else status.HTTP_200_OK
             return done.outcome.run, code, upload_body(done, request)
 
