@@ -3,9 +3,12 @@ MIDDLEWARE (the apps never import this module):
 
 - token authentication that refuses a key no token can have without asking the database;
 - the schema documents that error body, with an example, on every operation;
-- one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]};
+- one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]},
+  the summary ending with an exception's `note` where it has one (an upload's: what is
+  checked once its schema passes);
 - JSON written by orjson (DRF's output, faster);
-- every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised;
+- every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised, each
+  number written as the JSON writes it;
 - limit/offset pagination with a maximum page (long lists use cursors of their own);
 - cache headers on reads: `Cache-Control: public, max-age=60` for anonymous readers, private
   otherwise; ETag and 304 come from ConditionalGetMiddleware.
@@ -78,8 +81,9 @@ def _flatten(data: Any, path: tuple = ()) -> Iterable[dict[str, str]]:
         yield {"pointer": _pointer(path), "message": str(data)}
 
 
-def error_body(data: Any, status_code: int) -> dict[str, Any]:
-    """The one error body, from what DRF's handler made of an exception."""
+def error_body(data: Any, status_code: int, note: str = "") -> dict[str, Any]:
+    """The one error body, from what DRF's handler made of an exception; `note` ends the
+    summary of its problems, whatever their number."""
     if isinstance(data, dict) and set(data) <= {"detail"} and "detail" in data:
         return {"detail": str(data["detail"]), "errors": []}
     errors = list(_flatten(data))
@@ -87,6 +91,8 @@ def error_body(data: Any, status_code: int) -> dict[str, Any]:
         listed = "; ".join(f"{e['pointer'] or '/'}: {e['message']}" for e in errors[:3])
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         summary = f"{len(errors)} problem(s): {listed}{more}" if errors else "bad request"
+        if note:
+            summary = f"{summary[: SUMMARY_LIMIT - len(note) - 2]}. {note}"
         return {"detail": summary[:SUMMARY_LIMIT], "errors": errors}
     return {"detail": str(data), "errors": []}
 
@@ -144,7 +150,9 @@ def exception_handler(exc, context):
 
     response = drf_exception_handler(exc, context)
     if response is not None:
-        response.data = error_body(response.data, response.status_code)
+        response.data = error_body(
+            response.data, response.status_code, note=getattr(exc, "note", "")
+        )
         # An error is the one JSON error body, also to a client that asked for CSV.
         request = context.get("request")
         if request is not None and not isinstance(
@@ -216,15 +224,32 @@ class JSONRenderer(renderers.JSONRenderer):
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value: Any) -> str:
-    """A value as a spreadsheet cell that is never run as a formula."""
-    if value is None:
-        return ""
+def json_number(value: int | float | Decimal) -> str:
+    """A number as the JSON renderer writes it ("" where it writes null: NaN, infinity),
+    so that a list's CSV and its JSON carry the same text for each figure."""
+    try:
+        text = orjson.dumps(value, default=_json_default).decode()
+    except TypeError:  # an integer beyond 64 bits, which the json module writes
+        text = str(value)
+    return "" if text == "null" else text
+
+
+def _scalar_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    text = str(value)
+    if isinstance(value, (int, float, Decimal)):
+        return json_number(value)
+    return str(value)
+
+
+def csv_cell(value: Any) -> str:
+    """A value as a spreadsheet cell that is never run as a formula: a number as the JSON
+    writes it (json_number), a boolean as true or false."""
+    if value is None:
+        return ""
+    text = _scalar_text(value)
     # Numbers stay numbers (a negative figure is data, not a formula).
-    if text.startswith(FORMULA_STARTS) and not isinstance(value, (int, float)):
+    if text.startswith(FORMULA_STARTS) and not isinstance(value, (int, float, Decimal)):
         return "'" + text
     return text
 
@@ -261,7 +286,7 @@ def _flat_row(item: Any, whole: set[str], prefix: str = "") -> dict[str, Any]:
         return {}  # a nested object that is absent: its columns stay empty
     if column in whole and isinstance(item, (dict, list)):
         if isinstance(item, list) and all(not isinstance(v, (dict, list)) for v in item):
-            return {column: " ".join(str(v) for v in item)}
+            return {column: " ".join(_scalar_text(v) for v in item)}
         return {column: orjson.dumps(item, option=orjson.OPT_SORT_KEYS).decode()}
     if isinstance(item, dict):
         row: dict[str, Any] = {}
@@ -270,7 +295,7 @@ def _flat_row(item: Any, whole: set[str], prefix: str = "") -> dict[str, Any]:
         return row
     if isinstance(item, list):
         if all(not isinstance(v, (dict, list)) for v in item):
-            return {column: " ".join(str(v) for v in item)}
+            return {column: " ".join(_scalar_text(v) for v in item)}
         row = {}
         for index, value in enumerate(item):
             row.update(_flat_row(value, whole, f"{prefix}{index}."))

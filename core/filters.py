@@ -1,8 +1,8 @@
 """What every app's filters are built on: django-filter's FilterSet, its filters' conditions
 also as SQL (for a selector that writes its own statement: the rankings) and as a mask over
 rows held in a process (core.columns: the drive list, what value views price), a filter of
-a catalog entry by its slug, what a page's filter form shows, and the API's 400 for a filter
-form's errors.
+a catalog entry by its slug, what a page's filter form shows, the API's 400 for a filter
+form's errors, and the API lists' order (?ordering=), NULLs last whichever the direction.
 
 Each filter is declared once, in its FilterSet. A filter of a field (field_name and
 lookup_expr) is written as SQL and as a mask by column_sql and column_mask, from its
@@ -12,15 +12,17 @@ writes its SQL and its mask in its own class, and tests hold both to its ORM fil
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import Model, Subquery
+from django.db.models import F, Model, OrderBy, Subquery
 from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
 from rest_framework.exceptions import ValidationError
+from rest_framework.filters import OrderingFilter
 
 from core.columns import Columns
 
@@ -253,3 +255,30 @@ class QueryFilterBackend(DjangoFilterBackend):
         if not filterset.is_valid():
             raise query_errors(filterset.errors)
         return filterset.qs
+
+
+def nulls_last(ordering: Sequence[str]) -> list[OrderBy]:
+    """An order's field names ("-" for descending) as the ORM's order with NULLs last
+    whichever the direction: a value a list does not know comes after those it does, going
+    up or down (PostgreSQL puts NULL first going down)."""
+    return [
+        F(name[1:]).desc(nulls_last=True) if name.startswith("-") else F(name).asc(nulls_last=True)
+        for name in ordering
+    ]
+
+
+class StableOrderingFilter(OrderingFilter):
+    """Every list's order (?ordering=a,-b among the view's ordering_fields): NULLs last in
+    both directions (nulls_last), ties broken by id in the direction of the first, so pages
+    of a list never repeat or skip an item. A list that reads its rows otherwise than from
+    the view's queryset (the drives: drives.catalog_index) orders them by the same rule."""
+
+    def get_ordering(self, request, queryset, view):
+        ordering = super().get_ordering(request, queryset, view)
+        if ordering and ordering is not getattr(view, "ordering", None):
+            ordering = [*ordering, "-pk" if ordering[0].startswith("-") else "pk"]
+        return ordering
+
+    def filter_queryset(self, request, queryset, view):
+        ordering = self.get_ordering(request, queryset, view)
+        return queryset.order_by(*nulls_last(ordering)) if ordering else queryset

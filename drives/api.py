@@ -9,12 +9,17 @@ from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
-from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from core.filters import FilterSet, QueryFilterBackend, SlugFilter, query_errors
-from core.serializers import RowWriter
+from core.filters import (
+    FilterSet,
+    QueryFilterBackend,
+    SlugFilter,
+    StableOrderingFilter,
+    query_errors,
+)
+from core.serializers import MoneyField, RowWriter
 from drives.filters import DriveFilter
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
 from drives.selectors import CATALOG_ORDER, catalog_row, drive_list, drive_page
@@ -46,21 +51,12 @@ class NandTypeSerializer(serializers.ModelSerializer):
         fields = ["slug", "vendor", "cell_type", "process_nm", "interface", "layers"]
 
 
-class PriceField(serializers.DecimalField):
-    """A price as DecimalField writes it, text of its decimal places, formatted from the
-    stored amount (which has those places) without the rounding context DecimalField makes
-    for every value: that was a third of the time a list of 50 drives took to write."""
-
-    def to_representation(self, value) -> str:
-        return f"{value:.{self.decimal_places}f}"
-
-
 class DriveSerializer(RowWriter, serializers.ModelSerializer):
     manufacturer = serializers.CharField(source="manufacturer.name", read_only=True)
     controller = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     nand = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
     cell_type = serializers.CharField(read_only=True, allow_null=True)
-    latest_price_usd = PriceField(
+    latest_price_usd = MoneyField(
         source="latest_price",
         max_digits=12,
         decimal_places=2,
@@ -111,6 +107,7 @@ class FirmwareSerializer(serializers.ModelSerializer):
 
 class PriceSerializer(serializers.ModelSerializer):
     drive = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    amount = MoneyField(max_digits=12, decimal_places=2, read_only=True)
 
     class Meta:
         model = Price
@@ -153,17 +150,6 @@ class FirmwareFilter(DriveChildFilter):
 
 
 # -- views -----------------------------------------------------------------------------------
-
-
-class StableOrderingFilter(OrderingFilter):
-    """The orders a client asks for, ties broken by id in the direction of the first: pages
-    of a list never repeat or skip a drive, and each order reads an index."""
-
-    def get_ordering(self, request, queryset, view):
-        ordering = super().get_ordering(request, queryset, view)
-        if ordering and ordering is not getattr(view, "ordering", None):
-            ordering = [*ordering, "-pk" if ordering[0].startswith("-") else "pk"]
-        return ordering
 
 
 class CatalogViewSet(viewsets.ReadOnlyModelViewSet):

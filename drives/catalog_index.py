@@ -13,9 +13,11 @@ controllers, NAND types or prices commits) and reads everything again when they 
 one statement (one snapshot). A transaction that has itself written a versioned table
 (core.versions.WRITTEN) reads a copy of its own, made from what it sees and kept by no one.
 
-What PostgreSQL decides stays PostgreSQL's: the orders are its ranks (its collation, NULL
-last going up and first going down), the search matches its UPPER() of the search text.
-A search word beyond ASCII, whose upper case only the database can say, is looked up there."""
+What PostgreSQL decides stays PostgreSQL's: the orders are its ranks (its collation), the
+search matches its UPPER() of the search text. A search word beyond ASCII, whose upper case
+only the database can say, is looked up there. A drive without a value (no capacity, no
+release date) comes last in either direction, as every API list orders
+(core.filters.StableOrderingFilter)."""
 
 from __future__ import annotations
 
@@ -71,7 +73,14 @@ _DRIVES = Table(
         ("listed", "d.listed"),
         ("latest_price", "p.amount::text"),
         ("search_text", "UPPER(d.search_text::text)"),  # as icontains compares it
-        *((f"rank {name}", f"dense_rank() OVER (ORDER BY {sql})") for name, sql in ORDERS.items()),
+        # NULL without a value: ordered last whichever the direction (CatalogIndex.order).
+        *(
+            (
+                f"rank {name}",
+                f"CASE WHEN {sql} IS NOT NULL THEN dense_rank() OVER (ORDER BY {sql}) END",
+            )
+            for name, sql in ORDERS.items()
+        ),
     ),
     """drives_drive d
     JOIN drives_manufacturer m ON m.id = d.manufacturer_id
@@ -108,8 +117,9 @@ class CatalogIndex:
         self.synthetic = drives["synthetic"].array
         self.listed = drives["listed"].array
         self.real = ~self.synthetic
-        self.ranks = {name: drives[f"rank {name}"].array for name in ORDERS}
-        self.ranks["pk"] = drives["id"].array
+        # Each order's ranks, and where a drive has no value (None: every drive has one).
+        self.ranks = {name: drives[f"rank {name}"] for name in ORDERS}
+        self.ranks["pk"] = drives["id"]
         held = tables["controllers"]
         self.controllers = [
             (slug, name)
@@ -151,14 +161,17 @@ class CatalogIndex:
 
     def order(self, order: tuple[str, ...]) -> np.ndarray:
         """Every drive's position, in `order` (names of ORDERS and "pk", "-" for
-        descending). Made once per copy and order."""
+        descending), those without a value after those with one in either direction (as
+        core.filters.nulls_last orders a queryset). Made once per copy and order."""
         made = self._orders.get(order)
         if made is None:
             keys = []
             for name in reversed(order):  # lexsort's last key is the first
-                rank = self.ranks[name.removeprefix("-")]
-                keys.append(-rank if name.startswith("-") else rank)
-            made = np.lexsort(keys or [self.ranks["pk"]])
+                ranks = self.ranks[name.removeprefix("-")]
+                keys.append(-ranks.array if name.startswith("-") else ranks.array)
+                if ranks.null is not None:
+                    keys.append(ranks.null)  # before its ranks: NULLs last
+            made = np.lexsort(keys or [self.ranks["pk"].array])
             if len(self._orders) >= _HELD_ORDERS:
                 self._orders.clear()
             self._orders[order] = made

@@ -1,8 +1,11 @@
 """Reading a result document: strict JSON, the JSON Schema, then what the schema cannot say.
 
 Every problem comes back as a DocumentProblem with the JSON pointer of the value at
-fault and a plain message. Nothing here touches the database except through the
-`known_tests` mapping the caller passes in.
+fault and a plain message. The meaning checks run on every part of the document the schema
+passed, so that one reading reports both kinds of problem; a value the schema refused is
+checked for meaning once it passes, and the rejection says so (DocumentRejected.note).
+Nothing here touches the database except through the `known_tests` mapping the caller
+passes in.
 
 What a document may hold is what the database can store and read back: strings without
 NUL or lone surrogates, integers within their columns (the schema's maximums), dates
@@ -16,7 +19,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
@@ -111,6 +114,15 @@ BAD_DATE = "{value} is not a date (YYYY-MM-DD)"
 OUT_OF_RANGE_TIME = "lies outside the years 1 to 9999 (in UTC), which the database can hold"
 FUTURE_TIME = "lies in the future (more than a day after the upload)"
 MORE_PROBLEMS = "more problems were found; the first {count} are listed"
+# What a rejection says of the meaning checks when the schema refused something.
+MEANING_CHECKS = "known test ids, rates against block sizes and I/O counts, dates, latencies"
+MEANING_OF_REFUSED = (
+    f"The values the schema refused are checked for meaning ({MEANING_CHECKS}) once they "
+    "pass it; the rest of the document was."
+)
+MEANING_NOT_CHECKED = (
+    f"The document is checked for meaning ({MEANING_CHECKS}) once it passes the schema."
+)
 
 # Messages for the schema's patterns, in the words of what they ask for.
 PATTERN_MESSAGES = {
@@ -138,11 +150,16 @@ class DocumentProblem:
 
 
 class DocumentRejected(Exception):
-    """The document cannot be ingested; `problems` lists every reason found."""
+    """The document cannot be ingested; `problems` lists every reason found. `note`: what
+    was not checked and when it will be (MEANING_OF_REFUSED, MEANING_NOT_CHECKED), or ""."""
 
-    def __init__(self, problems: list[DocumentProblem]):
+    def __init__(self, problems: list[DocumentProblem], note: str = ""):
         self.problems = problems
-        super().__init__("; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems))
+        self.note = note
+        super().__init__(
+            "; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems)
+            + (f" ({note})" if note else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -445,17 +462,39 @@ LIMIT_MESSAGES = {
 }
 
 
-def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tuple[str, str]:
-    """A member the schema's false subschemas forbid: one a version 1 document may not have,
-    or a partial result in a complete run. The error names the object, not the member."""
+def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tuple[tuple, str]:
+    """A member the schema's false subschemas forbid (its path, and the message): one a
+    version 1 document may not have, or a partial result in a complete run. The error names
+    the object, not the member."""
     parent: Any = document
     for part in error.absolute_path:
         parent = parent[part]
     field = next(k for k, v in parent.items() if v is error.instance)
-    where = pointer(*error.absolute_path, field)
+    where = (*error.absolute_path, field)
     if field == "partial" and document.get("status") == "complete":
         return where, PARTIAL_IN_COMPLETE
     return where, NOT_IN_VERSION.format(field=field, version=1)
+
+
+def _refused(error: jsonschema.ValidationError) -> list[tuple]:
+    """The paths of the values an error of the schema refuses, which the meaning checks
+    leave out: the value it is about, or the unknown members it names; none where what is
+    wrong is a member absent (required, one of several, a dependency), the rest of the
+    object being as the schema says."""
+    path = tuple(error.absolute_path)
+    if error.validator in ("required", "dependencies"):
+        return []
+    if (
+        error.validator == "anyOf"
+        and error.context
+        and all(e.validator == "required" for e in error.context)
+    ):
+        return []
+    if error.validator == "additionalProperties":
+        return [
+            (*path, key) for key in set(error.instance) - set(error.schema.get("properties", {}))
+        ]
+    return [path]
 
 
 def _plain_message(error: jsonschema.ValidationError) -> tuple[str, str]:
@@ -524,35 +563,62 @@ def _plain_messages(error: jsonschema.ValidationError) -> list[tuple[str, str]]:
 
 
 def schema_problems(document: dict[str, Any]) -> list[DocumentProblem]:
+    return _schema_check(document)[0]
+
+
+def _schema_check(document: dict[str, Any]) -> tuple[list[DocumentProblem], list[tuple] | None]:
+    """The schema's problems with the document, and the paths of the values it refused
+    (_refused); None where they cannot be told: a version this site does not read, more
+    problems than are listed, or a refusal the explaining validator does not find."""
     version = document.get("schema_version")
     if isinstance(version, int) and version not in SUPPORTED_SCHEMA_VERSIONS:
         supported = " and ".join(str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
-        return [
-            DocumentProblem(
-                "/schema_version",
-                UNSUPPORTED_VERSION.format(version=quote(version), supported=supported),
-            )
-        ]
+        message = UNSUPPORTED_VERSION.format(version=quote(version), supported=supported)
+        return [DocumentProblem("/schema_version", message)], None
     try:
         _fast_check()(document)
-        return []
+        return [], []
     except fastjsonschema.JsonSchemaValueException as exc:
         refusal = exc
     found: dict[tuple[str, str], DocumentProblem] = {}
+    refused: list[tuple] | None = []
     for error in _explaining_validator().iter_errors(document):
         if error.validator is None and error.schema is False:
-            messages = [_forbidden_member(document, error)]
+            path, message = _forbidden_member(document, error)
+            messages = [(pointer(*path), message)]
+            refused.append(path)
         else:
             messages = _plain_messages(error)
+            refused.extend(_refused(error))
         for where, message in messages:
             found.setdefault((where, message), DocumentProblem(where, message))
         if len(found) > MAX_PROBLEMS:
+            refused = None
             break
     if not found:
         # The two validators differ on a detail (a format, say): the stricter one decides.
         where = pointer(*refusal.path[1:])
-        return [DocumentProblem(where, quote(refusal.message.removeprefix(refusal.name + " ")))]
-    return _capped(sorted(found.values(), key=lambda p: p.pointer))
+        message = quote(refusal.message.removeprefix(refusal.name + " "))
+        return [DocumentProblem(where, message)], None
+    return _capped(sorted(found.values(), key=lambda p: p.pointer)), refused
+
+
+def _without(value: Any, paths: list[tuple]) -> Any:
+    """`value` without the values at `paths` (within it): a member left out of its object,
+    an item of an array made null (the others keep their places, so pointers still hold).
+    Only the objects and arrays on the way to them are copied."""
+    within: dict[Any, list[tuple]] = {}
+    for head, *rest in paths:
+        within.setdefault(head, []).append(tuple(rest))
+    kept: dict | list
+    if isinstance(value, dict):
+        kept = {key: item for key, item in value.items() if () not in within.get(key, ())}
+    else:
+        kept = [None if () in within.get(i, ()) else item for i, item in enumerate(value)]
+    for key, rest in within.items():  # keys of the document's own values
+        if () not in rest and isinstance(kept[key], (dict, list)):
+            kept[key] = _without(kept[key], rest)
+    return kept
 
 
 # -- meaning -----------------------------------------------------------------------------
@@ -634,9 +700,15 @@ def _when_problem(read: datetime | date | str, now: datetime) -> str | None:
 
 
 def meaning_problems(
-    document: dict[str, Any], known_tests: Mapping[str, TestSpec]
+    document: dict[str, Any],
+    known_tests: Mapping[str, TestSpec],
+    *,
+    refused: Collection[tuple] = (),
 ) -> list[DocumentProblem]:
-    """Checks that need the catalog or relate several fields. Assumes the schema passed."""
+    """Checks that need the catalog or relate several fields, of what the schema passed:
+    the whole document, or the document without the values it refused (`refused`, their
+    paths: validate leaves them out with _without). A check skips what it reads that is
+    not there: a member absent, an array's item refused (null)."""
     problems: list[DocumentProblem] = []
     now = datetime.now(UTC)
 
@@ -661,21 +733,25 @@ def meaning_problems(
     if isinstance(started, datetime) and isinstance(finished, datetime) and finished < started:
         problem("/finished_at", TIMES_ORDER)
 
-    citation = document["source"].get("citation")
+    citation = document.get("source", {}).get("citation")
     if citation:
-        message = _when_problem(_read_date(citation["published_on"]), now)
-        if message:
-            problem("/source/citation/published_on", message)
+        if "published_on" in citation:
+            message = _when_problem(_read_date(citation["published_on"]), now)
+            if message:
+                problem("/source/citation/published_on", message)
         if "url" in citation and not is_http_url(citation["url"]):
             problem("/source/citation/url", NOT_HTTP_URL)
 
     sections = {name: document.get(name, []) for name in SECTION_OF_KIND.values()}
-    if not any(sections.values()):
+    # A section the schema refused whole may have held entries.
+    if not any(sections.values()) and not any(path[:1] in sections for path in refused):
         problem("", NO_RESULTS)
 
     for section, entries in sections.items():
         seen: set[tuple] = set()
         for index, entry in enumerate(entries):
+            if entry is None or "test" not in entry:  # refused, or without its test
+                continue
             where = pointer(section, index)
             spec = known_tests.get(entry["test"])
             if spec is None:
@@ -702,8 +778,10 @@ def meaning_problems(
 
 def _check_status(document: dict, problem) -> None:
     """Complete runs; from version 2, interrupted ones too, their last test marked partial."""
-    status = document["status"]
-    if status == "incomplete" and document["schema_version"] == 1:
+    status = document.get("status")
+    if status is None:
+        return
+    if status == "incomplete" and document.get("schema_version") == 1:
         problem("/status", NOT_COMPLETE_V1)
     elif status not in ("complete", "incomplete"):
         problem("/status", NOT_COMPLETE.format(status=status))
@@ -765,6 +843,8 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
         _check_units(entry[side], block_size, f"{where}/{side}", problem)
     if len(sides) == len(MIXED_SIDES):
         for field in ("io_count", "bytes"):
+            if not all(field in entry[side] for side in sides):
+                continue
             total = sum(entry[side][field] for side in sides)
             if field in entry and entry[field] != total:
                 problem(
@@ -818,16 +898,27 @@ def _approx(value: Decimal) -> str:
 
 
 def validate(document: dict[str, Any], known_tests: Mapping[str, TestSpec]) -> None:
-    """Raise DocumentRejected with every problem found: schema first, then meaning, then
-    integers beyond 64 bits where the schema sets no bound (a bounded one is the schema's
-    "must be at most")."""
-    problems = schema_problems(document)
+    """Raise DocumentRejected with every problem found: the schema's, then the meaning
+    checks' of every part the schema passed (a value it refused is left out of them, and the
+    rejection's note says it is checked once it passes; where the values refused cannot be
+    told, the meaning checks wait for the schema to pass, and the note says that), then,
+    when nothing else was found, integers beyond 64 bits where the schema sets no bound (a
+    bounded one is the schema's "must be at most")."""
+    problems, refused = _schema_check(document)
+    note = ""
     if not problems:
         problems = meaning_problems(document, known_tests)
+    elif refused is None or () in refused:
+        note = MEANING_NOT_CHECKED
+    else:
+        passed = _without(document, refused) if refused else document
+        meaning = meaning_problems(passed, known_tests, refused=refused)
+        problems = _capped([*problems, *meaning])
+        note = MEANING_OF_REFUSED if refused else ""
     long_digits = getattr(document, "long_digits", None)
     if long_digits is None:  # not from parse(): look at its JSON
         long_digits = _LONG_DIGITS.search(json.dumps(document)) is not None
     if not problems and long_digits:  # rare: only then walk every number
         problems = _capped(sorted(_beyond_64_bits(document), key=lambda p: p.pointer))
     if problems:
-        raise DocumentRejected(problems)
+        raise DocumentRejected(problems, note)

@@ -34,7 +34,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
-from results.spread import BPS_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
+from results.spread import BPS_SQL, DERIVED_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
 from results.steady_state import steady_state
 
 UNKNOWN_SUITE = "unknown suite {name} version {version}"
@@ -455,12 +455,7 @@ _LATEST_COLUMNS = (
     ("run_id", "run.id"),
     ("source", "run.source"),
     ("synthetic", "d.synthetic"),
-    (
-        "derived",
-        "CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops' "
-        "WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second' "
-        "ELSE '' END",
-    ),
+    ("derived", DERIVED_SQL),
     ("latency_mean_ns", "r.latency_mean_ns"),
     ("latency_kind", "CASE WHEN r.latency_mean_ns IS NULL THEN '' ELSE r.latency_kind END"),
     ("quick", QUICK_SQL),

@@ -25,9 +25,15 @@ METHOD_SQL = (
     "WHEN run.source = 'synthetic' OR run.tool_name = 'loadgen' THEN 'loadgen' "
     "ELSE 'import' END"
 )
-# A result's rates, the missing one derived through the block size (in SQL, as above).
+# A result's rates, the missing one derived through the block size (in SQL, as above),
+# and which one that is: "iops", "bytes_per_second", or "" (both given, or neither).
 BPS_SQL = "COALESCE(r.bytes_per_second, r.iops * COALESCE(r.block_size, t.block_size))"
 IOPS_SQL = "COALESCE(r.iops, r.bytes_per_second / COALESCE(r.block_size, t.block_size))"
+DERIVED_SQL = (
+    "CASE WHEN r.iops IS NULL AND r.bytes_per_second IS NOT NULL THEN 'iops' "
+    "WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second' "
+    "ELSE '' END"
+)
 
 # Above this CV a drive's runs of one test disagree enough to say so (PTS re-runs a test
 # whose runs spread by more than 3.5%).

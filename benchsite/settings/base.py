@@ -230,6 +230,9 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["core.filters.QueryFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "benchsite.api.Pagination",
     "PAGE_SIZE": 50,
+    # Money is a JSON number, as every figure is (a price, price per GB, per 1,000 IOPS):
+    # a DecimalField writes its amount as a number, and the schema types it so.
+    "COERCE_DECIMAL_TO_STRING": False,
     "EXCEPTION_HANDLER": "benchsite.api.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Throttles count in caches["default"], shared by every worker (Redis or the database);

@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import Cursor, CursorPagination
@@ -28,7 +28,13 @@ from rest_framework.views import APIView
 from core.filters import FilterSet, query_errors
 from core.serializers import RowWriter
 from drives.models import Drive
-from results.api.shapes import ComparisonShape, LeaderboardShape
+from results.api.shapes import (
+    ComparisonShape,
+    LeaderboardShape,
+    ValueShape,
+    derived_field,
+    missing_rates_field,
+)
 from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs, value_query
 from results.models import (
     ConsistencySeries,
@@ -232,8 +238,15 @@ class ResultSerializer(RowWriter, serializers.Serializer):
     duration_ns = serializers.IntegerField(allow_null=True)
     io_count = serializers.IntegerField(allow_null=True)
     bytes = serializers.IntegerField(allow_null=True)
-    bytes_per_second = serializers.FloatField(allow_null=True)
-    iops = serializers.FloatField(allow_null=True)
+    bytes_per_second = serializers.FloatField(
+        allow_null=True, help_text="Derived from iops when the source gave only those (derived)"
+    )
+    iops = serializers.FloatField(
+        allow_null=True,
+        help_text="Derived from bytes_per_second when the source gave only those (derived)",
+    )
+    derived = derived_field()
+    missing_rates_reason = missing_rates_field()
     iops_stddev = serializers.FloatField(
         allow_null=True, help_text="Standard deviation of the IOPS of each second of the run"
     )
@@ -487,6 +500,7 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         "iops_stddev": result.iops_stddev,
         "iops_min": result.iops_min,
         "derived": figures.derived or None,
+        "missing_rates_reason": figures.missing_rates_reason,
         "method": figures.method or None,
         "method_label": method_label(figures.method, result.run.tool_name)
         if figures.method
@@ -667,6 +681,7 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
         "iops_stddev": entry.iops_stddev,
         "iops_min": entry.iops_min,
         "derived": entry.derived or None,
+        "missing_rates_reason": entry.missing_rates_reason,
         "method": entry.method,
         "method_label": method_label(entry.method, entry.tool_name),
         "tool": entry.tool_name,
@@ -789,20 +804,7 @@ class ValueView(APIView):
             OpenApiParameter("as_of", OpenApiTypes.DATE, description="prices as of this date"),
             HIGHLIGHT,
         ],
-        responses={
-            200: inline_serializer(
-                "ValueBody",
-                {
-                    "test": serializers.CharField(),
-                    "as_of": serializers.DateField(allow_null=True),
-                    "considered": serializers.IntegerField(),
-                    "rows": serializers.ListField(child=serializers.DictField()),
-                    "frontier": serializers.ListField(child=serializers.CharField()),
-                    "cheapest_per_gb": serializers.ListField(child=serializers.CharField()),
-                    "cheapest_per_kiops": serializers.ListField(child=serializers.CharField()),
-                },
-            )
-        },
+        responses={200: ValueShape},
     )
     def get(self, request: Request) -> Response:
         filters, options = value_query(request.query_params, value_tests())

@@ -27,7 +27,12 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import (
@@ -47,6 +52,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 from core.filters import FilterSet, query_errors
 from results import permissions
+from results.api.shapes import RunResultShape
 from results.documents import TOO_LARGE, DocumentRejected
 from results.models import Run
 from results.selectors import runs as selectors
@@ -102,9 +108,14 @@ def _run_id(text: str) -> int:
     return int(text)
 
 
-def problems_error(problems) -> ValidationError:
-    """A 400 listing each problem with its JSON pointer (the API's error body)."""
-    return ValidationError([p.as_dict() for p in problems])
+class DocumentProblems(ValidationError):
+    """A 400 listing each problem of a rejected document with its JSON pointer (the API's
+    error body), its detail ending with the rejection's note: what is checked once the
+    schema passes (benchsite.api.exception_handler writes an exception's `note` there)."""
+
+    def __init__(self, rejected: DocumentRejected):
+        super().__init__([p.as_dict() for p in rejected.problems])
+        self.note = rejected.note
 
 
 def _check_length(request, limit: int) -> None:
@@ -281,13 +292,18 @@ class RunDetailSerializer(RunSerializer):
     class Meta(RunSerializer.Meta):
         fields = [*RunSerializer.Meta.fields, "results", "consistency", "trim", "saturation"]
 
+    @extend_schema_field(RunResultShape(many=True))
     def get_results(self, run: Run) -> list[dict[str, Any]]:
+        # Each result's figures (results.selectors.runs.run_detail): a rate not given
+        # derived from the other, as every read of results gives them.
         return [
             {
                 "test": r.test.identifier,
                 "pattern": r.pattern,
-                "bytes_per_second": r.bytes_per_second,
-                "iops": r.iops,
+                "bytes_per_second": r.figures.bytes_per_second,
+                "iops": r.figures.iops,
+                "derived": r.figures.derived or None,
+                "missing_rates_reason": r.figures.missing_rates_reason,
                 "latency_mean_ns": r.latency_mean_ns,
                 "latency_kind": r.latency_kind,
                 "duration_ns": r.duration_ns,
@@ -432,7 +448,10 @@ class ErrorBodySerializer(serializers.Serializer):
 ERRORS = {
     code: OpenApiResponse(ErrorBodySerializer, description=text)
     for code, text in {
-        400: "The upload is not acceptable: each problem with its JSON pointer",
+        400: "The upload is not acceptable: each problem with its JSON pointer. The meaning "
+        "checks (known test ids, rates against block sizes and I/O counts, dates, latencies) "
+        "run on every part of the document the schema passed; a value the schema refused is "
+        "checked for meaning once it passes, which the detail then says",
         401: "No credentials (a token, or a session)",
         403: "Not a reviewer, or no CSRF token with a session",
         413: "The body is larger than the limit",
@@ -622,7 +641,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             try:
                 done = upload_ingest(raw=raw, submitter=request.user, fields=fields, fio=fio)
             except DocumentRejected as rejected:
-                raise problems_error(rejected.problems) from rejected
+                raise DocumentProblems(rejected) from rejected
             code = status.HTTP_201_CREATED if done.outcome.created else status.HTTP_200_OK
             return done.outcome.run, code, upload_body(done, request)
 

@@ -1,12 +1,38 @@
-"""The shapes of the compare and leaderboard responses, for the OpenAPI schema: what
-results.api.reads writes (comparison_body, _entry), field by field. Never used to write a
-response; tests/api/test_schemathesis.py validates every response against them."""
+"""The shapes of the compare, leaderboard and value responses and of a run's results, for
+the OpenAPI schema: what results.api.reads writes (comparison_body, _entry, _point) and
+results.api.runs (a run's results), field by field. The shapes never write a response;
+tests/api/test_schemathesis.py validates every response against them. The fields every
+read of results declares alike (derived_field, missing_rates_field) are made here."""
 
 from rest_framework import serializers
 
-from results.models import DataPattern, Method, Run
+from results.models import DataPattern, LeaderboardEntry, Method, Run
+from results.selectors.common import MISSING_RATES_REASONS
 
 NUMBER = {"allow_null": True}
+DERIVED = [value for value in LeaderboardEntry.Derived.values if value]
+
+
+def derived_field() -> serializers.ChoiceField:
+    """Which of a result's rates was derived from the other (results.selectors.common.
+    Figures), as every read of results says it."""
+    return serializers.ChoiceField(
+        choices=DERIVED,
+        allow_null=True,
+        help_text="Which rate was derived from the other through the test's block size "
+        "(IOPS = bytes/s ÷ block size): the source gave only the other; null: both as given, "
+        "or neither given",
+    )
+
+
+def missing_rates_field() -> serializers.ChoiceField:
+    """Why a result has neither rate (results.selectors.common.missing_rates_reason)."""
+    return serializers.ChoiceField(
+        choices=MISSING_RATES_REASONS,
+        allow_null=True,
+        help_text="Why bytes_per_second and iops are both null: the source published, or "
+        "the run measured, only latency for this test; null when they are given",
+    )
 
 
 class SpreadShape(serializers.Serializer):
@@ -45,7 +71,8 @@ class FiguresShape(serializers.Serializer):
     iops = serializers.FloatField(**NUMBER)
     iops_stddev = serializers.FloatField(**NUMBER)
     iops_min = serializers.FloatField(**NUMBER)
-    derived = serializers.ChoiceField(choices=["iops", "bytes_per_second"], allow_null=True)
+    derived = derived_field()
+    missing_rates_reason = missing_rates_field()
     method = serializers.ChoiceField(choices=Method.choices, allow_null=True)
     method_label = serializers.CharField(
         allow_null=True, help_text='the class, with its tool: "published, Iometer"'
@@ -125,7 +152,8 @@ class EntryShape(serializers.Serializer):
     iops = serializers.FloatField(**NUMBER)
     iops_stddev = serializers.FloatField(**NUMBER)
     iops_min = serializers.FloatField(**NUMBER)
-    derived = serializers.ChoiceField(choices=["iops", "bytes_per_second"], allow_null=True)
+    derived = derived_field()
+    missing_rates_reason = missing_rates_field()
     method = serializers.ChoiceField(choices=Method.choices)
     method_label = serializers.CharField(help_text="the class, with its tool")
     tool = serializers.CharField(allow_blank=True, help_text="the run's tool")
@@ -146,3 +174,43 @@ class LeaderboardShape(serializers.Serializer):
     has_next = serializers.BooleanField()
     rows = EntryShape(many=True)
     elsewhere = EntryShape(many=True)
+
+
+class ValueRowShape(serializers.Serializer):
+    """A priced drive in a value view (results.api.reads._point)."""
+
+    drive = serializers.CharField()
+    drive_name = serializers.CharField()
+    iops = serializers.FloatField()
+    price_usd = serializers.FloatField()
+    price_observed_on = serializers.DateField()
+    price_per_gb_usd = serializers.FloatField(**NUMBER)
+    price_per_kiops_usd = serializers.FloatField()
+    frontier = serializers.BooleanField()
+    quick = serializers.BooleanField()
+    highlighted = serializers.BooleanField()
+
+
+class ValueShape(serializers.Serializer):
+    test = serializers.CharField()
+    as_of = serializers.DateField(allow_null=True)
+    considered = serializers.IntegerField()
+    rows = ValueRowShape(many=True)
+    frontier = serializers.ListField(child=serializers.CharField())
+    cheapest_per_gb = serializers.ListField(child=serializers.CharField())
+    cheapest_per_kiops = serializers.ListField(child=serializers.CharField())
+
+
+class RunResultShape(serializers.Serializer):
+    """A result of a run (results.api.runs.RunDetailSerializer.get_results)."""
+
+    test = serializers.CharField()
+    pattern = serializers.ChoiceField(choices=DataPattern.choices)
+    bytes_per_second = serializers.FloatField(**NUMBER)
+    iops = serializers.FloatField(**NUMBER)
+    derived = derived_field()
+    missing_rates_reason = missing_rates_field()
+    latency_mean_ns = serializers.FloatField(**NUMBER)
+    latency_kind = serializers.CharField(allow_blank=True)
+    duration_ns = serializers.IntegerField(**NUMBER)
+    partial = serializers.BooleanField()

@@ -59,6 +59,23 @@ def entries() -> QuerySet[LeaderboardEntry]:
 
 # -- figures -----------------------------------------------------------------------------
 
+# Why a result gives neither rate (bytes/s nor IOPS, of which the one not given is derived
+# from the other): it holds only latency (a result holds at least one figure), as its run's
+# source gave it. Every read that shows a result's rates says so beside them.
+LATENCY_ONLY_PUBLISHED = "the source published only latency for this test"
+LATENCY_ONLY_MEASURED = "the run measured only latency for this test"
+MISSING_RATES_REASONS = (LATENCY_ONLY_PUBLISHED, LATENCY_ONLY_MEASURED)
+
+
+def missing_rates_reason(
+    *, source: str, bytes_per_second: float | None, iops: float | None
+) -> str | None:
+    """Why a result of a run of `source` (a Run.Source) has these rates both None; None
+    when it has one."""
+    if bytes_per_second is not None or iops is not None:
+        return None
+    return LATENCY_ONLY_PUBLISHED if source == Run.Source.PUBLISHED else LATENCY_ONLY_MEASURED
+
 
 @dataclass(slots=True)
 class Figures:
@@ -86,7 +103,10 @@ class Figures:
             bps, derived = iops * block, "bytes_per_second"
         if group is None or group[2] is None:
             return cls(result, bps, iops, derived)
-        method, n, mean_bps, mean_iops, low, high, cv = group
+        method, n, *rates = group
+        # Floats, as every figure: PostgreSQL's JSON writes a whole float8 as an integer
+        # (31700000), which the API would then write unlike the same figure elsewhere.
+        mean_bps, mean_iops, low, high, cv = (None if v is None else float(v) for v in rates)
         return cls(result, mean_bps, mean_iops, derived, Spread(n, mean_bps, low, high, cv), method)
 
     @property
@@ -96,6 +116,15 @@ class Figures:
             return None
         spread = self.spread or Spread.of([self.bytes_per_second])
         return RuleSide(spread, self.method, self.result.test.run_to_run_cv)
+
+    @property
+    def missing_rates_reason(self) -> str | None:
+        """Why neither rate is known (missing_rates_reason), None when one is."""
+        return missing_rates_reason(
+            source=self.result.run.source,
+            bytes_per_second=self.bytes_per_second,
+            iops=self.iops,
+        )
 
     @property
     def block_size(self) -> int:

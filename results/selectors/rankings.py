@@ -27,6 +27,7 @@ from results.models import (
 )
 from results.selectors.common import (
     TEST_SHAPE,
+    missing_rates_reason,
     test_order_key,
 )
 
@@ -93,6 +94,13 @@ class EntryRow:
     low_bps: float | None
     high_bps: float | None
     cv: float | None
+
+    @property
+    def missing_rates_reason(self) -> str | None:
+        """Why neither rate is known (results.selectors.common), None when one is."""
+        return missing_rates_reason(
+            source=self.source, bytes_per_second=self.bytes_per_second, iops=self.iops
+        )
 
     def get_pattern_display(self) -> str:
         return _PATTERN_LABELS.get(self.pattern, self.pattern)

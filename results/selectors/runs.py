@@ -21,9 +21,8 @@ from results.models import (
     Test,
     TrimValidation,
 )
-from results.selectors.common import (
-    SERIES_POINTS,
-)
+from results.selectors.common import SERIES_POINTS, Figures, missing_rates_reason
+from results.spread import BPS_SQL, DERIVED_SQL, IOPS_SQL
 
 RUN_PROVENANCE = ("drive__manufacturer", "firmware", "bench", "citation", "suite", "submitter")
 
@@ -45,7 +44,9 @@ def runs_listed(*, drive: str = "", source: str = "") -> QuerySet[Run]:
 # -- the results list (API) -----------------------------------------------------------------
 
 # A listed result's columns, named as the API writes them: what its run, drive and test are
-# called, and its figures as stored.
+# called, and its figures as stored, but for its rates: the one not given is derived from
+# the other, and `derived` names it (null: both given, or neither), as the compare and
+# the leaderboards give them.
 RESULT_LIST_COLUMNS = {
     "id": "r.id",
     "run": "r.run_id",
@@ -53,7 +54,12 @@ RESULT_LIST_COLUMNS = {
     "test": "t.identifier",
     "source": "run.source",
     **{name: f"r.{Result._meta.get_field(name).column}" for name in RESULT_FIGURES},
+    "bytes_per_second": BPS_SQL,
+    "iops": IOPS_SQL,
+    "derived": f"NULLIF({DERIVED_SQL}, '')",
 }
+# A listed row's values: its columns, and why it has neither rate (missing_rates_reason).
+RESULT_LIST_FIELDS = (*RESULT_LIST_COLUMNS, "missing_rates_reason")
 # jsonb comes as text, and is read as Django's JSONField reads it.
 _JSON_COLUMNS = tuple(
     name for name in RESULT_FIGURES if isinstance(Result._meta.get_field(name), JSONField)
@@ -123,7 +129,7 @@ def results_listed(
     after: int | None = None,
 ) -> list[dict]:
     """Published results (the results API's list), newest first, as rows named by
-    RESULT_LIST_COLUMNS: up to `limit` of those older than `before` (a result's id), or
+    RESULT_LIST_FIELDS: up to `limit` of those older than `before` (a result's id), or
     the `limit` oldest of those newer than `after`, or the newest. `where`: the value each
     of some field paths of Result must equal ("run__drive__slug", as a filter's field_name
     names it). Synthetic runs stay out, as on the pages. One prepared statement of a
@@ -142,6 +148,11 @@ def results_listed(
         for name in _JSON_COLUMNS:
             if values[name] is not None:
                 values[name] = orjson.loads(values[name])
+        values["missing_rates_reason"] = missing_rates_reason(
+            source=values["source"],
+            bytes_per_second=values["bytes_per_second"],
+            iops=values["iops"],
+        )
     return listed[::-1] if keyset == "after" else listed
 
 
@@ -162,9 +173,10 @@ def run_for_withdrawal(*, pk: int) -> Run:
 
 def run_detail(*, pk: int) -> Run:
     """One published run of a real drive with its provenance and what it measured: the
-    throughput results, and the consistency series, TRIM validations and write saturations
-    without their per-second data. Raises Run.DoesNotExist."""
-    return (
+    throughput results, each with its `figures` (Figures: the rate not given derived from
+    the other), and the consistency series, TRIM validations and write saturations without
+    their per-second data. Raises Run.DoesNotExist."""
+    run = (
         runs_listed()
         .prefetch_related(
             Prefetch("results", queryset=Result.objects.select_related("test").order_by("pk")),
@@ -187,3 +199,6 @@ def run_detail(*, pk: int) -> Run:
         )
         .get(pk=pk)
     )
+    for result in run.results.all():
+        result.figures = Figures.of(result, result.test)
+    return run

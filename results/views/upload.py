@@ -69,6 +69,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     if not is_reviewer(request.user):
         return render(request, "bench/upload.html", {"not_reviewer": True}, status=403)
     problems: list[DocumentProblem] = []
+    note = ""  # what is checked once the document passes the schema
     held: Run | None = None  # an upload stored but held for review (results.plausibility)
     status = 200
     if request.method == "POST":
@@ -83,7 +84,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             try:
                 done = upload_ingest(raw=form.raw(), submitter=request.user, fields=fields)
             except DocumentRejected as rejected:
-                problems = rejected.problems
+                problems, note = rejected.problems, rejected.note
             else:
                 run = done.outcome.run
                 if run.status != Run.Status.HELD:
@@ -95,6 +96,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "problems": problems,
+        "problems_note": note,
         "held": held,
         "limit": settings.BENCH_MAX_DOCUMENT_BYTES,
     }

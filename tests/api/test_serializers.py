@@ -19,7 +19,7 @@ from drives.models import Drive
 from drives.selectors import CatalogRow, Named
 from results.api.reads import ResultSerializer
 from results.models import DataPattern, LatencyKind, Run
-from results.selectors.runs import RESULT_LIST_COLUMNS
+from results.selectors.runs import RESULT_LIST_FIELDS
 
 
 def drf_writes(serializer: serializers.Serializer, row) -> dict:
@@ -53,10 +53,13 @@ catalog_rows = st.builds(
 
 
 @given(price=st.decimals(min_value=0, max_value=10**10 - 1, places=2))
-def test_a_price_is_written_as_decimalfield_writes_it(price):
+def test_a_price_is_written_as_the_json_writes_a_decimalfields_amount(price):
+    # A number (COERCE_DECIMAL_TO_STRING=False): DecimalField's amount, which the JSON
+    # renderer writes as a float.
     declared = DriveSerializer().fields["latest_price_usd"]
     decimal = serializers.DecimalField(max_digits=12, decimal_places=2)
-    assert declared.to_representation(price) == decimal.to_representation(price)
+    written = declared.to_representation(price)
+    assert type(written) is float and written == float(decimal.to_representation(price))
 
 
 @given(row=catalog_rows)
@@ -79,13 +82,15 @@ def _result_value(name: str):
         return st.booleans()
     if name in ("drive", "test"):
         return text
+    if isinstance(field, serializers.ChoiceField):  # derived, missing_rates_reason
+        return st.none() | st.sampled_from(list(field.choices))
     if isinstance(field, serializers.FloatField) or name.endswith(("_mean_ns", "_stddev_ns")):
         return st.none() | st.floats(allow_nan=False, allow_infinity=False)
     return st.none() | big
 
 
 # Rows as results_listed reads them: every column, of its column's type.
-result_rows = st.fixed_dictionaries({name: _result_value(name) for name in RESULT_LIST_COLUMNS})
+result_rows = st.fixed_dictionaries({name: _result_value(name) for name in RESULT_LIST_FIELDS})
 
 
 @given(row=result_rows)
@@ -99,7 +104,10 @@ def test_a_listed_result_is_written_as_drf_writes_it(row):
 class Shelf(RowWriter, serializers.Serializer):
     name = serializers.CharField()
     maker = serializers.CharField(source="maker.name", default="nobody")
-    price = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    # As text, which tells a value written by its field ("3.50") from one as read (3.5).
+    price = serializers.DecimalField(
+        max_digits=12, decimal_places=2, allow_null=True, coerce_to_string=True
+    )
     sold_on = serializers.DateField(allow_null=True)
     whole = serializers.SerializerMethodField()
 

@@ -7,6 +7,7 @@ import pytest
 from django.test import override_settings
 
 from drives.models import Drive
+from results.documents import MEANING_OF_REFUSED
 from results.models import IdempotencyKey, Run
 from tests.api.conftest import MY_RUNS, RUNS, post_document, rows
 from tests.factories import DriveFactory, ManufacturerFactory
@@ -300,3 +301,58 @@ def test_my_runs_are_never_kept_by_shared_caches(api):
     response = api.get(MY_RUNS)
     assert response["Cache-Control"] == "private, no-cache"
     assert "Authorization" in response["Vary"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "meaning", "reported", "note"),
+    [
+        # Both reported: the meaning checks ran on what the schema passed, and say so.
+        (
+            ("colour", "red"),
+            ("results/0/test", "no-such-test"),
+            ["/colour", "/results/0/test"],
+            MEANING_OF_REFUSED,
+        ),
+        (
+            ("results/1/queue_depth", 0),
+            ("results/1/bytes", 1),
+            ["/results/1/queue_depth", "/results/1/bytes"],
+            MEANING_OF_REFUSED,
+        ),
+        # A member missing refuses nothing: every part was checked for meaning.
+        (
+            ("drive/model", None),
+            ("results/0/test", "no-such-test"),
+            ["/drive", "/results/0/test"],
+            "",
+        ),
+        # The meaning problem is in what the schema refused: it waits, and the 400 says so.
+        (
+            ("started_at", "yesterday"),
+            ("finished_at", "2000-01-01T00:00:00Z"),
+            ["/started_at"],
+            MEANING_OF_REFUSED,
+        ),
+    ],
+)
+def test_a_schema_and_a_meaning_problem_are_both_a_400(
+    api, document, schema, meaning, reported, note
+):
+    for where, value in (meaning, schema):
+        *path, last = where.split("/")
+        target = document
+        for key in path:
+            target = target[int(key) if key.isdigit() else key]
+        if value is None:
+            del target[last]
+        else:
+            target[last] = value
+    before = rows()
+    response = post_document(api, document)
+    assert response.status_code == 400
+    body = response.json()
+    assert [e["pointer"] for e in body["errors"]] == reported
+    assert body["detail"].startswith(f"{len(reported)} problem(s): ")
+    assert body["detail"].endswith(note)
+    assert ("checked for meaning" in body["detail"]) == bool(note)
+    assert rows() == before

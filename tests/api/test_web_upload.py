@@ -11,6 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from results.documents import MEANING_OF_REFUSED
 from results.models import Run
 from results.synthetic import measured_document
 
@@ -168,3 +169,14 @@ def test_a_run_held_for_review_is_stored_and_says_why(signed_in):
     held = Run.objects.get(status=Run.Status.HELD)
     assert "Stored, and held for review" in html and f"Run #{held.pk} of" in html
     assert held.held_reason and held.held_reason.splitlines()[0] in html
+
+
+def test_a_schema_and_a_meaning_problem_are_shown_with_what_waits_for_the_schema(signed_in):
+    document = measured_document(series_seconds=300)
+    document["colour"] = "red"
+    document["results"][0]["test"] = "no-such-test"
+    response = signed_in.post(UPLOAD, {"document": json.dumps(document)})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert [p for p, _ in problems(html)] == ["/colour", "/results/0/test"]
+    assert f'<p class="problems-note">{MEANING_OF_REFUSED}</p>' in unescape(html)

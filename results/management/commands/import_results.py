@@ -84,6 +84,8 @@ class Command(BaseCommand):
                 self.stderr.write(f"{path}: rejected")
                 for problem in exc.problems:
                     self.stderr.write(f"  {problem.pointer or '/'}: {problem.message}")
+                if exc.note:
+                    self.stderr.write(f"  {exc.note}")
                 continue
             except OSError as exc:
                 rejected += 1
