@@ -588,8 +588,8 @@ class ConsistencySeries(LabelledModel):
         help_text="Steady by the PTS rule: True from the window on; False, the last window "
         "(not steady); empty, too short to test",
     )
-    steady_state_start_s = models.PositiveIntegerField()
-    steady_state_end_s = models.PositiveIntegerField(null=True)
+    steady_state_start_s = models.PositiveBigIntegerField()
+    steady_state_end_s = models.PositiveBigIntegerField(null=True)
     steady_excursion = models.FloatField(
         null=True, help_text="The window's (max − min) round / its mean; PTS: at most 0.20"
     )

@@ -122,7 +122,7 @@ _FIGURE_DEFAULTS = {
 
 
 def bench_fields(document: Mapping[str, Any]) -> dict[str, str] | None:
-    """A document's test bench (TestBench.FIELDS): each field as its `bench` describes it,
+    """A document's test bench (TestBench.FIELDS): each field as its `bench` gives it (empty too),
     else as the tool read it (`host`: CPU and how many, memory, OS and kernel; `target`: the
     drive's interface and negotiated link); None when it says nothing of either."""
     given = document.get("bench") or {}
@@ -135,7 +135,7 @@ def bench_fields(document: Mapping[str, Any]) -> dict[str, str] | None:
         "kernel": host.get("kernel", ""),
         "link": ", ".join(filter(None, (target.get("interface"), target.get("link")))),
     }
-    fields = {f: (given.get(f) or read.get(f) or "")[:200] for f in TestBench.FIELDS}
+    fields = {f: (given[f] if f in given else read.get(f, ""))[:200] for f in TestBench.FIELDS}
     return fields if any(fields.values()) else None
 
 

@@ -152,7 +152,12 @@ class _TestRows:
         self.quick, self.derived = columns["quick"].array, columns["iops_derived"].array
         self.runs, self.cv = columns["runs"].array, columns["cv"].floats()
         self.low, self.high = columns["low_iops"].floats(), columns["high_iops"].floats()
-        self.method, self.tool = columns["method"], columns["tool"]
+        # Each row's class (results.models.method_label), labelled once per copy.
+        labels = {}
+        self.method = [
+            labels.get(key) or labels.setdefault(key, method_label(*key))
+            for key in zip(_texts(columns["method"]), _texts(columns["tool"]), strict=True)
+        ]
         self.capacity = columns["capacity_bytes"].floats()
         # Orders that do not change with the filters: the sample's (the lowest hashes of
         # the drives' ids, the same drives in every request), and the latest prices' (price,
@@ -264,12 +269,7 @@ class ValueIndex:
         labels = self.labels_of(drives)
         iops = rows.iops[picked].tolist()
         cvs = np.where(np.isnan(rows.cv[picked]), None, rows.cv[picked]).tolist()
-        methods = [
-            method_label(_text(rows.method, m), _text(rows.tool, t))
-            for m, t in zip(
-                rows.method.array[picked].tolist(), rows.tool.array[picked].tolist(), strict=True
-            )
-        ]
+        methods = [rows.method[at] for at in picked.tolist()]
         points = {
             drive: ValuePoint(
                 labels[drive],
@@ -355,9 +355,10 @@ class ValueIndex:
         return amount, observed
 
 
-def _text(column: Column, code: int) -> str:
-    """The text of a text column's code ("" for NULL's, -1)."""
-    return "" if code < 0 else column.texts()[code].decode()
+def _texts(column: Column) -> list[str]:
+    """A text column's rows as text ("" for NULL)."""
+    texts = [t.decode() for t in column.texts()]
+    return ["" if code < 0 else texts[code] for code in column.array.tolist()]
 
 
 def _smallest(values: np.ndarray, drives: np.ndarray, count: int) -> np.ndarray:

@@ -30,7 +30,7 @@ def bench_fields(document):
         "kernel": host.get("kernel", ""),
         "link": ", ".join(filter(None, (target.get("interface"), target.get("link")))),
     }
-    fields = {f: (given.get(f) or read.get(f) or "")[:200] for f in FIELDS}
+    fields = {f: (given[f] if f in given else read.get(f, ""))[:200] for f in FIELDS}
     return fields if any(fields.values()) else None
 
 

@@ -92,7 +92,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="consistencyseries",
             name="steady_state_end_s",
-            field=models.PositiveIntegerField(null=True),
+            field=models.PositiveBigIntegerField(null=True),
+        ),
+        migrations.AlterField(
+            model_name="consistencyseries",
+            name="steady_state_start_s",
+            field=models.PositiveBigIntegerField(),
         ),
         migrations.RunPython(detect, migrations.RunPython.noop),
     ]

@@ -302,6 +302,11 @@ def maximal_measured() -> dict:
     document["bench"] = {name: f"bench {name}" for name in TestBench.FIELDS}
     document["host"].update(os="Debian", memory_bytes=2**34)
     document["target"].update(model="Disk", serial="S1", firmware="F1")
+    # What version 2 added to the bench and the target, out of a version 1 document.
+    version_1 = SCHEMA["$defs"]["version_1_members"]["properties"]
+    for part in ("bench", "target"):
+        for name in version_1[part]["properties"]:
+            document[part].pop(name, None)
     document["parameters"].update(
         tests=["randread-4k-qd3"],
         target_size_bytes=2**30,
@@ -369,6 +374,8 @@ def maximal_measured_v2() -> dict:
     document = maximal_measured()
     document["schema_version"] = 2
     document["status"] = "incomplete"
+    document["bench"].update(kernel="bench kernel", link="bench link")
+    document["target"].update(interface="nvme", link="PCIe 4.0 x4 (16.0 GT/s)")
     document["parameters"].update(
         jobs=2,
         repeat=2,
