@@ -323,6 +323,20 @@ def leaderboard_bars(board: Leaderboard) -> dict:
     }
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _value_hover(
+    drive: str, method: str, spread: str, derived: bool, price: float, iops: float
+) -> str:
+    """A value scatter point's hover text. The same points come back request after request
+    (the sample is the same drives each time), so it is written once for each."""
+    return (
+        label(drive)
+        + f" · {label(method)} · {spread}"
+        + (" · IOPS derived from MB/s" if derived else "")
+        + f"<br>{units.dollars(price)}, {units.iops(iops)} IOPS"
+    )
+
+
 def value_scatter(view: ValueView) -> dict:
     """Price against IOPS; the frontier joined by a line, highlighted drives marked."""
 
@@ -334,10 +348,9 @@ def value_scatter(view: ValueView) -> dict:
             "x": [float(p.price) for p in points],
             "y": [round(p.iops) for p in points],
             "text": [
-                label(str(p.drive))
-                + f" · {label(p.method)} · {p.spread.label}"
-                + (" · IOPS derived from MB/s" if p.iops_derived else "")
-                + f"<br>{units.dollars(p.price)}, {units.iops(p.iops)} IOPS"
+                _value_hover(
+                    str(p.drive), p.method, p.spread.label, p.iops_derived, p.price, p.iops
+                )
                 for p in points
             ],
             "marker": {"color": colour, "size": 7},
