@@ -87,10 +87,9 @@ _BAR_XAXIS = {"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero
 _BAR_YAXIS = {"autorange": "reversed"}
 
 
-def _whiskers(spreads: list[Spread | None], unit=None) -> dict:
+def _whiskers(spreads: list[Spread | None], unit=mbps) -> dict:
     """Error bars from each mark's mean to its group's lowest and highest result (none for
     a single result), in MB/s (or as `unit` rounds them): a Plotly error_x or error_y."""
-    unit = unit or mbps
     return {
         "type": "data",
         "symmetric": False,
@@ -182,7 +181,7 @@ def consistency(
                     "layer": "below",
                 }
             )
-            name = f"{name} · steady from {series.steady_state_start_s:,} s"
+            name = f"{name} · {series.steady_label}"
         elif series.steady is False:
             name = f"{name} · not steady"
         stalled = series.stalls if scale == "log" else 0
