@@ -1,5 +1,6 @@
 """The drive catalog: who makes what, with which controller and NAND, at which price."""
 
+import functools
 import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -191,6 +192,9 @@ _CELL_TYPES = dict(NandType.CellType.choices)
 _NAND_INTERFACES = dict(NandType.Interface.choices)
 
 
+# A few hundred capacities name every drive, and each drive's label is made on every page
+# that lists it: each is worked out in decimal once per process.
+@functools.lru_cache(maxsize=1 << 12)
 def capacity_label(capacity_bytes: int | None) -> str:
     """Capacity as drive makers state it, in decimal GB or TB, rounded to the step
     capacity_step gives (half a step up), never in exponent notation ("" when unknown):

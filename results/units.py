@@ -1,5 +1,6 @@
 """Display conversions: stored values are base units, pages show MB/s (10^6 B/s), µs, GB."""
 
+import functools
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
 
@@ -95,7 +96,13 @@ def _exact(value) -> Decimal | None:
 
 CENT = Decimal("0.01")
 
+# Prices and their ratios repeat across requests (a value view's points, a drive's price on
+# every page that shows it), and exact decimal rounding costs microseconds a figure: each
+# text is made once per process. Typed, so that True is not taken for 1.
+_remembered = functools.lru_cache(maxsize=1 << 14, typed=True)
 
+
+@_remembered
 def dollars(amount) -> str:
     """A price or a price ratio in USD, to the cent (half a cent up: $0.625 is $0.63), with
     thousands separators: "$1,000.00", "-$0.50"."""
@@ -126,11 +133,13 @@ def _to_cents(amount: Decimal) -> Decimal:
     return cents if cents else abs(cents)  # never "-0.00"
 
 
+@_remembered
 def per_gb(amount, capacity_bytes) -> str:
     """A price per decimal GB, computed in decimal and written as `dollars`."""
     return _ratio(amount, capacity_bytes, 10**9)
 
 
+@_remembered
 def per_kiops(amount, iops) -> str:
     """A price per 1,000 IOPS, computed in decimal and written as `dollars`."""
     return _ratio(amount, iops, 1000)

@@ -159,6 +159,7 @@ class _TestRows:
             for key in zip(_texts(columns["method"]), _texts(columns["tool"]), strict=True)
         ]
         self.capacity = columns["capacity_bytes"].floats()
+        self._spreads: dict[int, Spread] = {}
         # Orders that do not change with the filters: the sample's (the lowest hashes of
         # the drives' ids, the same drives in every request), and the latest prices' (price,
         # then the most IOPS, then the drive: the order the frontier is walked in).
@@ -172,6 +173,24 @@ class _TestRows:
         for ratio in self.ratios(self.price):
             ranked = _smallest(ratio, self.drive, len(self.drive))
             self.cheapest_orders.append(ranked[np.isfinite(ratio[ranked])])
+
+    def spreads(self, rows: list[int]) -> list[Spread]:
+        """The spreads of these rows, in IOPS: made once per copy, as the same points come
+        back request after request."""
+        made, spreads = self._spreads, []
+        for row in rows:
+            spread = made.get(row)
+            if spread is None:
+                cv = self.cv[row]
+                spread = made[row] = Spread(
+                    int(self.runs[row]),
+                    float(self.iops[row]),
+                    float(self.low[row]),
+                    float(self.high[row]),
+                    None if np.isnan(cv) else float(cv),
+                )
+            spreads.append(spread)
+        return spreads
 
     def ratios(self, price: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Price per byte of capacity and per IOPS, NaN where a drive has no capacity or
@@ -268,8 +287,8 @@ class ValueIndex:
         drives = rows.drive[picked].tolist()
         labels = self.labels_of(drives)
         iops = rows.iops[picked].tolist()
-        cvs = np.where(np.isnan(rows.cv[picked]), None, rows.cv[picked]).tolist()
-        methods = [rows.method[at] for at in picked.tolist()]
+        at = picked.tolist()
+        methods = [rows.method[row] for row in at]
         points = {
             drive: ValuePoint(
                 labels[drive],
@@ -280,10 +299,10 @@ class ValueIndex:
                 drive in highlighted,
                 quick,
                 derived,
-                Spread(runs, rate, low, high, cv),
+                spread,
                 method,
             )
-            for drive, rate, price, seen, on, quick, derived, runs, low, high, cv, method in zip(
+            for drive, rate, price, seen, on, quick, derived, spread, method in zip(
                 drives,
                 iops,
                 amount[picked].tolist(),
@@ -291,10 +310,7 @@ class ValueIndex:
                 on_frontier[picked].tolist(),
                 rows.quick[picked].tolist(),
                 rows.derived[picked].tolist(),
-                rows.runs[picked].tolist(),
-                rows.low[picked].tolist(),
-                rows.high[picked].tolist(),
-                cvs,
+                rows.spreads(at),
                 methods,
                 strict=True,
             )
