@@ -19,6 +19,7 @@ from markupsafe import escape as escape_html
 
 from core.db import JsonText
 from results import units
+from results.models import DataPattern, Method, method_label
 from results.selectors.compare import UNSTATED_NOTE, Comparison, TestPair
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
@@ -387,6 +388,71 @@ def value_scatter(view: ValueView) -> dict:
             margin={"l": 70, "r": 20, "t": 10, "b": 50},
             xaxis={"title": {"text": "price, USD (lower is better)"}, "type": "log"},
             yaxis={"title": {"text": "IOPS (higher is better)"}},
+        ),
+    }
+
+
+def run_standings(groups, run_id: int | None = None) -> dict:
+    """Where each run of a drive falls among its others, one row per test, data pattern and
+    method with two runs or more (results.selectors.runs.RunGroup): a box from the 25th to
+    the 75th percentile with whiskers to the 2nd and the 98th, and a point for each run, as a
+    percentage of the row's median so that every test shares the axis. The run `run_id`
+    (its own page's) is marked."""
+    groups = [g for g in groups if g.n > 1]
+    rows = [
+        label(
+            f"{g.test_name} · {DataPattern(g.pattern).label}"
+            + ("" if g.method == Method.LOADGEN else f" · {method_label(g.method)}")
+        )
+        for g in groups
+    ]
+    boxes = {"lowerfence": [], "q1": [], "median": [], "q3": [], "upperfence": []}
+    xs, ys, texts, mine = [], [], [], []
+    for row, g in zip(rows, groups, strict=True):
+        median = g.quantiles[2]
+        for key, value in zip(boxes, g.quantiles, strict=True):
+            boxes[key].append(round(value / median * 100, 1))
+        for run, rate in g.rates.items():
+            xs.append(round(rate / median * 100, 1))
+            ys.append(row)
+            texts.append(
+                f"run #{run}: {units.mbps(rate)} MB/s, "
+                f"percentile {g.percentile(run):.0f} of {g.n} runs"
+            )
+            mine.append(run == run_id)
+    data = [
+        {
+            "type": "box",
+            "orientation": "h",
+            "name": "2nd–98th percentile",
+            "y": rows,
+            **boxes,
+            "fillcolor": "rgba(0,114,178,0.15)",
+            "line": {"color": COLOUR_A},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "name": "each run",
+            "x": xs,
+            "y": ys,
+            "text": texts,
+            "marker": {
+                "color": [COLOUR_HIGHLIGHT if m else COLOUR_OTHER for m in mine],
+                "size": [12 if m else 8 for m in mine],
+                "symbol": ["diamond" if m else "circle" for m in mine],
+            },
+            "hovertemplate": "%{text}<extra></extra>",
+        },
+    ]
+    return {
+        "data": data,
+        "layout": _layout(
+            height=90 + 40 * len(rows),
+            margin={"l": 10, "r": 20, "t": 10, "b": 50},
+            xaxis={"title": {"text": "% of the drive's median run (higher is faster)"}},
+            yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
         ),
     }
 

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
+from django.urls import reverse
 
 from core.links import safe_http_url
 from drives.models import LabelledModel, http_url_validator
@@ -358,6 +359,10 @@ class Run(LabelledModel):
 
     def __str__(self) -> str:
         return f"run {self.pk} of {self.drive}"
+
+    def get_absolute_url(self) -> str:
+        """The run's own page (results.views.runs)."""
+        return reverse("bench:run", args=[self.pk])
 
 
 class CounterSeriesField(ArrayField):

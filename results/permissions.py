@@ -28,3 +28,9 @@ def may_withdraw(user: AbstractBaseUser | AnonymousUser, run: Run) -> bool:
     if user.is_staff:
         return True
     return run.submitter_id == user.pk and is_reviewer(user)
+
+
+def may_see_own(user: AbstractBaseUser | AnonymousUser, run: Run) -> bool:
+    """What only a run's submitter and staff are told: a held run, why it was held, why
+    and by whom it was withdrawn."""
+    return user.is_authenticated and (user.is_staff or run.submitter_id == user.pk)

@@ -171,3 +171,34 @@ def verdict(a: Side | None, b: Side | None) -> Verdict:
     if difference <= margin:
         return Verdict("tie", difference, margin)
     return Verdict("a" if x > y else "b", difference, margin)
+
+
+# Where a run falls among a drive's runs (the run page and the drive page's distribution):
+# the percentiles its box is drawn from, its whiskers reaching the 2nd and the 98th.
+QUANTILES = (2, 25, 50, 75, 98)
+
+
+def quantiles(values: list[float]) -> tuple[float, ...]:
+    """The QUANTILES percentiles of two or more values, each interpolated linearly between
+    the two order statistics around it (the 0th percentile is the lowest value and the
+    100th the highest, as statistics.quantiles' inclusive method and numpy's default), kept
+    between them whatever the rounding, so that they never fall outside the values or out
+    of order."""
+    ordered = sorted(values)
+    last = len(ordered) - 1
+    found = []
+    for q in QUANTILES:
+        at, fraction = divmod(q * last, 100)
+        low, high = ordered[at], ordered[min(at + 1, last)]
+        found.append(min(max(low + (high - low) * fraction / 100, low), high))
+    return tuple(found)
+
+
+def percentile_rank(value: float, values: list[float]) -> float:
+    """Where `value`, one of two or more `values`, falls among the others, in percent: the
+    share of them below it, an equal one counted half (0: the lowest, 100: the highest,
+    50: the middle or level with every other)."""
+    others = len(values) - 1
+    below = sum(v < value for v in values)
+    level = sum(v == value for v in values) - 1
+    return 100 * (below + level / 2) / others

@@ -2,7 +2,16 @@ from django.urls import path
 
 from core.versions import VALUE, drive_scope, ranking_scope
 from results.filters import highlight_slugs
-from results.views import browse, compare, drives, leaderboards, methodology, upload, value
+from results.views import (
+    browse,
+    compare,
+    drives,
+    leaderboards,
+    methodology,
+    runs,
+    upload,
+    value,
+)
 
 app_name = "bench"
 urlpatterns = [
@@ -17,6 +26,8 @@ urlpatterns = [
         name="compare_markdown",
     ),
     path("bench/upload/", upload.upload, name="upload"),
+    path("bench/runs/<int:pk>/", runs.run_detail, name="run"),
+    path("bench/runs/<int:pk>/document.json", runs.run_document, name="run_document"),
     path("bench/tests/", leaderboards.test_index, name="tests"),
     path("bench/methodology/", methodology.methodology_page, name="methodology"),
     path("bench/tests/<slug:test_id>/", leaderboards.leaderboard_page, name="leaderboard"),

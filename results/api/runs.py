@@ -204,7 +204,7 @@ class RunSerializer(serializers.ModelSerializer):
     """A run with its provenance: the drive, tool, bench, date, submitter and citation."""
 
     url = serializers.SerializerMethodField(help_text="This run in the API")
-    page = serializers.SerializerMethodField(help_text="The run on its drive's page")
+    page = serializers.SerializerMethodField(help_text="The run's page on the site")
     drive = serializers.SerializerMethodField()
     firmware = serializers.SerializerMethodField()
     tool = serializers.SerializerMethodField()
@@ -242,7 +242,7 @@ class RunSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(url) if request else url
 
     def get_page(self, run: Run) -> str:
-        url = f"{run.drive.get_absolute_url()}#run-{run.pk}"
+        url = run.get_absolute_url()
         request = self.context.get("request")
         return request.build_absolute_uri(url) if request else url
 
@@ -386,8 +386,7 @@ class OwnRunSerializer(RunSerializer):
         return super().get_url(run) if run.status == Run.Status.PUBLISHED else None
 
     def _told(self, run: Run) -> bool:
-        user = self.context["request"].user
-        return user.is_staff or run.submitter_id == user.pk
+        return permissions.may_see_own(self.context["request"].user, run)
 
     def get_withdrawn_reason(self, run: Run) -> str | None:
         return run.withdrawn_reason if run.withdrawn_at and self._told(run) else None

@@ -25,6 +25,7 @@ from results.selectors.common import (
     series_is_quick,
     test_order_key,
 )
+from results.selectors.runs import RunGroup, run_groups
 from results.spread import Spread
 
 # -- drive pages and groups -----------------------------------------------------------------
@@ -45,12 +46,15 @@ class DrivePage:
     # Each test and pattern's group (results.spread), by (test id, pattern): what its
     # rankings and comparisons show, the mean of the results listed.
     spreads: dict[tuple[int, str], Spread] = field(default_factory=dict)
+    # Each published run's rate by test, pattern and method: where each run falls.
+    run_groups: list[RunGroup] = field(default_factory=list)
 
 
 def drive_page(*, slug: str) -> DrivePage:
     """One drive's specs, firmware versions, price history and every published run with its
     results and provenance, each test and pattern's run-to-run spread, and how many of its
-    runs are held for review. Nine queries.
+    runs are held for review, and where each run falls among the others (run_groups). Ten
+    queries.
     Raises Drive.DoesNotExist."""
     held = Run.objects.filter(drive=OuterRef("pk"), status=Run.Status.HELD).order_by()
     drive = (
@@ -105,6 +109,7 @@ def drive_page(*, slug: str) -> DrivePage:
         )
     }
     page.prices = list(Price.objects.filter(drive=drive).order_by("observed_on", "currency"))
+    page.run_groups = run_groups(drive_id=drive.pk)
     return page
 
 

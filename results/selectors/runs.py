@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -12,6 +14,7 @@ from django.db.models import JSONField, Prefetch, QuerySet
 
 from core.db import prepared_rows
 from drives.models import Drive
+from results import permissions
 from results.models import (
     RESULT_FIGURES,
     ConsistencySeries,
@@ -21,8 +24,16 @@ from results.models import (
     Test,
     TrimValidation,
 )
+from results.reproduce import loadgen_command
 from results.selectors.common import SERIES_POINTS, Figures, missing_rates_reason
-from results.spread import BPS_SQL, DERIVED_SQL, IOPS_SQL
+from results.spread import (
+    BPS_SQL,
+    DERIVED_SQL,
+    IOPS_SQL,
+    METHOD_SQL,
+    percentile_rank,
+    quantiles,
+)
 
 RUN_PROVENANCE = ("drive__manufacturer", "firmware", "bench", "citation", "suite", "submitter")
 
@@ -176,29 +187,130 @@ def run_detail(*, pk: int) -> Run:
     throughput results, each with its `figures` (Figures: the rate not given derived from
     the other), and the consistency series, TRIM validations and write saturations without
     their per-second data. Raises Run.DoesNotExist."""
-    run = (
-        runs_listed()
-        .prefetch_related(
-            Prefetch("results", queryset=Result.objects.select_related("test").order_by("pk")),
-            Prefetch(
-                "consistency_series",
-                queryset=ConsistencySeries.objects.select_related("test")
-                .defer(*SERIES_POINTS)
-                .order_by("pk"),
-            ),
-            Prefetch(
-                "trim_validations",
-                queryset=TrimValidation.objects.select_related("test").order_by("pk"),
-            ),
-            Prefetch(
-                "saturation_series",
-                queryset=SaturationSeries.objects.select_related("test")
-                .defer("bytes_per_interval")
-                .order_by("pk"),
-            ),
-        )
-        .get(pk=pk)
-    )
+    return _measured(runs_listed(), pk)
+
+
+def _measured(runs: QuerySet[Run], pk: int) -> Run:
+    """The run `pk` of `runs` with what it measured, as run_detail gives it."""
+    run = runs.prefetch_related(
+        Prefetch("results", queryset=Result.objects.select_related("test").order_by("pk")),
+        Prefetch(
+            "consistency_series",
+            queryset=ConsistencySeries.objects.select_related("test")
+            .defer(*SERIES_POINTS)
+            .order_by("pk"),
+        ),
+        Prefetch(
+            "trim_validations",
+            queryset=TrimValidation.objects.select_related("test").order_by("pk"),
+        ),
+        Prefetch(
+            "saturation_series",
+            queryset=SaturationSeries.objects.select_related("test")
+            .defer("bytes_per_interval")
+            .order_by("pk"),
+        ),
+    ).get(pk=pk)
     for result in run.results.all():
         result.figures = Figures.of(result, result.test)
     return run
+
+
+# -- a run's page, and where each run of a drive falls among its others --------------------
+
+
+@dataclass
+class RunGroup:
+    """A drive's runs in one throughput test, data pattern and way of measuring (a
+    results.models.Method): each run's rate, the mean of its passes, by run id."""
+
+    test_id: int
+    test_name: str
+    pattern: str
+    method: str
+    rates: dict[int, float] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.rates)
+
+    @functools.cached_property
+    def quantiles(self) -> tuple[float, ...] | None:
+        """Its QUANTILES (results.spread) percentiles, bytes/s; None with a single run."""
+        return quantiles(list(self.rates.values())) if self.n > 1 else None
+
+    def percentile(self, run_id: int) -> float | None:
+        """Where this run falls among the group's others (results.spread.percentile_rank);
+        None with a single run."""
+        if self.n < 2:
+            return None
+        return percentile_rank(self.rates[run_id], list(self.rates.values()))
+
+
+# Each published run's rate in each throughput test, pattern and method, its passes'
+# mean; the run of the page among them whatever its status (where it would fall).
+_RUN_RATES_SQL = f"""
+SELECT t.id, t.name, r.pattern, {METHOD_SQL} AS method, r.run_id, avg({BPS_SQL})
+FROM results_result r
+JOIN results_run run ON run.id = r.run_id
+JOIN results_test t ON t.id = r.test_id
+WHERE run.drive_id = %(drive)s AND (run.status = 'published' OR run.id = %(run)s)
+  AND NOT r.partial AND t.kind = 'throughput'
+GROUP BY t.id, r.pattern, method, r.run_id
+HAVING avg({BPS_SQL}) IS NOT NULL
+ORDER BY t.id, r.pattern, method, r.run_id"""
+
+
+def run_groups(*, drive_id: int, run_id: int | None = None) -> list[RunGroup]:
+    """Every test, pattern and method in which the drive's published runs (and the run
+    `run_id`, whatever its status) have a complete throughput result, with each run's rate.
+    One prepared statement."""
+    _, rows = prepared_rows(Result, _RUN_RATES_SQL, {"drive": drive_id, "run": run_id})
+    groups: dict[tuple[int, str, str], RunGroup] = {}
+    for test_id, name, pattern, method, run, rate in rows:
+        key = (test_id, pattern, method)
+        group = groups.get(key) or groups.setdefault(key, RunGroup(test_id, name, pattern, method))
+        group.rates[run] = float(rate)
+    return list(groups.values())
+
+
+@dataclass
+class RunPage:
+    """One run as its page shows it: the run with what it measured (as run_detail gives
+    it), where each of its results falls among the drive's runs (by test id and pattern),
+    its document (as a reader may download it) and the command that repeats it."""
+
+    run: Run
+    standings: dict[tuple[int, str], RunGroup]
+    document: dict[str, Any]
+    command: str | None
+    told: bool  # the viewer is its submitter or staff: why it was held or withdrawn
+
+
+def run_page(*, pk: int, user) -> RunPage:
+    """The run `pk` of a real drive, published or withdrawn (its page says so), or held for
+    review when `user` submitted it or is staff. Five queries, and two for the
+    submitter's account. Raises Run.DoesNotExist."""
+    runs = Run.objects.real().select_related(*RUN_PROVENANCE, "withdrawn_by")
+    if not settings.BENCH_SHOW_SYNTHETIC:
+        runs = runs.filter(drive__synthetic=False)
+    run = _measured(runs, pk)
+    told = permissions.may_see_own(user, run)
+    if run.status == Run.Status.HELD and not told:
+        raise Run.DoesNotExist(f"run {pk} is held for review")
+    mine = {(r.test_id, r.pattern) for r in run.results.all()}
+    standings = {
+        (g.test_id, g.pattern): g
+        for g in run_groups(drive_id=run.drive_id, run_id=run.pk)
+        if pk in g.rates and (g.test_id, g.pattern) in mine
+    }
+    document = published_document(run)
+    return RunPage(run, standings, document, loadgen_command(document), told)
+
+
+def published_document(run: Run) -> dict[str, Any]:
+    """The run's document as readers may have it: as submitted, but for the drive's serial
+    number, which is never published (a document of schema version 1 or 2 may hold it)."""
+    document = json.loads(run.document)
+    (document.get("target") or {}).pop("serial", None)
+    return document

@@ -21,6 +21,9 @@ def drive_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "page": page,
         "price_figure": charts.price_history(page.prices) if page.prices else None,
         "saturation": _saturation(page.saturation),
+        "standing_figure": charts.run_standings(page.run_groups)
+        if any(g.n > 1 for g in page.run_groups)
+        else None,
     }
     return render(request, "bench/drive.html", context)
 

@@ -88,7 +88,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             else:
                 run = done.outcome.run
                 if run.status != Run.Status.HELD:
-                    return HttpResponseRedirect(f"{run.drive.get_absolute_url()}#run-{run.pk}")
+                    return HttpResponseRedirect(run.get_absolute_url())
                 held, form = run, UploadForm()  # stored: the reasons, and a fresh form
         status = status if status != 200 or held else 400
     else:

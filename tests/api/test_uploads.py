@@ -23,7 +23,7 @@ def test_a_new_document_is_a_new_run_at_its_location(api, reviewer, document):
     assert body["created"] is True
     assert body["run"]["id"] == run.pk
     assert response["Location"] == body["run"]["url"] == f"http://testserver{RUNS}{run.pk}/"
-    assert body["run"]["page"].endswith(f"/drives/{run.drive.slug}/#run-{run.pk}")
+    assert body["run"]["page"].endswith(f"/bench/runs/{run.pk}/")
     assert run.submitter == reviewer
     assert run.document == json.dumps(document)  # the body exactly as sent
     assert api.get(response["Location"]).json()["id"] == run.pk

@@ -51,7 +51,7 @@ def test_a_pasted_document_lands_on_its_run(signed_in):
     )
     run = Run.objects.get()
     assert response.status_code == 302
-    assert response["Location"] == f"/drives/{run.drive.slug}/#run-{run.pk}"
+    assert response["Location"] == f"/bench/runs/{run.pk}/"
     assert signed_in.get(response["Location"]).status_code == 200
 
 
