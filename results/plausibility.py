@@ -7,6 +7,10 @@ checks, results.documents, judge it against its test alone).
   plausible but suspect (MB/s typed where bytes/s belong, a cache measured instead of the
   drive): the run is stored but held for staff review, out of rankings and off the drive's
   latest figures until approved (hold_reasons).
+- A reviewer's run far outside the distribution of the drive's runs, where the drive has
+  MIN_RUNS runs or more of the test obtained the same way, is held likewise
+  (outside_distribution): a wrong drive named, a thermally throttled or worn unit, a
+  broken bench.
 
 A virtual disk's interface is not a wire, so its rates are not bounded by one."""
 
@@ -19,6 +23,8 @@ from drives.models import Drive
 from results import units
 from results.documents import DocumentProblem
 from results.models import Result, Run, Test
+from results.selectors.runs import run_groups
+from results.spread import quantiles
 
 # Bytes a second a link carries (after its line code), the most a drive on it can move:
 # PATA at UDMA 6, SATA at 8b/10b, and for NVMe the widest link a drive can have (PCIe 6.0
@@ -114,6 +120,47 @@ def hold_reasons(document: dict[str, Any], tests: dict[str, Test], drive: Drive)
                     direction="above" if rate > median else "below",
                     median=units.iops(median),
                     count=len(others[test.pk]),
+                )
+            )
+    return reasons
+
+
+MIN_RUNS = 5  # the drive's other runs a distribution needs before it judges a run
+FAR_OUT = 3  # interquartile ranges beyond a quartile: Tukey's "far out"
+# The least spread a distribution is taken to have, as a share of its median: runs that
+# agree to the percent do not make a run 5% slower far out.
+MIN_SPREAD = 0.05
+OUTSIDE_RUNS = (
+    "{test}, {pattern}: {rate} MB/s is far outside this drive's {count} other runs "
+    "(their middle half {q1}–{q3} MB/s; held beyond {low}–{high} MB/s)"
+)
+
+
+def outside_distribution(run: Run) -> list[str]:
+    """Why `run` (stored with its results, not yet ranked) lies far outside its drive's
+    published runs: for each test, pattern and method (results.selectors.runs.RunGroup)
+    with MIN_RUNS other runs or more, its rate FAR_OUT interquartile ranges (at least
+    MIN_SPREAD of the median) below the lower quartile or above the upper one."""
+    reasons = []
+    for group in run_groups(drive_id=run.drive_id, run_id=run.pk):
+        rate = group.rates.get(run.pk)
+        others = [v for r, v in group.rates.items() if r != run.pk]
+        if rate is None or len(others) < MIN_RUNS:
+            continue
+        _, q1, median, q3, _ = quantiles(others)
+        spread = max(q3 - q1, MIN_SPREAD * median)
+        low, high = q1 - FAR_OUT * spread, q3 + FAR_OUT * spread
+        if not low <= rate <= high:
+            reasons.append(
+                OUTSIDE_RUNS.format(
+                    test=group.test_name,
+                    pattern=group.pattern,
+                    rate=units.mbps(rate),
+                    count=len(others),
+                    q1=units.mbps(q1),
+                    q3=units.mbps(q3),
+                    low=units.mbps(max(low, 0)),
+                    high=units.mbps(high),
                 )
             )
     return reasons

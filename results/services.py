@@ -298,6 +298,13 @@ def _write(
     SaturationSeries.objects.bulk_create(
         [_saturation(run, tests[entry["test"]], entry) for entry in document.get("saturation", [])]
     )
+    # A reviewer's run is judged against the drive's runs once its own are stored beside
+    # them (grouped as every read groups them).
+    outside = plausibility.outside_distribution(run) if submitter is not None else []
+    if outside:
+        run.status = Run.Status.HELD
+        run.held_reason = "\n".join([*held, *outside])
+        run.save(update_fields=["status", "held_reason"])
     leaderboard_refresh(drive_ids=[drive.pk])
     return run
 
