@@ -1,9 +1,11 @@
 """Query budgets of the result pages at two catalog sizes: the count must not grow with it."""
 
+import re
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db.models import Count
 from django.urls import reverse
 
 from drives.models import Drive
@@ -99,3 +101,24 @@ def test_browsing_budgets(client, catalog, django_assert_max_num_queries):
         assert client.get(reverse("bench:pick"), query).status_code == 200
     with django_assert_max_num_queries(4):
         assert client.get(reverse("drives:home"), {"q": "synthetic"}).status_code == 200
+
+
+def test_run_pages_budget(client, catalog, django_assert_max_num_queries):
+    """The drive with the most runs (seed_scale gives some several): its page draws where each
+    run falls, and each run's page says where it falls, with budgets that do not grow with the
+    runs or the catalog."""
+    drive = (
+        Drive.objects.filter(slug__in=catalog)
+        .annotate(n=Count("runs"))
+        .order_by("-n", "pk")
+        .first()
+    )
+    assert drive.n >= 2
+    with django_assert_max_num_queries(12):
+        page = client.get(reverse("bench:drive", args=[drive.slug])).content.decode()
+    assert 'id="standings"' in page
+    for run in drive.runs.all():
+        with django_assert_max_num_queries(7):
+            response = client.get(reverse("bench:run", args=[run.pk]))
+        assert response.status_code == 200
+        assert re.search(r"percentile \d+ of \d+ runs", response.content.decode())

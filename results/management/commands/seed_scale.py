@@ -20,6 +20,9 @@ from results.services import leaderboard_refresh, result_figures, steady_state_f
 PATTERNS = ("compressible", "incompressible", "unspecified")
 REPEATS = 3  # passes of each run's tests (loadgen --repeat's default)
 QUICK_EVERY = 25  # one drive in this many known only from quick runs
+# The first drives (one in a hundred) have up to this many runs more than the others, so
+# that pages show where each run falls among a drive's runs (drive and run pages).
+EXTRA_RUNS = 4
 DISTINCT_SERIES = 500  # shapes to draw consistency series from; points are generated once
 MAKERS, CONTROLLERS, NAND_TYPES = 60, 40, 30
 SYNTHETIC_DOCUMENT = '{"synthetic": true}'
@@ -72,6 +75,13 @@ class Command(BaseCommand):
         run_count = max(-(-total_results // per_run), -(-total_series // 2), 1)
         rng = random.Random(opts["seed"])
         started = time.monotonic()
+        # The extra runs come first, so that they hold results (a quarter of them at most).
+        several = max(1, drives // 100)
+        extra = min(EXTRA_RUNS * several, -(-total_results // per_run) // 4)
+
+        def drive_of(run: int) -> int:
+            """The drive (its place in the catalog) whose run this is."""
+            return run % several if run < extra else (run - extra) % drives
 
         with transaction.atomic(), connection.cursor() as wrapper:
             cursor = wrapper.cursor
@@ -193,7 +203,7 @@ class Command(BaseCommand):
                 (
                     (
                         first_run + n,
-                        first_drive + n % drives,
+                        first_drive + drive_of(n),
                         "synthetic",
                         "",
                         "",
@@ -208,7 +218,7 @@ class Command(BaseCommand):
                         None,
                         None,
                     )
-                    for n in range(run_count)
+                    for n in range(extra + run_count)
                 ),
             )
             _sync_sequence(cursor, "results_run")
@@ -235,7 +245,7 @@ class Command(BaseCommand):
                         "latency_ns": {"mean": mean, "max": int(mean * 30)},
                         "repeat": repeat,
                     }
-                    if run % drives % QUICK_EVERY == QUICK_EVERY - 1:
+                    if drive_of(run) % QUICK_EVERY == QUICK_EVERY - 1:
                         entry["duration_ns"] = 2 * 10**9  # a quick run's 2 seconds
 
                     figures = result_figures(entry, LatencyKind.TOTAL.value).values()
@@ -263,7 +273,7 @@ class Command(BaseCommand):
                     drive, level = divmod(n, 2)
                     points, steady = shapes[n % len(shapes)]
                     yield (
-                        first_run + drive % run_count,
+                        first_run + extra + drive % run_count,
                         consistency.pk,
                         25 * level,
                         "incompressible",
