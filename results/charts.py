@@ -392,6 +392,49 @@ def value_scatter(view: ValueView) -> dict:
     }
 
 
+def steady_bars(ranking) -> dict:
+    """A consistency ranking's steady-state IOPS as horizontal bars, best at the top: a
+    series that settled (SNIA PTS) in the first colour, one ranked by its last window
+    striped, highlighted drives in the highlight colour."""
+    rows = ranking.rows + ranking.elsewhere
+    names, values, texts, colours, shapes = [], [], [], [], []
+    for row in rows:
+        s = row.series
+        names.append(label(f"#{row.rank} {s.run.drive}"))
+        values.append(round(s.steady_mean_iops))
+        texts.append(f"{units.iops(s.steady_mean_iops)} IOPS · {s.steady_label}")
+        colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
+        shapes.append("" if s.steady else PATTERN_B)
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": names,
+                "x": values,
+                "text": texts,
+                "textposition": "outside",
+                "cliponaxis": False,
+                "marker": {
+                    "color": colours,
+                    "pattern": {"shape": shapes, "fgcolor": "#ffffff", "solidity": 0.3},
+                },
+                "hovertemplate": "%{y}: %{text}<extra></extra>",
+            }
+        ],
+        "layout": _layout(
+            showlegend=False,
+            height=60 + 22 * max(len(rows), 1),
+            margin={"l": 10, "r": 90, "t": 10, "b": 40},
+            xaxis={
+                "title": {"text": "steady-state IOPS (higher is better)"},
+                "rangemode": "tozero",
+            },
+            yaxis={"autorange": "reversed", "automargin": True},
+        ),
+    }
+
+
 def run_standings(groups, run_id: int | None = None) -> dict:
     """Where each run of a drive falls among its others, one row per test, data pattern and
     method with two runs or more (results.selectors.runs.RunGroup): a box from the 25th to

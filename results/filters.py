@@ -31,13 +31,10 @@ class MethodFilter(DefaultChoiceFilter):
     order. A drive's entry is a quick run's only when it has no full-length result."""
 
     FULL, QUICK = "full", "quick"
+    CHOICES = ((FULL, "full-length runs and published figures"), (QUICK, "quick runs"))
 
     def __init__(self, **kwargs):
-        choices = [
-            (self.FULL, "full-length runs and published figures"),
-            (self.QUICK, "quick runs"),
-        ]
-        super().__init__(choices=choices, field_name="quick", **kwargs)
+        super().__init__(choices=list(self.CHOICES), field_name="quick", **kwargs)
 
     def filter(self, qs, value):
         return qs.filter(quick=(value or self.default) == self.QUICK)

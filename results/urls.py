@@ -1,7 +1,10 @@
+import json
+
 from django.urls import path
 
 from core.versions import VALUE, drive_scope, ranking_scope
 from results.filters import highlight_slugs
+from results.services import TEST_CATALOG
 from results.views import (
     browse,
     compare,
@@ -50,7 +53,18 @@ def pair_scopes(query, a: str, b: str) -> list[str]:
     return [drive_scope(a), drive_scope(b)]
 
 
-def ranking_scopes(query, identifier: str) -> list[str]:
+# A consistency test's ranking reads series and the status of their runs, and withdrawing a
+# run touches no series row: that ranking depends on every write.
+_SERIES_RANKED = frozenset(
+    test["id"]
+    for test in json.loads(TEST_CATALOG.read_text())["tests"]
+    if test["kind"] == "consistency"
+)
+
+
+def ranking_scopes(query, identifier: str) -> list[str] | None:
+    if identifier in _SERIES_RANKED:
+        return None
     return [ranking_scope(identifier), *highlighted(query)]
 
 

@@ -8,9 +8,10 @@ from django.views.decorators.http import require_safe
 
 from core.filters import filter_context
 from results import charts
-from results.filters import LeaderboardFilter
+from results.filters import LeaderboardFilter, MethodFilter
 from results.selectors.common import entries
 from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
+from results.selectors.steady_ranking import METHODS, consistency_test, steady_ranking
 from results.views.common import (
     MAX_PAGE,
     HtmxHttpRequest,
@@ -40,7 +41,7 @@ def test_index(request: HtmxHttpRequest) -> HttpResponse:
 def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     test, controllers = leaderboard_choices(test_id)
     if test is None:
-        raise Http404("No such test")
+        return steady_page(request, test_id)
     filters = LeaderboardFilter(request.GET, queryset=entries())
     if not filters.is_valid():
         return bad_request(request, filters.errors)
@@ -77,3 +78,37 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         **filter_context(LeaderboardFilter, filters.form.cleaned_data, controllers),
     }
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)
+
+
+def steady_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
+    """A consistency test's ranking: the drives by steady-state IOPS at one spare-area level
+    (`spare`), full-length or quick series (`method`, as the other rankings' filter)."""
+    test = consistency_test(test_id)
+    if test is None:
+        raise Http404("No such test")
+    spare = request.GET.get("spare")
+    highlight = highlighted(request)
+    ranking = steady_ranking(
+        test=test,
+        spare_area=int(spare) if spare and spare.isascii() and spare.isdigit() else None,
+        method=choice(request.GET.get("method"), METHODS),
+        page=positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE),
+        page_size=PAGE_SIZE,
+        highlight=highlight,
+    )
+    query = request.GET.copy()
+    query.pop("page", None)
+    base = query.urlencode()
+    context = {
+        "test": test,
+        "methodology": test_links(test),
+        "ranking": ranking,
+        "figure": charts.steady_bars(ranking),
+        "spare_choices": [(level, f"{level}% of the target unused") for level in ranking.levels],
+        "method_choices": MethodFilter.CHOICES,
+        "previous_url": f"?{base}&{urlencode({'page': ranking.page - 1})}"
+        if ranking.has_previous
+        else "",
+        "next_url": f"?{base}&{urlencode({'page': ranking.page + 1})}" if ranking.has_next else "",
+    }
+    return render(request, "bench/steady_ranking.html", context)
