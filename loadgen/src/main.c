@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "engine.h"
+#include "health.h"
 #include "json.h"
 #include "report_json.h"
 #include "runner.h"
@@ -313,7 +314,20 @@ struct info_view {
 	const struct lg_target_info *info;
 	const struct lg_target_check *check;
 	int check_result;
+	const struct lg_health *health;
 };
+
+/* Why a target has no identity of its own, or NULL when it has one. */
+static const char *no_identity(const struct lg_target_info *t)
+{
+	if (t->kind == LG_TARGET_FILE)
+		return "a file: the disk holding it is not what a run measures alone";
+	if (strcmp(t->interface, "virtual") == 0)
+		return "a virtual device the kernel makes up (loop, zram, device-mapper...)";
+	if (!t->identified_by[0])
+		return "the device reports no identity";
+	return NULL;
+}
 
 static void build_info(struct lg_json *w, const void *arg)
 {
@@ -341,12 +355,24 @@ static void build_info(struct lg_json *w, const void *arg)
 		lg_json_key(w, "created_by_loadgen");
 		lg_json_bool(w, t->created_by_loadgen);
 	}
+	lg_json_key(w, "vendor");
+	lg_json_string(w, t->vendor);
 	lg_json_key(w, "model");
 	lg_json_string(w, t->model);
-	lg_json_key(w, "serial");
-	lg_json_string(w, t->serial);
+	lg_json_key(w, "serial_hash");
+	lg_json_string(w, t->serial_hash);
 	lg_json_key(w, "firmware");
 	lg_json_string(w, t->firmware);
+	lg_json_key(w, "identified_by");
+	if (t->identified_by[0])
+		lg_json_string(w, t->identified_by);
+	else
+		lg_json_null(w);
+	const char *unidentified = no_identity(t);
+	if (unidentified) {
+		lg_json_key(w, "no_identity");
+		lg_json_string(w, unidentified);
+	}
 	lg_json_key(w, "capacity_bytes");
 	lg_json_uint(w, t->capacity_bytes);
 	lg_json_key(w, "rotational");
@@ -390,14 +416,67 @@ static void build_info(struct lg_json *w, const void *arg)
 		lg_json_key(w, "signature");
 		lg_json_string(w, v->check->signature);
 	}
+	lg_json_key(w, "health");
+	lg_report_health_json(w, v->health);
 	lg_json_end_object(w);
+}
+
+static void print_health(const struct lg_health *h)
+{
+	const struct lg_health_snapshot *s = &h->before;
+	char bytes[32];
+
+	if (h->source == LG_HEALTH_NONE) {
+		printf("health:              none: %s\n", h->reason);
+		return;
+	}
+	printf("health:              %s\n",
+	       h->source == LG_HEALTH_NVME ? "NVMe SMART / Health log" : "ATA SMART attributes");
+	if (s->present & LG_HEALTH_TEMPERATURE)
+		printf("  temperature:       %d C\n", s->temperature_celsius);
+	if (s->present & LG_HEALTH_PERCENTAGE_USED)
+		printf("  percentage used:   %u%%\n", s->percentage_used);
+	if (s->present & LG_HEALTH_AVAILABLE_SPARE)
+		printf("  available spare:   %u%% (warns below %u%%)\n", s->available_spare_percent,
+		       s->spare_threshold_percent);
+	if (s->present & LG_HEALTH_CRITICAL_WARNING)
+		printf("  critical warning:  0x%02x%s\n", s->critical_warning,
+		       s->critical_warning ? "" : " (none)");
+	if (s->present & LG_HEALTH_DATA_WRITTEN) {
+		lg_format_size_human(s->data_written_bytes, bytes, sizeof(bytes));
+		printf("  data written:      %" PRIu64 " bytes (%s)\n", s->data_written_bytes,
+		       bytes);
+	}
+	if (s->present & LG_HEALTH_DATA_READ) {
+		lg_format_size_human(s->data_read_bytes, bytes, sizeof(bytes));
+		printf("  data read:         %" PRIu64 " bytes (%s)\n", s->data_read_bytes, bytes);
+	}
+	if (s->present & LG_HEALTH_MEDIA_ERRORS)
+		printf("  media errors:      %" PRIu64 "\n", s->media_errors);
+	if (s->present & LG_HEALTH_REALLOCATED)
+		printf("  reallocated:       %" PRIu64 " sectors\n", s->reallocated_sectors);
+	if (s->present & LG_HEALTH_PENDING)
+		printf("  pending:           %" PRIu64 " sectors\n", s->pending_sectors);
+	if (s->present & LG_HEALTH_LBAS_WRITTEN)
+		printf("  LBAs written:      %" PRIu64 " (raw, the maker's unit)\n",
+		       s->lbas_written);
+	if (s->present & LG_HEALTH_POWER_ON_HOURS)
+		printf("  power-on hours:    %" PRIu64 "\n", s->power_on_hours);
+	if (s->present & LG_HEALTH_POWER_CYCLES)
+		printf("  power cycles:      %" PRIu64 "\n", s->power_cycles);
+	if (s->present & LG_HEALTH_UNSAFE_SHUTDOWNS)
+		printf("  unsafe shutdowns:  %" PRIu64 "\n", s->unsafe_shutdowns);
 }
 
 static int cmd_info(const char *path, bool json)
 {
 	struct lg_target_info info;
 	struct lg_target_check check;
-	struct info_view view = {.info = &info, .check = &check, .check_result = 0};
+	struct lg_health health = {0};
+	struct info_view view = {.info = &info,
+				 .check = &check,
+				 .check_result = 0,
+				 .health = &health};
 	char cap[32];
 	int r;
 
@@ -415,6 +494,7 @@ static int cmd_info(const char *path, bool json)
 									       : path,
 							     false, &check);
 	}
+	lg_health_snapshot_take(&info, false, &health);
 	if (json)
 		return print_json(build_info, &view) < 0 ? EXIT_FAILED : EXIT_OK;
 
@@ -430,8 +510,16 @@ static int cmd_info(const char *path, bool json)
 		       info.dev_minor);
 	else if (info.exists)
 		printf("created by loadgen:  %s\n", info.created_by_loadgen ? "yes" : "no");
+	const char *unidentified = no_identity(&info);
+	printf("identity:            %s\n",
+	       !unidentified ? (strcmp(info.identified_by, "nvme-identify") == 0
+					? "from the controller's Identify data"
+					: "from sysfs")
+			     : unidentified);
+	printf("vendor:              %s\n", info.vendor[0] ? info.vendor : "(unknown)");
 	printf("model:               %s\n", info.model[0] ? info.model : "(unknown)");
-	printf("serial:              %s\n", info.serial[0] ? info.serial : "(unknown)");
+	printf("serial hash:         %s\n",
+	       info.serial_hash[0] ? info.serial_hash : "(none reported)");
 	printf("firmware revision:   %s\n", info.firmware[0] ? info.firmware : "(unknown)");
 	printf("capacity:            %" PRIu64 " bytes (%s)\n", info.capacity_bytes, cap);
 	printf("rotational:          %s%s\n",
@@ -460,6 +548,7 @@ static int cmd_info(const char *path, bool json)
 		if (check.signature[0])
 			printf("signature:           %s\n", check.signature);
 	}
+	print_health(&health);
 	return EXIT_OK;
 }
 
