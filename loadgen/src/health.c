@@ -265,8 +265,11 @@ void lg_health_snapshot_take(const struct lg_target_info *info, bool after,
 		r = source == LG_HEALTH_NVME ? lg_health_parse_nvme(page, sizeof(page), &snapshot)
 					     : lg_health_parse_ata(page, sizeof(page), &snapshot);
 	if (r < 0) {
-		if (after)
-			return; /* the snapshot before stands alone */
+		if (after) { /* the snapshot before stands alone, and the reason says why */
+			snprintf(health->reason, sizeof(health->reason),
+				 "the device did not answer after the run: %s", strerror(-r));
+			return;
+		}
 		health->source = LG_HEALTH_NONE;
 		if (r == -EACCES || r == -EPERM)
 			snprintf(health->reason, sizeof(health->reason),
@@ -283,7 +286,6 @@ void lg_health_snapshot_take(const struct lg_target_info *info, bool after,
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	health->source = source;
-	health->reason[0] = '\0';
 	if (after) {
 		health->after = snapshot;
 		health->has_after = true;

@@ -67,7 +67,8 @@ struct lg_health_snapshot {
 /* The snapshots of one run: before its first I/O and after its last. */
 struct lg_health {
 	enum lg_health_source source;
-	char reason[160]; /* source none: why ("a file", "zram0: a disk the kernel makes up") */
+	char reason[160]; /* source none: why ("a file", "a virtual device"); else why a
+	                   * snapshot is missing; empty otherwise */
 	bool has_before, has_after;
 	struct lg_health_snapshot before, after;
 	char before_at[32], after_at[32]; /* RFC 3339 UTC */

@@ -450,7 +450,7 @@ void lg_report_health_json(struct lg_json *w, const struct lg_health *h)
 	lg_json_begin_object(w);
 	lg_json_key(w, "source");
 	lg_json_string(w, lg_health_source_name(h->source));
-	if (h->source == LG_HEALTH_NONE) {
+	if (h->source == LG_HEALTH_NONE || h->reason[0]) {
 		lg_json_key(w, "reason");
 		lg_json_string(w, h->reason[0] ? h->reason : "not read");
 	}
