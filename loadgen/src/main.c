@@ -22,6 +22,8 @@
 #include "runner.h"
 #include "suite.h"
 #include "target.h"
+#include "text.h"
+#include "upload.h"
 #include "util.h"
 
 enum {
@@ -552,6 +554,189 @@ static int cmd_info(const char *path, bool json)
 	return EXIT_OK;
 }
 
+/* ---- upload ------------------------------------------------------------------ */
+
+#define MAX_UPLOAD_BYTES (64u << 20) /* far above what the site takes: it says so itself */
+
+/* The API token into out: the first line of --token-file, else $BENCH_TOKEN. Returns 0,
+ * or -1 having said why. */
+static int read_token(const struct lg_upload_options *u, char *out, size_t size)
+{
+	if (u->token_file) {
+		FILE *f = fopen(u->token_file, "r");
+		if (!f) {
+			fprintf(stderr, "loadgen: --token-file %s: %s\n", u->token_file,
+				strerror(errno));
+			return -1;
+		}
+		if (!fgets(out, (int)size, f))
+			out[0] = '\0';
+		fclose(f);
+	} else {
+		const char *env = getenv("BENCH_TOKEN");
+		lg_copy_string(out, size, env ? env : "");
+	}
+	out[strcspn(out, "\r\n")] = '\0';
+	lg_trim(out);
+	if (!out[0]) {
+		fprintf(stderr,
+			"loadgen: no API token: set BENCH_TOKEN or give --token-file FILE%s\n",
+			u->token_file ? " (the file is empty)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether an upload can be made at all: built in, a token. Says why not. */
+static int upload_ready(const struct lg_upload_options *u, char *token, size_t size)
+{
+	if (!lg_upload_available()) {
+		fprintf(stderr,
+			"loadgen: upload is not built in: this loadgen was built without "
+			"libcurl (install libcurl4-openssl-dev and rebuild); upload the document "
+			"with curl as README.md shows\n");
+		return -1;
+	}
+	return read_token(u, token, size);
+}
+
+static void on_upload_retry(void *ctx, const char *what, double wait_s)
+{
+	const char *path = ctx;
+	fprintf(stderr, "loadgen: upload of %s: %s; retrying in %.0f s\n", path, what, wait_s);
+}
+
+static int read_document(const char *path, char **ret_text, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int r = 0;
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= MAX_UPLOAD_BYTES) {
+				r = -EFBIG;
+				break;
+			}
+			cap = cap ? cap * 2 : 1 << 16;
+			char *grown = realloc(text, cap);
+			if (!grown) {
+				r = -ENOMEM;
+				break;
+			}
+			text = grown;
+		}
+		size_t n = fread(text + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f))
+				r = -EIO;
+			break;
+		}
+	}
+	fclose(f);
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	*ret_text = text;
+	*ret_len = len;
+	return 0;
+}
+
+/* Upload one document and say what became of it. Returns EXIT_OK or EXIT_FAILED. */
+static int upload_one(const struct lg_upload_options *u, const char *token, const char *path)
+{
+	struct lg_upload_reply *reply = calloc(1, sizeof(*reply));
+	char *text = NULL;
+	size_t len = 0;
+	int code = EXIT_FAILED, r;
+
+	if (!reply) {
+		fprintf(stderr, "loadgen: out of memory\n");
+		return EXIT_FAILED;
+	}
+	r = read_document(path, &text, &len);
+	if (r < 0) {
+		fprintf(stderr, "loadgen: cannot read %s: %s\n", path, strerror(-r));
+		goto out;
+	}
+	struct lg_upload_request request = {
+		.url = u->url,
+		.token = token,
+		.body = text,
+		.len = len,
+		.retry_for_s = u->retry_for_s,
+	};
+	r = lg_upload_post(&request, on_upload_retry, (void *)path, reply);
+	if (r == -EINVAL) {
+		fprintf(stderr, "loadgen: --url %s is not an http:// or https:// address\n",
+			u->url);
+		goto out;
+	}
+	if (r == -ETIMEDOUT) {
+		fprintf(stderr,
+			"loadgen: %s was not uploaded: %s after %u attempt%s over %.0f s. The document "
+			"is kept; upload it later with: loadgen upload --url %s %s\n",
+			path, reply->transport[0] ? reply->transport : "the site kept failing",
+			reply->attempts, reply->attempts == 1 ? "" : "s", u->retry_for_s, u->url,
+			path);
+		if (reply->status)
+			fprintf(stderr, "loadgen: the last answer was %ld%s%s\n", reply->status,
+				reply->detail[0] ? ": " : "", reply->detail);
+		goto out;
+	}
+	if (r < 0) {
+		fprintf(stderr, "loadgen: %s was not uploaded: %s\n", path, strerror(-r));
+		goto out;
+	}
+	if (reply->status == 201 || reply->status == 200) {
+		bool before = reply->status == 200 || reply->replayed;
+		printf("%s %s: %s%s\n", before ? "already uploaded" : "uploaded", path,
+		       reply->page[0] ? reply->page : reply->run_url,
+		       strcmp(reply->run_status, "held") == 0 ? " (held for review)" : "");
+		code = EXIT_OK;
+	} else if (reply->status == 400) {
+		/* The detail repeats the problems when they are listed. */
+		bool listed = reply->nerrors > 0;
+		fprintf(stderr, "loadgen: %s was refused (400)%s%s\n", path,
+			listed             ? "; the site says:"
+			: reply->detail[0] ? ": "
+					   : "",
+			listed ? "" : reply->detail);
+		for (size_t i = 0; i < reply->nerrors; i++)
+			fprintf(stderr, "  %s: %s\n",
+				reply->errors[i].pointer[0] ? reply->errors[i].pointer
+							    : "(document)",
+				reply->errors[i].message);
+		if (reply->more_errors)
+			fprintf(stderr, "  ... and %zu more\n", reply->more_errors);
+	} else {
+		fprintf(stderr, "loadgen: %s was not uploaded: the site answered %ld%s%s\n", path,
+			reply->status, reply->detail[0] ? ": " : "", reply->detail);
+	}
+out:
+	free(text);
+	free(reply);
+	return code;
+}
+
+static int cmd_upload(const struct lg_upload_options *u)
+{
+	char token[512];
+	int code = EXIT_OK;
+
+	if (upload_ready(u, token, sizeof(token)) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < u->ndocuments; i++)
+		if (upload_one(u, token, u->documents[i]) != EXIT_OK)
+			code = EXIT_FAILED;
+	explicit_bzero(token, sizeof(token));
+	return code;
+}
+
 /* Why the result document cannot be written where asked (a usage error). */
 static void print_output_error(const char *output, bool given, int err)
 {
@@ -601,6 +786,7 @@ static int cmd_run(const struct lg_cli *cli)
 		.saturation = ui_saturation,
 	};
 	char message[1024];
+	char token[512] = "";
 	char default_output[64];
 	const char *output = o->output;
 	struct lg_output *out = NULL;
@@ -612,6 +798,12 @@ static int cmd_run(const struct lg_cli *cli)
 		return EXIT_FAILED;
 	}
 	lg_report_init(report);
+	/* An upload that cannot be made is found before the run, not after it. */
+	if (o->upload.url && upload_ready(&o->upload, token, sizeof(token)) < 0) {
+		fprintf(stderr, "loadgen: nothing was run.\n");
+		code = EXIT_USAGE;
+		goto out;
+	}
 	if (!output) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -665,7 +857,20 @@ static int cmd_run(const struct lg_cli *cli)
 	if (!o->quiet)
 		fprintf(stderr, "loadgen: result document (%s): %s\n",
 			lg_status_name(report->status), output);
+	/* The document is on disk first: an upload that fails loses nothing. A failed or
+	 * interrupted run is not uploaded (the site publishes complete runs). */
+	if (o->upload.url) {
+		if (report->status == LG_STATUS_COMPLETE) {
+			if (upload_one(&o->upload, token, output) != EXIT_OK && code == EXIT_OK)
+				code = EXIT_FAILED;
+		} else {
+			fprintf(stderr,
+				"loadgen: the run is %s: not uploaded (loadgen upload sends it if it should be)\n",
+				lg_status_name(report->status));
+		}
+	}
 out:
+	explicit_bzero(token, sizeof(token));
 	lg_output_free(out);
 	output_temp_set = 0;
 	lg_report_fini(report);
@@ -702,6 +907,9 @@ int main(int argc, char **argv)
 		break;
 	case LG_CMD_INFO:
 		code = cmd_info(cli->info_target, cli->json);
+		break;
+	case LG_CMD_UPLOAD:
+		code = cmd_upload(&cli->upload);
 		break;
 	case LG_CMD_RUN:
 	default:
