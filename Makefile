@@ -74,7 +74,7 @@ test-python: $(INSTALLED) test-deps
 TEST_TOOLS := clang-format:clang-format redis-server:redis-server nginx:nginx openssl:openssl \
   curl:curl fio:fio chromium:chromium wrk:wrk losetup:mount mount:mount dmsetup:dmsetup \
   mkfs.ext4:e2fsprogs sfdisk:fdisk mkswap:util-linux swapon:mount swapoff:mount \
-  qemu-system-x86_64:qemu-system-x86
+  qemu-system-x86_64:qemu-system-x86 curl-config:libcurl4-openssl-dev
 
 test-deps:
 	@need=""; for p in $(TEST_TOOLS); do \

@@ -35,7 +35,7 @@ from jsonschema import Draft7Validator
 from core.links import is_http_url
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
-SUPPORTED_SCHEMA_VERSIONS = (1, 2)
+SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3)
 UNITS_TOLERANCE = Fraction(1, 100)  # bytes/s against IOPS x block size: 1%
 QUOTE_LIMIT = 60  # characters of a submitted value that a message repeats
 MAX_PROBLEMS = 100  # problems listed for one document; the rest are summed up
@@ -58,6 +58,9 @@ UNSUPPORTED_VERSION = (
     "schema_version {version} is not supported; this site reads versions {supported}"
 )
 NOT_IN_VERSION = "'{field}' is not part of a schema_version {version} document"
+SERIAL_NOT_IN_VERSION_3 = (
+    "a schema_version 3 document holds the serial number only as its salted hash, serial_hash"
+)
 PARTIAL_IN_COMPLETE = "a complete run has no partial result; an interrupted one is incomplete"
 MISSING_FIELD = "the required field '{field}' is missing"
 NEEDS_ONE_OF = "needs at least one of: {fields}"
@@ -131,6 +134,7 @@ PATTERN_MESSAGES = {
     "^[a-z0-9][a-z0-9-]*$": "must be a suite name: lower-case letters, digits and '-'",
     "^(100|[1-9]?[0-9](\\.[0-9]{1,4})?)$": 'must be a percentile from 0 to 100, e.g. "99.9"',
     "^[-a-zA-Z0-9_]+$": "must be a drive's slug: letters, digits, '-' and '_'",
+    "^[0-9a-f]+$": "must be lower-case hexadecimal digits",
 }
 FORMAT_NAMES = {
     "date-time": "an RFC 3339 date-time with a time zone (2026-11-21T10:00:00Z)",
@@ -464,8 +468,8 @@ LIMIT_MESSAGES = {
 
 def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tuple[tuple, str]:
     """A member the schema's false subschemas forbid (its path, and the message): one a
-    version 1 document may not have, or a partial result in a complete run. The error names
-    the object, not the member."""
+    later version added, the raw serial in a version 3 document, or a partial result in a
+    complete run. The error names the object, not the member."""
     parent: Any = document
     for part in error.absolute_path:
         parent = parent[part]
@@ -473,7 +477,10 @@ def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tupl
     where = (*error.absolute_path, field)
     if field == "partial" and document.get("status") == "complete":
         return where, PARTIAL_IN_COMPLETE
-    return where, NOT_IN_VERSION.format(field=field, version=1)
+    version = document.get("schema_version")
+    if where == ("target", "serial") and version == 3:
+        return where, SERIAL_NOT_IN_VERSION_3
+    return where, NOT_IN_VERSION.format(field=field, version=version)
 
 
 def _refused(error: jsonschema.ValidationError) -> list[tuple]:
@@ -572,7 +579,8 @@ def _schema_check(document: dict[str, Any]) -> tuple[list[DocumentProblem], list
     problems than are listed, or a refusal the explaining validator does not find."""
     version = document.get("schema_version")
     if isinstance(version, int) and version not in SUPPORTED_SCHEMA_VERSIONS:
-        supported = " and ".join(str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
+        *earlier, last = (str(v) for v in SUPPORTED_SCHEMA_VERSIONS)
+        supported = f"{', '.join(earlier)} and {last}" if earlier else last
         message = UNSUPPORTED_VERSION.format(version=quote(version), supported=supported)
         return [DocumentProblem("/schema_version", message)], None
     try:

@@ -324,6 +324,15 @@ class Run(LabelledModel):
         db_default=True,
         help_text="False: the run was interrupted; its last test's results are partial",
     )
+    unit_hash = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        db_index=True,
+        help_text="The salted hash of the drive's serial number (target.serial_hash): runs of "
+        "one physical unit share it; empty when the document does not say",
+    )
     document = models.TextField(help_text="The result document exactly as it was submitted")
     content_hash = models.CharField(
         max_length=64, unique=True, help_text="SHA-256 of the document's canonical JSON"

@@ -254,6 +254,7 @@ def _write(
         citation_locator=locator,
         drive_state=document.get("drive_state", Run.DriveState.UNKNOWN),
         schema_version=document["schema_version"],
+        unit_hash=document.get("target", {}).get("serial_hash", ""),
         complete=document["status"] == "complete",
         document=raw,
         content_hash=digest,

@@ -42,6 +42,11 @@ enum {
 	OPT_PRECONDITION,
 	OPT_OUTPUT,
 	OPT_QUIET,
+	OPT_UPLOAD,
+	OPT_URL,
+	OPT_TOKEN_FILE,
+	OPT_TOKEN,
+	OPT_RETRY_FOR,
 	OPT_JSON,
 	OPT_HELP,
 };
@@ -146,7 +151,24 @@ static const struct option_doc run_docs[] = {
 	 "created before the run, so an output that cannot be written stops\n"
 	 "it before any I/O (exit 2)"},
 	{NULL, "quiet", no_argument, OPT_QUIET, NULL, "no table on stdout, no progress line"},
+	{NULL, "upload", required_argument, OPT_UPLOAD, " URL",
+	 "once the document is written, upload it to the Bench site at URL\n"
+	 "(as loadgen upload does; --token-file and --retry-for apply)"},
 	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
+};
+
+/* The upload's own options, shared by `upload` and `run --upload`. */
+static const struct option_doc upload_docs[] = {
+	{"upload (and run --upload)", "url", required_argument, OPT_URL, " URL",
+	 "the Bench site (https://bench.example.org): POST URL/api/v1/runs/"},
+	{NULL, "token-file", required_argument, OPT_TOKEN_FILE, " FILE",
+	 "the API token: the file's first line (default: $BENCH_TOKEN)"},
+	{NULL, "token", required_argument, OPT_TOKEN, " TOKEN",
+	 "refused: a token on the command line is seen by every user of the\n"
+	 "machine (ps, shell history); give it in BENCH_TOKEN or --token-file"},
+	{NULL, "retry-for", required_argument, OPT_RETRY_FOR, " SECONDS",
+	 "retry a failed connection, a 5xx or a 429 (honouring Retry-After), waiting\n"
+	 "1, 2, 4... s, until SECONDS have passed (default 120)"},
 };
 
 static const struct option_doc simple_docs[] = {
@@ -161,6 +183,7 @@ static const char usage_head[] =
 	"  loadgen list [--json]\n"
 	"  loadgen info TARGET [--json]\n"
 	"  loadgen run --target PATH (--suite NAME[:VERSION] | --tests ID[,ID...] | --rw ...) [options]\n"
+	"  loadgen upload --url URL [--token-file FILE] DOCUMENT.json...\n"
 	"  loadgen --help | --version\n"
 	"\n"
 	"Runs the standard SSD tests (4KB random read/write, 128KB and 2MB sequential\n"
@@ -168,10 +191,12 @@ static const char usage_head[] =
 	"device and writes one result document (JSON, results/schema/result-document.schema.json).\n"
 	"\n"
 	"list                        suites and tests built in\n"
-	"info TARGET                 kind, model, serial, firmware, capacity, rotational, drive kind,\n"
+	"info TARGET                 kind, vendor, model, the serial's salted hash (never the\n"
+	"                            serial), firmware, capacity, rotational, drive kind,\n"
 	"                            interface and negotiated link, logical and physical block\n"
-	"                            size, discard support,\n"
-	"                            mounted/holders/swap\n";
+	"                            size, discard support, mounted/holders/swap, health (NVMe\n"
+	"                            SMART log, ATA SMART attributes)\n"
+	"upload DOCUMENT...          send result documents to a Bench site; prints each run's page\n";
 
 static const char usage_tail[] =
 	"\n"
@@ -259,6 +284,7 @@ const char *lg_cli_usage(void)
 		return t.buf;
 	put(&t, "%s\n", usage_head);
 	describe(&t, run_docs, COUNT(run_docs));
+	describe(&t, upload_docs, COUNT(upload_docs));
 	describe(&t, simple_docs, COUNT(simple_docs));
 	put(&t, "%s", usage_tail);
 	return t.buf;
@@ -613,6 +639,8 @@ static int parse_rw(const char *v, struct lg_test_def *t)
 	return 0;
 }
 
+static int upload_option(int c, struct lg_upload_options *u, char *err, size_t err_len);
+
 static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_t err_len)
 {
 	struct lg_run_options *o = &cli->run;
@@ -621,16 +649,25 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	bool have_rwmix = false;
 	bool have_bs = false, have_qd = false, have_span = false, have_time = false;
 	const char *firmware = NULL;
-	struct option run_options[COUNT(run_docs) + 1];
+	struct option run_options[COUNT(run_docs) + COUNT(upload_docs) + 1];
+	struct option_doc docs[COUNT(run_docs) + COUNT(upload_docs)];
 	int c, r;
 
 	o->duration_scale = 1.0;
+	o->upload.retry_for_s = LG_DEFAULT_RETRY_FOR_S;
 	o->want_compressible = o->want_incompressible = true;
 	o->spare[0] = 0;
 	o->spare[1] = 25;
 	o->nspare = 2;
-	option_table(run_docs, COUNT(run_docs), run_options);
+	memcpy(docs, run_docs, sizeof(run_docs));
+	memcpy(docs + COUNT(run_docs), upload_docs, sizeof(upload_docs));
+	option_table(docs, COUNT(docs), run_options);
 	while ((c = getopt_long(argc, argv, "", run_options, NULL)) != -1) {
+		if ((r = upload_option(c, &o->upload, err, err_len)) <= 0) {
+			if (r < 0)
+				return r;
+			continue;
+		}
 		switch (c) {
 		case OPT_TARGET:
 			o->target = optarg;
@@ -789,6 +826,9 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
+		case OPT_UPLOAD:
+			o->upload.url = optarg;
+			break;
 		case OPT_HELP:
 			cli->command = LG_CMD_HELP;
 			return 0;
@@ -881,6 +921,69 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	return 0;
 }
 
+/* An option of upload_docs into *u: 0 when c was one, 1 when it was not, -EINVAL. */
+static int upload_option(int c, struct lg_upload_options *u, char *err, size_t err_len)
+{
+	double seconds;
+	switch (c) {
+	case OPT_URL:
+		u->url = optarg;
+		return 0;
+	case OPT_TOKEN_FILE:
+		u->token_file = optarg;
+		return 0;
+	case OPT_TOKEN:
+		return fail(err, err_len,
+			    "--token is refused: a token on the command line is seen by every user "
+			    "of the machine (ps, shell history); give it in BENCH_TOKEN or "
+			    "--token-file FILE");
+	case OPT_RETRY_FOR:
+		if (lg_parse_positive_double(optarg, &seconds) < 0 || seconds > 86400)
+			return fail(
+				err, err_len,
+				"--retry-for needs a number of seconds above 0 and at most 86400");
+		u->retry_for_s = seconds;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static int parse_upload(int argc, char **argv, struct lg_cli *cli, char *err, size_t err_len)
+{
+	struct lg_upload_options *u = &cli->upload;
+	struct option options[COUNT(upload_docs) + COUNT(simple_docs) + 1];
+	struct option_doc docs[COUNT(upload_docs) + COUNT(simple_docs)];
+	int c, r;
+
+	u->retry_for_s = LG_DEFAULT_RETRY_FOR_S;
+	memcpy(docs, upload_docs, sizeof(upload_docs));
+	memcpy(docs + COUNT(upload_docs), simple_docs, sizeof(simple_docs));
+	option_table(docs, COUNT(docs), options);
+	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if ((r = upload_option(c, u, err, err_len)) < 0)
+			return r;
+		if (r == 0)
+			continue;
+		if (c == OPT_HELP) {
+			cli->command = LG_CMD_HELP;
+			return 0;
+		}
+		return bad_option("upload", argc, argv, options, err, err_len);
+	}
+	if (!u->url)
+		return fail(err, err_len, "upload needs --url URL (the Bench site)");
+	if (optind >= argc)
+		return fail(err, err_len, "upload needs at least one result document");
+	for (; optind < argc; optind++) {
+		if (u->ndocuments == LG_MAX_UPLOADS)
+			return fail(err, err_len, "upload takes at most %d documents at once",
+				    LG_MAX_UPLOADS);
+		u->documents[u->ndocuments++] = argv[optind];
+	}
+	return 0;
+}
+
 int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_t err_len)
 {
 	struct lg_cli *cli = ret_cli;
@@ -892,7 +995,8 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 	err[0] = '\0';
 	join_command_line(argc, argv, cli->command_line, sizeof(cli->command_line));
 	if (argc < 2)
-		return fail(err, err_len, "no command given (list, info, run; see loadgen --help)");
+		return fail(err, err_len,
+			    "no command given (list, info, run, upload; see loadgen --help)");
 	cmd = argv[1];
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		cli->command = LG_CMD_HELP;
@@ -908,6 +1012,10 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 	if (strcmp(cmd, "run") == 0) {
 		cli->command = LG_CMD_RUN;
 		return parse_run(argc - 1, argv + 1, cli, err, err_len);
+	}
+	if (strcmp(cmd, "upload") == 0) {
+		cli->command = LG_CMD_UPLOAD;
+		return parse_upload(argc - 1, argv + 1, cli, err, err_len);
 	}
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0) {
 		cli->command = strcmp(cmd, "list") == 0 ? LG_CMD_LIST : LG_CMD_INFO;
@@ -934,6 +1042,6 @@ int lg_cli_parse(int argc, char **argv, struct lg_cli *ret_cli, char *err, size_
 		cli->info_target = argv[1 + optind];
 		return 0;
 	}
-	return fail(err, err_len, "unknown command \"%s\" (list, info, run; see loadgen --help)",
-		    cmd);
+	return fail(err, err_len,
+		    "unknown command \"%s\" (list, info, run, upload; see loadgen --help)", cmd);
 }

@@ -20,6 +20,18 @@ enum lg_command {
 	LG_CMD_LIST,
 	LG_CMD_INFO,
 	LG_CMD_RUN,
+	LG_CMD_UPLOAD,
+};
+
+/* Where documents go once written: `loadgen upload` and `run --upload`. */
+#define LG_MAX_UPLOADS 64
+#define LG_DEFAULT_RETRY_FOR_S 120.0
+struct lg_upload_options {
+	const char *url;        /* NULL: no upload */
+	const char *token_file; /* NULL: the token is $BENCH_TOKEN */
+	double retry_for_s;     /* --retry-for */
+	const char *documents[LG_MAX_UPLOADS];
+	size_t ndocuments;
 };
 
 /* Passes over the throughput tests of a full-length run when --repeat is not given. */
@@ -55,6 +67,7 @@ struct lg_run_options {
 	char drive_state[16];
 	const char *output; /* NULL: default name */
 	bool quiet;
+	struct lg_upload_options upload; /* --upload URL: the document, once written */
 };
 
 struct lg_cli {
@@ -62,7 +75,8 @@ struct lg_cli {
 	bool json; /* list --json, info --json */
 	const char *info_target;
 	struct lg_run_options run;
-	char command_line[4001]; /* argv joined, shell-quoted where needed */
+	struct lg_upload_options upload; /* the upload command */
+	char command_line[4001];         /* argv joined, shell-quoted where needed */
 };
 
 /* Parse argv. Returns 0 and *ret_cli, or -EINVAL with a one-line reason in err. */

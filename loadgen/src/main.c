@@ -16,11 +16,14 @@
 
 #include "cli.h"
 #include "engine.h"
+#include "health.h"
 #include "json.h"
 #include "report_json.h"
 #include "runner.h"
 #include "suite.h"
 #include "target.h"
+#include "text.h"
+#include "upload.h"
 #include "util.h"
 
 enum {
@@ -313,7 +316,20 @@ struct info_view {
 	const struct lg_target_info *info;
 	const struct lg_target_check *check;
 	int check_result;
+	const struct lg_health *health;
 };
+
+/* Why a target has no identity of its own, or NULL when it has one. */
+static const char *no_identity(const struct lg_target_info *t)
+{
+	if (t->kind == LG_TARGET_FILE)
+		return "a file: the disk holding it is not what a run measures alone";
+	if (strcmp(t->interface, "virtual") == 0)
+		return "a virtual device the kernel makes up (loop, zram, device-mapper...)";
+	if (!t->identified_by[0])
+		return "the device reports no identity";
+	return NULL;
+}
 
 static void build_info(struct lg_json *w, const void *arg)
 {
@@ -341,12 +357,24 @@ static void build_info(struct lg_json *w, const void *arg)
 		lg_json_key(w, "created_by_loadgen");
 		lg_json_bool(w, t->created_by_loadgen);
 	}
+	lg_json_key(w, "vendor");
+	lg_json_string(w, t->vendor);
 	lg_json_key(w, "model");
 	lg_json_string(w, t->model);
-	lg_json_key(w, "serial");
-	lg_json_string(w, t->serial);
+	lg_json_key(w, "serial_hash");
+	lg_json_string(w, t->serial_hash);
 	lg_json_key(w, "firmware");
 	lg_json_string(w, t->firmware);
+	lg_json_key(w, "identified_by");
+	if (t->identified_by[0])
+		lg_json_string(w, t->identified_by);
+	else
+		lg_json_null(w);
+	const char *unidentified = no_identity(t);
+	if (unidentified) {
+		lg_json_key(w, "no_identity");
+		lg_json_string(w, unidentified);
+	}
 	lg_json_key(w, "capacity_bytes");
 	lg_json_uint(w, t->capacity_bytes);
 	lg_json_key(w, "rotational");
@@ -390,14 +418,67 @@ static void build_info(struct lg_json *w, const void *arg)
 		lg_json_key(w, "signature");
 		lg_json_string(w, v->check->signature);
 	}
+	lg_json_key(w, "health");
+	lg_report_health_json(w, v->health);
 	lg_json_end_object(w);
+}
+
+static void print_health(const struct lg_health *h)
+{
+	const struct lg_health_snapshot *s = &h->before;
+	char bytes[32];
+
+	if (h->source == LG_HEALTH_NONE) {
+		printf("health:              none: %s\n", h->reason);
+		return;
+	}
+	printf("health:              %s\n",
+	       h->source == LG_HEALTH_NVME ? "NVMe SMART / Health log" : "ATA SMART attributes");
+	if (s->present & LG_HEALTH_TEMPERATURE)
+		printf("  temperature:       %d C\n", s->temperature_celsius);
+	if (s->present & LG_HEALTH_PERCENTAGE_USED)
+		printf("  percentage used:   %u%%\n", s->percentage_used);
+	if (s->present & LG_HEALTH_AVAILABLE_SPARE)
+		printf("  available spare:   %u%% (warns below %u%%)\n", s->available_spare_percent,
+		       s->spare_threshold_percent);
+	if (s->present & LG_HEALTH_CRITICAL_WARNING)
+		printf("  critical warning:  0x%02x%s\n", s->critical_warning,
+		       s->critical_warning ? "" : " (none)");
+	if (s->present & LG_HEALTH_DATA_WRITTEN) {
+		lg_format_size_human(s->data_written_bytes, bytes, sizeof(bytes));
+		printf("  data written:      %" PRIu64 " bytes (%s)\n", s->data_written_bytes,
+		       bytes);
+	}
+	if (s->present & LG_HEALTH_DATA_READ) {
+		lg_format_size_human(s->data_read_bytes, bytes, sizeof(bytes));
+		printf("  data read:         %" PRIu64 " bytes (%s)\n", s->data_read_bytes, bytes);
+	}
+	if (s->present & LG_HEALTH_MEDIA_ERRORS)
+		printf("  media errors:      %" PRIu64 "\n", s->media_errors);
+	if (s->present & LG_HEALTH_REALLOCATED)
+		printf("  reallocated:       %" PRIu64 " sectors\n", s->reallocated_sectors);
+	if (s->present & LG_HEALTH_PENDING)
+		printf("  pending:           %" PRIu64 " sectors\n", s->pending_sectors);
+	if (s->present & LG_HEALTH_LBAS_WRITTEN)
+		printf("  LBAs written:      %" PRIu64 " (raw, the maker's unit)\n",
+		       s->lbas_written);
+	if (s->present & LG_HEALTH_POWER_ON_HOURS)
+		printf("  power-on hours:    %" PRIu64 "\n", s->power_on_hours);
+	if (s->present & LG_HEALTH_POWER_CYCLES)
+		printf("  power cycles:      %" PRIu64 "\n", s->power_cycles);
+	if (s->present & LG_HEALTH_UNSAFE_SHUTDOWNS)
+		printf("  unsafe shutdowns:  %" PRIu64 "\n", s->unsafe_shutdowns);
 }
 
 static int cmd_info(const char *path, bool json)
 {
 	struct lg_target_info info;
 	struct lg_target_check check;
-	struct info_view view = {.info = &info, .check = &check, .check_result = 0};
+	struct lg_health health = {0};
+	struct info_view view = {.info = &info,
+				 .check = &check,
+				 .check_result = 0,
+				 .health = &health};
 	char cap[32];
 	int r;
 
@@ -415,6 +496,7 @@ static int cmd_info(const char *path, bool json)
 									       : path,
 							     false, &check);
 	}
+	lg_health_snapshot_take(&info, false, &health);
 	if (json)
 		return print_json(build_info, &view) < 0 ? EXIT_FAILED : EXIT_OK;
 
@@ -430,8 +512,16 @@ static int cmd_info(const char *path, bool json)
 		       info.dev_minor);
 	else if (info.exists)
 		printf("created by loadgen:  %s\n", info.created_by_loadgen ? "yes" : "no");
+	const char *unidentified = no_identity(&info);
+	printf("identity:            %s\n",
+	       !unidentified ? (strcmp(info.identified_by, "nvme-identify") == 0
+					? "from the controller's Identify data"
+					: "from sysfs")
+			     : unidentified);
+	printf("vendor:              %s\n", info.vendor[0] ? info.vendor : "(unknown)");
 	printf("model:               %s\n", info.model[0] ? info.model : "(unknown)");
-	printf("serial:              %s\n", info.serial[0] ? info.serial : "(unknown)");
+	printf("serial hash:         %s\n",
+	       info.serial_hash[0] ? info.serial_hash : "(none reported)");
 	printf("firmware revision:   %s\n", info.firmware[0] ? info.firmware : "(unknown)");
 	printf("capacity:            %" PRIu64 " bytes (%s)\n", info.capacity_bytes, cap);
 	printf("rotational:          %s%s\n",
@@ -460,7 +550,191 @@ static int cmd_info(const char *path, bool json)
 		if (check.signature[0])
 			printf("signature:           %s\n", check.signature);
 	}
+	print_health(&health);
 	return EXIT_OK;
+}
+
+/* ---- upload ------------------------------------------------------------------ */
+
+#define MAX_UPLOAD_BYTES (64u << 20) /* far above what the site takes: it says so itself */
+
+/* The API token into out: the first line of --token-file, else $BENCH_TOKEN. Returns 0,
+ * or -1 having said why. */
+static int read_token(const struct lg_upload_options *u, char *out, size_t size)
+{
+	if (u->token_file) {
+		FILE *f = fopen(u->token_file, "r");
+		if (!f) {
+			fprintf(stderr, "loadgen: --token-file %s: %s\n", u->token_file,
+				strerror(errno));
+			return -1;
+		}
+		if (!fgets(out, (int)size, f))
+			out[0] = '\0';
+		fclose(f);
+	} else {
+		const char *env = getenv("BENCH_TOKEN");
+		lg_copy_string(out, size, env ? env : "");
+	}
+	out[strcspn(out, "\r\n")] = '\0';
+	lg_trim(out);
+	if (!out[0]) {
+		fprintf(stderr,
+			"loadgen: no API token: set BENCH_TOKEN or give --token-file FILE%s\n",
+			u->token_file ? " (the file is empty)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether an upload can be made at all: built in, a token. Says why not. */
+static int upload_ready(const struct lg_upload_options *u, char *token, size_t size)
+{
+	if (!lg_upload_available()) {
+		fprintf(stderr,
+			"loadgen: upload is not built in: this loadgen was built without "
+			"libcurl (install libcurl4-openssl-dev and rebuild); upload the document "
+			"with curl as README.md shows\n");
+		return -1;
+	}
+	return read_token(u, token, size);
+}
+
+static void on_upload_retry(void *ctx, const char *what, double wait_s)
+{
+	const char *path = ctx;
+	fprintf(stderr, "loadgen: upload of %s: %s; retrying in %.0f s\n", path, what, wait_s);
+}
+
+static int read_document(const char *path, char **ret_text, size_t *ret_len)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	int r = 0;
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= MAX_UPLOAD_BYTES) {
+				r = -EFBIG;
+				break;
+			}
+			cap = cap ? cap * 2 : 1 << 16;
+			char *grown = realloc(text, cap);
+			if (!grown) {
+				r = -ENOMEM;
+				break;
+			}
+			text = grown;
+		}
+		size_t n = fread(text + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f))
+				r = -EIO;
+			break;
+		}
+	}
+	fclose(f);
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	*ret_text = text;
+	*ret_len = len;
+	return 0;
+}
+
+/* Upload one document and say what became of it. Returns EXIT_OK or EXIT_FAILED. */
+static int upload_one(const struct lg_upload_options *u, const char *token, const char *path)
+{
+	struct lg_upload_reply *reply = calloc(1, sizeof(*reply));
+	char *text = NULL;
+	size_t len = 0;
+	int code = EXIT_FAILED, r;
+
+	if (!reply) {
+		fprintf(stderr, "loadgen: out of memory\n");
+		return EXIT_FAILED;
+	}
+	r = read_document(path, &text, &len);
+	if (r < 0) {
+		fprintf(stderr, "loadgen: cannot read %s: %s\n", path, strerror(-r));
+		goto out;
+	}
+	struct lg_upload_request request = {
+		.url = u->url,
+		.token = token,
+		.body = text,
+		.len = len,
+		.retry_for_s = u->retry_for_s,
+	};
+	r = lg_upload_post(&request, on_upload_retry, (void *)path, reply);
+	if (r == -EINVAL) {
+		fprintf(stderr, "loadgen: --url %s is not an http:// or https:// address\n",
+			u->url);
+		goto out;
+	}
+	if (r == -ETIMEDOUT) {
+		fprintf(stderr,
+			"loadgen: %s was not uploaded: %s after %u attempt%s over %.0f s. The document "
+			"is kept; upload it later with: loadgen upload --url %s %s\n",
+			path, reply->transport[0] ? reply->transport : "the site kept failing",
+			reply->attempts, reply->attempts == 1 ? "" : "s", u->retry_for_s, u->url,
+			path);
+		if (reply->status)
+			fprintf(stderr, "loadgen: the last answer was %ld%s%s\n", reply->status,
+				reply->detail[0] ? ": " : "", reply->detail);
+		goto out;
+	}
+	if (r < 0) {
+		fprintf(stderr, "loadgen: %s was not uploaded: %s\n", path, strerror(-r));
+		goto out;
+	}
+	if (reply->status == 201 || reply->status == 200) {
+		bool before = reply->status == 200 || reply->replayed;
+		printf("%s %s: %s%s\n", before ? "already uploaded" : "uploaded", path,
+		       reply->page[0] ? reply->page : reply->run_url,
+		       strcmp(reply->run_status, "held") == 0 ? " (held for review)" : "");
+		code = EXIT_OK;
+	} else if (reply->status == 400) {
+		/* The detail repeats the problems when they are listed. */
+		bool listed = reply->nerrors > 0;
+		fprintf(stderr, "loadgen: %s was refused (400)%s%s\n", path,
+			listed             ? "; the site says:"
+			: reply->detail[0] ? ": "
+					   : "",
+			listed ? "" : reply->detail);
+		for (size_t i = 0; i < reply->nerrors; i++)
+			fprintf(stderr, "  %s: %s\n",
+				reply->errors[i].pointer[0] ? reply->errors[i].pointer
+							    : "(document)",
+				reply->errors[i].message);
+		if (reply->more_errors)
+			fprintf(stderr, "  ... and %zu more\n", reply->more_errors);
+	} else {
+		fprintf(stderr, "loadgen: %s was not uploaded: the site answered %ld%s%s\n", path,
+			reply->status, reply->detail[0] ? ": " : "", reply->detail);
+	}
+out:
+	free(text);
+	free(reply);
+	return code;
+}
+
+static int cmd_upload(const struct lg_upload_options *u)
+{
+	char token[512];
+	int code = EXIT_OK;
+
+	if (upload_ready(u, token, sizeof(token)) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < u->ndocuments; i++)
+		if (upload_one(u, token, u->documents[i]) != EXIT_OK)
+			code = EXIT_FAILED;
+	explicit_bzero(token, sizeof(token));
+	return code;
 }
 
 /* Why the result document cannot be written where asked (a usage error). */
@@ -512,6 +786,7 @@ static int cmd_run(const struct lg_cli *cli)
 		.saturation = ui_saturation,
 	};
 	char message[1024];
+	char token[512] = "";
 	char default_output[64];
 	const char *output = o->output;
 	struct lg_output *out = NULL;
@@ -523,6 +798,12 @@ static int cmd_run(const struct lg_cli *cli)
 		return EXIT_FAILED;
 	}
 	lg_report_init(report);
+	/* An upload that cannot be made is found before the run, not after it. */
+	if (o->upload.url && upload_ready(&o->upload, token, sizeof(token)) < 0) {
+		fprintf(stderr, "loadgen: nothing was run.\n");
+		code = EXIT_USAGE;
+		goto out;
+	}
 	if (!output) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -576,7 +857,20 @@ static int cmd_run(const struct lg_cli *cli)
 	if (!o->quiet)
 		fprintf(stderr, "loadgen: result document (%s): %s\n",
 			lg_status_name(report->status), output);
+	/* The document is on disk first: an upload that fails loses nothing. A failed or
+	 * interrupted run is not uploaded (the site publishes complete runs). */
+	if (o->upload.url) {
+		if (report->status == LG_STATUS_COMPLETE) {
+			if (upload_one(&o->upload, token, output) != EXIT_OK && code == EXIT_OK)
+				code = EXIT_FAILED;
+		} else {
+			fprintf(stderr,
+				"loadgen: the run is %s: not uploaded (loadgen upload sends it if it should be)\n",
+				lg_status_name(report->status));
+		}
+	}
 out:
+	explicit_bzero(token, sizeof(token));
 	lg_output_free(out);
 	output_temp_set = 0;
 	lg_report_fini(report);
@@ -613,6 +907,9 @@ int main(int argc, char **argv)
 		break;
 	case LG_CMD_INFO:
 		code = cmd_info(cli->info_target, cli->json);
+		break;
+	case LG_CMD_UPLOAD:
+		code = cmd_upload(&cli->upload);
 		break;
 	case LG_CMD_RUN:
 	default:

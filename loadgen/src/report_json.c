@@ -389,9 +389,11 @@ static void write_target(struct lg_json *w, const struct lg_target_info *t)
 	lg_json_string(w, t->path[0] ? t->path : "?");
 	lg_json_key(w, "kind");
 	lg_json_string(w, t->kind == LG_TARGET_BLOCK ? "block" : "file");
+	opt_string(w, "vendor", t->vendor);
 	opt_string(w, "model", t->model);
-	opt_string(w, "serial", t->serial);
+	opt_string(w, "serial_hash", t->serial_hash);
 	opt_string(w, "firmware", t->firmware);
+	opt_string(w, "identified_by", t->identified_by);
 	lg_json_key(w, "capacity_bytes");
 	lg_json_uint(w, t->capacity_bytes);
 	if (t->rotational >= 0) {
@@ -402,6 +404,64 @@ static void write_target(struct lg_json *w, const struct lg_target_info *t)
 	opt_uint(w, "physical_block_size", t->physical_block_size);
 	opt_string(w, "interface", t->interface);
 	opt_string(w, "link", t->link);
+	lg_json_end_object(w);
+}
+
+/* A health figure, written when the device reported it. */
+static void figure(struct lg_json *w, const struct lg_health_snapshot *s, unsigned bit,
+		   const char *key, uint64_t value)
+{
+	if (s->present & bit) {
+		lg_json_key(w, key);
+		lg_json_uint(w, value);
+	}
+}
+
+static void write_snapshot(struct lg_json *w, const char *taken_at,
+			   const struct lg_health_snapshot *s)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "taken_at");
+	lg_json_string(w, taken_at);
+	if (s->present & LG_HEALTH_TEMPERATURE) {
+		lg_json_key(w, "temperature_celsius");
+		lg_json_int(w, s->temperature_celsius);
+	}
+	figure(w, s, LG_HEALTH_CRITICAL_WARNING, "critical_warning", s->critical_warning);
+	figure(w, s, LG_HEALTH_AVAILABLE_SPARE, "available_spare_percent",
+	       s->available_spare_percent);
+	figure(w, s, LG_HEALTH_SPARE_THRESHOLD, "available_spare_threshold_percent",
+	       s->spare_threshold_percent);
+	figure(w, s, LG_HEALTH_PERCENTAGE_USED, "percentage_used", s->percentage_used);
+	figure(w, s, LG_HEALTH_DATA_READ, "data_read_bytes", s->data_read_bytes);
+	figure(w, s, LG_HEALTH_DATA_WRITTEN, "data_written_bytes", s->data_written_bytes);
+	figure(w, s, LG_HEALTH_POWER_ON_HOURS, "power_on_hours", s->power_on_hours);
+	figure(w, s, LG_HEALTH_POWER_CYCLES, "power_cycles", s->power_cycles);
+	figure(w, s, LG_HEALTH_UNSAFE_SHUTDOWNS, "unsafe_shutdowns", s->unsafe_shutdowns);
+	figure(w, s, LG_HEALTH_MEDIA_ERRORS, "media_errors", s->media_errors);
+	figure(w, s, LG_HEALTH_REALLOCATED, "reallocated_sectors", s->reallocated_sectors);
+	figure(w, s, LG_HEALTH_PENDING, "pending_sectors", s->pending_sectors);
+	figure(w, s, LG_HEALTH_LBAS_WRITTEN, "lbas_written", s->lbas_written);
+	lg_json_end_object(w);
+}
+
+void lg_report_health_json(struct lg_json *w, const struct lg_health *h)
+{
+	lg_json_begin_object(w);
+	lg_json_key(w, "source");
+	lg_json_string(w, lg_health_source_name(h->source));
+	if (h->source == LG_HEALTH_NONE || h->reason[0]) {
+		lg_json_key(w, "reason");
+		lg_json_string(w, h->reason[0] ? h->reason : "not read");
+	}
+	if (h->source != LG_HEALTH_NONE && h->has_before) {
+		lg_json_key(w, "before");
+		write_snapshot(w, h->before_at, &h->before);
+	}
+	if (h->source != LG_HEALTH_NONE && h->has_after) {
+		lg_json_key(w, "after");
+		write_snapshot(w, h->after_at, &h->after);
+	}
 	lg_json_end_object(w);
 }
 
@@ -494,6 +554,10 @@ void lg_report_json(const struct lg_report *report, struct lg_json *w)
 	if (report->has_target) {
 		lg_json_key(w, "target");
 		write_target(w, &report->target);
+	}
+	if (report->has_health) {
+		lg_json_key(w, "health");
+		lg_report_health_json(w, &report->health);
 	}
 	if (report->has_parameters) {
 		lg_json_key(w, "parameters");

@@ -1,5 +1,7 @@
 /* report_json: the result document (results/schema/result-document.schema.json,
- * version 2: latency from issue to completion, its completion part beside it)
+ * version 3: the drive's identity in target (its serial only as a salted hash) and
+ * its health before and after the run; from version 2, latency from issue to
+ * completion, its completion part beside it)
  * as C data, its JSON form, and writing it atomically.
  *
  * Ownership: struct lg_report owns its result arrays (and each consistency
@@ -13,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "health.h"
 #include "histogram.h"
 #include "host.h"
 #include "json.h"
@@ -24,7 +27,7 @@
 #define LG_MAX_TESTS 32
 #define LG_MAX_SPARE 8
 /* The schema version loadgen writes. */
-#define LG_SCHEMA_VERSION 2
+#define LG_SCHEMA_VERSION 3
 
 enum lg_status {
 	LG_STATUS_COMPLETE,
@@ -171,6 +174,8 @@ struct lg_report {
 	struct lg_host host;
 	bool has_target;
 	struct lg_target_info target;
+	bool has_health;
+	struct lg_health health;
 	bool has_parameters;
 	struct lg_parameters parameters;
 
@@ -206,6 +211,9 @@ int lg_report_add_trim(struct lg_report *report, const struct lg_trim *trim);
 
 /* Name of a status as the document writes it. */
 const char *lg_status_name(enum lg_status status);
+
+/* The document's health member: its source, the reason when none, the snapshots. */
+void lg_report_health_json(struct lg_json *w, const struct lg_health *health);
 
 /* Write the document into w (pretty-printed). */
 void lg_report_json(const struct lg_report *report, struct lg_json *w);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "health.h"
 #include "histogram.h"
 #include "rng.h"
 #include "target.h"
@@ -722,6 +723,9 @@ static void fill_drive(struct run *run)
 	bool model_reported;
 
 	*d = run->o->drive;
+	/* What --drive gives wins; the rest is what the device says of itself. */
+	if (!d->manufacturer[0] && ti->vendor[0])
+		snprintf(d->manufacturer, sizeof(d->manufacturer), "%s", ti->vendor);
 	model_reported = !d->model[0] && ti->model[0];
 	if (model_reported)
 		snprintf(d->model, sizeof(d->model), "%s", ti->model);
@@ -1183,6 +1187,9 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 		     "write saturation run one job, as their method says",
 		     run.o->jobs);
 
+	/* The drive's own account of its health, before the first I/O and after the last. */
+	report->has_health = true;
+	lg_health_snapshot_take(&run.info, false, &report->health);
 	if (histograms_new(&run) < 0)
 		s = failed(&run, NULL, ENOMEM, "out of memory");
 	if (s == STEP_OK)
@@ -1190,6 +1197,7 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 	if (s == STEP_OK)
 		s = long_tests(&run);
 	s = close_target(&run, s);
+	lg_health_snapshot_take(&run.info, true, &report->health);
 	histograms_free(&run);
 	return finish(&run, s, message, message_len);
 }

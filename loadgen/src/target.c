@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "drivekind.h"
+#include "ident.h"
 #include "link.h"
 #include "sysfs.h"
 #include "text.h"
@@ -59,9 +60,17 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 	(void)lg_sysfs_attr(device, "model", model, sizeof(model));
 	/* SCSI and USB disks have a vendor beside the model; ATA disks report the
 	 * placeholder "ATA", which names no manufacturer. */
-	if (model[0] && lg_sysfs_attr(device, "vendor", vendor, sizeof(vendor)) == 0 &&
-	    strcmp(vendor, "ATA") != 0 && strncmp(vendor, "0x", 2) != 0 &&
-	    strncasecmp(model, vendor, strlen(vendor)) != 0) {
+	bool named_vendor = model[0] &&
+			    lg_sysfs_attr(device, "vendor", vendor, sizeof(vendor)) == 0 &&
+			    strcmp(vendor, "ATA") != 0 && strncmp(vendor, "0x", 2) != 0;
+	if (named_vendor) {
+		lg_copy_string(info->vendor, sizeof(info->vendor), vendor);
+	} else {
+		const char *maker = lg_ident_vendor_from_model(model);
+		if (maker)
+			lg_copy_string(info->vendor, sizeof(info->vendor), maker);
+	}
+	if (named_vendor && strncasecmp(model, vendor, strlen(vendor)) != 0) {
 		char both[sizeof(model) + sizeof(vendor) + 1];
 		snprintf(both, sizeof(both), "%s %s", vendor, model);
 		lg_copy_string(info->model, sizeof(info->model), both);
@@ -71,9 +80,10 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 
 	/* NVMe controllers and subsystems have "serial"; virtio-blk has it on the disk;
 	 * SCSI disks give the unit serial number VPD page (0x80): a 4-byte header, then
-	 * the serial, its length in bytes 2-3. */
-	if (lg_sysfs_attr(device, "serial", info->serial, sizeof(info->serial)) < 0 &&
-	    lg_sysfs_attr(disk_dir, "serial", info->serial, sizeof(info->serial)) < 0) {
+	 * the serial, its length in bytes 2-3. Only its hash is kept. */
+	char serial[128] = "";
+	if (lg_sysfs_attr(device, "serial", serial, sizeof(serial)) < 0 &&
+	    lg_sysfs_attr(disk_dir, "serial", serial, sizeof(serial)) < 0) {
 		char path[PATH_MAX];
 		unsigned char page[256];
 		if (lg_sysfs_path(path, sizeof(path), "%s/vpd_pg80", device) == 0) {
@@ -82,7 +92,6 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 				size_t len = ((size_t)page[2] << 8) | page[3];
 				if (len > (size_t)n - 4)
 					len = (size_t)n - 4;
-				char serial[sizeof(info->serial)];
 				size_t out = 0;
 				for (size_t i = 0; i < len && out < sizeof(serial) - 1; i++) {
 					if (page[4 + i] >= 0x20 && page[4 + i] < 0x7f)
@@ -90,10 +99,15 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 				}
 				serial[out] = '\0';
 				lg_trim(serial);
-				lg_copy_string(info->serial, sizeof(info->serial), serial);
 			}
+			explicit_bzero(page, sizeof(page));
 		}
 	}
+	lg_ident_serial_hash(serial, info->serial_hash);
+	explicit_bzero(serial, sizeof(serial));
+
+	if (info->model[0])
+		lg_copy_string(info->identified_by, sizeof(info->identified_by), "sysfs");
 
 	if (lg_sysfs_attr(device, "firmware_rev", info->firmware, sizeof(info->firmware)) < 0 &&
 	    lg_sysfs_attr(device, "rev", info->firmware, sizeof(info->firmware)) < 0)
@@ -101,8 +115,9 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 				    sizeof(info->firmware)); /* MMC */
 
 	/* MMC and SD cards name their product "name". */
-	if (info->model[0] == '\0')
-		(void)lg_sysfs_attr(device, "name", info->model, sizeof(info->model));
+	if (info->model[0] == '\0' &&
+	    lg_sysfs_attr(device, "name", info->model, sizeof(info->model)) == 0)
+		lg_copy_string(info->identified_by, sizeof(info->identified_by), "sysfs");
 
 	/* Virtual devices have no hardware identity: say what they are. */
 	char dm_dir[PATH_MAX], dm_name[128];
@@ -123,6 +138,38 @@ static void probe_identity(const char *disk_dir, struct lg_target_info *info)
 			lg_copy_string(info->model, sizeof(info->model), desc);
 		}
 	}
+}
+
+/* An NVMe disk: its maker from the controller's PCI vendor id, then the controller's
+ * own Identify data where it answers (root: an admin command), which sysfs copies
+ * but may shorten. */
+static void probe_nvme_identity(const char *disk_dir, struct lg_target_info *info)
+{
+	char pci[PATH_MAX], vid[16];
+	uint64_t id = 0;
+	const char *maker;
+	if (lg_sysfs_path(pci, sizeof(pci), "%s/device/device", disk_dir) == 0 &&
+	    lg_sysfs_attr(pci, "vendor", vid, sizeof(vid)) == 0 &&
+	    (id = strtoull(vid, NULL, 16)) > 0 && (maker = lg_ident_pci_vendor((uint16_t)id)))
+		lg_copy_string(info->vendor, sizeof(info->vendor), maker);
+
+	uint8_t *page = malloc(LG_NVME_IDENTIFY_BYTES);
+	struct lg_nvme_identity identity;
+	int fd = open(info->real_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (page && fd >= 0 && lg_ident_nvme_identify(fd, page) == 0 &&
+	    lg_ident_parse_nvme_identify(page, LG_NVME_IDENTIFY_BYTES, &identity) == 0) {
+		lg_copy_string(info->model, sizeof(info->model), identity.model);
+		lg_copy_string(info->firmware, sizeof(info->firmware), identity.firmware);
+		lg_ident_serial_hash(identity.serial, info->serial_hash);
+		lg_copy_string(info->identified_by, sizeof(info->identified_by), "nvme-identify");
+		if ((maker = lg_ident_pci_vendor(identity.pci_vendor)))
+			lg_copy_string(info->vendor, sizeof(info->vendor), maker);
+		explicit_bzero(&identity, sizeof(identity));
+		explicit_bzero(page, LG_NVME_IDENTIFY_BYTES);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(page);
 }
 
 /* The kind of drive disk_dir (a whole disk's sysfs directory; NULL when there is no
@@ -214,9 +261,11 @@ static int probe_block(const struct stat *st, struct lg_target_info *info)
 	}
 
 	probe_identity(disk, info);
-	probe_drive_kind(disk, false, info->rotational, info);
 	lg_link_probe(disk, info->interface, sizeof(info->interface), info->link,
 		      sizeof(info->link));
+	if (strcmp(info->interface, "nvme") == 0)
+		probe_nvme_identity(disk, info);
+	probe_drive_kind(disk, false, info->rotational, info);
 	return 0;
 }
 

@@ -25,9 +25,13 @@ struct lg_target_info {
 	bool created_by_loadgen; /* an existing file that carries loadgen's creation mark */
 	char devname[64];        /* kernel name ("sda", "loop0", "nvme0n1"); empty for files */
 	uint32_t dev_major, dev_minor; /* block device numbers; 0 for files */
+	char vendor[64];               /* the maker, where the device or its model names one */
 	char model[128];               /* empty when unknown */
-	char serial[128];
+	char serial_hash[33];          /* the serial's salted hash (ident.h); the serial itself
+	                                * is never kept */
 	char firmware[64];
+	char identified_by[16];       /* "nvme-identify" (the controller's own Identify data) or
+	                         * "sysfs"; empty when the device has no identity */
 	uint64_t capacity_bytes;      /* device size, or file size (0 for a missing file) */
 	int rotational;               /* 1, 0, or -1 when unknown (files: of the backing device) */
 	uint32_t logical_block_size;  /* bytes; 512 when unknown */

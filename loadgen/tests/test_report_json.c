@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ident.h"
 #include "report_json.h"
 #include "test_common.h"
 
@@ -49,9 +50,33 @@ static void base_report(struct lg_report *r)
 	r->has_target = true;
 	snprintf(r->target.path, sizeof(r->target.path), "/dev/sdb");
 	r->target.kind = LG_TARGET_BLOCK;
+	snprintf(r->target.vendor, sizeof(r->target.vendor), "Intel");
 	snprintf(r->target.model, sizeof(r->target.model), "INTEL SSDSC2BW240A4");
-	snprintf(r->target.serial, sizeof(r->target.serial), "CVDA1234");
+	lg_ident_serial_hash("CVDA1234", r->target.serial_hash);
 	snprintf(r->target.firmware, sizeof(r->target.firmware), "DC12");
+	snprintf(r->target.identified_by, sizeof(r->target.identified_by), "sysfs");
+	snprintf(r->target.interface, sizeof(r->target.interface), "sata");
+	snprintf(r->target.link, sizeof(r->target.link), "SATA 6.0 Gb/s");
+	r->has_health = true;
+	r->health.source = LG_HEALTH_ATA;
+	r->health.has_before = r->health.has_after = true;
+	snprintf(r->health.before_at, sizeof(r->health.before_at), "2025-01-31T12:00:01Z");
+	snprintf(r->health.after_at, sizeof(r->health.after_at), "2025-01-31T12:29:59Z");
+	r->health.before = (struct lg_health_snapshot){
+		.present = LG_HEALTH_TEMPERATURE | LG_HEALTH_POWER_ON_HOURS |
+			   LG_HEALTH_POWER_CYCLES | LG_HEALTH_REALLOCATED | LG_HEALTH_PENDING |
+			   LG_HEALTH_LBAS_WRITTEN | LG_HEALTH_PERCENTAGE_USED,
+		.temperature_celsius = 31,
+		.power_on_hours = 1234,
+		.power_cycles = 56,
+		.reallocated_sectors = 0,
+		.pending_sectors = 0,
+		.lbas_written = UINT64_C(98765432100),
+		.percentage_used = 3,
+	};
+	r->health.after = r->health.before;
+	r->health.after.temperature_celsius = 44;
+	r->health.after.lbas_written += UINT64_C(43200000);
 	r->target.capacity_bytes = UINT64_C(240057409536);
 	r->target.rotational = 0;
 	r->target.logical_block_size = 512;
@@ -209,6 +234,7 @@ static void failed_report(struct lg_report *r)
 		"randwrite-4k-qd3-8g: write of 4096 bytes at offset 8192 failed: No space left on device");
 	r->failure_errno = ENOSPC;
 	snprintf(r->failure_test, sizeof(r->failure_test), "randwrite-4k-qd3-8g");
+	r->health.has_after = false; /* the device did not answer after the failure */
 }
 
 static void incomplete_report(struct lg_report *r)
@@ -223,6 +249,9 @@ static void incomplete_report(struct lg_report *r)
 	r->parameters.duration_scale = 0.25;
 	memset(&r->bench, 0, sizeof(r->bench));
 	r->drive.manufacturer[0] = '\0'; /* falls back to "unknown" */
+	r->health = (struct lg_health){.source = LG_HEALTH_NONE};
+	snprintf(r->health.reason, sizeof(r->health.reason),
+		 "a file: the health of the disk holding it is not the run's");
 	/* the test interrupted keeps what it measured, marked partial */
 	static const uint64_t series[3] = {5000, 4800, 1200};
 	struct lg_consistency c = {

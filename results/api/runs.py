@@ -91,6 +91,9 @@ class PayloadTooLarge(APIException):
     default_code = "too_large"
 
 
+REPLAYED_HEADER = "Idempotent-Replayed"
+
+
 class IdempotencyKeyReused(APIException):
     status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
     default_code = "idempotency_key_reused"
@@ -644,6 +647,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             code = status.HTTP_201_CREATED if done.outcome.created else status.HTTP_200_OK
             return done.outcome.run, code, upload_body(done, request)
 
+        replayed = False
         if key is None:
             _, code, body = upload()
         else:
@@ -663,7 +667,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 )
             except IdempotencyConflict as conflict:
                 raise IdempotencyKeyReused(str(conflict)) from conflict
-            code, body = kept.status_code, kept.body
+            code, body, replayed = kept.status_code, kept.body, kept.replayed
             if kept.replayed and kept.run.status != Run.Status.PUBLISHED:
                 # Withdrawn since: the run as it is now, as an upload without the key gets
                 # it (no url, no Location), not a link to what is gone.
@@ -672,6 +676,10 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                     "run": OwnRunSerializer(kept.run, context={"request": request}).data,
                 }
         headers = {"Location": body["run"]["url"]} if body["run"]["url"] else {}
+        if replayed:
+            # The first response to this key, given again: a client can tell "uploaded"
+            # from "already uploaded" (loadgen's key is the document's hash).
+            headers[REPLAYED_HEADER] = "true"
         return Response(body, status=code, headers=headers)
 
     def _upload_content(self, request: Request) -> tuple[bytes, dict[str, str]]:

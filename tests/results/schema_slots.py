@@ -126,6 +126,7 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
     ("drive", "part_number"): ("drive", "part_number"),
     ("drive", "hardware_revision"): ("drive", "hardware_revision"),
     ("drive", "firmware"): ("firmware", "version"),
+    ("target", "serial_hash"): ("run", "unit_hash"),
     **{("bench", name): ("bench", name) for name in TestBench.FIELDS},
     ("parameters", "suite", "name"): ("suite", "name"),
     ("parameters", "suite", "version"): ("suite", "version"),
@@ -219,7 +220,15 @@ DOCUMENT_ONLY = {
             "logical_block_size",
             "physical_block_size",
             "link",  # also in the bench's link, with the interface (services.bench_fields)
+            "vendor",
         )
+    },
+    # The drive's health before and after the run: the run page reads it from the document.
+    ("health", "reason"),
+    *{
+        ("health", when, name)
+        for when in ("before", "after")
+        for name in SCHEMA["$defs"]["health_snapshot"]["properties"]
     },
     ("parameters", "seed"),
     ("parameters", "engine"),
@@ -302,11 +311,14 @@ def maximal_measured() -> dict:
     document["bench"] = {name: f"bench {name}" for name in TestBench.FIELDS}
     document["host"].update(os="Debian", memory_bytes=2**34)
     document["target"].update(model="Disk", serial="S1", firmware="F1")
-    # What version 2 added to the bench and the target, out of a version 1 document.
+    # What versions 2 and 3 added to the bench and the target, out of a version 1 document.
     version_1 = SCHEMA["$defs"]["version_1_members"]["properties"]
+    versions_1_2 = SCHEMA["$defs"]["versions_1_2_members"]["properties"]
     for part in ("bench", "target"):
-        for name in version_1[part]["properties"]:
-            document[part].pop(name, None)
+        for added in (version_1, versions_1_2):
+            for name in added.get(part, {}).get("properties", {}):
+                document[part].pop(name, None)
+    document.pop("health", None)
     document["parameters"].update(
         tests=["randread-4k-qd3"],
         target_size_bytes=2**30,
@@ -440,13 +452,53 @@ def maximal_measured_v2() -> dict:
     return document
 
 
+def _health_snapshot(taken_at: str, celsius: int, written: int) -> dict:
+    """A health snapshot with every figure the schema defines (NVMe's and ATA's alike)."""
+    return {
+        "taken_at": taken_at,
+        "temperature_celsius": celsius,
+        "critical_warning": 0,
+        "available_spare_percent": 100,
+        "available_spare_threshold_percent": 10,
+        "percentage_used": 3,
+        "data_read_bytes": 512_000 * 1000,
+        "data_written_bytes": written,
+        "power_on_hours": 1234,
+        "power_cycles": 56,
+        "unsafe_shutdowns": 2,
+        "media_errors": 0,
+        "reallocated_sectors": 0,
+        "pending_sectors": 0,
+        "lbas_written": written // 512,
+    }
+
+
+def maximal_measured_v3() -> dict:
+    """Version 3 with every member it added: the drive's identity in target (its serial
+    only as a hash) and its health before and after the run."""
+    document = maximal_measured_v2()
+    document["schema_version"] = 3
+    document["target"].pop("serial")
+    document["target"].update(
+        vendor="Maker", serial_hash="0123456789abcdef0123456789abcdef", identified_by="sysfs"
+    )
+    document["health"] = {
+        "source": "nvme-smart-log",
+        "reason": "the controller did not answer after the run",
+        "before": _health_snapshot("2026-11-21T10:00:00Z", 35, 512_000 * 10**6),
+        "after": _health_snapshot("2026-11-21T10:10:00Z", 51, 512_000 * (10**6 + 4096)),
+    }
+    return document
+
+
 BASES = {
     "measured": maximal_measured,
     "published": maximal_published,
     "measured-v2": maximal_measured_v2,
+    "measured-v3": maximal_measured_v3,
 }
 # The base each one was made from: the same field at the same place is the same slot.
-EXTENDS = {"measured-v2": "measured"}
+EXTENDS = {"measured-v2": "measured", "measured-v3": "measured-v2"}
 # A mixed result's writes hold what its reads hold, checked by one loop over both
 # (documents.MIXED_SIDES) and kept alike in the document: the reads' slots stand for them.
 MIRRORED = ("results", STAR, "write")
@@ -519,14 +571,17 @@ def get(document: Any, path: tuple) -> Any:
 def slots() -> list[Slot]:
     """A slot for every scalar field the schema defines, as the maximal documents hold it:
     one per field, two per array or map of them (the first items stand for the rest). A
-    base made from another adds none where that one has a slot at the same place; the
-    writes of a mixed result none (MIRRORED)."""
+    base made from another adds none where that one (or the one it was made from) has a
+    slot at the same place; the writes of a mixed result none (MIRRORED)."""
     found, per_template = [], {}
     for base, make in BASES.items():
+        made_from = []
+        while (base_of := EXTENDS.get(made_from[-1] if made_from else base)) is not None:
+            made_from.append(base_of)
         for path, _ in leaves(make()):
             key = template(path)
             taken = per_template.setdefault(key, [])
-            if (EXTENDS.get(base), path) in taken or mirrored(key):
+            if any((origin, path) in taken for origin in made_from) or mirrored(key):
                 continue
             if (STAR in key and len(taken) < 2) or not taken:
                 taken.append((base, path))

@@ -37,6 +37,8 @@ def test_every_program_a_test_runs_is_installed_by_test_deps():
     # What the Makefile's own test targets run: clang-format (lint), loop devices (loadgen).
     assert _make_variable("CLANG_FORMAT").split()[0] in listed
     assert {"losetup", "chromium", "wrk", "nginx", "curl"} <= set(listed)
+    # loadgen's upload links libcurl: its development files, found by their curl-config.
+    assert listed["curl-config"] == "libcurl4-openssl-dev"
 
 
 def test_make_test_installs_first_and_ci_runs_only_the_readme_command():

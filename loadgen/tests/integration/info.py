@@ -31,6 +31,13 @@ def loop(scene):
     check(got["interface"] == "virtual" and got["link"] is None, f"loop link: {got}")
     check(got.get("writable") is True, f"an unused loop device is not writable: {got}")
     check(not got.get("signature"), f"signature on a blank device: {got.get('signature')}")
+    # No hardware behind it: no identity, no serial, no health, each said so.
+    check(got["identified_by"] is None and "virtual" in got.get("no_identity", ""), f"{got}")
+    check(got["serial_hash"] == "" and got["vendor"] == "", f"loop identity: {got}")
+    health = got["health"]
+    check(health["source"] == "none" and "virtual" in health["reason"], f"health {health}")
+    text = info(dev, as_json=False)
+    check("health:              none: a virtual device" in text, f"text health:\n{text}")
 
     scene.mkfs_ext4(dev)
     mnt, _ = scene.mount(dev, "mnt")
@@ -48,6 +55,9 @@ def files(scene):
     got = info(str(missing))
     check(got["kind"] == "file" and got["exists"] is False, f"missing file: {got}")
     check(got["capacity_bytes"] == 0, f"missing file capacity {got['capacity_bytes']}")
+    check(got["identified_by"] is None and "a file" in got.get("no_identity", ""), f"{got}")
+    health = got["health"]
+    check(health["source"] == "none" and health["reason"].startswith("a file"), f"{health}")
 
     mine = scene.path("mine.bin")
     out = scene.path("doc.json")
@@ -79,6 +89,9 @@ def files(scene):
 
     drive = run()
     document = lgtest.load_document(out)
+    # A file has no identity and no health of its own, and the document says why.
+    check(document["health"]["source"] == "none", f"a file's health: {document['health']}")
+    check("serial_hash" not in document["target"], f"a file's target: {document['target']}")
     got = info(str(mine))
     # A file is attached by its disk: the same interface and link in info and the document.
     check(

@@ -1,5 +1,8 @@
 """The guest's kernel: Debian's current amd64 kernel package, with the modules that the
-holders scenario needs (loop, dm-mod, which holds dm-linear) and those they depend on.
+VM tests need and those they depend on: loop and dm-mod (which holds dm-linear) for the
+holders scenario; nvme, ahci and sd_mod for the emulated NVMe and SATA disks of the
+identification scenario, zram (and its default compressor, which it asks for by name
+rather than depending on it) for a disk the kernel makes up.
 
 Only vmlinuz and these modules are kept in the cache, decompressed and named NAME.ko,
 with load-order listing them dependencies first, and release holding the kernel's
@@ -9,6 +12,7 @@ with load-order listing them dependencies first, and release holding the kernel'
 from __future__ import annotations
 
 import gzip
+import hashlib
 import lzma
 import shutil
 from dataclasses import dataclass
@@ -17,7 +21,7 @@ from pathlib import Path
 import debian_packages
 import elf
 
-WANTED = ("loop", "dm-mod")
+WANTED = ("loop", "dm-mod", "nvme", "ahci", "sd_mod", "lzo-rle", "zram")
 
 
 @dataclass
@@ -29,7 +33,9 @@ class Kernel:
 
 
 def debian_kernel() -> Kernel:
-    entry = debian_packages.latest("kernel", debian_packages.kernel_package, _select)
+    # One cache kind per set of modules: an entry made for fewer is not reused.
+    kind = "kernel-" + hashlib.sha256(" ".join(WANTED).encode()).hexdigest()[:8]
+    entry = debian_packages.latest(kind, debian_packages.kernel_package, _select)
     names = (entry / "load-order").read_text().split()
     return Kernel(
         entry=entry,

@@ -76,13 +76,14 @@ def boot(
     timeout: float,
     kvm_memo: Path,
     memory: str = "512M",
+    devices: tuple[str, ...] = (),
 ) -> Boot:
     """Boot under KVM if it works, else TCG. start_marker is a line the guest's init
     prints first: its absence under KVM means KVM does not work here, which kvm_memo
-    then records."""
+    then records. devices: more QEMU arguments (disks and their controllers)."""
     deadline = time.monotonic() + timeout
     if kvm_openable() and not _kvm_failed_before(kvm_memo):
-        first = _run("kvm", kernel, initrd, cmdline, start_marker, deadline, memory)
+        first = _run("kvm", kernel, initrd, cmdline, start_marker, deadline, memory, devices)
         if first.started:
             return first
         tail = " | ".join(first.console.strip().splitlines()[-2:])
@@ -93,10 +94,10 @@ def boot(
         )
         kvm_memo.parent.mkdir(parents=True, exist_ok=True)
         kvm_memo.write_text(_host_boot_id() + "\n")
-    return _run("tcg", kernel, initrd, cmdline, start_marker, deadline, memory)
+    return _run("tcg", kernel, initrd, cmdline, start_marker, deadline, memory, devices)
 
 
-def _run(accel, kernel, initrd, cmdline, start_marker, deadline, memory) -> Boot:
+def _run(accel, kernel, initrd, cmdline, start_marker, deadline, memory, devices) -> Boot:
     cmd = [
         qemu_binary(),
         "-accel",
@@ -115,6 +116,7 @@ def _run(accel, kernel, initrd, cmdline, start_marker, deadline, memory) -> Boot
         str(initrd),
         "-append",
         cmdline,
+        *devices,
     ]
     t0 = time.monotonic()
     start_deadline = min(deadline, t0 + KVM_START_TIMEOUT) if accel == "kvm" else deadline

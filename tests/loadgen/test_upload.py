@@ -1,0 +1,176 @@
+"""loadgen's upload against the site itself: loadgen runs a quick test on a file and uploads
+it (`run --upload`) to the site served by gunicorn on loopback, with a reviewer's token read
+from a file: 201 and the run's page printed; `loadgen upload` of the same document: 200, the
+same run; with the server stopped: retries, then a clear message and a non-zero exit, the
+document kept. A token on the command line is refused. loadgen is built (make loadgen) when
+the tree has no binary yet."""
+
+import json
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from benchsite.embedded_pg import Cluster
+from loadtests.appserver import AppServer, prepare, server_environment
+from results import documents
+
+ROOT = Path(__file__).resolve().parents[2]
+LOADGEN = ROOT / "loadgen" / "build" / "loadgen"
+REVIEWER = "rita"
+LIMIT_S = 120  # any one loadgen command
+
+
+@pytest.fixture(scope="module")
+def loadgen() -> Path:
+    subprocess.run(
+        ["make", "--no-print-directory", "loadgen"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    built = subprocess.run(
+        [LOADGEN, "upload", "--url", "http://127.0.0.1:9", "x.json"],
+        capture_output=True,
+        text=True,
+        env={"BENCH_TOKEN": "x"},
+        timeout=LIMIT_S,
+    )
+    assert "not built in" not in built.stderr, "make loadgen built no upload: libcurl missing"
+    return LOADGEN
+
+
+@pytest.fixture(scope="module")
+def folder():
+    # Not tmp_path: as root the server runs as an unprivileged user who must reach it.
+    made = Path(tempfile.mkdtemp(prefix="bench-upload-"))
+    made.chmod(0o755)
+    yield made
+    shutil.rmtree(made, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def site(folder):
+    """The site on an ephemeral PostgreSQL: its environment and a reviewer's token file."""
+    cluster = Cluster(folder / "pg", ephemeral=True)
+    try:
+        cluster.start()
+        cluster.create_database("bench")
+        env = {
+            "DATABASE_URL": cluster.url(),
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "BENCH_STATIC_ROOT": str(folder / "static"),
+        }
+        prepare(env)
+        token = subprocess.run(
+            [sys.executable, "manage.py", "reviewer_token", REVIEWER, "--create"],
+            cwd=ROOT,
+            env=server_environment(env),
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=LIMIT_S,
+        ).stdout.strip()
+        token_file = folder / "token"
+        token_file.write_text(token + "\n")
+        yield env, cluster, token_file
+    finally:
+        cluster.stop()
+
+
+def loadgen_run(loadgen, *args, env=None):
+    return subprocess.run(
+        [str(loadgen), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT_S,
+        env=env or {"PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_run_upload_then_again_then_with_the_server_down(loadgen, site, folder):
+    env, cluster, token_file = site
+    doc = folder / "run.json"
+    target = folder / "target.bin"
+    with AppServer(env=env, log=folder / "gunicorn.log", workers=1) as server:
+        first = loadgen_run(
+            loadgen, "run", "--target", target, "--size", "32M", "--quick",
+            "--tests", "randread-4k-qd3,seqwrite-128k-qd1", "--output", doc, "--quiet",
+            "--drive", "manufacturer=Upload,model=Round Trip",
+            "--upload", server.url, "--token-file", token_file,
+        )  # fmt: skip
+        assert first.returncode == 0, first.stderr
+        uploaded = re.fullmatch(rf"uploaded {re.escape(str(doc))}: (\S+)\n", first.stdout)
+        assert uploaded, first.stdout
+        page = uploaded[1]
+        # The permalink is the site's: it serves the run there.
+        with psycopg.connect(cluster.url()) as conn:
+            (run_id, document), *others = conn.execute(
+                "SELECT id, document FROM results_run WHERE submitter_id = "
+                "(SELECT id FROM auth_user WHERE username = %s)",
+                [REVIEWER],
+            ).fetchall()
+        assert not others and json.loads(document) == json.loads(doc.read_bytes())
+        assert page.startswith(server.url) and str(run_id) in page, page
+        assert subprocess.run(["curl", "-sSf", "-o", "/dev/null", page], timeout=30).returncode == 0
+
+        again = loadgen_run(
+            loadgen, "upload", "--url", server.url + "/", doc,
+            env={"BENCH_TOKEN": token_file.read_text().strip()},
+        )  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        assert again.stdout == f"already uploaded {doc}: {page}\n"
+
+    # The server is stopped: retries until --retry-for runs out, then says so.
+    kept = doc.read_bytes()
+    t0 = time.monotonic()
+    down = loadgen_run(
+        loadgen, "upload", "--url", server.url, "--token-file", token_file,
+        "--retry-for", "4", doc,
+    )  # fmt: skip
+    took = time.monotonic() - t0
+    assert down.returncode == 1 and down.stdout == ""
+    assert down.stderr.count("retrying in") >= 2, down.stderr
+    assert f"{doc} was not uploaded" in down.stderr and "The document is kept" in down.stderr
+    assert f"loadgen upload --url {server.url} {doc}" in down.stderr
+    assert took < 30 and doc.read_bytes() == kept
+
+
+def test_a_refused_document_prints_the_sites_pointers(loadgen, site, folder):
+    env, _, token_file = site
+    bad = folder / "bad.json"
+    bad.write_text(json.dumps({"schema_version": 3, "status": "done", "results": []}))
+    with AppServer(env=env, log=folder / "gunicorn-bad.log", workers=1) as server:
+        refused = loadgen_run(
+            loadgen, "upload", "--url", server.url, "--token-file", token_file, bad
+        )
+    assert refused.returncode == 1
+    assert f"{bad} was refused (400)" in refused.stderr
+    lines = refused.stderr.splitlines()
+    assert "  /status: must be one of" in refused.stderr, refused.stderr
+    assert f"  (document): {documents.MISSING_FIELD.format(field='source')}" in lines
+
+
+def test_a_token_on_the_command_line_or_none_at_all_is_refused(loadgen, folder):
+    doc = folder / "any.json"
+    doc.write_text("{}")
+    given = loadgen_run(loadgen, "upload", "--url", "http://127.0.0.1:9", "--token", "abc", doc)
+    assert given.returncode == 2 and "BENCH_TOKEN or --token-file" in given.stderr
+    assert "abc" not in given.stderr
+    none = loadgen_run(loadgen, "upload", "--url", "http://127.0.0.1:9", doc)
+    assert none.returncode == 2 and "no API token" in none.stderr
+    run = loadgen_run(
+        loadgen, "run", "--target", folder / "t.bin", "--size", "16M", "--quick",
+        "--tests", "randread-4k-qd3", "--output", folder / "never.json",
+        "--upload", "http://127.0.0.1:9",
+    )  # fmt: skip
+    assert run.returncode == 2 and "nothing was run" in run.stderr
+    assert not (folder / "never.json").exists() and not (folder / "t.bin").exists()
