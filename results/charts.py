@@ -88,6 +88,22 @@ _BAR_XAXIS = {"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero
 _BAR_YAXIS = {"autorange": "reversed"}
 
 
+# A bar's figure written inside it where it fits, else just past its end: a long bar never
+# pushes its text beyond the chart, and a short one leaves room for it. The rest of what
+# its table says (the spread, notes) is in the hover text.
+_BAR_TEXT = {"textposition": "auto", "insidetextanchor": "end", "cliponaxis": False}
+LEGEND_CHARACTERS = 32  # a legend entry that fits a phone's chart on one line
+
+
+def _legend_name(text: str) -> str:
+    """A trace's legend entry: its name, cut to LEGEND_CHARACTERS with an ellipsis (Plotly
+    does not wrap legend text; the page names each drive in full)."""
+    text = str(text)
+    if len(text) > LEGEND_CHARACTERS:
+        text = text[: LEGEND_CHARACTERS - 1].rstrip() + "…"
+    return label(text)
+
+
 def _whiskers(spreads: list[Spread | None], unit=mbps) -> dict:
     """Error bars from each mark's mean to its group's lowest and highest result (none for
     a single result), in MB/s (or as `unit` rounds them): a Plotly error_x or error_y."""
@@ -108,7 +124,7 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
     patterns = [p.pattern for p in pair.pairs]
     traces = []
     for (side, marker), name in zip(_BAR_SIDES, (a_name, b_name), strict=True):
-        values, texts, spreads = [], [], []
+        values, texts, hovers, spreads = [], [], [], []
         for p in pair.pairs:
             figures = p.a if side == "a" else p.b
             bps = figures.bytes_per_second if figures else None
@@ -116,27 +132,29 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
             if bps is None:
                 values.append(0)
                 texts.append("not tested")
+                hovers.append("not tested")
                 continue
             values.append(mbps(bps))
             text = f"{units.mbps(bps)} MB/s"
+            texts.append(text)
             if figures.spread:
                 text += f" {figures.spread.label}"
             if figures.result.pattern != p.pattern:
                 text += f" ({UNSTATED_NOTE})"
-            texts.append(text)
+            hovers.append(text)
         traces.append(
             {
                 "type": "bar",
                 "orientation": "h",
-                "name": label(f"{side.upper()}: {name}"),
+                "name": _legend_name(f"{side.upper()}: {name}"),
                 "y": patterns,
                 "x": values,
+                **_BAR_TEXT,
                 "text": texts,
-                "textposition": "outside",
-                "cliponaxis": False,
+                "hovertext": hovers,
                 "marker": marker,
                 "error_x": _whiskers(spreads),
-                "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+                "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
             }
         )
     return {
@@ -182,17 +200,21 @@ def consistency(
                     "layer": "below",
                 }
             )
-            name = f"{name} · {series.steady_label}"
+            notes = [series.steady_label]
         elif series.steady is False:
-            name = f"{name} · not steady"
+            notes = ["not steady"]
+        else:
+            notes = []
         stalled = series.stalls if scale == "log" else 0
         if stalled:  # a log axis has no zero: say how many seconds are not drawn
-            name = f"{name} · {stalled:,} s at 0 IOPS, below the log axis"
+            notes.append(f"{stalled:,} s at 0 IOPS, below the log axis")
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": label(name),
+                # The drive, then what its series shows, on a line of its own (a legend
+                # entry is not wrapped).
+                "name": "<br>".join([_legend_name(name), *(label(n) for n in notes)]),
                 "y": series.iops_json,  # as the selector read it
                 "x0": 0,
                 "dx": step,
@@ -269,7 +291,7 @@ def leaderboard_bars(board: Leaderboard) -> dict:
     rows = board.rows + board.elsewhere
     latency = board.metric in Metric.LATENCIES
     slowest = board.metric == Metric.IOPS_MIN
-    names, values, colours, texts, spreads = [], [], [], [], []
+    names, values, colours, texts, hovers, spreads = [], [], [], [], [], []
     for row in rows:
         e = row.entry
         spreads.append(None)
@@ -285,10 +307,10 @@ def leaderboard_bars(board: Leaderboard) -> dict:
             text = f"{units.mbps(e.bytes_per_second)} MB/s"
             if e.derived == "bytes_per_second":
                 text += " (derived)"
-            spreads[-1] = spread = Spread.of_entry(e)
-            if spread:
-                text += f" {spread.label}"
-        texts.append(text + (" · quick run" if e.quick else ""))
+            spreads[-1] = Spread.of_entry(e)
+        texts.append(text)
+        spread = f" {spreads[-1].label}" if spreads[-1] else ""
+        hovers.append(text + spread + (" · quick run" if e.quick else ""))
         values.append(value)
         colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
     unit = (
@@ -305,12 +327,12 @@ def leaderboard_bars(board: Leaderboard) -> dict:
                 "orientation": "h",
                 "y": names,
                 "x": values,
+                **_BAR_TEXT,
                 "text": texts,
-                "textposition": "outside",
-                "cliponaxis": False,
+                "hovertext": hovers,
                 "marker": {"color": colours},
                 "error_x": _whiskers(spreads),
-                "hovertemplate": "%{y}: %{text}<extra></extra>",
+                "hovertemplate": "%{y}: %{hovertext}<extra></extra>",
             }
         ],
         "layout": _layout(
@@ -397,12 +419,13 @@ def steady_bars(ranking) -> dict:
     series that settled (SNIA PTS) in the first colour, one ranked by its last window
     striped, highlighted drives in the highlight colour."""
     rows = ranking.rows + ranking.elsewhere
-    names, values, texts, colours, shapes = [], [], [], [], []
+    names, values, texts, hovers, colours, shapes = [], [], [], [], [], []
     for row in rows:
         s = row.series
         names.append(label(f"#{row.rank} {s.run.drive}"))
         values.append(round(s.steady_mean_iops))
-        texts.append(f"{units.iops(s.steady_mean_iops)} IOPS · {s.steady_label}")
+        texts.append(f"{units.iops(s.steady_mean_iops)} IOPS")
+        hovers.append(f"{texts[-1]} · {s.steady_label}")
         colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
         shapes.append("" if s.steady else PATTERN_B)
     return {
@@ -412,14 +435,14 @@ def steady_bars(ranking) -> dict:
                 "orientation": "h",
                 "y": names,
                 "x": values,
+                **_BAR_TEXT,
                 "text": texts,
-                "textposition": "outside",
-                "cliponaxis": False,
+                "hovertext": hovers,
                 "marker": {
                     "color": colours,
                     "pattern": {"shape": shapes, "fgcolor": "#ffffff", "solidity": 0.3},
                 },
-                "hovertemplate": "%{y}: %{text}<extra></extra>",
+                "hovertemplate": "%{y}: %{hovertext}<extra></extra>",
             }
         ],
         "layout": _layout(
@@ -427,7 +450,7 @@ def steady_bars(ranking) -> dict:
             height=60 + 22 * max(len(rows), 1),
             margin={"l": 10, "r": 90, "t": 10, "b": 40},
             xaxis={
-                "title": {"text": "steady-state IOPS (higher is better)"},
+                "title": {"text": "IOPS (higher is better)"},
                 "rangemode": "tozero",
             },
             yaxis={"autorange": "reversed", "automargin": True},

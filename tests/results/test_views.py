@@ -156,7 +156,7 @@ def test_a_published_figure_without_a_pattern_is_compared_with_each_measured_one
     assert table.count(untested) == 2 and 'class="side-a">A</strong>' not in table
     bars = figures(html)[re.search(r'id="(bars-\d+)"', article).group(1)]
     assert bars["data"][1]["y"] == ["compressible", "incompressible"]
-    assert all("data pattern not stated" in t for t in bars["data"][1]["text"])
+    assert all("data pattern not stated" in t for t in bars["data"][1]["hovertext"])
     exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     name = Test.objects.get(identifier="randwrite-4k-qd3-8g").name
     rows = [r for r in csv.reader(io.StringIO(exported)) if r[1] == name]
