@@ -458,6 +458,9 @@ def steady_bars(ranking) -> dict:
     }
 
 
+UNIT_DIGITS = 8  # of a unit's serial hash: enough to tell a drive's units apart
+
+
 def run_standings(groups, run_id: int | None = None) -> dict:
     """Where each run of a drive falls among its others, one row per test, data pattern and
     method with two runs or more (results.selectors.runs.RunGroup): a box from the 25th to
@@ -481,9 +484,11 @@ def run_standings(groups, run_id: int | None = None) -> dict:
         for run, rate in g.rates.items():
             xs.append(round(rate / median * 100, 1))
             ys.append(row)
+            unit = g.units.get(run)
             texts.append(
                 f"run #{run}: {units.mbps(rate)} MB/s, "
                 f"percentile {g.percentile(run):.0f} of {g.n} runs"
+                + (f"<br>unit {unit[:UNIT_DIGITS]}" if unit else "")
             )
             mine.append(run == run_id)
     data = [

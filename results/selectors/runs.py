@@ -229,6 +229,7 @@ class RunGroup:
     pattern: str
     method: str
     rates: dict[int, float] = field(default_factory=dict)
+    units: dict[int, str] = field(default_factory=dict)  # run id -> its unit's serial hash
 
     @property
     def n(self) -> int:
@@ -250,13 +251,14 @@ class RunGroup:
 # Each published run's rate in each throughput test, pattern and method, its passes'
 # mean; the run of the page among them whatever its status (where it would fall).
 _RUN_RATES_SQL = f"""
-SELECT t.id, t.name, r.pattern, {METHOD_SQL} AS method, r.run_id, avg({BPS_SQL})
+SELECT t.id, t.name, r.pattern, {METHOD_SQL} AS method, r.run_id, run.unit_hash,
+  avg({BPS_SQL})
 FROM results_result r
 JOIN results_run run ON run.id = r.run_id
 JOIN results_test t ON t.id = r.test_id
 WHERE run.drive_id = %(drive)s AND (run.status = 'published' OR run.id = %(run)s)
   AND NOT r.partial AND t.kind = 'throughput'
-GROUP BY t.id, r.pattern, method, r.run_id
+GROUP BY t.id, r.pattern, method, r.run_id, run.unit_hash
 HAVING avg({BPS_SQL}) IS NOT NULL
 ORDER BY t.id, r.pattern, method, r.run_id"""
 
@@ -267,11 +269,79 @@ def run_groups(*, drive_id: int, run_id: int | None = None) -> list[RunGroup]:
     One prepared statement."""
     _, rows = prepared_rows(Result, _RUN_RATES_SQL, {"drive": drive_id, "run": run_id})
     groups: dict[tuple[int, str, str], RunGroup] = {}
-    for test_id, name, pattern, method, run, rate in rows:
+    for test_id, name, pattern, method, run, unit, rate in rows:
         key = (test_id, pattern, method)
         group = groups.get(key) or groups.setdefault(key, RunGroup(test_id, name, pattern, method))
         group.rates[run] = float(rate)
+        if unit:
+            group.units[run] = unit
     return list(groups.values())
+
+
+# The health figures a run page shows, in order: (document key, what it is, unit).
+HEALTH_FIGURES = (
+    ("temperature_celsius", "temperature", "°C"),
+    ("percentage_used", "life used (the drive's estimate)", "%"),
+    ("available_spare_percent", "available spare", "%"),
+    ("critical_warning", "critical warning bits", ""),
+    ("data_written_bytes", "data written, all time", "bytes"),
+    ("data_read_bytes", "data read, all time", "bytes"),
+    ("lbas_written", "LBAs written, all time (the maker's unit)", ""),
+    ("media_errors", "media errors", ""),
+    ("reallocated_sectors", "reallocated sectors", ""),
+    ("pending_sectors", "pending sectors", ""),
+    ("power_on_hours", "power-on hours", ""),
+    ("power_cycles", "power cycles", ""),
+    ("unsafe_shutdowns", "unsafe shutdowns", ""),
+)
+WORN_PERCENT = 10  # life used at the start from which a run page marks the drive worn
+
+
+@dataclass
+class Health:
+    """What a run's document (schema version 3) says of the drive's health: where it was
+    read from, or why not; each figure before and after the run (HEALTH_FIGURES, those the
+    device reported); and what changed."""
+
+    source: str  # "nvme-smart-log", "ata-smart" or "none"
+    reason: str
+    rows: list[tuple[str, str, int | None, int | None]]  # what, unit, before, after
+
+    @classmethod
+    def of(cls, document: dict[str, Any]) -> Health | None:
+        health = document.get("health")
+        if not health:
+            return None
+        before, after = health.get("before") or {}, health.get("after") or {}
+        rows = [
+            (what, unit, before.get(key), after.get(key))
+            for key, what, unit in HEALTH_FIGURES
+            if key in before or key in after
+        ]
+        return cls(health["source"], health.get("reason", ""), rows)
+
+    def _change(self, what: str) -> int | None:
+        for name, _, before, after in self.rows:
+            if name == what and before is not None and after is not None:
+                return after - before
+        return None
+
+    @property
+    def temperature_rise(self) -> int | None:
+        return self._change("temperature")
+
+    @property
+    def written_during(self) -> int | None:
+        """Bytes the drive counted written between the two readings (NVMe's counter)."""
+        return self._change("data written, all time")
+
+    @property
+    def worn(self) -> int | None:
+        """The life used at the start when it is WORN_PERCENT or more, else None."""
+        for name, _, before, _after in self.rows:
+            if name.startswith("life used") and before is not None and before >= WORN_PERCENT:
+                return before
+        return None
 
 
 @dataclass
@@ -285,12 +355,17 @@ class RunPage:
     document: dict[str, Any]
     command: str | None
     told: bool  # the viewer is its submitter or staff: why it was held or withdrawn
+    same_unit: list[int]  # the drive's other published runs of the same physical unit
+
+    @functools.cached_property
+    def health(self) -> Health | None:
+        return Health.of(self.document)
 
 
 def run_page(*, pk: int, user) -> RunPage:
     """The run `pk` of a real drive, published or withdrawn (its page says so), or held for
-    review when `user` submitted it or is staff. Five queries, and two for the
-    submitter's account. Raises Run.DoesNotExist."""
+    review when `user` submitted it or is staff. Six queries (five for a run whose unit is
+    not known), and two for the submitter's account. Raises Run.DoesNotExist."""
     runs = Run.objects.real().select_related(*RUN_PROVENANCE, "withdrawn_by")
     if not settings.BENCH_SHOW_SYNTHETIC:
         runs = runs.filter(drive__synthetic=False)
@@ -305,7 +380,16 @@ def run_page(*, pk: int, user) -> RunPage:
         if pk in g.rates and (g.test_id, g.pattern) in mine
     }
     document = published_document(run)
-    return RunPage(run, standings, document, loadgen_command(document), told)
+    same_unit = []
+    if run.unit_hash:
+        same_unit = list(
+            Run.objects.published()
+            .filter(drive_id=run.drive_id, unit_hash=run.unit_hash)
+            .exclude(pk=run.pk)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+    return RunPage(run, standings, document, loadgen_command(document), told, same_unit)
 
 
 def published_document(run: Run) -> dict[str, Any]:

@@ -164,3 +164,49 @@ def test_percentile_rank_runs_from_the_lowest_to_the_highest(rates):
         assert min(ranks) == 0 and max(ranks) == 100
     if len(set(rates)) == 1:
         assert ranks == [50] * len(rates)
+
+
+def v3_run(*, seed: int, unit: str, health: dict) -> Run:
+    """A schema version 3 run of Maker Model X: its unit's serial hash and its health."""
+    document = measured_document(seed=seed)
+    document["schema_version"] = 3
+    document["target"]["serial_hash"] = unit
+    document["health"] = health
+    return run_ingest(document=json.dumps(document).encode(), submitter=None).run
+
+
+NVME = {
+    "source": "nvme-smart-log",
+    "before": {
+        "taken_at": "2026-11-21T10:00:00Z",
+        "temperature_celsius": 38,
+        "percentage_used": 12,
+        "data_written_bytes": 40 * 10**12,
+    },
+    "after": {
+        "taken_at": "2026-11-21T11:30:00Z",
+        "temperature_celsius": 51,
+        "percentage_used": 12,
+        "data_written_bytes": 40 * 10**12 + 512_000 * 1000,
+    },
+}
+
+
+def test_health_before_and_after_and_the_units_runs(client):
+    unit = "ab" * 16
+    first = v3_run(seed=1, unit=unit, health=NVME)
+    second = v3_run(seed=2, unit=unit, health={"source": "none", "reason": "a virtual device"})
+    other = v3_run(seed=3, unit="cd" * 16, health=NVME)
+    text = _text(client.get(reverse("bench:run", args=[first.pk])))
+    assert "the temperature rose 13 °C during the run" in text
+    assert "the drive counted 0.5 GB written during it" in text
+    assert "started this run worn: 12% of its life used" in text
+    assert f"Physical unit {unit[:8]}" in text and f"#{second.pk}" in text
+    assert f"#{other.pk}" not in text.split("Physical unit")[1].split(".")[0]
+    text = _text(client.get(reverse("bench:run", args=[second.pk])))
+    assert "Not read: a virtual device." in text
+    fresh = dict(NVME, before=dict(NVME["before"], percentage_used=2))
+    text = _text(
+        client.get(reverse("bench:run", args=[v3_run(seed=4, unit=unit, health=fresh).pk]))
+    )
+    assert "worn" not in text
