@@ -35,7 +35,7 @@ from results.api.shapes import (
     derived_field,
     missing_rates_field,
 )
-from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs, value_query
+from results.filters import ENTRIES, LeaderboardFilter, ValueFilter, highlight_slugs, value_query
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -47,7 +47,7 @@ from results.models import (
     TrimValidation,
     method_label,
 )
-from results.selectors.common import SERIES_POINTS, Figures, entries
+from results.selectors.common import SERIES_POINTS, Figures
 from results.selectors.compare import Comparison, Side, compare
 from results.selectors.rankings import (
     Metric,
@@ -745,7 +745,7 @@ class LeaderboardView(APIView):
         test = throughput_test(identifier)
         if test is None:
             raise Http404("no such test")
-        filters = LeaderboardFilter(request.query_params, queryset=entries())
+        filters = LeaderboardFilter(request.query_params, queryset=ENTRIES)
         if not filters.is_valid():
             raise query_errors(filters.errors)
         metric = request.query_params.get("metric", Metric.THROUGHPUT)

@@ -8,8 +8,7 @@ from django.views.decorators.http import require_safe
 
 from core.filters import filter_context
 from results import charts
-from results.filters import LeaderboardFilter, MethodFilter
-from results.selectors.common import entries
+from results.filters import ENTRIES, LeaderboardFilter, MethodFilter
 from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
 from results.selectors.steady_ranking import METHODS, consistency_test, steady_ranking
 from results.views.common import (
@@ -42,7 +41,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     test, controllers = leaderboard_choices(test_id)
     if test is None:
         return steady_page(request, test_id)
-    filters = LeaderboardFilter(request.GET, queryset=entries())
+    filters = LeaderboardFilter(request.GET, queryset=ENTRIES)
     if not filters.is_valid():
         return bad_request(request, filters.errors)
     metric = choice(request.GET.get("metric"), METRICS)
