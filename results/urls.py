@@ -1,6 +1,7 @@
 from django.urls import path
 
 from core.versions import VALUE, drive_scope, ranking_scope
+from results import sweeps
 from results.filters import highlight_slugs
 from results.views import browse, compare, drives, leaderboards, methodology, upload, value
 
@@ -40,7 +41,10 @@ def pair_scopes(query, a: str, b: str) -> list[str]:
 
 
 def ranking_scopes(query, identifier: str) -> list[str]:
-    return [ranking_scope(identifier), *highlighted(query)]
+    """A ranking's: the test it ranks (a queue-depth sweep's at the depth ?qd= chooses), and
+    the drives it highlights."""
+    ranked = sweeps.member_of_query(identifier, query.get("qd"))
+    return [ranking_scope(ranked), *highlighted(query)]
 
 
 def value_scopes(query) -> list[str]:
