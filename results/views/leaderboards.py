@@ -98,6 +98,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         ),
         **filter_context(LeaderboardFilter, filters.form.cleaned_data, controllers),
         "sweep": _sweep_links(test, request),
+        "sweep_name": sweeps.sweep_label(test.name) if test.family else "",
     }
     if not test.family:  # one depth: nothing to choose
         context["filter_fields"] = [f for f in context["filter_fields"] if f.name != "qd"]
