@@ -228,6 +228,13 @@ def consistency(
 # dotted, so that sides and patterns differ without colour too.
 _SWEEP_SIDES = (("a", COLOUR_A, SYMBOL_A, "solid"), ("b", COLOUR_B, SYMBOL_B, "dash"))
 _SWEEP_PATTERN_DASH = {0: None, 1: "dot"}
+# Drive names are long: the legend goes under the plot, one line a trace, so that the plot
+# keeps its height whatever the names.
+_SWEEP_LAYOUT = {
+    "height": 460,
+    "margin": {"l": 70, "r": 20, "t": 10, "b": 10},
+    "legend": {"orientation": "h", "x": 0, "y": -0.2, "yanchor": "top"},
+}
 
 
 def _sweep_lines(sweep: Sweep, a_name: str, b_name: str):
@@ -270,7 +277,7 @@ def sweep_iops(sweep: Sweep, a_name: str, b_name: str) -> dict:
     return {
         "data": traces,
         "layout": _layout(
-            margin={"l": 70, "r": 20, "t": 30, "b": 50},
+            **_SWEEP_LAYOUT,
             xaxis={
                 "title": {"text": "queue depth"},
                 "type": "log",
@@ -287,7 +294,9 @@ def sweep_demand(sweep: Sweep, a_name: str, b_name: str) -> dict:
     depth, for both drives; p99 as a dotted line where measured. Where a curve turns up, more
     outstanding I/O buys latency, not IOPS."""
     traces = []
-    for trace_name, colour, symbol, dash, points in _sweep_lines(sweep, a_name, b_name):
+    for n, (trace_name, colour, symbol, dash, points) in enumerate(
+        _sweep_lines(sweep, a_name, b_name)
+    ):
         for which, read, line in (
             ("mean", lambda r: r.latency_mean_ns, dash),
             ("p99", lambda r: (r.latency_percentiles_ns or {}).get("99"), "dot"),
@@ -299,7 +308,10 @@ def sweep_demand(sweep: Sweep, a_name: str, b_name: str) -> dict:
                 {
                     "type": "scatter",
                     "mode": "lines+markers",
-                    "name": f"{trace_name} {which}",
+                    "name": trace_name,
+                    # One legend entry a line: its p99 shows and hides with its mean.
+                    "legendgroup": f"line-{n}",
+                    "showlegend": which == "mean",
                     "x": [round(f.iops) for _, f, _ in shown],
                     "y": [round(ns / 1e3, 1) for _, _, ns in shown],
                     "text": [
@@ -318,7 +330,7 @@ def sweep_demand(sweep: Sweep, a_name: str, b_name: str) -> dict:
     return {
         "data": traces,
         "layout": _layout(
-            margin={"l": 70, "r": 20, "t": 30, "b": 50},
+            **_SWEEP_LAYOUT,
             xaxis={"title": {"text": "IOPS"}, "rangemode": "tozero"},
             yaxis={"title": {"text": "latency, µs (lower is better)"}, "type": "log"},
         ),

@@ -274,7 +274,11 @@ def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live
     for chart in ("sweep-0-iops", "sweep-0-demand", "sweep-1-iops", "sweep-1-demand"):
         page.locator(f"#{chart} .cartesianlayer .trace").first.wait_for()
     names = page.evaluate("document.getElementById('sweep-0-iops').data.map(t => t.name)")
-    assert [n.split(" (")[0] for n in names] == [f"A: {file}"] * 2 + [f"B: {zram}"] * 2, names
+    assert names == [
+        f"{side}: {drive} ({pattern})"
+        for side, drive in (("A", file), ("B", zram))
+        for pattern in ("compressible", "incompressible")
+    ], names
     assert traces(page, "sweep-0-iops") == 4
     ticks = page.evaluate(
         "[...document.querySelectorAll('#sweep-0-iops .xtick text')].map(t => t.textContent)"
@@ -287,11 +291,17 @@ def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live
     )
     assert points == [8, 8, 8, 8], points
     assert traces(page, "sweep-0-demand") == 8  # mean and p99 of each line
+    shoot(page, "compare-sweeps", DESKTOP)
     # the sweep's ranking, at another depth chosen in its form
     page.locator("#sweep-0 h3 a").click()
     page.locator("#sweep-depths").wait_for()
     assert "QD32" in page.locator("#sweep-depths strong").inner_text()
+    # The demo's points are shortened runs (6 s of 60): ranked among quick runs.
+    page.select_option("select[name=method]", "quick")
+    page.locator("#leaderboard-table tbody tr").first.wait_for()
     page.select_option("select[name=qd]", "4")
     until(page, "document.querySelector('#sweep-depths strong').textContent === 'QD4'")
-    assert "qd=4" in page.url
-    assert page.locator("#leaderboard-table tbody tr").count() >= 2
+    assert "qd=4" in page.url and "method=quick" in page.url
+    ranked = page.locator("#leaderboard-table tbody").inner_text()
+    assert str(file) in ranked and str(zram) in ranked
+    shoot(page, "sweep-leaderboard", DESKTOP)

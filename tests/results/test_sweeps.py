@@ -198,9 +198,14 @@ def test_the_charts_draw_both_drives_at_every_depth(pair):
         assert trace["y"] == [round(min(ceiling, 5000 * d)) for d in depths]
     assert figure["layout"]["xaxis"]["type"] == "log"
     demand = charts.sweep_demand(sweep, "Deep", "Flat")
-    assert [t["name"] for t in demand["data"]] == [
-        f"{name} {which}" for name in names for which in ("mean", "p99")
+    # mean and p99 of each line, one legend entry for both
+    assert [(t["name"], t["legendgroup"], t["showlegend"]) for t in demand["data"]] == [
+        (name, f"line-{n}", which == "mean")
+        for n, name in enumerate(names)
+        for which in ("mean", "p99")
     ]
+    p99 = demand["data"][1]
+    assert p99["y"] == [round(d / min(80_000, 5000 * d) * 3e6, 1) for d in depths]
     mean = demand["data"][0]
     assert mean["x"] == figure["data"][0]["y"]  # one point per depth, at its IOPS
     # Little's law: mean latency = depth / IOPS, in µs
