@@ -20,7 +20,7 @@ from markupsafe import escape as escape_html
 from core.db import JsonText
 from results import units
 from results.models import DataPattern, Method, method_label
-from results.selectors.compare import UNSTATED_NOTE, Comparison, TestPair
+from results.selectors.compare import UNSTATED_NOTE, Comparison, Sweep, TestPair
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
 from results.spread import Spread
@@ -243,6 +243,119 @@ def consistency(
             xaxis=xaxis,
             yaxis=yaxis,
             shapes=windows,
+        ),
+    }
+
+
+# A sweep's lines: A solid with circles, B dashed with diamonds; a second data pattern
+# dotted, so that sides and patterns differ without colour too.
+_SWEEP_SIDES = (("a", COLOUR_A, SYMBOL_A, "solid"), ("b", COLOUR_B, SYMBOL_B, "dash"))
+_SWEEP_PATTERN_DASH = {0: None, 1: "dot"}
+# Drive names are long: the legend goes under the plot, one line a trace, so that the plot
+# keeps its height whatever the names.
+_SWEEP_LAYOUT = {
+    "height": 460,
+    "margin": {"l": 70, "r": 20, "t": 10, "b": 10},
+    "legend": {"orientation": "h", "x": 0, "y": -0.2, "yanchor": "top"},
+}
+
+
+def _sweep_lines(sweep: Sweep, a_name: str, b_name: str):
+    """Each side's points in each data pattern of the sweep, shallowest first: (trace name,
+    colour, symbol, dash, [(queue depth, Figures), ...]) for each line with a point."""
+    for side, colour, symbol, dash in _SWEEP_SIDES:
+        name = a_name if side == "a" else b_name
+        for n, pattern in enumerate(sweep.patterns):
+            points = []
+            for point in sweep.points:
+                pair = next((p for p in point.pairs if p.pattern == pattern), None)
+                figures = (pair.a if side == "a" else pair.b) if pair else None
+                if figures is not None and figures.iops is not None:
+                    points.append((point.test.queue_depth, figures))
+            if points:
+                dash_here = _SWEEP_PATTERN_DASH.get(n) or dash
+                trace_name = f"{side.upper()}: {name}"
+                if len(sweep.patterns) > 1:
+                    trace_name += f" ({pattern})"
+                yield label(trace_name), colour, symbol, dash_here, points
+
+
+def sweep_iops(sweep: Sweep, a_name: str, b_name: str) -> dict:
+    """IOPS against queue depth (log2 axis) for both drives: where each saturates."""
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": trace_name,
+            "x": [depth for depth, _ in points],
+            "y": [round(f.iops) for _, f in points],
+            "text": [f"QD{depth}: {units.iops(f.iops)} IOPS" for depth, f in points],
+            "line": {"color": colour, "dash": dash},
+            "marker": {"symbol": symbol, "size": 8, "color": colour},
+            "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+        }
+        for trace_name, colour, symbol, dash, points in _sweep_lines(sweep, a_name, b_name)
+    ]
+    depths = [point.test.queue_depth for point in sweep.points]
+    return {
+        "data": traces,
+        "layout": _layout(
+            **_SWEEP_LAYOUT,
+            xaxis={
+                "title": {"text": "queue depth"},
+                "type": "log",
+                "tickvals": depths,
+                "ticktext": [str(d) for d in depths],
+            },
+            yaxis={"title": {"text": "IOPS (higher is better)"}, "rangemode": "tozero"},
+        ),
+    }
+
+
+def sweep_demand(sweep: Sweep, a_name: str, b_name: str) -> dict:
+    """The demand-intensity curve (SNIA PTS): mean latency against IOPS, one point per queue
+    depth, for both drives; p99 as a dotted line where measured. Where a curve turns up, more
+    outstanding I/O buys latency, not IOPS."""
+    traces = []
+    for n, (trace_name, colour, symbol, dash, points) in enumerate(
+        _sweep_lines(sweep, a_name, b_name)
+    ):
+        for which, read, line in (
+            ("mean", lambda r: r.latency_mean_ns, dash),
+            ("p99", lambda r: (r.latency_percentiles_ns or {}).get("99"), "dot"),
+        ):
+            shown = [(d, f, read(f.result)) for d, f in points if read(f.result) is not None]
+            if not shown:
+                continue
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "name": trace_name,
+                    # One legend entry a line: its p99 shows and hides with its mean.
+                    "legendgroup": f"line-{n}",
+                    "showlegend": which == "mean",
+                    "x": [round(f.iops) for _, f, _ in shown],
+                    "y": [round(ns / 1e3, 1) for _, _, ns in shown],
+                    "text": [
+                        f"QD{d}: {units.iops(f.iops)} IOPS, {which} {units.latency(ns)}"
+                        for d, f, ns in shown
+                    ],
+                    "line": {"color": colour, "dash": line, "width": 2 if which == "mean" else 1},
+                    "marker": {
+                        "symbol": symbol if which == "mean" else f"{symbol}-open",
+                        "size": 8 if which == "mean" else 6,
+                        "color": colour,
+                    },
+                    "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+                }
+            )
+    return {
+        "data": traces,
+        "layout": _layout(
+            **_SWEEP_LAYOUT,
+            xaxis={"title": {"text": "IOPS"}, "rangemode": "tozero"},
+            yaxis={"title": {"text": "latency, µs (lower is better)"}, "type": "log"},
         ),
     }
 

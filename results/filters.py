@@ -4,10 +4,12 @@ import copy
 
 import django_filters
 from django import forms
+from django_filters.constants import EMPTY_VALUES
 
 from core.filters import DefaultChoiceFilter, FilterSet, Where
 from core.links import SLUG
 from drives.filters import DriveFilter
+from results import sweeps
 from results.models import DRIVE_COPIES, DataPattern, LeaderboardEntry, Run, Test, copy_field
 from results.selectors.common import VALUE_DEFAULT_TEST
 
@@ -46,9 +48,34 @@ class MethodFilter(DefaultChoiceFilter):
         return columns.compare("quick", "exact", value == self.QUICK)
 
 
-class LeaderboardFilter(_on_entries(DriveFilter.base_filters)):
-    """Which entries a leaderboard ranks: the drive filters, the data pattern, whether the
-    figure was measured or published, and full-length or quick runs (never both)."""
+class QueueDepthFilter(django_filters.ChoiceFilter):
+    """A queue-depth sweep's depth (?qd=, results.sweeps): its leaderboard ranks the
+    sweep's test at that depth (the view resolves the test; sweeps.member). On entries, the
+    condition that the entry's test is measured at that depth."""
+
+    def __init__(self, **kwargs):
+        choices = [(str(depth), f"QD{depth}") for depth in sweeps.depths()]
+        super().__init__(choices=choices, **kwargs)
+
+    @staticmethod
+    def depth(value) -> int | None:
+        """The depth a (clean) value chooses; None for none."""
+        return None if value in EMPTY_VALUES else int(value)
+
+    def filter(self, qs, value):
+        if value in EMPTY_VALUES:
+            return qs
+        return qs.filter(test__queue_depth=self.depth(value))
+
+    def sql(self, value, table: str, where: Where) -> None:
+        where.conditions.append(
+            f"{table}.test_id IN (SELECT id FROM results_test WHERE queue_depth = "
+            f"{where.add(self.depth(value))})"
+        )
+
+
+class _EntryFilter(_on_entries(DriveFilter.base_filters)):
+    """The filters of entries that rankings and value views share."""
 
     pattern = django_filters.ChoiceFilter(
         choices=DataPattern.choices,
@@ -68,9 +95,27 @@ class LeaderboardFilter(_on_entries(DriveFilter.base_filters)):
         fields: list[str] = []
 
 
-class ValueFilter(LeaderboardFilter):
-    """Which entries a value view prices: the leaderboards' (what it prices them in and
-    as of when is ValueForm's)."""
+class LeaderboardFilter(_EntryFilter):
+    """Which entries a leaderboard ranks: the drive filters, the data pattern, whether the
+    figure was measured or published, full-length or quick runs (never both), and for a
+    queue-depth sweep the depth it is ranked at."""
+
+    qd = QueueDepthFilter(
+        label="Queue depth",
+        empty_label="this test's",
+        help_text="A queue-depth sweep's leaderboard: rank its test at this queue depth "
+        f"(default: the page's test; QD{sweeps.DEFAULT_DEPTH} on the sweep's own page); a "
+        "test that is not a sweep's refuses it",
+    )
+
+    class Meta(_EntryFilter.Meta):
+        pass
+
+
+class ValueFilter(_EntryFilter):
+    """Which entries a value view prices: the leaderboards', but the depth of a sweep (a
+    value view prices one named test; what it prices them in and as of when is
+    ValueForm's)."""
 
 
 class ValueForm(forms.Form):

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from core.links import safe_http_url
 from drives.models import LabelledModel, http_url_validator
-from results.documents import ENTRY_IDENTITY
+from results.documents import ENTRY_IDENTITY, MIXED_SIDES
 
 
 class Suite(LabelledModel):
@@ -45,6 +45,7 @@ class Test(LabelledModel):
     class Operation(models.TextChoices):
         READ = "read", "read"
         WRITE = "write", "write"
+        MIXED = "mixed", "read and write"
 
     class Access(models.TextChoices):
         RANDOM = "random", "random"
@@ -56,8 +57,22 @@ class Test(LabelledModel):
 
     identifier = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
+    family = models.SlugField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        db_index=False,
+        help_text="The queue-depth sweep this test is one depth of (its tests differ only in "
+        "queue_depth; results.sweeps); blank: none",
+    )
     kind = models.CharField(max_length=12, choices=Kind.choices)
     operation = models.CharField(max_length=5, choices=Operation.choices)
+    rwmixread = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="A mixed test: the percentage of its I/Os that read (the rest write)",
+    )
     access = models.CharField(max_length=10, choices=Access.choices)
     block_size = models.PositiveIntegerField()
     queue_depth = models.PositiveSmallIntegerField()
@@ -91,6 +106,11 @@ class Test(LabelledModel):
             ),
             models.CheckConstraint(condition=Q(block_size__gte=512), name="test_block_size"),
             models.CheckConstraint(condition=Q(queue_depth__gte=1), name="test_queue_depth"),
+            models.CheckConstraint(
+                condition=Q(operation="mixed", rwmixread__isnull=False, rwmixread__lte=100)
+                | (~Q(operation="mixed") & Q(rwmixread__isnull=True)),
+                name="test_mixed_has_its_share",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -473,6 +493,18 @@ class Result(LabelledModel):
     repeat = models.PositiveSmallIntegerField(
         default=1, db_default=1, help_text="Which pass over the tests (loadgen --repeat), from 1"
     )
+    # A mixed test's reads and writes apart (the document's `read` and `write`), each with
+    # the figures of DIRECTION_FIGURES; the result's own are their sum.
+    read_bytes_per_second = models.FloatField(null=True, blank=True)
+    read_iops = models.FloatField(null=True, blank=True)
+    read_latency_mean_ns = models.FloatField(null=True, blank=True)
+    read_latency_max_ns = models.BigIntegerField(null=True, blank=True)
+    read_latency_percentiles_ns = models.JSONField(null=True, blank=True)
+    write_bytes_per_second = models.FloatField(null=True, blank=True)
+    write_iops = models.FloatField(null=True, blank=True)
+    write_latency_mean_ns = models.FloatField(null=True, blank=True)
+    write_latency_max_ns = models.BigIntegerField(null=True, blank=True)
+    write_latency_percentiles_ns = models.JSONField(null=True, blank=True)
     partial = models.BooleanField(
         default=False,
         db_default=False,
@@ -525,6 +557,16 @@ class Result(LabelledModel):
         return latency_description(self.latency_kind, self.run.source)
 
     @property
+    def directions(self) -> dict[str, dict]:
+        """A mixed result's reads and writes: each of MIXED_SIDES with its DIRECTION_FIGURES
+        by name; {} for a result that holds neither."""
+        sides = {
+            side: {name: getattr(self, f"{side}_{name}") for name in DIRECTION_FIGURES}
+            for side in MIXED_SIDES
+        }
+        return sides if any(v is not None for f in sides.values() for v in f.values()) else {}
+
+    @property
     def deviations(self) -> list[str]:
         """How this result's recorded conditions differ from its test's method, if they do
         (interrupted, a latency that is not issue to completion, several jobs, a quick smoke
@@ -545,6 +587,18 @@ class Result(LabelledModel):
                 f"{self.test.span_bytes / 2**30:.0f} GiB"
             )
         return notes
+
+
+# The figures of each direction of a mixed result, as `<direction>_<figure>` columns of Result
+# (MIXED_SIDES: read, write): ingest writes them from the document's read and write,
+# pages and the API show them apart.
+DIRECTION_FIGURES = (
+    "bytes_per_second",
+    "iops",
+    "latency_mean_ns",
+    "latency_max_ns",
+    "latency_percentiles_ns",
+)
 
 
 # A result's figures as stored: every column but its id and the run and test it is of.
@@ -798,6 +852,8 @@ class LeaderboardEntry(LabelledModel):
     iops = models.FloatField(null=True)
     iops_stddev = models.FloatField(null=True)  # the result's, as it is
     iops_min = models.FloatField(null=True)
+    read_iops = models.FloatField(null=True)  # a mixed result's reads and writes, as they are
+    write_iops = models.FloatField(null=True)
     derived = models.CharField(max_length=16, choices=Derived.choices, blank=True)
     latency_mean_ns = models.FloatField(null=True)
     latency_kind = models.CharField(

@@ -19,8 +19,15 @@ from django.utils import timezone
 from drives.models import Drive, FirmwareVersion
 from drives.services import DriveSpecProblem, drive_listed, drive_resolve
 from results import documents, plausibility
-from results.documents import DocumentProblem, DocumentRejected, TestSpec, with_defaults
+from results.documents import (
+    MIXED_SIDES,
+    DocumentProblem,
+    DocumentRejected,
+    TestSpec,
+    with_defaults,
+)
 from results.models import (
+    DIRECTION_FIGURES,
     RESULT_FIGURES,
     Citation,
     ConsistencySeries,
@@ -152,7 +159,23 @@ def result_figures(entry: Mapping[str, Any], latency_kind: str) -> dict[str, Any
         **_latency_fields("clat", entry.get("clat_ns", {})),
         latency_kind=latency_kind if latency else "",
     )
+    for side in MIXED_SIDES:
+        figures.update(direction_fields(side, entry.get(side, {})))
     return figures
+
+
+def direction_fields(side: str, figures: Mapping[str, Any]) -> dict[str, Any]:
+    """A mixed result's reads or writes (the document's `read` or `write`) as the Result's
+    `<side>_<figure>` fields (DIRECTION_FIGURES); all None for a result that is not mixed."""
+    latency = figures.get("latency_ns", {})
+    read = {
+        "bytes_per_second": figures.get("bytes_per_second"),
+        "iops": figures.get("iops"),
+        "latency_mean_ns": latency.get("mean"),
+        "latency_max_ns": latency.get("max"),
+        "latency_percentiles_ns": latency.get("percentiles"),
+    }
+    return {f"{side}_{name}": read[name] for name in DIRECTION_FIGURES}
 
 
 def _result(run: Run, test: Test, entry: dict[str, Any], latency_kind: str) -> Result:
@@ -469,6 +492,8 @@ _LATEST_COLUMNS = (
     ("quick", QUICK_SQL),
     ("iops_stddev", "r.iops_stddev"),
     ("iops_min", "r.iops_min"),
+    ("read_iops", "r.read_iops"),
+    ("write_iops", "r.write_iops"),
     ("method", METHOD_SQL),
     ("tool_name", "run.tool_name"),
 )

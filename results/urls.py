@@ -3,6 +3,7 @@ import json
 from django.urls import path
 
 from core.versions import VALUE, drive_scope, ranking_scope
+from results import sweeps
 from results.filters import highlight_slugs
 from results.services import TEST_CATALOG
 from results.views import (
@@ -63,9 +64,12 @@ _SERIES_RANKED = frozenset(
 
 
 def ranking_scopes(query, identifier: str) -> list[str] | None:
+    """A ranking's: the test it ranks (a queue-depth sweep's at the depth ?qd= chooses), and
+    the drives it highlights; a consistency test's, every write."""
     if identifier in _SERIES_RANKED:
         return None
-    return [ranking_scope(identifier), *highlighted(query)]
+    ranked = sweeps.member_of_query(identifier, query.get("qd"))
+    return [ranking_scope(ranked), *highlighted(query)]
 
 
 def value_scopes(query) -> list[str]:

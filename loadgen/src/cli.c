@@ -17,6 +17,7 @@ enum {
 	OPT_TARGET = 256,
 	OPT_SUITE,
 	OPT_TESTS,
+	OPT_QD_MAX,
 	OPT_RW,
 	OPT_BS,
 	OPT_QD,
@@ -66,9 +67,13 @@ static const struct option_doc run_docs[] = {
 	{"run: test selection", "target", required_argument, OPT_TARGET, " PATH",
 	 "file (created when missing, with --size) or block device"},
 	{NULL, "suite", required_argument, OPT_SUITE, " NAME[:VERSION]",
-	 "desktop-2010, desktop-2011, steady-state-2013 (latest version if omitted)"},
+	 "desktop-2010, desktop-2011, steady-state-2013, workloads-2026\n(latest version if omitted)"},
 	{NULL, "tests", required_argument, OPT_TESTS, " ID[,ID...]",
 	 "a subset of catalog tests, by id (see `loadgen list`)"},
+	{NULL, "qd-max", required_argument, OPT_QD_MAX, " N",
+	 "the deepest point of a queue-depth sweep (suite workloads-2026) to run,\n"
+	 "1-1024 (default 32: QD1 to QD32; 128 runs QD64 and QD128 too); a sweep\n"
+	 "test named in --tests deeper than N is refused"},
 	{NULL, "rw", required_argument, OPT_RW, " randread|randwrite|read|write|randrw|rw",
 	 "one ad-hoc test, id \"adhoc-<rw>-<bs>-qd<N>\" (parameters.ad_hoc=true), with:"},
 	{NULL, "rwmixread", required_argument, OPT_RWMIX, " P",
@@ -482,6 +487,10 @@ static int parse_bench(const char *arg, struct lg_bench *b, char *err, size_t er
 static int add_test(struct lg_run_options *o, const struct lg_test_def *t, char *err,
 		    size_t err_len)
 {
+	if (t->family && t->queue_depth > o->qd_max)
+		return fail(err, err_len,
+			    "%s is deeper than --qd-max %u: give --qd-max %u to run it", t->id,
+			    o->qd_max, t->queue_depth);
 	for (size_t i = 0; i < o->ntests; i++)
 		if (o->tests[i] == t)
 			return 0;
@@ -648,6 +657,8 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	uint64_t bs = 4096, qd = 1, span = 0, rwmix = 50, jobs = 1, repeat = 0;
 	bool have_rwmix = false;
 	bool have_bs = false, have_qd = false, have_span = false, have_time = false;
+	uint64_t qd_max = LG_DEFAULT_QD_MAX;
+	bool have_qd_max = false;
 	const char *firmware = NULL;
 	struct option run_options[COUNT(run_docs) + COUNT(upload_docs) + 1];
 	struct option_doc docs[COUNT(run_docs) + COUNT(upload_docs)];
@@ -695,6 +706,13 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 					    "--qd: \"%s\" is not a queue depth from 1 to 1024",
 					    optarg);
 			have_qd = true;
+			break;
+		case OPT_QD_MAX:
+			if (lg_parse_u64(optarg, &qd_max) < 0 || qd_max < 1 || qd_max > 1024)
+				return fail(err, err_len,
+					    "--qd-max: \"%s\" is not a queue depth from 1 to 1024",
+					    optarg);
+			have_qd_max = true;
 			break;
 		case OPT_SPAN:
 			if (lg_parse_size(optarg, &span) < 0 || span == 0)
@@ -857,6 +875,9 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	if (!rw && (have_bs || have_qd || have_span || have_time || have_rwmix))
 		return fail(err, err_len,
 			    "--bs, --qd, --span, --time and --rwmixread go with --rw");
+	if (rw && have_qd_max)
+		return fail(err, err_len, "--qd-max goes with --suite or --tests");
+	o->qd_max = (uint32_t)qd_max;
 	o->jobs = (uint32_t)jobs;
 	/* A full-length run measures its own spread; a shortened one is a smoke run. */
 	if (repeat == 0)
@@ -872,7 +893,9 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 		for (const char *const *id = o->suite->tests; *id; id++) {
 			const struct lg_test_def *t;
 
-			if (lg_suite_find_test(*id, &t) == 0) {
+			/* A sweep's depths beyond --qd-max are left out of the suite. */
+			if (lg_suite_find_test(*id, &t) == 0 &&
+			    !(t->family && t->queue_depth > o->qd_max)) {
 				r = add_test(o, t, err, err_len);
 				if (r < 0)
 					return r;

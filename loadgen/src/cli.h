@@ -42,6 +42,7 @@ struct lg_run_options {
 	const struct lg_suite_def *suite;              /* NULL unless --suite */
 	const struct lg_test_def *tests[LG_MAX_TESTS]; /* in run order */
 	size_t ntests;
+	uint32_t qd_max; /* the deepest queue-depth sweep test run (--qd-max) */
 	bool ad_hoc;
 	struct lg_test_def adhoc; /* the ad-hoc test, when ad_hoc */
 	char adhoc_id[LG_ID_MAX];

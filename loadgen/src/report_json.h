@@ -24,7 +24,7 @@
 #include "target.h"
 
 #define LG_ID_MAX 64
-#define LG_MAX_TESTS 32
+#define LG_MAX_TESTS 64
 #define LG_MAX_SPARE 8
 /* The schema version loadgen writes. */
 #define LG_SCHEMA_VERSION 3

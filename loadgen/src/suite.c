@@ -25,6 +25,22 @@ static const char *const trim_metrics[] = {
 	NULL,
 };
 
+/* Each depth of a queue-depth sweep: SNIA PTS's IOPS test and its demand-intensity
+ * curve (docs/methodology.md), one short fixed-duration point per depth after the
+ * run's one preconditioning. */
+#define SWEEP_POINT_S 60
+#define SWEEP(op, is_write, span, span_id, depth)                                               \
+	{                                                                                       \
+		.id = "rand" op "-4k-qd" #depth span_id "-sweep",                               \
+		.name = "4KB random " op " QD" #depth " (queue-depth sweep)",                   \
+		.family = "rand" op "-4k" span_id "-sweep", .kind = LG_KIND_THROUGHPUT,         \
+		.write = is_write, .random = true, .block_size = 4 * KIB, .queue_depth = depth, \
+		.span_bytes = span, .duration_s = SWEEP_POINT_S, .metrics = throughput_metrics, \
+		.unit = "bytes/s", .higher_is_better = true,                                    \
+	}
+#define READ_SWEEP(depth) SWEEP("read", false, 0, "", depth)
+#define WRITE_SWEEP(depth) SWEEP("write", true, 8 * GIB, "-8g", depth)
+
 static const struct lg_test_def tests[] = {
 	{
 		.id = "randread-4k-qd3",
@@ -167,6 +183,38 @@ static const struct lg_test_def tests[] = {
 		.unit = "bytes/s",
 		.higher_is_better = true,
 	},
+	READ_SWEEP(1),
+	READ_SWEEP(2),
+	READ_SWEEP(4),
+	READ_SWEEP(8),
+	READ_SWEEP(16),
+	READ_SWEEP(32),
+	READ_SWEEP(64),
+	READ_SWEEP(128),
+	WRITE_SWEEP(1),
+	WRITE_SWEEP(2),
+	WRITE_SWEEP(4),
+	WRITE_SWEEP(8),
+	WRITE_SWEEP(16),
+	WRITE_SWEEP(32),
+	WRITE_SWEEP(64),
+	WRITE_SWEEP(128),
+	{
+		.id = "randrw70-4k-qd32-8g",
+		.name = "4KB random 70% read / 30% write QD32, 8GB LBA span",
+		.kind = LG_KIND_THROUGHPUT,
+		.write = true,
+		.random = true,
+		.mixed = true,
+		.read_percent = 70,
+		.block_size = 4 * KIB,
+		.queue_depth = 32,
+		.span_bytes = 8 * GIB,
+		.duration_s = 180,
+		.metrics = throughput_metrics,
+		.unit = "bytes/s",
+		.higher_is_better = true,
+	},
 };
 
 static const char *const desktop_2010[] = {
@@ -182,6 +230,14 @@ static const char *const steady_state_2013_v2[] = {
 	"trim-validation",
 	"write-saturation-128k-qd32",
 	NULL,
+};
+static const char *const workloads_2026[] = {
+	"randread-4k-qd1-sweep",       "randread-4k-qd2-sweep",      "randread-4k-qd4-sweep",
+	"randread-4k-qd8-sweep",       "randread-4k-qd16-sweep",     "randread-4k-qd32-sweep",
+	"randread-4k-qd64-sweep",      "randread-4k-qd128-sweep",    "randwrite-4k-qd1-8g-sweep",
+	"randwrite-4k-qd2-8g-sweep",   "randwrite-4k-qd4-8g-sweep",  "randwrite-4k-qd8-8g-sweep",
+	"randwrite-4k-qd16-8g-sweep",  "randwrite-4k-qd32-8g-sweep", "randwrite-4k-qd64-8g-sweep",
+	"randwrite-4k-qd128-8g-sweep", "randrw70-4k-qd32-8g",        NULL,
 };
 
 static const struct lg_suite_def suites[] = {
@@ -210,6 +266,13 @@ static const struct lg_suite_def suites[] = {
 		.title = "Performance consistency and TRIM validation (2013), with the write saturation "
 			 "of current reviews",
 		.tests = steady_state_2013_v2,
+	},
+	{
+		.name = "workloads-2026",
+		.version = 1,
+		.title = "Queue-depth scaling (4KB random read and write at QD1 to QD128) and the "
+			 "mixed 70/30 workload",
+		.tests = workloads_2026,
 	},
 };
 
@@ -298,10 +361,18 @@ void lg_suite_catalog_json(struct lg_json *w)
 		lg_json_string(w, t->id);
 		lg_json_key(w, "name");
 		lg_json_string(w, t->name);
+		if (t->family) {
+			lg_json_key(w, "family");
+			lg_json_string(w, t->family);
+		}
 		lg_json_key(w, "kind");
 		lg_json_string(w, lg_test_kind_name(t->kind));
 		lg_json_key(w, "operation");
-		lg_json_string(w, t->write ? "write" : "read");
+		lg_json_string(w, t->mixed ? "mixed" : t->write ? "write" : "read");
+		if (t->mixed) {
+			lg_json_key(w, "rwmixread");
+			lg_json_uint(w, t->read_percent);
+		}
 		lg_json_key(w, "access");
 		lg_json_string(w, t->random ? "random" : "sequential");
 		lg_json_key(w, "block_size");

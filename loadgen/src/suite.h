@@ -22,11 +22,14 @@ enum lg_test_kind {
 struct lg_test_def {
 	const char *id;
 	const char *name;
+	/* NULL, or the queue-depth sweep the test is one depth of: the sweep's tests
+	 * differ only in their depth, and --qd-max bounds the depths a run makes. */
+	const char *family;
 	enum lg_test_kind kind;
 	bool write;  /* operation: write (else read); a mixed test writes too */
 	bool random; /* access: random (else sequential) */
-	bool mixed;  /* ad-hoc only: each I/O a read with probability read_percent/100 */
-	uint32_t read_percent;
+	bool mixed;  /* operation "mixed": each I/O a read with probability read_percent/100 */
+	uint32_t read_percent; /* catalog.json's rwmixread */
 	uint32_t block_size;
 	uint32_t queue_depth;
 	uint64_t span_bytes; /* 0: the whole target */
@@ -42,6 +45,9 @@ struct lg_suite_def {
 	const char *title;
 	const char *const *tests; /* NULL-terminated test ids */
 };
+
+/* The deepest queue depth of a sweep a run makes unless --qd-max says otherwise. */
+#define LG_DEFAULT_QD_MAX 32
 
 /* Every test / suite of the catalog, in catalog order. */
 const struct lg_test_def *lg_suite_tests(size_t *ret_count);

@@ -124,6 +124,34 @@ int main(void)
 	CHECK(cli.run.jobs == 4);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "0") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "65") < 0);
+	/* queue-depth sweeps: QD1 to --qd-max (default 32) of each, the mixed test always */
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "workloads-2026") == 0);
+	CHECKF(cli.run.ntests == 13, "%zu tests", cli.run.ntests);
+	for (size_t i = 0; i < cli.run.ntests; i++)
+		CHECKF(cli.run.tests[i]->queue_depth <= 32, "%s", cli.run.tests[i]->id);
+	CHECK(strcmp(cli.run.tests[12]->id, "randrw70-4k-qd32-8g") == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "workloads-2026", "--qd-max",
+		"128") == 0);
+	CHECK(cli.run.ntests == 17 && cli.run.tests[7]->queue_depth == 128);
+	CHECK(P("loadgen", "run", "--target", "f", "--qd-max", "4", "--suite", "workloads-2026") ==
+	      0);
+	CHECK(cli.run.ntests == 7 && cli.run.tests[2]->queue_depth == 4 &&
+	      cli.run.tests[3]->queue_depth == 1 && cli.run.tests[3]->write);
+	CHECK(P("loadgen", "run", "--target", "f", "--tests", "randread-4k-qd64-sweep") < 0);
+	CHECKF(strstr(err, "--qd-max 64"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--tests", "randread-4k-qd64-sweep", "--qd-max",
+		"64") == 0);
+	CHECK(cli.run.ntests == 1);
+	/* a test that is no sweep's point is run at its depth whatever --qd-max says */
+	CHECK(P("loadgen", "run", "--target", "f", "--tests", "randwrite-4k-qd32-8g", "--qd-max",
+		"1") == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "workloads-2026", "--qd-max", "0") <
+	      0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "workloads-2026", "--qd-max",
+		"1025") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--qd-max",
+		"8") < 0);
+	CHECKF(strstr(err, "--qd-max goes with"), "%s", err);
 	/* passes: a full-length run repeats its throughput tests, a shortened one does not */
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011") == 0);
 	CHECK(cli.run.repeat == LG_DEFAULT_REPEAT && LG_DEFAULT_REPEAT == 3);

@@ -13,8 +13,8 @@ int main(void)
 	const struct lg_test_def *t;
 	const struct lg_suite_def *s;
 
-	CHECK(ntests == 10);
-	CHECK(nsuites == 4);
+	CHECK(ntests == 27);
+	CHECK(nsuites == 5);
 	CHECK(lg_suite_find_test("randwrite-4k-qd32-8g", &t) == 0);
 	CHECK(t->block_size == 4096 && t->queue_depth == 32 && t->write && t->random);
 	CHECK(t->span_bytes == UINT64_C(8589934592) && t->duration_s == 180);
@@ -39,6 +39,33 @@ int main(void)
 	      t->kind == LG_KIND_SATURATION && t->write && !t->random && t->block_size == 131072 &&
 	      t->queue_depth == 32 && t->span_bytes == 0 && t->duration_s == 0);
 	CHECK(strcmp(lg_test_kind_name(LG_KIND_SATURATION), "saturation") == 0);
+	CHECK(lg_suite_find_test("randrw70-4k-qd32-8g", &t) == 0 && t->mixed && t->write &&
+	      t->random && t->read_percent == 70 && t->queue_depth == 32 &&
+	      t->span_bytes == UINT64_C(8589934592) && !t->family);
+
+	/* A sweep: the same test at QD1 to QD128, doubling, nothing else differing. */
+	static const char *const families[] = {"randread-4k-sweep", "randwrite-4k-8g-sweep"};
+
+	for (size_t f = 0; f < 2; f++) {
+		const struct lg_test_def *first = NULL;
+		uint32_t depth = 1;
+
+		for (size_t i = 0; i < ntests; i++) {
+			t = &tests[i];
+			if (!t->family || strcmp(t->family, families[f]) != 0)
+				continue;
+			CHECKF(t->queue_depth == depth, "%s: QD%u, expected QD%u", t->id,
+			       t->queue_depth, depth);
+			depth *= 2;
+			if (!first)
+				first = t;
+			CHECK(t->kind == first->kind && t->write == first->write &&
+			      t->random == first->random && t->block_size == 4096 &&
+			      t->span_bytes == first->span_bytes && t->duration_s == 60);
+		}
+		CHECKF(depth == 256, "%s ends at QD%u", families[f], depth / 2);
+	}
+	CHECK(lg_suite_find("workloads-2026", &s) == 0 && s->version == 1);
 
 	/* every test a suite names exists; every id is unique */
 	for (size_t i = 0; i < nsuites; i++)

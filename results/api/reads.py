@@ -28,6 +28,7 @@ from rest_framework.views import APIView
 from core.filters import FilterSet, query_errors
 from core.serializers import RowWriter
 from drives.models import Drive
+from results import sweeps
 from results.api.shapes import (
     ComparisonShape,
     LeaderboardShape,
@@ -35,7 +36,15 @@ from results.api.shapes import (
     derived_field,
     missing_rates_field,
 )
-from results.filters import ENTRIES, LeaderboardFilter, ValueFilter, highlight_slugs, value_query
+from results.documents import MIXED_SIDES
+from results.filters import (
+    ENTRIES,
+    LeaderboardFilter,
+    QueueDepthFilter,
+    ValueFilter,
+    highlight_slugs,
+    value_query,
+)
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -48,7 +57,7 @@ from results.models import (
     method_label,
 )
 from results.selectors.common import SERIES_POINTS, Figures
-from results.selectors.compare import Comparison, Side, compare
+from results.selectors.compare import Comparison, Side, TestPair, compare
 from results.selectors.rankings import (
     Metric,
     RankedEntry,
@@ -222,6 +231,28 @@ class LatencySerializer(serializers.Serializer):
         return block
 
 
+# A mixed result's reads or writes (`side`: read or write): its <side>_<figure> columns
+# (results.models.DIRECTION_FIGURES), null for a result that is not mixed.
+class DirectionSerializer(serializers.Serializer):
+    bytes_per_second = serializers.FloatField(allow_null=True)
+    iops = serializers.FloatField(allow_null=True)
+    latency_mean_ns = serializers.FloatField(allow_null=True)
+    latency_max_ns = serializers.IntegerField(allow_null=True)
+    latency_percentiles_ns = serializers.DictField(
+        child=serializers.IntegerField(), allow_null=True
+    )
+
+    def __init__(self, *args, side: str = "read", **kwargs):
+        self.side = side
+        super().__init__(*args, **kwargs)
+
+    def to_representation(self, result) -> dict[str, Any] | None:
+        columns = [f"{self.side}_{name}" for name in self.fields]
+        read = (itemgetter if isinstance(result, dict) else attrgetter)(*columns)
+        block = dict(zip(self.fields, read(result), strict=True))
+        return block if any(v is not None for v in block.values()) else None
+
+
 class ResultSerializer(RowWriter, serializers.Serializer):
     """A result as a values() row: the declared fields document it, to_representation
     writes it (thousands of rows a second, without a field object per value)."""
@@ -264,6 +295,12 @@ class ResultSerializer(RowWriter, serializers.Serializer):
     jobs = serializers.IntegerField()
     repeat = serializers.IntegerField(help_text="Which pass of its run (loadgen --repeat), from 1")
     partial = serializers.BooleanField()
+    read = DirectionSerializer(
+        source="*", side="read", allow_null=True, help_text="A mixed test's reads apart"
+    )
+    write = DirectionSerializer(
+        source="*", side="write", allow_null=True, help_text="A mixed test's writes apart"
+    )
 
 
 class RunIdFilter(django_filters.NumberFilter):
@@ -486,6 +523,7 @@ def _drive(drive: Drive) -> dict[str, Any]:
 
 
 LATENCY = LatencySerializer()
+DIRECTIONS = {side: DirectionSerializer(side=side) for side in MIXED_SIDES}
 
 
 def _figures(figures: Figures | None) -> dict[str, Any] | None:
@@ -510,6 +548,7 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         "partial": result.partial,
         "latency_kind": result.latency_kind,
         "latency": LATENCY.to_representation(result),
+        **{side: writer.to_representation(result) for side, writer in DIRECTIONS.items()},
     }
 
 
@@ -583,31 +622,43 @@ def _side(side: Side, value_test: str) -> dict[str, Any]:
     }
 
 
+def _test_pair(pair: TestPair) -> dict[str, Any]:
+    return {
+        "test": pair.test.identifier,
+        "name": pair.test.name,
+        "unit": pair.test.unit,
+        "higher_is_better": pair.test.higher_is_better,
+        "patterns": [
+            {
+                "pattern": p.pattern,
+                "a": _figures(p.a),
+                "b": _figures(p.b),
+                "winner": p.winner or None,
+                "difference_percent": p.difference_percent,
+                "verdict": p.verdict.as_dict(),
+            }
+            for p in pair.pairs
+        ],
+    }
+
+
 def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
     a, b = comparison.a, comparison.b
     return {
         "a": _side(a, comparison.value_test),
         "b": _side(b, comparison.value_test),
         "value_test": comparison.value_test,
-        "tests": [
+        "tests": [_test_pair(pair) for pair in comparison.tests],
+        "sweeps": [
             {
-                "test": pair.test.identifier,
-                "name": pair.test.name,
-                "unit": pair.test.unit,
-                "higher_is_better": pair.test.higher_is_better,
-                "patterns": [
-                    {
-                        "pattern": p.pattern,
-                        "a": _figures(p.a),
-                        "b": _figures(p.b),
-                        "winner": p.winner or None,
-                        "difference_percent": p.difference_percent,
-                        "verdict": p.verdict.as_dict(),
-                    }
-                    for p in pair.pairs
+                "family": sweep.family,
+                "name": sweep.name,
+                "points": [
+                    {"queue_depth": point.test.queue_depth, **_test_pair(point)}
+                    for point in sweep.points
                 ],
             }
-            for pair in comparison.tests
+            for sweep in comparison.sweeps
         ],
         "consistency": [
             {
@@ -680,6 +731,8 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
         "iops": entry.iops,
         "iops_stddev": entry.iops_stddev,
         "iops_min": entry.iops_min,
+        "read_iops": entry.read_iops,
+        "write_iops": entry.write_iops,
         "derived": entry.derived or None,
         "missing_rates_reason": entry.missing_rates_reason,
         "method": entry.method,
@@ -734,7 +787,8 @@ LEADERBOARD_PARAMETERS = [
 
 
 class LeaderboardView(APIView):
-    """One test's ranking, as on its leaderboard page."""
+    """One test's ranking, as on its leaderboard page; for a queue-depth sweep (its name, or
+    any of its tests) the ranking at the depth ?qd= chooses."""
 
     @extend_schema(
         summary="A test's leaderboard",
@@ -742,12 +796,21 @@ class LeaderboardView(APIView):
         responses={200: LeaderboardShape},
     )
     def get(self, request: Request, identifier: str) -> Response:
-        test = throughput_test(identifier)
+        filters = LeaderboardFilter(request.query_params, queryset=ENTRIES)
+        valid = filters.is_valid()
+        errors = filters.errors if not valid else {}
+        try:
+            ranked = sweeps.member(
+                identifier,
+                QueueDepthFilter.depth(filters.form.cleaned_data.get("qd")) if valid else None,
+            )
+        except sweeps.SweepDepthError as error:
+            ranked, errors = sweeps.member(identifier, None), {"qd": [str(error)]}
+        test = throughput_test(ranked)
         if test is None:
             raise Http404("no such test")
-        filters = LeaderboardFilter(request.query_params, queryset=ENTRIES)
-        if not filters.is_valid():
-            raise query_errors(filters.errors)
+        if errors:
+            raise query_errors(errors)
         metric = request.query_params.get("metric", Metric.THROUGHPUT)
         metrics = [m for m, _ in Metric.CHOICES]
         if metric not in metrics:
@@ -768,6 +831,8 @@ class LeaderboardView(APIView):
         return Response(
             {
                 "test": test.identifier,
+                "queue_depth": test.queue_depth,
+                "sweep": test.family or None,
                 "metric": metric,
                 "page": board.page,
                 "page_size": board.page_size,

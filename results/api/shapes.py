@@ -84,6 +84,12 @@ class FiguresShape(serializers.Serializer):
     latency = serializers.DictField(
         allow_null=True, help_text="mean_ns, stddev_ns, min_ns, max_ns and percentiles_ns"
     )
+    read = serializers.DictField(
+        allow_null=True,
+        help_text="A mixed test's reads: bytes_per_second, iops, latency_mean_ns, "
+        "latency_max_ns, latency_percentiles_ns; null for a test that is not mixed",
+    )
+    write = serializers.DictField(allow_null=True, help_text="A mixed test's writes, as read")
 
 
 class PatternPairShape(serializers.Serializer):
@@ -101,6 +107,18 @@ class TestPairShape(serializers.Serializer):
     unit = serializers.CharField()
     higher_is_better = serializers.BooleanField()
     patterns = PatternPairShape(many=True)
+
+
+class SweepPointShape(TestPairShape):
+    queue_depth = serializers.IntegerField(min_value=1)
+
+
+class SweepShape(serializers.Serializer):
+    """A queue-depth sweep: its tests, shallowest first (results.sweeps)."""
+
+    family = serializers.CharField()
+    name = serializers.CharField()
+    points = SweepPointShape(many=True)
 
 
 class DriveShape(serializers.Serializer):
@@ -134,7 +152,8 @@ class ComparisonShape(serializers.Serializer):
     a = SideShape()
     b = SideShape()
     value_test = serializers.CharField()
-    tests = TestPairShape(many=True)
+    tests = TestPairShape(many=True, help_text="every throughput test but the sweeps'")
+    sweeps = SweepShape(many=True)
     consistency = serializers.ListField(child=serializers.DictField())
     trim = serializers.ListField(child=serializers.DictField())
     saturation = serializers.ListField(child=serializers.DictField())
@@ -152,6 +171,8 @@ class EntryShape(serializers.Serializer):
     iops = serializers.FloatField(**NUMBER)
     iops_stddev = serializers.FloatField(**NUMBER)
     iops_min = serializers.FloatField(**NUMBER)
+    read_iops = serializers.FloatField(**NUMBER, help_text="A mixed test's reads apart")
+    write_iops = serializers.FloatField(**NUMBER, help_text="A mixed test's writes apart")
     derived = derived_field()
     missing_rates_reason = missing_rates_field()
     method = serializers.ChoiceField(choices=Method.choices)
@@ -167,7 +188,9 @@ class EntryShape(serializers.Serializer):
 
 
 class LeaderboardShape(serializers.Serializer):
-    test = serializers.CharField()
+    test = serializers.CharField(help_text="the test ranked (a sweep's: at the depth chosen)")
+    queue_depth = serializers.IntegerField()
+    sweep = serializers.CharField(allow_null=True, help_text="the queue-depth sweep it is of")
     metric = serializers.CharField()
     page = serializers.IntegerField()
     page_size = serializers.IntegerField()

@@ -24,7 +24,9 @@ Public surface
 Which jobs map
 --------------
 A job (an entry of fio's "jobs") becomes a result of the catalog test (results/schema/
-catalog.json, throughput tests) with its operation and access (rw=read, write, randread,
+catalog.json, throughput tests; not a queue-depth sweep's points, which are measured one
+after another from QD1 up after one preconditioning, as no single job is) with its
+operation and access (rw=read, write, randread,
 randwrite; no `:N` suffix), block size (`bs` for that direction) and queue depth, when it
 used direct I/O (`direct=1` or `buffered=0`) through a block I/O engine (psync, sync,
 vsync, pvsync, pvsync2, libaio, io_uring, io_uring_cmd, posixaio, windowsaio,
@@ -841,7 +843,7 @@ class _Candidate:
 @cache
 def _throughput_tests() -> tuple[dict[str, Any], ...]:
     catalog = json.loads(CATALOG_PATH.read_text())
-    return tuple(t for t in catalog["tests"] if t["kind"] == "throughput")
+    return tuple(t for t in catalog["tests"] if t["kind"] == "throughput" and not t.get("family"))
 
 
 def _listing(values) -> str:

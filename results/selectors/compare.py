@@ -41,6 +41,7 @@ from results.selectors.common import (
     test_order_key,
 )
 from results.spread import BPS_SQL, IOPS_SQL, METHOD_SQL, Verdict, verdict
+from results.sweeps import sweep_label
 
 # -- head to head --------------------------------------------------------------------------
 
@@ -163,14 +164,35 @@ class TestPair:
 
 
 @dataclass
+class Sweep:
+    """A queue-depth sweep both drives may have points of (results.sweeps): its tests,
+    shallowest first, each with both sides' figures in every data pattern."""
+
+    family: str
+    name: str
+    points: list[TestPair]
+
+    @property
+    def patterns(self) -> list[str]:
+        found = {p.pattern for point in self.points for p in point.pairs}
+        return sorted(found, key=lambda p: PATTERN_ORDER.get(p, 9))
+
+
+@dataclass
 class Comparison:
     a: Side
     b: Side
-    tests: list[TestPair]
+    tests: list[TestPair]  # every throughput test but the sweeps'
     consistency_levels: list[int]
     trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
     value_test: str = VALUE_DEFAULT_TEST
     saturation_patterns: list[str] = field(default_factory=list)
+    sweeps: list[Sweep] = field(default_factory=list)
+
+    @property
+    def throughput(self) -> list[TestPair]:
+        """Every throughput test either drive has: the tests, then each sweep's points."""
+        return [*self.tests, *(point for sweep in self.sweeps for point in sweep.points)]
 
     @property
     def guard(self) -> tuple[str, str] | None:
@@ -391,7 +413,8 @@ def _compare_sql(*, points: bool, real: bool) -> str:
 def compare(
     *, a: str, b: str, run_a: int | None = None, run_b: int | None = None, points: bool = True
 ) -> Comparison:
-    """Two drives head to head: every throughput test either has (both data patterns),
+    """Two drives head to head: every throughput test either has (both data patterns; a
+    queue-depth sweep's tests as its points, Comparison.sweeps),
     consistency series per spare-area level, TRIM validations, write saturation, specs and
     latest prices. Every consistency and saturation series says how many points it has
     (`points`; a consistency series also its seconds at 0 IOPS, `stalls`), and holds them
@@ -486,6 +509,10 @@ def _stands_in(mine: set[str], other: set[str]) -> bool:
     return mine == {UNSTATED} and bool(other) and UNSTATED not in other
 
 
+def _depth(pair: TestPair) -> int:
+    return pair.test.queue_depth
+
+
 def _comparison(side_a: Side, side_b: Side) -> Comparison:
     """The comparison of two filled sides: their tests in order, each data pattern paired."""
     sides = (side_a, side_b)
@@ -509,10 +536,19 @@ def _comparison(side_a: Side, side_b: Side) -> Comparison:
             ]
             rows.append(PatternPair(p, *figures))
         pairs.append(TestPair(test, rows))
+    points: dict[str, list[TestPair]] = {}
+    for pair in pairs:
+        if pair.test.family:
+            points.setdefault(pair.test.family, []).append(pair)
+    sweeps = [
+        Sweep(family, sweep_label(found[0].test.name), sorted(found, key=_depth))
+        for family, found in points.items()
+    ]
     return Comparison(
         a=side_a,
         b=side_b,
-        tests=pairs,
+        tests=[pair for pair in pairs if not pair.test.family],
+        sweeps=sweeps,
         consistency_levels=sorted(set(side_a.consistency) | set(side_b.consistency)),
         trim_keys=sorted(
             {(t.test, t.pattern) for side in sides for t in side.trim.values()},

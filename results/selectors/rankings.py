@@ -79,6 +79,8 @@ class EntryRow:
     iops: float | None
     iops_stddev: float | None
     iops_min: float | None
+    read_iops: float | None  # a mixed test's reads and writes apart
+    write_iops: float | None
     derived: str
     latency_mean_ns: float | None
     latency_kind: str

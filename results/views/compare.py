@@ -20,6 +20,7 @@ from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results import charts
 from results.charts import TRIM_PHASES
+from results.documents import MIXED_SIDES
 from results.filters import highlight_slugs
 from results.models import Run, latency_description
 from results.selectors.common import Figures
@@ -143,6 +144,15 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         (pair, f"bars-{i}", charts.compare_bars(pair, name_a, name_b))
         for i, pair in enumerate(comparison.tests)
     ]
+    sweeps = [
+        {
+            "sweep": sweep,
+            "id": f"sweep-{i}",
+            "iops": charts.sweep_iops(sweep, name_a, name_b),
+            "demand": charts.sweep_demand(sweep, name_a, name_b),
+        }
+        for i, sweep in enumerate(comparison.sweeps)
+    ]
     consistency = [
         {
             "level": level,
@@ -183,6 +193,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "state": state,
         "tests": tests,
         "latencies": latency_rows(comparison),
+        "sweeps": sweeps,
         "consistency": consistency,
         "trims": trims,
         "saturation": _saturation(comparison, name_a, name_b),
@@ -306,6 +317,11 @@ SPREAD_EXPORT = (
     ("IOPS per second, standard deviation", "IOPS", "iops_stddev"),
     ("IOPS of the slowest second", "IOPS (higher is better)", "iops_min"),
 )
+# A mixed result's reads and writes, each as the exports write it: (measure, unit, read, write).
+DIRECTION_EXPORT = (
+    ("mean", "IOPS (higher is better)", lambda h: h["iops"], iops),
+    ("mean latency", "lower is better", lambda h: h["latency_mean_ns"], latency),
+)
 EXPORT_HEADER = ("section", "test", "data pattern", "measure", "unit")
 
 
@@ -320,7 +336,7 @@ def export_rows(c: Comparison) -> list[list[str]]:
         v = p.verdict
         return v.winner.upper() if v.winner in ("a", "b") else v.label
 
-    for pair in c.tests:
+    for pair in c.throughput:
         name = pair.test.name
         for p in pair.pairs:
             diff = f"{p.difference_percent:.1f}%" if p.difference_percent is not None else ""
@@ -346,6 +362,15 @@ def export_rows(c: Comparison) -> list[list[str]]:
                 ["throughput", name, p.pattern, "mean", "IOPS (higher is better)", *cells]
                 + [who(p), diff]
             )
+            for side in MIXED_SIDES:
+                halves = [f.result.directions.get(side) if f else None for f in (p.a, p.b)]
+                if any(halves):
+                    for measure, unit, read, write in DIRECTION_EXPORT:
+                        cells = [write(read(h)) if h else "" for h in halves]
+                        rows.append(
+                            ["throughput", name, p.pattern, f"{side}s: {measure}", unit]
+                            + [*cells, "", ""]
+                        )
             if p.a or p.b:
                 spreads = [f.spread.label if f and f.spread else "" for f in (p.a, p.b)]
                 rows.append(

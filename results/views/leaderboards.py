@@ -7,8 +7,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from core.filters import filter_context
-from results import charts
-from results.filters import ENTRIES, LeaderboardFilter, MethodFilter
+from results import charts, sweeps
+from results.filters import ENTRIES, LeaderboardFilter, MethodFilter, QueueDepthFilter
 from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
 from results.selectors.steady_ranking import METHODS, consistency_test, steady_ranking
 from results.views.common import (
@@ -36,14 +36,36 @@ def test_index(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "bench/tests.html", {"suites": suites})
 
 
+def _sweep_links(test, request: HtmxHttpRequest) -> list[tuple[int, str, bool]]:
+    """A sweep's depths, each with the link that ranks it (the query kept but the page);
+    empty for a test that is no sweep's."""
+    if not test.family:
+        return []
+    query = request.GET.copy()
+    query.pop("page", None)
+    links = []
+    for depth in sweeps.families()[test.family]:
+        query["qd"] = str(depth)
+        links.append((depth, f"?{query.urlencode()}", depth == test.queue_depth))
+    return links
+
+
 @require_safe
 def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
-    test, controllers = leaderboard_choices(test_id)
+    filters = LeaderboardFilter(request.GET, queryset=ENTRIES)
+    valid = filters.is_valid()
+    errors = filters.errors if not valid else {}
+    try:
+        ranked = sweeps.member(
+            test_id, QueueDepthFilter.depth(filters.form.cleaned_data.get("qd")) if valid else None
+        )
+    except sweeps.SweepDepthError as error:
+        ranked, errors = sweeps.member(test_id, None), {"qd": [str(error)]}
+    test, controllers = leaderboard_choices(ranked)
     if test is None:
         return steady_page(request, test_id)
-    filters = LeaderboardFilter(request.GET, queryset=ENTRIES)
-    if not filters.is_valid():
-        return bad_request(request, filters.errors)
+    if errors:
+        return bad_request(request, errors)
     metric = choice(request.GET.get("metric"), METRICS)
     page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
     highlight = highlighted(request)
@@ -75,7 +97,11 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
             request, highlight, (r.entry.drive for r in board.rows + board.elsewhere)
         ),
         **filter_context(LeaderboardFilter, filters.form.cleaned_data, controllers),
+        "sweep": _sweep_links(test, request),
+        "sweep_name": sweeps.sweep_label(test.name) if test.family else "",
     }
+    if not test.family:  # one depth: nothing to choose
+        context["filter_fields"] = [f for f in context["filter_fields"] if f.name != "qd"]
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)
 
 

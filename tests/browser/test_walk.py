@@ -263,3 +263,45 @@ def test_spread_whiskers_and_the_tie_label_are_drawn(page, live_server, test_cat
     assert ties.count() == 2 * len(charts)
     assert ties.first.is_visible() and ties.first.inner_text().startswith("tie (within ±")
     assert page.locator("#throughput .run-spread", has_text="(n = 3)").count() == 4 * len(charts)
+
+
+def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live_server, catalog):
+    file, zram = (
+        Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
+        for name in ("workloads-file.json", "workloads-zram.json")
+    )
+    page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/#sweeps")
+    for chart in ("sweep-0-iops", "sweep-0-demand", "sweep-1-iops", "sweep-1-demand"):
+        page.locator(f"#{chart} .cartesianlayer .trace").first.wait_for()
+    names = page.evaluate("document.getElementById('sweep-0-iops').data.map(t => t.name)")
+    assert names == [
+        f"{side}: {drive} ({pattern})"
+        for side, drive in (("A", file), ("B", zram))
+        for pattern in ("compressible", "incompressible")
+    ], names
+    assert traces(page, "sweep-0-iops") == 4
+    ticks = page.evaluate(
+        "[...document.querySelectorAll('#sweep-0-iops .xtick text')].map(t => t.textContent)"
+    )
+    assert ticks == ["1", "2", "4", "8", "16", "32", "64", "128"], ticks
+    # each line a point at every depth, on screen
+    points = page.evaluate(
+        "[...document.querySelectorAll('#sweep-0-iops .scatterlayer .trace')]"
+        ".map(t => t.querySelectorAll('path.point').length)"
+    )
+    assert points == [8, 8, 8, 8], points
+    assert traces(page, "sweep-0-demand") == 8  # mean and p99 of each line
+    shoot(page, "compare-sweeps", DESKTOP)
+    # the sweep's ranking, at another depth chosen in its form
+    page.locator("#sweep-0 h3 a").click()
+    page.locator("#sweep-depths").wait_for()
+    assert "QD32" in page.locator("#sweep-depths strong").inner_text()
+    # The demo's points are shortened runs (6 s of 60): ranked among quick runs.
+    page.select_option("select[name=method]", "quick")
+    page.locator("#leaderboard-table tbody tr").first.wait_for()
+    page.select_option("select[name=qd]", "4")
+    until(page, "document.querySelector('#sweep-depths strong').textContent === 'QD4'")
+    assert "qd=4" in page.url and "method=quick" in page.url
+    ranked = page.locator("#leaderboard-table tbody").inner_text()
+    assert str(file) in ranked and str(zram) in ranked
+    shoot(page, "sweep-leaderboard", DESKTOP)

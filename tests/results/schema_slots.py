@@ -113,7 +113,20 @@ MODELS = {
     "saturation": ("results", "SaturationSeries"),
     "test": ("results", "Test"),
 }
+# A mixed result's reads and writes as Result stores them (results.models.DIRECTION_FIGURES).
+DIRECTION_COLUMNS = {
+    ("results", STAR, side, *path): ("result", f"{side}_{column}")
+    for side in ("read", "write")
+    for path, column in (
+        (("bytes_per_second",), "bytes_per_second"),
+        (("iops",), "iops"),
+        (("latency_ns", "mean"), "latency_mean_ns"),
+        (("latency_ns", "max"), "latency_max_ns"),
+        (("latency_ns", "percentiles", STAR), "latency_percentiles_ns"),
+    )
+}
 COLUMNS: dict[tuple, tuple[str, str]] = {
+    **DIRECTION_COLUMNS,
     ("tool", "name"): ("run", "tool_name"),
     ("tool", "version"): ("run", "tool_version"),
     ("tool", "engine"): ("run", "engine"),
@@ -239,21 +252,18 @@ DOCUMENT_ONLY = {
     ("parameters", "jobs"),
     ("parameters", "repeat"),
     ("results", STAR, "rwmixread"),
-    # The reads and the writes of a mixed test: their sum is the result's columns.
+    # The reads and the writes of a mixed test: their sum is the result's columns, and
+    # what pages show of each its <side>_* columns (DIRECTION_COLUMNS); the rest stays here.
     *{
         ("results", STAR, side, *field)
         for side in ("read", "write")
         for field in (
             ("io_count",),
             ("bytes",),
-            ("bytes_per_second",),
-            ("iops",),
-            *(
-                (kind, name)
-                for kind in ("latency_ns", "clat_ns")
-                for name in ("mean", "stddev", "min", "max")
-            ),
-            *((kind, "percentiles", STAR) for kind in ("latency_ns", "clat_ns")),
+            ("latency_ns", "stddev"),
+            ("latency_ns", "min"),
+            *(("clat_ns", name) for name in ("mean", "stddev", "min", "max")),
+            ("clat_ns", "percentiles", STAR),
         )
     },
 }

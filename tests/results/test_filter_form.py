@@ -25,7 +25,9 @@ pytestmark = pytest.mark.django_db
 LABEL = re.compile(r"<label>([^<]*) <(select|input) ([^>]*)>(.*?)</label>", re.DOTALL)
 PAGES = {
     DriveFilter: reverse("drives:home"),
-    LeaderboardFilter: reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"]),
+    # A queue-depth sweep's page: it draws every filter, the depth (qd) too, which a test of
+    # one depth leaves out (tests/results/test_sweeps.py).
+    LeaderboardFilter: reverse("bench:leaderboard", args=["randwrite-4k-qd8-8g-sweep"]),
     ValueFilter: reverse("bench:value"),
 }
 
@@ -96,6 +98,8 @@ def test_the_empty_choices_say_what_no_choice_keeps(client, catalog):
         "source": "measured and published",
         # Runs always narrows: its first choice is the default, full-length runs.
         "method": "full-length runs and published figures",
+        # A sweep's depth: none chosen ranks the page's own test.
+        "qd": "this test's",
     }
     assert [c["label"] for c in controls.values()] == [
         "Search",
@@ -108,6 +112,7 @@ def test_the_empty_choices_say_what_no_choice_keeps(client, catalog):
         "Data",
         "Source",
         "Runs",
+        "Queue depth",
     ]
 
 

@@ -196,3 +196,34 @@ def test_a_rolled_back_upload_leaves_every_page_kept(shop, settings):
         raise RuntimeError("the request failed after the ingest")
     assert not Run.objects.filter(drive=shop.x, source="measured").exists()
     served(shop, settings, missed=set())
+
+
+def test_a_sweeps_ranking_is_kept_per_depth(settings, test_catalog):
+    """A queue-depth sweep's leaderboard at ?qd= depends on that depth's test: a new figure
+    at QD16 makes its QD16 ranking stale (page and API, by the sweep's name or a test's) and
+    leaves its QD8 ranking kept."""
+    settings.CACHES = cache_settings("")
+    settings.BENCH_RESPONSE_CACHE = True
+    cache.clear()
+    response_cache._recent.entries.clear()
+    sweep = {d: f"randread-4k-qd{d}-sweep" for d in (8, 16)}
+    x = published(
+        manufacturer="X maker",
+        model="X drive",
+        results=[figures(sweep[8], 30000), figures(sweep[16], 50000)],
+    ).drive
+    pages = {
+        "QD8": "/bench/tests/randread-4k-sweep/?qd=8",
+        "QD8 from QD16's page": f"/bench/tests/{sweep[16]}/?qd=8",
+        "QD8, API": "/api/v1/tests/randread-4k-sweep/leaderboard/?qd=8",
+        "QD16": "/bench/tests/randread-4k-sweep/?qd=16",
+        "QD16 from QD8's page": f"/bench/tests/{sweep[8]}/?qd=16",
+        "QD16, API": f"/api/v1/tests/{sweep[8]}/leaderboard/?qd=16",
+    }
+    shop = Shop(x, x, x, pages)
+    served(shop, settings, missed=set(pages))
+    served(shop, settings, missed=set())
+    published(
+        manufacturer="X maker", model="X drive", results=[figures(sweep[16], 60000)], title="B"
+    )
+    served(shop, settings, missed={name for name in pages if name.startswith("QD16")})

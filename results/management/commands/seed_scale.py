@@ -66,7 +66,12 @@ class Command(BaseCommand):
         drives, total_results, total_series = opts["drives"], opts["results"], opts["series"]
         if drives < 1 or total_results < 0 or total_series < 0 or opts["points"] < 1:
             raise CommandError("counts must be positive")
-        tests = list(Test.objects.filter(kind=Test.Kind.THROUGHPUT).order_by("identifier"))
+        # A run holds its first 20 (test, pattern) pairs: the seeds' tests, as the pages have
+        # most of; the queue-depth sweeps' and the mixed test after them.
+        tests = sorted(
+            Test.objects.filter(kind=Test.Kind.THROUGHPUT),
+            key=lambda t: (bool(t.family) or t.operation == Test.Operation.MIXED, t.identifier),
+        )
         consistency = Test.objects.get(identifier="consistency-4k-qd32")
         combos = list(product(tests, PATTERNS))
         # Each run's tests in REPEATS passes, as a full-length loadgen run has them.
