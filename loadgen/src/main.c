@@ -165,25 +165,29 @@ static void print_comparison(const struct lg_compare_reference *ref, const struc
 {
 	const struct lg_compare_figure *f = lg_compare_find(ref, r->test,
 							    lg_pattern_name(r->pattern));
-	char runs[32] = "";
+	char about[256], runs[32] = "";
+	const char *unstated;
 
 	printf("  vs %s: ", ref->drive);
 	if (!f) {
 		printf("not tested\n");
 		return;
 	}
-	if (f->runs > 1)
-		snprintf(runs, sizeof(runs), ", mean of %u runs", f->runs);
-	else if (f->runs == 1)
-		snprintf(runs, sizeof(runs), ", one run");
 	if (!f->has_rate || f->bytes_per_second <= 0) {
-		printf("this run %.1f MB/s, the site no rate (%s%s: latency only)\n",
-		       r->bytes_per_second / 1e6, f->how, runs);
+		printf("this run %.1f MB/s, the site no MB/s (it has only latency)\n",
+		       r->bytes_per_second / 1e6);
 		return;
 	}
-	printf("this run %.1f MB/s, the site %.1f MB/s (%s%s%s): %+.1f%%\n",
-	       r->bytes_per_second / 1e6, f->bytes_per_second / 1e6, f->how, runs,
-	       strcmp(f->pattern, LG_COMPARE_UNSTATED) == 0 ? "; data pattern not stated" : "",
+	unstated = strcmp(f->pattern, LG_COMPARE_UNSTATED) == 0 ? "data pattern not stated" : "";
+	/* How the site's figure was obtained: "loadgen, full length, mean of 3 runs". */
+	if (f->runs == 1)
+		snprintf(runs, sizeof(runs), "one run");
+	else if (f->runs > 1)
+		snprintf(runs, sizeof(runs), "mean of %u runs", f->runs);
+	snprintf(about, sizeof(about), "%s%s%s%s%s", f->how, f->how[0] && runs[0] ? ", " : "", runs,
+		 (f->how[0] || runs[0]) && unstated[0] ? "; " : "", unstated);
+	printf("this run %.1f MB/s, the site %.1f MB/s%s%s%s: %+.1f%%\n", r->bytes_per_second / 1e6,
+	       f->bytes_per_second / 1e6, about[0] ? " (" : "", about, about[0] ? ")" : "",
 	       lg_compare_percent(r->bytes_per_second, f->bytes_per_second));
 }
 
