@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "engine.h"
 #include "json.h"
 #include "text.h"
@@ -44,6 +45,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_QUIET,
 	OPT_UPLOAD,
+	OPT_COMPARE,
 	OPT_URL,
 	OPT_TOKEN_FILE,
 	OPT_TOKEN,
@@ -159,6 +161,13 @@ static const struct option_doc run_docs[] = {
 	{NULL, "upload", required_argument, OPT_UPLOAD, " URL",
 	 "once the document is written, upload it to the Bench site at URL\n"
 	 "(as loadgen upload does; --token-file and --retry-for apply)"},
+	{NULL, "compare", required_argument, OPT_COMPARE, " URL",
+	 "a drive's page on a Bench site (https://HOST/drives/SLUG/): its figures\n"
+	 "are fetched before the run (5 s at most), and each throughput test's\n"
+	 "result is printed beside the site's figure for that test and pattern\n"
+	 "(the mean of the drive's runs, as its pages show) with the difference\n"
+	 "in %, or \"not tested\". When the site cannot be read, the run goes on\n"
+	 "and says it compares with nothing. Needs libcurl, as --upload does"},
 	{NULL, "help", no_argument, OPT_HELP, NULL, "this text"},
 };
 
@@ -846,6 +855,14 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			break;
 		case OPT_UPLOAD:
 			o->upload.url = optarg;
+			break;
+		case OPT_COMPARE:
+			if (!lg_compare_available())
+				return fail(
+					err, err_len,
+					"--compare is not built in: this loadgen was built without "
+					"libcurl (install libcurl4-openssl-dev and rebuild)");
+			o->compare_url = optarg;
 			break;
 		case OPT_HELP:
 			cli->command = LG_CMD_HELP;

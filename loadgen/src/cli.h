@@ -69,6 +69,7 @@ struct lg_run_options {
 	const char *output; /* NULL: default name */
 	bool quiet;
 	struct lg_upload_options upload; /* --upload URL: the document, once written */
+	const char *compare_url;         /* --compare URL: a drive's page; NULL: none */
 };
 
 struct lg_cli {

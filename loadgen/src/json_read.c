@@ -290,3 +290,12 @@ const char *lg_jread_string(const struct lg_jnode *node, const char *path)
 	const struct lg_jnode *found = lg_jread_get(node, path);
 	return found && found->type == LG_JSTRING ? found->text : NULL;
 }
+
+bool lg_jread_number(const struct lg_jnode *node, const char *path, double *ret_value)
+{
+	const struct lg_jnode *found = lg_jread_get(node, path);
+	if (!found || found->type != LG_JNUMBER)
+		return false;
+	*ret_value = found->number;
+	return true;
+}

@@ -1,7 +1,8 @@
 /* json_read: a small JSON reader for the few answers loadgen reads (the site's upload
- * response): the text parsed into a tree, then members looked up by path. Strict RFC
- * 8259 (no trailing commas, no comments); strings unescaped to UTF-8 (\u escapes,
- * surrogate pairs joined; a lone surrogate is an error); numbers kept as doubles.
+ * response, a drive's figures for run --compare): the text parsed into a tree, then
+ * members looked up by path. Strict RFC 8259 (no trailing commas, no comments); strings
+ * unescaped to UTF-8 (\u escapes, surrogate pairs joined; a lone surrogate is an error);
+ * numbers kept as doubles.
  *
  * Ownership: lg_jread_parse() returns a tree the caller frees with lg_jread_free();
  * every node and string returned by a lookup belongs to that tree.
@@ -35,3 +36,7 @@ const struct lg_jnode *lg_jread_get(const struct lg_jnode *node, const char *pat
 
 /* The string at path, NULL when absent or not a string. */
 const char *lg_jread_string(const struct lg_jnode *node, const char *path);
+
+/* The number at path into *ret_value: true, or false (untouched) when absent, null or
+ * not a number. */
+bool lg_jread_number(const struct lg_jnode *node, const char *path, double *ret_value);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "engine.h"
 #include "health.h"
 #include "json.h"
@@ -94,6 +95,7 @@ struct ui {
 	bool live;       /* progress line on stderr */
 	bool line_shown; /* a progress line is on screen */
 	bool header_done;
+	const struct lg_compare_reference *reference; /* --compare's figures; NULL: none */
 };
 
 static void clear_progress(struct ui *ui)
@@ -158,6 +160,37 @@ static void table_header(struct ui *ui)
 	       "mean us", "p50 us", "p99 us", "max us");
 }
 
+/* The result beside the site's figure for its test and pattern, under its row. */
+static void print_comparison(const struct lg_compare_reference *ref, const struct lg_result *r)
+{
+	const struct lg_compare_figure *f = lg_compare_find(ref, r->test,
+							    lg_pattern_name(r->pattern));
+	char about[256], runs[32] = "";
+	const char *unstated;
+
+	printf("  vs %s: ", ref->drive);
+	if (!f) {
+		printf("not tested\n");
+		return;
+	}
+	if (!f->has_rate || f->bytes_per_second <= 0) {
+		printf("this run %.1f MB/s, the site no MB/s (it has only latency)\n",
+		       r->bytes_per_second / 1e6);
+		return;
+	}
+	unstated = strcmp(f->pattern, LG_COMPARE_UNSTATED) == 0 ? "data pattern not stated" : "";
+	/* How the site's figure was obtained: "loadgen, full length, mean of 3 runs". */
+	if (f->runs == 1)
+		snprintf(runs, sizeof(runs), "one run");
+	else if (f->runs > 1)
+		snprintf(runs, sizeof(runs), "mean of %u runs", f->runs);
+	snprintf(about, sizeof(about), "%s%s%s%s%s", f->how, f->how[0] && runs[0] ? ", " : "", runs,
+		 (f->how[0] || runs[0]) && unstated[0] ? "; " : "", unstated);
+	printf("this run %.1f MB/s, the site %.1f MB/s%s%s%s: %+.1f%%\n", r->bytes_per_second / 1e6,
+	       f->bytes_per_second / 1e6, about[0] ? " (" : "", about, about[0] ? ")" : "",
+	       lg_compare_percent(r->bytes_per_second, f->bytes_per_second));
+}
+
 static void ui_result(void *ctx, const struct lg_result *r)
 {
 	struct ui *ui = ctx;
@@ -174,6 +207,8 @@ static void ui_result(void *ctx, const struct lg_result *r)
 	       r->latency.mean / 1e3, (double)r->latency.percentiles[4] / 1e3,
 	       (double)r->latency.percentiles[8] / 1e3, (double)r->latency.max / 1e3, pass,
 	       r->partial ? "  (partial: interrupted)" : "");
+	if (ui->reference)
+		print_comparison(ui->reference, r);
 	fflush(stdout);
 }
 
@@ -767,6 +802,30 @@ static void print_output_error(const char *output, bool given, int err)
 	fprintf(stderr, "loadgen: nothing was run%s.\n", given ? "" : " (give --output FILE)");
 }
 
+/* --compare: the site's figures for the drive whose page url is, into *ref; NULL when
+ * there are none, having said once that the run compares with nothing. */
+static const struct lg_compare_reference *fetch_reference(const char *url, bool quiet,
+							  struct lg_compare_reference *ref)
+{
+	char why[1024];
+	size_t tests = 0;
+
+	if (lg_compare_fetch(url, ref, why, sizeof(why)) < 0) {
+		fprintf(stderr,
+			"loadgen: --compare: %s; the run goes on and compares with nothing\n", why);
+		return NULL;
+	}
+	for (size_t i = 0; i < ref->count; i++)
+		if (i == 0 || strcmp(ref->figures[i].test, ref->figures[i - 1].test) != 0)
+			tests++;
+	if (!quiet)
+		fprintf(stderr,
+			"loadgen: comparing with %s (%s/drives/%s/): %zu figure%s in %zu test%s\n",
+			ref->drive, ref->site, ref->slug, ref->count, ref->count == 1 ? "" : "s",
+			tests, tests == 1 ? "" : "s");
+	return ref;
+}
+
 static int cmd_run(const struct lg_cli *cli)
 {
 	const struct lg_run_options *o = &cli->run;
@@ -790,6 +849,7 @@ static int cmd_run(const struct lg_cli *cli)
 	char default_output[64];
 	const char *output = o->output;
 	struct lg_output *out = NULL;
+	struct lg_compare_reference reference = {0};
 	enum lg_run_outcome outcome;
 	int code, r;
 
@@ -822,6 +882,8 @@ static int cmd_run(const struct lg_cli *cli)
 	snprintf(output_temp, sizeof(output_temp), "%s", lg_output_temp_path(out));
 	output_temp_set = 1;
 	install_signals();
+	if (o->compare_url)
+		ui.reference = fetch_reference(o->compare_url, o->quiet, &reference);
 	outcome = lg_run(cli, &obs, &stop_requested, report, message, sizeof(message));
 	clear_progress(&ui);
 
@@ -871,6 +933,7 @@ static int cmd_run(const struct lg_cli *cli)
 	}
 out:
 	explicit_bzero(token, sizeof(token));
+	lg_compare_fini(&reference);
 	lg_output_free(out);
 	output_temp_set = 0;
 	lg_report_fini(report);

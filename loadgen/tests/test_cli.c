@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "test_common.h"
 
 static int parse(struct lg_cli *cli, char *err, size_t len, int argc, ...)
@@ -333,6 +334,25 @@ int main(void)
 	CHECK(P("loadgen", "run", "--targ", "f", "--suite", "desktop-2011") ==
 	      0); /* abbreviations work */
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "stray") < 0);
+	/* --compare: a drive's page, read when the run starts (a bad one does not stop it);
+	 * a loadgen without libcurl refuses it here, before anything runs */
+	if (lg_compare_available()) {
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--compare",
+			"https://h/drives/x/") == 0);
+		CHECK(cli.run.compare_url &&
+		      strcmp(cli.run.compare_url, "https://h/drives/x/") == 0);
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--compare",
+			"not a url") == 0);
+	} else {
+		CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--compare",
+			"https://h/drives/x/") < 0);
+		CHECKF(strstr(err, "--compare is not built in") && strstr(err, "libcurl"), "%s",
+		       err);
+	}
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011") == 0 &&
+	      cli.run.compare_url == NULL);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--compare") < 0);
+	CHECK(strstr(lg_cli_usage(), "--compare URL") && strstr(lg_cli_usage(), "not tested"));
 	CHECK(strlen(lg_cli_usage()) > 1000);
 	/* the help says what the latency is: issue to completion (fio's lat), and clat beside it */
 	CHECK(strstr(lg_cli_usage(), "(lat)") && strstr(lg_cli_usage(), "io_uring_enter") &&

@@ -622,6 +622,9 @@ def _side(side: Side, value_test: str) -> dict[str, Any]:
     }
 
 
+# `loadgen run --compare` reads this body of a drive compared with itself (loadgen/src/compare.c:
+# a.drive.name, tests[].test, tests[].patterns[].pattern and side a's figures): a key it reads
+# renamed is every deployed loadgen's comparison lost.
 def _test_pair(pair: TestPair) -> dict[str, Any]:
     return {
         "test": pair.test.identifier,
