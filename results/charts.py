@@ -274,10 +274,10 @@ def _sweep_lines(sweep: Sweep, a_name: str, b_name: str):
                     points.append((point.test.queue_depth, figures))
             if points:
                 dash_here = _SWEEP_PATTERN_DASH.get(n) or dash
-                trace_name = f"{side.upper()}: {name}"
+                trace_name = _legend_name(f"{side.upper()}: {name}")
                 if len(sweep.patterns) > 1:
-                    trace_name += f" ({pattern})"
-                yield label(trace_name), colour, symbol, dash_here, points
+                    trace_name += f"<br>{label(pattern)}"  # a line of its own
+                yield trace_name, colour, symbol, dash_here, points
 
 
 def sweep_iops(sweep: Sweep, a_name: str, b_name: str) -> dict:

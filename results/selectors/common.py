@@ -118,6 +118,22 @@ class Figures:
         return RuleSide(spread, self.method, self.result.test.run_to_run_cv)
 
     @property
+    def latency_rule_side(self) -> RuleSide | None:
+        """What the winner rule reads of the mean latency: the rate it stands for, its
+        reciprocal. At a fixed queue depth mean latency is the depth over the IOPS (Little's
+        law), so that reciprocal varies from run to run as the rate does: by the group's CV,
+        else by the test's measured one for loadgen (None without a mean latency)."""
+        mean = self.result.latency_mean_ns
+        if not mean:
+            return None
+        rate, spread = 1e9 / mean, self.spread
+        return RuleSide(
+            Spread(spread.n if spread else 1, rate, rate, rate, spread.cv if spread else None),
+            self.method,
+            self.result.test.run_to_run_cv,
+        )
+
+    @property
     def missing_rates_reason(self) -> str | None:
         """Why neither rate is known (missing_rates_reason), None when one is."""
         return missing_rates_reason(

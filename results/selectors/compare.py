@@ -126,6 +126,9 @@ class Side:
         return float(self.price.amount) / (iops / 1000)
 
 
+LATENCY_KINDS_DIFFER = "latencies of different kinds (see each side's): not compared"
+
+
 @dataclass(slots=True)
 class PatternPair:
     """Both sides' figures in one data pattern, and who wins by the winner rule
@@ -140,6 +143,18 @@ class PatternPair:
         self.verdict = verdict(*(f.rule_side if f else None for f in (self.a, self.b)))
 
     @property
+    def latency_verdict(self) -> Verdict:
+        """Whose mean latency is lower, by the winner rule on the rates the latencies stand
+        for (Figures.latency_rule_side): "a" or "b", a tie, or why the difference was not
+        tested (latencies of two kinds are not one figure); none when a side has none."""
+        sides = [f.latency_rule_side if f else None for f in (self.a, self.b)]
+        if None in sides:
+            return Verdict()
+        if self.a.result.latency_kind != self.b.result.latency_kind:
+            return Verdict("untested", reason=LATENCY_KINDS_DIFFER)
+        return verdict(*sides)
+
+    @property
     def winner(self) -> str:
         return self.verdict.winner
 
@@ -152,6 +167,24 @@ class PatternPair:
 class TestPair:
     test: Test
     pairs: list[PatternPair]
+
+    @property
+    def has_rates(self) -> bool:
+        """A side has MB/s or IOPS in some data pattern (else only latency: no bars)."""
+        return any(
+            f is not None and f.bytes_per_second is not None for p in self.pairs for f in (p.a, p.b)
+        )
+
+    @property
+    def no_rates_reason(self) -> str:
+        """Why neither side has a rate (Figures.missing_rates_reason), the first one given."""
+        return (
+            next(
+                (f.missing_rates_reason for p in self.pairs for f in (p.a, p.b) if f is not None),
+                "",
+            )
+            or ""
+        )
 
     @property
     def has_latency(self) -> bool:

@@ -6,7 +6,7 @@ import csv
 import datetime
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -25,6 +25,7 @@ from results.filters import highlight_slugs
 from results.models import Run, latency_description
 from results.selectors.common import Figures
 from results.selectors.compare import UNSTATED_NOTE, Comparison, PatternPair, compare
+from results.spread import Verdict
 from results.units import dollars, gigabytes, iops, latency, mbps, per_gb, per_kiops
 from results.views.common import (
     MARK,
@@ -253,6 +254,7 @@ class LatencyRow:
     test: str
     pattern: str
     sides: tuple[LatencySide, LatencySide]
+    verdict: Verdict = field(default_factory=Verdict)  # whose mean latency is lower
 
 
 def latency_rows(c: Comparison) -> list[LatencyRow]:
@@ -272,7 +274,7 @@ def latency_rows(c: Comparison) -> list[LatencyRow]:
                 )
                 for key, f in (("a", p.a), ("b", p.b))
             )
-            rows.append(LatencyRow(pair.test.name, p.pattern, (a, b)))
+            rows.append(LatencyRow(pair.test.name, p.pattern, (a, b), p.latency_verdict))
     return rows
 
 
@@ -377,8 +379,8 @@ def export_rows(c: Comparison) -> list[list[str]]:
                     ["throughput", name, p.pattern, "run-to-run spread of MB/s"]
                     + ["± coefficient of variation (n averaged)", *spreads, "", ""]
                 )
-            for measure, unit, field in SPREAD_EXPORT:
-                values = [getattr(f.result, field) if f else None for f in (p.a, p.b)]
+            for measure, unit, figure in SPREAD_EXPORT:
+                values = [getattr(f.result, figure) if f else None for f in (p.a, p.b)]
                 if any(v is not None for v in values):
                     cells = ["" if v is None else iops(v) for v in values]
                     rows.append(["throughput", name, p.pattern, measure, unit, *cells, "", ""])

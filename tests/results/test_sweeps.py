@@ -187,10 +187,10 @@ def test_the_charts_draw_both_drives_at_every_depth(pair):
     figure = charts.sweep_iops(sweep, "Deep", "Flat")
     names = [t["name"] for t in figure["data"]]
     assert names == [
-        "A: Deep (compressible)",
-        "A: Deep (incompressible)",
-        "B: Flat (compressible)",
-        "B: Flat (incompressible)",
+        "A: Deep<br>compressible",
+        "A: Deep<br>incompressible",
+        "B: Flat<br>compressible",
+        "B: Flat<br>incompressible",
     ]
     depths = [1, 2, 4, 8, 16, 32, 64, 128]
     for trace, ceiling in zip(figure["data"], (80_000, 80_000, 20_000, 20_000), strict=True):
