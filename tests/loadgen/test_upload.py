@@ -20,7 +20,7 @@ import pytest
 
 from benchsite.embedded_pg import Cluster
 from loadtests.appserver import AppServer, prepare, server_environment
-from results import documents
+from results import documents, units
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADGEN = ROOT / "loadgen" / "build" / "loadgen"
@@ -120,7 +120,17 @@ def test_run_upload_then_again_then_with_the_server_down(loadgen, site, folder):
             ).fetchall()
         assert not others and json.loads(document) == json.loads(doc.read_bytes())
         assert page.startswith(server.url) and str(run_id) in page, page
-        assert subprocess.run(["curl", "-sSf", "-o", "/dev/null", page], timeout=30).returncode == 0
+        served = subprocess.run(["curl", "-sSf", page], capture_output=True, timeout=30)
+        assert served.returncode == 0
+        html = served.stdout.decode()
+        # The run's page: its figures, and the command that repeats it.
+        sent = json.loads(doc.read_bytes())
+        for result in sent["results"]:
+            assert units.mbps(result["bytes_per_second"]) in html
+        assert (
+            "loadgen run --target bench-target.dat --size 32M "
+            "--tests randread-4k-qd3,seqwrite-128k-qd1 --quick" in html
+        )
 
         again = loadgen_run(
             loadgen, "upload", "--url", server.url + "/", doc,
