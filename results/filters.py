@@ -55,7 +55,8 @@ class QueueDepthFilter(django_filters.ChoiceFilter):
 
     def __init__(self, **kwargs):
         choices = [(str(depth), f"QD{depth}") for depth in sweeps.depths()]
-        super().__init__(choices=choices, **kwargs)
+        # Its condition reads the entry's test (test_id), as every ranking already does.
+        super().__init__(choices=choices, field_name="test", **kwargs)
 
     @staticmethod
     def depth(value) -> int | None:

@@ -495,12 +495,10 @@ class Result(LabelledModel):
     )
     # A mixed test's reads and writes apart (the document's `read` and `write`), each with
     # the figures of DIRECTION_FIGURES; the result's own are their sum.
-    read_bytes_per_second = models.FloatField(null=True, blank=True)
     read_iops = models.FloatField(null=True, blank=True)
     read_latency_mean_ns = models.FloatField(null=True, blank=True)
     read_latency_max_ns = models.BigIntegerField(null=True, blank=True)
     read_latency_percentiles_ns = models.JSONField(null=True, blank=True)
-    write_bytes_per_second = models.FloatField(null=True, blank=True)
     write_iops = models.FloatField(null=True, blank=True)
     write_latency_mean_ns = models.FloatField(null=True, blank=True)
     write_latency_max_ns = models.BigIntegerField(null=True, blank=True)
@@ -591,9 +589,9 @@ class Result(LabelledModel):
 
 # The figures of each direction of a mixed result, as `<direction>_<figure>` columns of Result
 # (MIXED_SIDES: read, write): ingest writes them from the document's read and write,
-# pages and the API show them apart.
+# pages and the API show them apart. IOPS alone of the rates: a half's bytes/s is its IOPS
+# times the test's block size, and the document keeps it.
 DIRECTION_FIGURES = (
-    "bytes_per_second",
     "iops",
     "latency_mean_ns",
     "latency_max_ns",

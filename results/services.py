@@ -169,7 +169,6 @@ def direction_fields(side: str, figures: Mapping[str, Any]) -> dict[str, Any]:
     `<side>_<figure>` fields (DIRECTION_FIGURES); all None for a result that is not mixed."""
     latency = figures.get("latency_ns", {})
     read = {
-        "bytes_per_second": figures.get("bytes_per_second"),
         "iops": figures.get("iops"),
         "latency_mean_ns": latency.get("mean"),
         "latency_max_ns": latency.get("max"),

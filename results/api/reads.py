@@ -234,7 +234,6 @@ class LatencySerializer(serializers.Serializer):
 # A mixed result's reads or writes (`side`: read or write): its <side>_<figure> columns
 # (results.models.DIRECTION_FIGURES), null for a result that is not mixed.
 class DirectionSerializer(serializers.Serializer):
-    bytes_per_second = serializers.FloatField(allow_null=True)
     iops = serializers.FloatField(allow_null=True)
     latency_mean_ns = serializers.FloatField(allow_null=True)
     latency_max_ns = serializers.IntegerField(allow_null=True)

@@ -86,8 +86,8 @@ class FiguresShape(serializers.Serializer):
     )
     read = serializers.DictField(
         allow_null=True,
-        help_text="A mixed test's reads: bytes_per_second, iops, latency_mean_ns, "
-        "latency_max_ns, latency_percentiles_ns; null for a test that is not mixed",
+        help_text="A mixed test's reads: iops, latency_mean_ns, latency_max_ns, "
+        "latency_percentiles_ns; null for a test that is not mixed",
     )
     write = serializers.DictField(allow_null=True, help_text="A mixed test's writes, as read")
 

@@ -118,7 +118,6 @@ DIRECTION_COLUMNS = {
     ("results", STAR, side, *path): ("result", f"{side}_{column}")
     for side in ("read", "write")
     for path, column in (
-        (("bytes_per_second",), "bytes_per_second"),
         (("iops",), "iops"),
         (("latency_ns", "mean"), "latency_mean_ns"),
         (("latency_ns", "max"), "latency_max_ns"),
@@ -260,6 +259,7 @@ DOCUMENT_ONLY = {
         for field in (
             ("io_count",),
             ("bytes",),
+            ("bytes_per_second",),
             ("latency_ns", "stddev"),
             ("latency_ns", "min"),
             *(("clat_ns", name) for name in ("mean", "stddev", "min", "max")),
