@@ -2,7 +2,9 @@
 also as SQL (for a selector that writes its own statement: the rankings) and as a mask over
 rows held in a process (core.columns: the drive list, what value views price), a filter of
 a catalog entry by its slug, what a page's filter form shows, the API's 400 for a filter
-form's errors, and the API lists' order (?ordering=), NULLs last whichever the direction.
+form's errors, the API's description of each filter's query value (query_schema, read from
+the field the filter makes) and of a whole number it reads itself (whole_number), and the API
+lists' order (?ordering=), NULLs last whichever the direction.
 
 Each filter is declared once, in its FilterSet. A filter of a field (field_name and
 lookup_expr) is written as SQL and as a mask by column_sql and column_mask, from its
@@ -18,6 +20,7 @@ from typing import Any
 
 import django_filters
 from django import forms
+from django.core.validators import MaxLengthValidator
 from django.db.models import F, Model, OrderBy, Subquery
 from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
@@ -231,6 +234,98 @@ def filter_context(
 
 
 # -- the API's lists ---------------------------------------------------------------------
+
+
+# A query value no text field takes: a NUL character (Django's ProhibitNullCharactersValidator
+# refuses it, PostgreSQL could not compare it).
+NO_NUL = "^[^\\u0000]*$"
+
+
+def query_schema(flt: django_filters.Filter) -> dict[str, Any]:
+    """The OpenAPI schema of a filter's query value: its form field's (field_schema), empty
+    allowed unless the filter always narrows (a DefaultChoiceFilter's default)."""
+    return field_schema(flt.field, blank=not isinstance(flt, DefaultChoiceFilter))
+
+
+def field_schema(field: forms.Field, *, blank: bool = True) -> dict[str, Any]:
+    """The OpenAPI schema of a query value a form field reads, so that what the schema allows
+    is what the field accepts: one of its choices, a whole number or a number within its
+    bounds, a date, or text within its length and without a NUL. `blank`: the value may
+    also be empty (no bound, any), as a page's form sends an input left blank."""
+    if isinstance(field, forms.ChoiceField):
+        values = [str(value) for value, _ in field.choices]
+        if blank and "" not in values:
+            values.append("")
+        return {"type": "string", "enum": values}
+    if isinstance(field, forms.DateField):
+        typed: dict[str, Any] = {"type": "string", "format": "date"}
+    elif isinstance(field, (forms.IntegerField, forms.DecimalField, forms.FloatField)):
+        # Django's DecimalField and FloatField are IntegerFields too.
+        whole = not isinstance(field, (forms.DecimalField, forms.FloatField))
+        typed = {"type": "integer" if whole else "number"}
+        for bound, name in (("minimum", "min_value"), ("maximum", "max_value")):
+            value = getattr(field, name, None)
+            if value is not None:
+                typed[bound] = int(value) if value == int(value) else float(value)
+    else:
+        text: dict[str, Any] = {"type": "string", "pattern": NO_NUL}
+        lengths = [v.limit_value for v in field.validators if isinstance(v, MaxLengthValidator)]
+        if lengths:
+            text["maxLength"] = min(lengths)
+        return text
+    return {"anyOf": [typed, {"type": "string", "maxLength": 0}]} if blank else typed
+
+
+def query_description(flt: django_filters.Filter) -> str:
+    """What a filter's query value means, for the API's description: its help text, or the
+    label a page's form shows; each choice with its label."""
+    text = str(flt.extra.get("help_text") or flt.label or flt.field_name)
+    return text + choices_description(flt.field)
+
+
+def choices_description(field: forms.Field) -> str:
+    if not isinstance(field, forms.ChoiceField):
+        return ""
+    listed = "; ".join(f"{value}: {label}" for value, label in field.choices if value != "")
+    return f" ({listed})"
+
+
+def whole_number(params, name: str, *, default: Any, minimum: int, maximum: int) -> Any:
+    """A whole number the API reads from its query (a page, its size, a run) itself: `default`
+    when the query does not name it, else digits within the bounds, or the API's 400 at its
+    parameter (never a value read otherwise, or silently replaced by the default)."""
+    raw = params.get(name)
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit() and minimum <= int(raw) <= maximum):
+        raise ValidationError(
+            [{"pointer": f"/query/{name}", "message": whole_number_message(minimum, maximum)}]
+        )
+    return int(raw)
+
+
+BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+NOT_A_BOOLEAN = "must be true or false"
+
+
+def query_boolean(params, name: str) -> bool:
+    """A yes or no the API reads from its query: true or false (1 or 0), false when the
+    query does not name it, else the API's 400 at its parameter."""
+    raw = params.get(name)
+    if raw is None:
+        return False
+    if raw.lower() not in BOOLEANS:
+        raise ValidationError([{"pointer": f"/query/{name}", "message": NOT_A_BOOLEAN}])
+    return BOOLEANS[raw.lower()]
+
+
+def whole_number_message(minimum: int, maximum: int) -> str:
+    return f"must be a whole number from {minimum} to {maximum}"
+
+
+def whole_number_schema(minimum: int, maximum: int) -> dict[str, Any]:
+    """whole_number's values, as the schema types them."""
+    return {"type": "integer", "minimum": minimum, "maximum": maximum}
 
 
 def query_errors(errors: dict) -> ValidationError:

@@ -46,6 +46,20 @@ class Upload:
     fio: FioConversion | None  # the jobs mapped and not, for fio's output
 
 
+def fio_field_schema(name: str) -> dict[str, Any]:
+    """What a field beside fio's output may hold, for the API's schema: the value the result
+    document's schema allows at its place (drive/<name>, or drive_state), or nothing (an
+    empty field is left out)."""
+    document = documents.schema()
+    place = document if name == "drive_state" else document["properties"]["drive"]
+    value = dict(place["properties"][name])
+    while "$ref" in value:  # "#/$defs/<name>"
+        value = dict(document["$defs"][value.pop("$ref").rsplit("/", 1)[1]], **value)
+    if "enum" in value and "type" not in value:
+        value["type"] = "string"
+    return {"anyOf": [value, {"type": "string", "maxLength": 0}]}
+
+
 def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
     """The drive block of a fio upload from the fields beside it (empty ones left out).
     Whole numbers where the schema wants them; anything else is left for the schema to

@@ -16,7 +16,6 @@ from django import forms
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
@@ -25,7 +24,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.filters import FilterSet, query_errors
+from core.filters import (
+    NO_NUL,
+    FilterSet,
+    choices_description,
+    field_schema,
+    query_boolean,
+    query_description,
+    query_errors,
+    query_schema,
+    whole_number,
+    whole_number_schema,
+)
+from core.links import SLUG
 from core.serializers import RowWriter
 from drives.models import Drive
 from results.api.shapes import (
@@ -35,7 +46,14 @@ from results.api.shapes import (
     derived_field,
     missing_rates_field,
 )
-from results.filters import LeaderboardFilter, ValueFilter, highlight_slugs, value_query
+from results.filters import (
+    LeaderboardFilter,
+    ValueFilter,
+    ValueForm,
+    catalog_value_tests,
+    highlight_slugs,
+    value_query,
+)
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -73,6 +91,26 @@ class NewestFirst(CursorPagination):
     page_size_query_param = "limit"
     max_page_size = MAX_PAGE
     ordering = "-id"
+
+    def get_page_size(self, request: Request) -> int:
+        """`limit`: a whole number within the bounds, or a 400 (DRF's reads any other value
+        as the default page size)."""
+        return whole_number(
+            request.query_params,
+            self.page_size_query_param,
+            default=self.page_size,
+            minimum=1,
+            maximum=self.max_page_size,
+        )
+
+    def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = whole_number_schema(1, self.max_page_size)
+            else:
+                parameter["schema"] = {**parameter["schema"], "pattern": NO_NUL}
+        return parameters
 
 
 class NewestRowsFirst(NewestFirst):
@@ -129,17 +167,6 @@ class NewestRowsFirst(NewestFirst):
 def shown_runs() -> QuerySet[Run]:
     """The runs pages show: published (not withdrawn), of real drives."""
     return Run.objects.published().real()
-
-
-def _positive_int(request: Request, name: str, default: int, maximum: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= maximum:
-        raise ValidationError(
-            [{"pointer": f"/query/{name}", "message": f"must be a whole number 1 to {maximum}"}]
-        )
-    return int(raw)
 
 
 # -- the test catalog ------------------------------------------------------------------------
@@ -273,14 +300,20 @@ class RunIdFilter(django_filters.NumberFilter):
 
 
 class RunChildFilter(FilterSet):
-    drive = django_filters.CharFilter(field_name="run__drive__slug", max_length=255)
-    test = django_filters.CharFilter(field_name="test__identifier", max_length=64)
-    source = django_filters.ChoiceFilter(field_name="run__source", choices=Run.Source.choices)
-    run = RunIdFilter(field_name="run_id", min_value=1, max_value=2**63 - 1)
+    drive = django_filters.CharFilter(
+        field_name="run__drive__slug", max_length=255, label="A drive's slug"
+    )
+    test = django_filters.CharFilter(
+        field_name="test__identifier", max_length=64, label="A test's identifier"
+    )
+    source = django_filters.ChoiceFilter(
+        field_name="run__source", choices=Run.Source.choices, label="Where the run came from"
+    )
+    run = RunIdFilter(field_name="run_id", min_value=1, max_value=2**63 - 1, label="A run's id")
 
 
 class ResultFilter(RunChildFilter):
-    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices)
+    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices, label="Data pattern")
 
     class Meta:
         model = Result
@@ -637,14 +670,26 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
     }
 
 
+MAX_RUN_ID = 2**63 - 1
+DRIVE_PATH = {"type": "string", "pattern": f"^{SLUG.pattern}$"}
 RUN_PARAMETERS = [
-    OpenApiParameter("run_a", int, description="Show drive A from this run (default: latest)"),
-    OpenApiParameter("run_b", int, description="Show drive B from this run (default: latest)"),
+    *(
+        OpenApiParameter(
+            f"run_{side}",
+            whole_number_schema(1, MAX_RUN_ID),
+            description=f"Show drive {side.upper()} from this run (default: its latest)",
+        )
+        for side in "ab"
+    ),
     OpenApiParameter(
         "points",
         bool,
         description="Include every second of the consistency and write-saturation series "
         "(otherwise each series links to its points)",
+    ),
+    *(
+        OpenApiParameter(side, DRIVE_PATH, OpenApiParameter.PATH, description="A drive's slug")
+        for side in "ab"
     ),
 ]
 
@@ -658,9 +703,12 @@ class CompareView(APIView):
         responses={200: ComparisonShape},
     )
     def get(self, request: Request, a: str, b: str) -> Response:
-        run_a = _positive_int(request, "run_a", 0, 2**63 - 1) or None
-        run_b = _positive_int(request, "run_b", 0, 2**63 - 1) or None
-        points = request.query_params.get("points", "").lower() in ("1", "true", "yes")
+        params = request.query_params
+        run_a, run_b = (
+            whole_number(params, f"run_{side}", default=None, minimum=1, maximum=MAX_RUN_ID)
+            for side in "ab"
+        )
+        points = query_boolean(params, "points")
         try:
             comparison = compare(a=a, b=b, run_a=run_a, run_b=run_b, points=points)
         except Drive.DoesNotExist as missing:
@@ -695,41 +743,35 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
     }
 
 
-def filter_parameters(filterset: type[FilterSet]) -> list:
-    """A FilterSet's query parameters for the schema, from its filters (read without a
-    database): name, type, choices and description (its help text, or label)."""
-    parameters = []
-    for name, f in filterset.base_filters.items():
-        choices = f.extra.get("choices")
-        kind = (
-            OpenApiTypes.NUMBER
-            if isinstance(f, django_filters.NumberFilter)
-            else OpenApiTypes.DATE
-            if isinstance(f, django_filters.DateFilter)
-            else OpenApiTypes.STR
-        )
-        parameters.append(
-            OpenApiParameter(
-                name,
-                kind,
-                enum=[str(value) for value, _ in choices]
-                if choices and not callable(choices)
-                else None,
-                description=str(f.extra.get("help_text") or f.label or name),
-            )
-        )
-    return parameters
+def filter_parameters(filterset: type[FilterSet]) -> list[OpenApiParameter]:
+    """A FilterSet's query parameters for the schema, each described by its filter
+    (core.filters.query_schema, query_description; read without a database), as the lists'
+    filters are (benchsite.api.FilterSetParameters)."""
+    return [
+        OpenApiParameter(name, query_schema(flt), description=query_description(flt))
+        for name, flt in filterset.base_filters.items()
+    ]
 
 
 HIGHLIGHT = OpenApiParameter(
     "highlight", str, many=True, description="drive slugs to highlight (and rank) too"
 )
+MAX_LEADERBOARD_PAGES = 10_000
+TEST_PATH = OpenApiParameter(
+    "identifier", DRIVE_PATH, OpenApiParameter.PATH, description="A test's identifier"
+)
 LEADERBOARD_PARAMETERS = [
     *filter_parameters(LeaderboardFilter),
-    OpenApiParameter("metric", str, enum=[m for m, _ in Metric.CHOICES]),
-    OpenApiParameter("page", int, description="1-based"),
-    OpenApiParameter("page_size", int, description=f"at most {MAX_LEADERBOARD_PAGE}"),
+    OpenApiParameter(
+        "metric",
+        {"type": "string", "enum": [m for m, _ in Metric.CHOICES]},
+        description="The figure ranked: "
+        + ", ".join(f"{value} ({label})" for value, label in Metric.CHOICES),
+    ),
+    OpenApiParameter("page", whole_number_schema(1, MAX_LEADERBOARD_PAGES), description="1-based"),
+    OpenApiParameter("page_size", whole_number_schema(1, MAX_LEADERBOARD_PAGE)),
     HIGHLIGHT,
+    TEST_PATH,
 ]
 
 
@@ -754,8 +796,11 @@ class LeaderboardView(APIView):
             raise ValidationError(
                 [{"pointer": "/query/metric", "message": f"must be one of {metrics}"}]
             )
-        page = _positive_int(request, "page", 1, 10_000)
-        size = _positive_int(request, "page_size", 50, MAX_LEADERBOARD_PAGE)
+        params = request.query_params
+        page = whole_number(params, "page", default=1, minimum=1, maximum=MAX_LEADERBOARD_PAGES)
+        size = whole_number(
+            params, "page_size", default=50, minimum=1, maximum=MAX_LEADERBOARD_PAGE
+        )
         highlight = highlight_slugs(request.query_params.getlist("highlight"))
         board = leaderboard(
             test=test,
@@ -800,8 +845,14 @@ class ValueView(APIView):
         summary="Value: price per GB, per 1,000 IOPS, and the value frontier",
         parameters=[
             *filter_parameters(ValueFilter),
-            OpenApiParameter("test", str, description="a 4KB test's identifier"),
-            OpenApiParameter("as_of", OpenApiTypes.DATE, description="prices as of this date"),
+            *(
+                OpenApiParameter(
+                    name,
+                    field_schema(field),
+                    description=f"{field.label}{choices_description(field)}",
+                )
+                for name, field in ValueForm(None, tests=catalog_value_tests()).fields.items()
+            ),
             HIGHLIGHT,
         ],
         responses={200: ValueShape},

@@ -26,7 +26,6 @@ from django.conf import settings
 from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -50,14 +49,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from core.filters import FilterSet, query_errors
+from core.filters import FilterSet, query_errors, whole_number_schema
 from results import permissions
+from results.api.reads import MAX_RUN_ID, filter_parameters
 from results.api.shapes import RunResultShape
 from results.documents import TOO_LARGE, DocumentRejected
 from results.models import Run
 from results.selectors import runs as selectors
 from results.services import IdempotencyConflict, run_approve, run_withdraw, upload_idempotent
-from results.uploads import FIO_DRIVE_FIELDS, Upload, upload_ingest
+from results.uploads import FIO_DRIVE_FIELDS, Upload, fio_field_schema, upload_ingest
 
 UPLOAD_SCOPE = "uploads"
 UPLOAD_FIELD = "document"  # the file's field in a multipart upload
@@ -460,17 +460,23 @@ ERRORS = {
         429: "Too many uploads: wait (Retry-After)",
     }.items()
 }
+IDEMPOTENCY_KEY = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": IDEMPOTENCY_KEY_MAX,
+    "pattern": "^[ -~]*[!-~][ -~]*$",  # printable ASCII, not only spaces
+}
 UPLOAD_PARAMETERS = [
     OpenApiParameter(
         "Idempotency-Key",
-        OpenApiTypes.STR,
+        IDEMPOTENCY_KEY,
         OpenApiParameter.HEADER,
         description="Any unique text: the same key and request again get the first response",
     ),
     *(
         OpenApiParameter(
             name,
-            OpenApiTypes.INT if name == "capacity_bytes" else OpenApiTypes.STR,
+            fio_field_schema(name),
             OpenApiParameter.QUERY,
             description="fio's output only: the drive it measured (the document's drive block)",
         )
@@ -525,7 +531,12 @@ class RunListFilter(FilterSet):
     source: 400); runs_listed reads them."""
 
     drive = django_filters.CharFilter(max_length=255, label="A drive's slug")
-    source = django_filters.ChoiceFilter(choices=Run.Source.choices)
+    source = django_filters.ChoiceFilter(choices=Run.Source.choices, label="Where it came from")
+
+
+RUN_ID = OpenApiParameter(
+    "id", whole_number_schema(1, MAX_RUN_ID), OpenApiParameter.PATH, description="A run's id"
+)
 
 
 def _run_acted_on(pk: str) -> Run:
@@ -556,10 +567,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     throttle_scope = UPLOAD_SCOPE
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("drive", OpenApiTypes.STR, description="A drive's slug"),
-            OpenApiParameter("source", OpenApiTypes.STR, enum=["measured", "published"]),
-        ],
+        parameters=filter_parameters(RunListFilter),
         responses={200: RunSerializer(many=True), 400: ERRORS[400]},
     )
     def list(self, request: Request, *args, **kwargs) -> Response:
@@ -578,10 +586,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
 
     @extend_schema(
+        parameters=[RUN_ID],
         responses={
             200: RunDetailSerializer,
             404: OpenApiResponse(ErrorBodySerializer, description="No such published run"),
-        }
+        },
     )
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         return super().retrieve(request, *args, **kwargs)
@@ -706,6 +715,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     @extend_schema(
         request=WithdrawSerializer,
+        parameters=[RUN_ID],
         responses=_run_action_responses("Withdrawn already", 400, 401, 403),
     )
     @action(detail=True, methods=["post"])
@@ -731,7 +741,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise Conflict(str(withdrawn)) from withdrawn
         return Response(OwnRunSerializer(run, context={"request": request}).data)
 
-    @extend_schema(request=None, responses=_run_action_responses("Not held for review", 401, 403))
+    @extend_schema(
+        request=None,
+        parameters=[RUN_ID],
+        responses=_run_action_responses("Not held for review", 401, 403),
+    )
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, pk: str) -> Response:
         """Publish a run held for review (staff): it enters the rankings and its drive's
