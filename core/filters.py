@@ -20,7 +20,7 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.core.validators import MaxLengthValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db.models import F, Model, OrderBy, Subquery
 from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
@@ -263,10 +263,16 @@ def field_schema(field: forms.Field, *, blank: bool = True) -> dict[str, Any]:
         # Django's DecimalField and FloatField are IntegerFields too.
         whole = not isinstance(field, (forms.DecimalField, forms.FloatField))
         typed = {"type": "integer" if whole else "number"}
-        for bound, name in (("minimum", "min_value"), ("maximum", "max_value")):
-            value = getattr(field, name, None)
-            if value is not None:
-                typed[bound] = int(value) if value == int(value) else float(value)
+        # The tightest bounds of the field's validators (its min_value and max_value, and
+        # any a filter adds: django-filter's NumberFilter refuses numbers beyond 1e50).
+        for bound, kind, tightest in (
+            ("minimum", MinValueValidator, max),
+            ("maximum", MaxValueValidator, min),
+        ):
+            values = [v.limit_value for v in field.validators if isinstance(v, kind)]
+            if values:
+                value = tightest(values)
+                typed[bound] = value if isinstance(value, int | float) else float(value)
     else:
         text: dict[str, Any] = {"type": "string", "pattern": NO_NUL}
         lengths = [v.limit_value for v in field.validators if isinstance(v, MaxLengthValidator)]

@@ -7,6 +7,7 @@ out, as on the pages."""
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -18,14 +19,14 @@ from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from core.filters import (
-    NO_NUL,
     FilterSet,
     choices_description,
     field_schema,
@@ -108,27 +109,28 @@ class NewestFirst(CursorPagination):
         for parameter in parameters:
             if parameter["name"] == self.page_size_query_param:
                 parameter["schema"] = whole_number_schema(1, self.max_page_size)
-            else:
-                parameter["schema"] = {**parameter["schema"], "pattern": NO_NUL}
         return parameters
 
 
 class NewestRowsFirst(NewestFirst):
     """NewestFirst over a selector that reads rows by id (`read(limit=, before=, after=)`,
-    newest first) instead of a queryset; the same cursors. Ids are unique, so a cursor is
-    only an id and a direction."""
+    newest first) instead of a queryset. Ids are unique, so a cursor is only a direction
+    and an id, written plainly (CURSOR: "before-<id>", the page of older rows; "after-<id>",
+    of newer ones): any cursor of that form names a page, and the schema can say which."""
+
+    CURSOR = re.compile(r"(before|after)-([0-9]{1,19})")
+    cursor_description = (
+        "A page's place, from a list's next or previous link: \"before-<id>\" (rows older than "
+        'result <id>) or "after-<id>" (newer)'
+    )
 
     def paginate_rows(self, read: Callable[..., list[dict]], request: Request) -> list[dict]:
         self.request = request
         self.page_size = self.get_page_size(request)
         self.base_url = request.build_absolute_uri()
         cursor = self.decode_cursor(request)
-        position = None
-        if cursor is not None and cursor.position is not None:
-            if not cursor.position.isdigit() or cursor.offset:
-                raise self.bad_cursor()
-            position = min(int(cursor.position), 2**63 - 1)
-        backwards = cursor is not None and cursor.reverse and position is not None
+        position = min(int(cursor.position), 2**63 - 1) if cursor is not None else None
+        backwards = cursor is not None and cursor.reverse
         side = "after" if backwards else "before"
         rows = read(limit=self.page_size + 1, **{side: position})
         more = len(rows) > self.page_size
@@ -141,15 +143,18 @@ class NewestRowsFirst(NewestFirst):
         self.rows = rows
         return rows
 
-    def bad_cursor(self) -> ValidationError:
-        """A cursor no page gave out: a 400 at its query parameter, as any bad filter."""
-        return query_errors({self.cursor_query_param: [self.invalid_cursor_message]})
-
     def decode_cursor(self, request: Request) -> Cursor | None:
-        try:
-            return super().decode_cursor(request)
-        except NotFound:
-            raise self.bad_cursor() from None
+        raw = request.query_params.get(self.cursor_query_param)
+        if raw is None:
+            return None
+        found = self.CURSOR.fullmatch(raw)
+        if found is None:
+            raise query_errors({self.cursor_query_param: [self.invalid_cursor_message]})
+        return Cursor(offset=0, reverse=found[1] == "after", position=found[2])
+
+    def encode_cursor(self, cursor: Cursor) -> str:
+        written = f"{'after' if cursor.reverse else 'before'}-{cursor.position}"
+        return replace_query_param(self.base_url, self.cursor_query_param, written)
 
     def get_next_link(self) -> str | None:
         if not self.has_next or not self.rows:
@@ -162,6 +167,14 @@ class NewestRowsFirst(NewestFirst):
         if not self.has_previous or not self.rows:
             return None
         return self.encode_cursor(Cursor(offset=0, reverse=True, position=str(self.rows[0]["id"])))
+
+    def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.cursor_query_param:
+                parameter["schema"] = {"type": "string", "pattern": f"^{self.CURSOR.pattern}$"}
+                parameter["description"] = self.cursor_description
+        return parameters
 
 
 def shown_runs() -> QuerySet[Run]:
