@@ -38,3 +38,28 @@ class FilterSetParameters(OpenApiFilterExtension):
             )
             for name, flt in filterset.base_filters.items()
         ]
+
+
+CSV = "text/csv"
+CSV_SCHEMA = {
+    "type": "string",
+    "description": "The same data as CSV: one row per item (a list's page, a ranking's rows "
+    "and its highlighted drives ranked elsewhere), nested objects as dotted columns, each "
+    "number as the JSON writes it; a page's links in the Link header",
+}
+
+
+def text_csv_and_required_bodies(result, generator, request, public):
+    """drf-spectacular's last steps: a CSV answer is text, not the JSON object drf-spectacular
+    gives it (benchsite.api.CSVRenderer writes it), and a request body, where an operation
+    reads one, is required (none of them reads an empty body as a request)."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict):
+                continue
+            if "requestBody" in operation:
+                operation["requestBody"]["required"] = True
+            for response in operation.get("responses", {}).values():
+                if CSV in response.get("content", {}):
+                    response["content"][CSV] = {"schema": dict(CSV_SCHEMA)}
+    return result

@@ -259,6 +259,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "benchsite.api.document_errors",
+        "benchsite.openapi.text_csv_and_required_bodies",
     ],
 }
 

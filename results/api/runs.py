@@ -24,8 +24,10 @@ from typing import Any
 import django_filters
 from django.conf import settings
 from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.views.decorators.http import require_safe
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -53,11 +55,17 @@ from core.filters import FilterSet, query_errors, whole_number_schema
 from results import permissions
 from results.api.reads import MAX_RUN_ID, filter_parameters
 from results.api.shapes import RunResultShape
-from results.documents import TOO_LARGE, DocumentRejected
+from results.documents import MEANING_CHECKS, SCHEMA_PATH, TOO_LARGE, DocumentRejected
 from results.models import Run
 from results.selectors import runs as selectors
 from results.services import IdempotencyConflict, run_approve, run_withdraw, upload_idempotent
-from results.uploads import FIO_DRIVE_FIELDS, Upload, fio_field_schema, upload_ingest
+from results.uploads import (
+    FIO_DRIVE_FIELDS,
+    FIO_REQUIRED_FIELDS,
+    Upload,
+    fio_field_schema,
+    upload_ingest,
+)
 
 UPLOAD_SCOPE = "uploads"
 UPLOAD_FIELD = "document"  # the file's field in a multipart upload
@@ -466,44 +474,75 @@ IDEMPOTENCY_KEY = {
     "maxLength": IDEMPOTENCY_KEY_MAX,
     "pattern": "^[ -~]*[!-~][ -~]*$",  # printable ASCII, not only spaces
 }
-UPLOAD_PARAMETERS = [
-    OpenApiParameter(
-        "Idempotency-Key",
-        IDEMPOTENCY_KEY,
-        OpenApiParameter.HEADER,
-        description="Any unique text: the same key and request again get the first response",
-    ),
-    *(
-        OpenApiParameter(
-            name,
-            fio_field_schema(name),
-            OpenApiParameter.QUERY,
-            description="fio's output only: the drive it measured (the document's drive block)",
-        )
-        for name in (*FIO_DRIVE_FIELDS, "drive_state")
-    ),
-]
-UPLOAD_REQUEST = {
-    "application/json": {
-        "type": "object",
-        "description": "A result document (results/schema/result-document.schema.json), or "
-        "fio's JSON output",
-    },
-    "multipart/form-data": {
-        "type": "object",
-        "properties": {UPLOAD_FIELD: {"type": "string", "format": "binary"}},
-        "required": [UPLOAD_FIELD],
-    },
-}
-UPLOAD_SCHEMA = extend_schema(
-    request=UPLOAD_REQUEST,
-    parameters=UPLOAD_PARAMETERS,
-    responses={
-        201: UploadResultSerializer,
-        200: OpenApiResponse(UploadResultSerializer, description="The same document before"),
-        **ERRORS,
-    },
+IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
+    "Idempotency-Key",
+    IDEMPOTENCY_KEY,
+    OpenApiParameter.HEADER,
+    description="Any unique text: the same key and request again get the first response",
 )
+# Where the result document's JSON Schema is served, as it is in the repository (the upload
+# operation's request body refers to it).
+DOCUMENT_SCHEMA_URL = "/api/schema/result-document.json"
+
+
+@require_safe
+def document_schema(request: HttpRequest) -> HttpResponse:
+    """The result document's JSON Schema (results/schema/result-document.schema.json), the
+    file as it is: what an upload's document must be, before its meaning is checked."""
+    response = HttpResponse(SCHEMA_PATH.read_bytes(), content_type="application/schema+json")
+    patch_cache_control(response, public=True, max_age=3600)
+    return response
+
+
+def _upload_request(*, fio_only: bool) -> dict[str, Any]:
+    document = {
+        "type": "object",
+        "description": "fio's JSON output (fio --output-format=json)"
+        if fio_only
+        else "A result document, as its JSON Schema says (served at "
+        f"{DOCUMENT_SCHEMA_URL}), or fio's JSON output, told apart by its content. The "
+        f"meaning checks ({MEANING_CHECKS}) follow the schema's",
+    }
+    if not fio_only:
+        document["externalDocs"] = {
+            "description": "The result document's JSON Schema",
+            "url": DOCUMENT_SCHEMA_URL,
+        }
+    return {
+        "application/json": document,
+        "multipart/form-data": {
+            "type": "object",
+            "properties": {UPLOAD_FIELD: {"type": "string", "format": "binary"}},
+            "required": [UPLOAD_FIELD],
+        },
+    }
+
+
+def _upload_schema(*, fio_only: bool):
+    """The schema of an upload operation: /runs/ takes a result document or fio's output,
+    /runs/fio/ fio's output only, which needs its drive named (manufacturer and model)."""
+    return extend_schema(
+        request=_upload_request(fio_only=fio_only),
+        parameters=[
+            IDEMPOTENCY_KEY_PARAMETER,
+            *(
+                OpenApiParameter(
+                    name,
+                    fio_field_schema(name, required=fio_only and name in FIO_REQUIRED_FIELDS),
+                    OpenApiParameter.QUERY,
+                    required=fio_only and name in FIO_REQUIRED_FIELDS,
+                    description="fio's output only: the drive it measured (the result "
+                    "document's drive block)",
+                )
+                for name in (*FIO_DRIVE_FIELDS, "drive_state")
+            ),
+        ],
+        responses={
+            201: UploadResultSerializer,
+            200: OpenApiResponse(UploadResultSerializer, description="The same document before"),
+            **ERRORS,
+        },
+    )
 
 
 def upload_body(upload: Upload, request: Request) -> dict[str, Any]:
@@ -631,11 +670,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             )
         return super().handle_exception(exc)
 
-    @UPLOAD_SCHEMA
+    @_upload_schema(fio_only=False)
     def create(self, request: Request) -> Response:
         return self._upload(request, fio=None)
 
-    @UPLOAD_SCHEMA
+    @_upload_schema(fio_only=True)
     @action(detail=False, methods=["post"], url_path="fio")
     def fio(self, request: Request) -> Response:
         return self._upload(request, fio=True)
