@@ -14,6 +14,7 @@ writes its SQL and its mask in its own class, and tests hold both to its ORM fil
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -94,6 +95,19 @@ class SlugFilter(django_filters.CharFilter):
             f"{table}.{column} = (SELECT id FROM {self.to._meta.db_table} "
             f"WHERE slug = {where.add(value)} LIMIT 1)"
         )
+
+
+class WholeNumberField(forms.IntegerField):
+    """A whole number written as one, in ASCII digits (a minus sign before them): Django's
+    IntegerField also reads "1.0", " 1 " and other digits as 1, which the API's schema,
+    typing the value an integer, does not allow."""
+
+    WRITTEN = re.compile(r"-?[0-9]+")
+
+    def to_python(self, value):
+        if isinstance(value, str) and value and not self.WRITTEN.fullmatch(value):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
 
 
 class DefaultChoiceFilter(django_filters.ChoiceFilter):

@@ -13,7 +13,6 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 import django_filters
-from django import forms
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
@@ -28,6 +27,7 @@ from rest_framework.views import APIView
 
 from core.filters import (
     FilterSet,
+    WholeNumberField,
     choices_description,
     field_schema,
     query_boolean,
@@ -42,6 +42,7 @@ from core.serializers import RowWriter
 from drives.models import Drive
 from results.api.shapes import (
     ComparisonShape,
+    LatencyShape,
     LeaderboardShape,
     ValueShape,
     derived_field,
@@ -231,16 +232,11 @@ class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
 # -- results and series ----------------------------------------------------------------------
 
 
-# A latency summary: a result's <prefix>_<field> figures as stored (prefix "latency" or
-# "clat"; a values() row or an instance), null when it has none (no mean, maximum or
-# percentiles). No docstring: it would be the schema's description of the block.
-class LatencySerializer(serializers.Serializer):
-    mean_ns = serializers.FloatField(allow_null=True)
-    stddev_ns = serializers.FloatField(allow_null=True)
-    min_ns = serializers.IntegerField(allow_null=True)
-    max_ns = serializers.IntegerField(allow_null=True)
-    percentiles_ns = serializers.DictField(child=serializers.IntegerField())
-
+# A latency summary (shapes.LatencyShape): a result's <prefix>_<field> figures as stored
+# (prefix "latency" or "clat"; a values() row or an instance), null when it has none (no
+# mean, maximum or percentiles). No docstring: it would be the schema's description of the
+# block.
+class LatencySerializer(LatencyShape):
     def __init__(self, *args, prefix: str = "latency", **kwargs):
         self.prefix = prefix
         super().__init__(*args, **kwargs)
@@ -309,7 +305,7 @@ class ResultSerializer(RowWriter, serializers.Serializer):
 class RunIdFilter(django_filters.NumberFilter):
     """A run's id: a whole number (1.5 is refused, not read as run 1)."""
 
-    field_class = forms.IntegerField
+    field_class = WholeNumberField
 
 
 class RunChildFilter(FilterSet):

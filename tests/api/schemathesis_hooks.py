@@ -37,19 +37,32 @@ def _positive(case, location: str) -> bool:
     return component is not None and component.mode.is_positive
 
 
+def _positive_upload(case) -> bool:
+    positive = case.meta is not None and case.meta.generation.mode.is_positive
+    return positive and case.method.upper() == "POST" and case.operation.path in REAL_UPLOADS
+
+
+@schemathesis.hook
+def filter_case(context, case):
+    # A positive multipart upload is left to tests/api/test_uploads.py and
+    # test_web_upload.py, which send real documents so: in schemathesis's coverage phase,
+    # such a case whose body map_case made real was then checked as a negative one ("valid
+    # object") and its acceptance reported as a failure.
+    return not (_positive_upload(case) and case.media_type == "multipart/form-data")
+
+
 @schemathesis.hook
 def map_case(context, case):
-    real = REAL_UPLOADS.get(case.operation.path)
-    if real is None or case.method.upper() != "POST":
-        return case
+    if not _positive_upload(case):
+        return case  # a negative case must be refused whatever its body
+    real = REAL_UPLOADS[case.operation.path]
     if _positive(case, "body"):
-        if case.media_type == "multipart/form-data":
-            case.body = {"document": real.read_bytes()}
-        else:
-            case.body = json.loads(real.read_bytes())
+        case.body = json.loads(real.read_bytes())
         if real is FIO_OUTPUT and _positive(case, "query"):
-            drive = {k: v for k, v in case.query.items() if k not in ("capacity_bytes",)}
-            case.query = {**drive, **FIO_DRIVE}
+            # The drive fio measured, named as the catalog holds it: other names of the same
+            # drive (another part number) are refused for what they are, a conflict.
+            kept = {k: v for k, v in case.query.items() if k in ("format", "drive_state")}
+            case.query = {**kept, **FIO_DRIVE}
     if _positive(case, "header") and "Idempotency-Key" in (case.headers or {}):
         case.headers["Idempotency-Key"] = uuid.uuid4().hex
     return case
