@@ -11,7 +11,7 @@ from drf_spectacular.extensions import OpenApiFilterExtension
 from drf_spectacular.plumbing import build_parameter_type, get_manager, get_view_model
 from drf_spectacular.utils import OpenApiParameter
 
-from core.filters import query_description, query_schema
+from core.filters import declared_filters, query_description, query_schema
 
 
 class FilterSetParameters(OpenApiFilterExtension):
@@ -36,7 +36,7 @@ class FilterSetParameters(OpenApiFilterExtension):
                 location=OpenApiParameter.QUERY,
                 description=query_description(flt),
             )
-            for name, flt in filterset.base_filters.items()
+            for name, flt in declared_filters(filterset).items()
         ]
 
 

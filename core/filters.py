@@ -255,6 +255,13 @@ def filter_context(
 NO_NUL = "^[^\\u0000]*$"
 
 
+def declared_filters(filterset: type[FilterSet]) -> dict[str, django_filters.Filter]:
+    """A FilterSet's filters as an instance has them (bound to its model, so a filter's
+    label is its field's verbose name where it declares none), read without a database; the
+    class's own are left as declared (a filter keeps the field it first makes)."""
+    return filterset(queryset=filterset._meta.model._default_manager.none()).filters
+
+
 def query_schema(flt: django_filters.Filter) -> dict[str, Any]:
     """The OpenAPI schema of a filter's query value: its form field's (field_schema), empty
     allowed unless the filter always narrows (a DefaultChoiceFilter's default)."""

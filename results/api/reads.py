@@ -29,6 +29,7 @@ from core.filters import (
     FilterSet,
     WholeNumberField,
     choices_description,
+    declared_filters,
     field_schema,
     query_boolean,
     query_description,
@@ -758,7 +759,7 @@ def filter_parameters(filterset: type[FilterSet]) -> list[OpenApiParameter]:
     filters are (benchsite.api.FilterSetParameters)."""
     return [
         OpenApiParameter(name, query_schema(flt), description=query_description(flt))
-        for name, flt in filterset.base_filters.items()
+        for name, flt in declared_filters(filterset).items()
     ]
 
 

@@ -572,6 +572,10 @@ class RunListFilter(FilterSet):
     drive = django_filters.CharFilter(max_length=255, label="A drive's slug")
     source = django_filters.ChoiceFilter(choices=Run.Source.choices, label="Where it came from")
 
+    class Meta:
+        model = Run
+        fields: list[str] = []
+
 
 RUN_ID = OpenApiParameter(
     "id", whole_number_schema(1, MAX_RUN_ID), OpenApiParameter.PATH, description="A run's id"
