@@ -404,3 +404,30 @@ class StableOrderingFilter(OrderingFilter):
     def filter_queryset(self, request, queryset, view):
         ordering = self.get_ordering(request, queryset, view)
         return queryset.order_by(*nulls_last(ordering)) if ordering else queryset
+
+    def remove_invalid_fields(self, queryset, fields, view, request):
+        """The order asked for, or a 400 naming what may be asked for where a term is not
+        one of the view's ordering_fields (DRF's drops it, and an order of none left is
+        the default)."""
+        valid = super().remove_invalid_fields(queryset, fields, view, request)
+        if len(valid) != len(fields):
+            names = [
+                name for name, _ in self.get_valid_fields(queryset, view, {"request": request})
+            ]
+            message = f"must be fields of {names}, each with - to reverse, separated by commas"
+            raise ValidationError(
+                [{"pointer": f"/query/{self.ordering_param}", "message": message}]
+            )
+        return valid
+
+    def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
+        """The parameter, with the terms it takes as a pattern (empty: the list's own order)."""
+        parameters = super().get_schema_operation_parameters(view)
+        term = "-?(" + "|".join(re.escape(name) for name in view.ordering_fields) + ")"
+        for parameter in parameters:
+            parameter["schema"] = {"type": "string", "pattern": f"^({term}(,{term})*)?$"}
+            parameter["description"] = (
+                f"The order: any of {', '.join(view.ordering_fields)}, separated by commas, "
+                "each with - to reverse; an item without the value comes last either way"
+            )
+        return parameters

@@ -9,8 +9,9 @@ any schema), or fio's output with the drive it measured; a generated object is n
 is refused with a 400 that says why, as a negative case should be. So where a positive
 case's body is generated, it is a real document (the measured sample both loadgen's and the
 site's tests check), or fio's real output beside the drive it measured, and must be
-accepted; an Idempotency-Key, whose promise (a new key for a new upload) no schema states,
-is a new one. Negative cases keep what was generated, and must be refused."""
+accepted (a multipart form of one is left to the upload tests, see filter_case); an
+Idempotency-Key, whose promise (a new key for a new upload) no schema states, is a new one.
+Negative cases keep what was generated, and must be refused."""
 
 import json
 import uuid

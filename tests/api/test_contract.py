@@ -6,6 +6,7 @@ comparison are typed field by field; the result document's JSON Schema is served
 by the upload."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -263,3 +264,21 @@ def test_fio_fields_beside_a_result_document_are_checked_not_ignored(api, docume
         assert response.status_code == 400, (field, response.content[:300])
         assert f"/drive/{field}" in {e["pointer"] for e in response.json()["errors"]}
     assert post_document(api, document, f"{RUNS}?kind=ssd").status_code == 201
+
+
+def test_an_order_by_a_field_not_offered_is_refused(client, openapi):
+    """?ordering=price was the default order, silently: every list that takes an order
+    refuses a term its pattern does not allow, and takes each it does."""
+    checked = 0
+    for url, parameters in operations(openapi):
+        if "ordering" not in parameters:
+            continue
+        pattern = parameters["ordering"]["schema"]["pattern"]
+        for bad in ("price", "model,", "--model", "model;capacity_bytes"):
+            assert not re.fullmatch(pattern, bad)
+            refused_at(client.get(url, {"ordering": bad}), "ordering")
+        for good in ("model", "-capacity_bytes,model", ""):
+            assert re.fullmatch(pattern, good)
+            assert client.get(url, {"ordering": good}).status_code == 200, (url, good)
+        checked += 1
+    assert checked >= 1
