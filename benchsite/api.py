@@ -29,11 +29,13 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.functional import Promise
 from rest_framework import authentication, exceptions, renderers, serializers, status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BaseRenderer
 from rest_framework.utils import encoders
 
 from core.db import JsonText
+from core.filters import whole_number, whole_number_schema
 
 MAX_PAGE = 500
 READ_MAX_AGE_S = 60
@@ -337,10 +339,62 @@ class CSVRenderer(BaseRenderer):
         return out.getvalue().encode(self.charset)
 
 
+# -- formats -------------------------------------------------------------------------------
+class ContentNegotiation(DefaultContentNegotiation):
+    """DRF's, with a `?format=` the view does not write (or an empty one) refused with a 400
+    at the parameter, as any other bad query value is (DRF's answers 404, or ignores it)."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        name = self.settings.URL_FORMAT_OVERRIDE
+        if not format_suffix and name and name in request.query_params:
+            formats = [renderer.format for renderer in renderers]
+            if request.query_params[name] not in formats:
+                raise exceptions.ValidationError(
+                    [{"pointer": f"/query/{name}", "message": f"must be one of {formats}"}]
+                )
+        return super().select_renderer(request, renderers, format_suffix)
+
+
 # -- pagination ----------------------------------------------------------------------------
+# The furthest a page may start: an offset and a page's size within PostgreSQL's bigint.
+MAX_OFFSET = 2**63 - 1 - MAX_PAGE
+
+
 class Pagination(LimitOffsetPagination):
+    """Pages of `limit` items from `offset`: each a whole number within its bounds, or a 400
+    that says so (DRF's reads any other value as the default, and a limit beyond the
+    maximum as the maximum)."""
+
     default_limit = 50
     max_limit = MAX_PAGE
+
+    def get_limit(self, request) -> int:
+        return whole_number(
+            request.query_params,
+            self.limit_query_param,
+            default=self.default_limit,
+            minimum=1,
+            maximum=self.max_limit,
+        )
+
+    def get_offset(self, request) -> int:
+        return whole_number(
+            request.query_params,
+            self.offset_query_param,
+            default=0,
+            minimum=0,
+            maximum=MAX_OFFSET,
+        )
+
+    def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
+        bounds = {
+            self.limit_query_param: (1, self.max_limit),
+            self.offset_query_param: (0, MAX_OFFSET),
+        }
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"] = whole_number_schema(*bounds[parameter["name"]])
+        return parameters
 
 
 # -- cache headers -------------------------------------------------------------------------

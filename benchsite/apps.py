@@ -18,3 +18,4 @@ class BenchsiteConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_create_cache_table, sender=self)
+        from benchsite import openapi  # noqa: F401  drf-spectacular's extensions register

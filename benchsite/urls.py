@@ -46,6 +46,7 @@ urlpatterns = [
     path("healthz", views.health, name="health"),
     path("api/v1/", include((api_urls, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path(runs.DOCUMENT_SCHEMA_URL.lstrip("/"), runs.document_schema, name="result-document-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path(
         "accounts/login/",

@@ -2,7 +2,9 @@
 also as SQL (for a selector that writes its own statement: the rankings) and as a mask over
 rows held in a process (core.columns: the drive list, what value views price), a filter of
 a catalog entry by its slug, what a page's filter form shows, the API's 400 for a filter
-form's errors, and the API lists' order (?ordering=), NULLs last whichever the direction.
+form's errors, the API's description of each filter's query value (query_schema, read from
+the field the filter makes) and of a whole number it reads itself (whole_number), and the API
+lists' order (?ordering=), NULLs last whichever the direction.
 
 Each filter is declared once, in its FilterSet. A filter of a field (field_name and
 lookup_expr) is written as SQL and as a mask by column_sql and column_mask, from its
@@ -12,12 +14,14 @@ writes its SQL and its mask in its own class, and tests hold both to its ORM fil
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import django_filters
 from django import forms
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator
 from django.db.models import F, Model, OrderBy, Subquery
 from django_filters.constants import EMPTY_VALUES
 from django_filters.rest_framework import DjangoFilterBackend
@@ -91,6 +95,19 @@ class SlugFilter(django_filters.CharFilter):
             f"{table}.{column} = (SELECT id FROM {self.to._meta.db_table} "
             f"WHERE slug = {where.add(value)} LIMIT 1)"
         )
+
+
+class WholeNumberField(forms.IntegerField):
+    """A whole number written as one, in ASCII digits (a minus sign before them): Django's
+    IntegerField also reads "1.0", " 1 " and other digits as 1, which the API's schema,
+    typing the value an integer, does not allow."""
+
+    WRITTEN = re.compile(r"-?[0-9]+")
+
+    def to_python(self, value):
+        if isinstance(value, str) and value and not self.WRITTEN.fullmatch(value):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        return super().to_python(value)
 
 
 class DefaultChoiceFilter(django_filters.ChoiceFilter):
@@ -233,6 +250,111 @@ def filter_context(
 # -- the API's lists ---------------------------------------------------------------------
 
 
+# A query value no text field takes: a NUL character (Django's ProhibitNullCharactersValidator
+# refuses it, PostgreSQL could not compare it).
+NO_NUL = "^[^\\u0000]*$"
+
+
+def declared_filters(filterset: type[FilterSet]) -> dict[str, django_filters.Filter]:
+    """A FilterSet's filters as an instance has them (bound to its model, so a filter's
+    label is its field's verbose name where it declares none), read without a database; the
+    class's own are left as declared (a filter keeps the field it first makes)."""
+    return filterset(queryset=filterset._meta.model._default_manager.none()).filters
+
+
+def query_schema(flt: django_filters.Filter) -> dict[str, Any]:
+    """The OpenAPI schema of a filter's query value: its form field's (field_schema), empty
+    allowed unless the filter always narrows (a DefaultChoiceFilter's default)."""
+    return field_schema(flt.field, blank=not isinstance(flt, DefaultChoiceFilter))
+
+
+def field_schema(field: forms.Field, *, blank: bool = True) -> dict[str, Any]:
+    """The OpenAPI schema of a query value a form field reads, so that what the schema allows
+    is what the field accepts: one of its choices, a whole number or a number within its
+    bounds, a date, or text within its length and without a NUL. `blank`: the value may
+    also be empty (no bound, any), as a page's form sends an input left blank."""
+    if isinstance(field, forms.ChoiceField):
+        values = [str(value) for value, _ in field.choices]
+        if blank and "" not in values:
+            values.append("")
+        return {"type": "string", "enum": values}
+    if isinstance(field, forms.DateField):
+        typed: dict[str, Any] = {"type": "string", "format": "date"}
+    elif isinstance(field, (forms.IntegerField, forms.DecimalField, forms.FloatField)):
+        # Django's DecimalField and FloatField are IntegerFields too.
+        whole = not isinstance(field, (forms.DecimalField, forms.FloatField))
+        typed = {"type": "integer" if whole else "number"}
+        # The tightest bounds of the field's validators (its min_value and max_value, and
+        # any a filter adds: django-filter's NumberFilter refuses numbers beyond 1e50).
+        for bound, kind, tightest in (
+            ("minimum", MinValueValidator, max),
+            ("maximum", MaxValueValidator, min),
+        ):
+            values = [v.limit_value for v in field.validators if isinstance(v, kind)]
+            if values:
+                value = tightest(values)
+                typed[bound] = value if isinstance(value, int | float) else float(value)
+    else:
+        text: dict[str, Any] = {"type": "string", "pattern": NO_NUL}
+        lengths = [v.limit_value for v in field.validators if isinstance(v, MaxLengthValidator)]
+        if lengths:
+            text["maxLength"] = min(lengths)
+        return text
+    return {"anyOf": [typed, {"type": "string", "maxLength": 0}]} if blank else typed
+
+
+def query_description(flt: django_filters.Filter) -> str:
+    """What a filter's query value means, for the API's description: its help text, or the
+    label a page's form shows; each choice with its label."""
+    text = str(flt.extra.get("help_text") or flt.label or flt.field_name)
+    return text + choices_description(flt.field)
+
+
+def choices_description(field: forms.Field) -> str:
+    if not isinstance(field, forms.ChoiceField):
+        return ""
+    listed = "; ".join(f"{value}: {label}" for value, label in field.choices if value != "")
+    return f" ({listed})"
+
+
+def whole_number(params, name: str, *, default: Any, minimum: int, maximum: int) -> Any:
+    """A whole number the API reads from its query (a page, its size, a run) itself: `default`
+    when the query does not name it, else digits within the bounds, or the API's 400 at its
+    parameter (never a value read otherwise, or silently replaced by the default)."""
+    raw = params.get(name)
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit() and minimum <= int(raw) <= maximum):
+        raise ValidationError(
+            [{"pointer": f"/query/{name}", "message": whole_number_message(minimum, maximum)}]
+        )
+    return int(raw)
+
+
+BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+NOT_A_BOOLEAN = "must be true or false"
+
+
+def query_boolean(params, name: str) -> bool:
+    """A yes or no the API reads from its query: true or false (1 or 0), false when the
+    query does not name it, else the API's 400 at its parameter."""
+    raw = params.get(name)
+    if raw is None:
+        return False
+    if raw.lower() not in BOOLEANS:
+        raise ValidationError([{"pointer": f"/query/{name}", "message": NOT_A_BOOLEAN}])
+    return BOOLEANS[raw.lower()]
+
+
+def whole_number_message(minimum: int, maximum: int) -> str:
+    return f"must be a whole number from {minimum} to {maximum}"
+
+
+def whole_number_schema(minimum: int, maximum: int) -> dict[str, Any]:
+    """whole_number's values, as the schema types them."""
+    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+
+
 def query_errors(errors: dict) -> ValidationError:
     """A filter form's errors as the API's 400: each pointing at its query parameter
     (/query/<name>; /query for the form as a whole), as every list's are."""
@@ -282,3 +404,30 @@ class StableOrderingFilter(OrderingFilter):
     def filter_queryset(self, request, queryset, view):
         ordering = self.get_ordering(request, queryset, view)
         return queryset.order_by(*nulls_last(ordering)) if ordering else queryset
+
+    def remove_invalid_fields(self, queryset, fields, view, request):
+        """The order asked for, or a 400 naming what may be asked for where a term is not
+        one of the view's ordering_fields (DRF's drops it, and an order of none left is
+        the default)."""
+        valid = super().remove_invalid_fields(queryset, fields, view, request)
+        if len(valid) != len(fields):
+            names = [
+                name for name, _ in self.get_valid_fields(queryset, view, {"request": request})
+            ]
+            message = f"must be fields of {names}, each with - to reverse, separated by commas"
+            raise ValidationError(
+                [{"pointer": f"/query/{self.ordering_param}", "message": message}]
+            )
+        return valid
+
+    def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
+        """The parameter, with the terms it takes as a pattern (empty: the list's own order)."""
+        parameters = super().get_schema_operation_parameters(view)
+        term = "-?(" + "|".join(re.escape(name) for name in view.ordering_fields) + ")"
+        for parameter in parameters:
+            parameter["schema"] = {"type": "string", "pattern": f"^({term}(,{term})*)?$"}
+            parameter["description"] = (
+                f"The order: any of {', '.join(view.ordering_fields)}, separated by commas, "
+                "each with - to reverse; an item without the value comes last either way"
+            )
+        return parameters

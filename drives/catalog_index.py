@@ -164,6 +164,10 @@ class CatalogIndex:
         descending), those without a value after those with one in either direction (as
         core.filters.nulls_last orders a queryset). Made once per copy and order."""
         made = self._orders.get(order)
+        if made is None and not len(self.ranks["pk"].array):
+            # No drive: nothing to order (an empty column holds booleans, which a
+            # descending key cannot negate).
+            made = np.zeros(0, dtype=np.intp)
         if made is None:
             keys = []
             for name in reversed(order):  # lexsort's last key is the first

@@ -1,6 +1,8 @@
 """Filters of rankings and value views, declared once for the pages and the REST API."""
 
 import copy
+import functools
+import json
 
 import django_filters
 from django import forms
@@ -12,6 +14,7 @@ from drives.filters import DriveFilter
 from results import sweeps
 from results.models import DRIVE_COPIES, DataPattern, LeaderboardEntry, Run, Test, copy_field
 from results.selectors.common import VALUE_DEFAULT_TEST
+from results.services import TEST_CATALOG
 
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
 
@@ -85,7 +88,10 @@ class _EntryFilter(_on_entries(DriveFilter.base_filters)):
         empty_label="both patterns",
     )
     source = django_filters.ChoiceFilter(
-        choices=SOURCE_CHOICES, label="Source", empty_label="measured and published"
+        choices=SOURCE_CHOICES,
+        label="Source",
+        help_text="Figures measured by a tool such as loadgen, or published in a review",
+        empty_label="measured and published",
     )
     method = MethodFilter(
         label="Runs", help_text="Full-length runs and published figures, or quick runs"
@@ -136,6 +142,19 @@ class ValueForm(forms.Form):
         wanted = self.cleaned_data["test"] or VALUE_DEFAULT_TEST
         chosen = next((t for t in self.tests if t.identifier == wanted), None)
         return chosen if chosen is not None else Test.objects.get(identifier=wanted)
+
+
+@functools.cache
+def catalog_value_tests() -> list[Test]:
+    """The tests a value view prices in (selectors.value.value_tests: 4KB throughput tests),
+    as the test catalog lists them (catalog.json, which every migrate writes to the
+    database): for the API's schema, which reads no database. Unsaved."""
+    catalog = json.loads(TEST_CATALOG.read_text())["tests"]
+    return [
+        Test(identifier=spec["id"], name=spec["name"])
+        for spec in sorted(catalog, key=lambda spec: spec["id"])
+        if spec["kind"] == Test.Kind.THROUGHPUT and spec["block_size"] == 4096
+    ]
 
 
 def value_query(data, tests: list[Test]) -> tuple[ValueFilter, ValueForm]:

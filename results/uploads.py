@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from jsonschema import Draft7Validator
 
 from results import documents
 from results.documents import DocumentProblem, DocumentRejected
@@ -32,6 +33,7 @@ FIO_DRIVE_FIELDS = (
     "firmware",
 )
 INTEGER_FIELDS = ("capacity_bytes",)
+FIO_REQUIRED_FIELDS = ("manufacturer", "model")
 FIO_NEEDS_DRIVE = (
     "fio's output does not say which drive it measured: give at least manufacturer and "
     "model beside it (query parameters of the API request, fields of the upload form)"
@@ -44,6 +46,34 @@ NOT_BYTES = "must be a whole number of bytes, digits only (e.g. 240057409536), n
 class Upload:
     outcome: IngestOutcome
     fio: FioConversion | None  # the jobs mapped and not, for fio's output
+
+
+def fio_field_schema(name: str, *, required: bool = False) -> dict[str, Any]:
+    """What a field beside fio's output may hold, for the API's schema: the value the result
+    document's schema allows at its place (drive/<name>, or drive_state), or, unless it is
+    `required`, nothing (an empty field is left out)."""
+    document = documents.schema()
+    place = document if name == "drive_state" else document["properties"]["drive"]
+    value = dict(place["properties"][name])
+    while "$ref" in value:  # "#/$defs/<name>"
+        value = dict(document["$defs"][value.pop("$ref").rsplit("/", 1)[1]], **value)
+    if "enum" in value and "type" not in value:
+        value["type"] = "string"
+    return value if required else {"anyOf": [value, {"type": "string", "maxLength": 0}]}
+
+
+def field_problems(fields: Mapping[str, str]) -> list[DocumentProblem]:
+    """What is wrong with the fields beside an upload, each against what fio_field_schema
+    says it may hold (a whole number of bytes read from its digits)."""
+    problems = []
+    for name, value in fields.items():
+        if name not in (*FIO_DRIVE_FIELDS, "drive_state") or not isinstance(value, str):
+            continue
+        read = int(value) if name in INTEGER_FIELDS and _DIGITS.fullmatch(value) else value
+        pointer = "/drive_state" if name == "drive_state" else f"/drive/{name}"
+        for error in Draft7Validator(fio_field_schema(name)).iter_errors(read):
+            problems.append(DocumentProblem(pointer, error.message))
+    return problems
 
 
 def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
@@ -62,7 +92,7 @@ def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
             problems.append(DocumentProblem(f"/drive/{name}", problem))
             continue
         drive[name] = int(value) if name in INTEGER_FIELDS else value
-    if "manufacturer" not in drive or "model" not in drive:
+    if any(name not in drive for name in FIO_REQUIRED_FIELDS):
         problems.insert(0, DocumentProblem("/drive", FIO_NEEDS_DRIVE))
     if problems:
         raise DocumentRejected(problems)
@@ -77,6 +107,11 @@ def upload_ingest(
     if fio is None:
         fio = is_fio_output(raw)
     if not fio:
+        # A result document names its own drive: the fields beside it are fio's, unused,
+        # but a value no fio upload could give is refused all the same, not ignored.
+        problems = field_problems(fields)
+        if problems:
+            raise DocumentRejected(problems)
         return Upload(run_ingest(document=raw, submitter=submitter), None)
     drive_state = fields.get("drive_state") or "unknown"
     imported = fio_ingest(

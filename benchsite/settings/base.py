@@ -228,6 +228,7 @@ REST_FRAMEWORK = {
         "benchsite.api.CSVRenderer",
     ],
     "DEFAULT_FILTER_BACKENDS": ["core.filters.QueryFilterBackend"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "benchsite.api.ContentNegotiation",
     "DEFAULT_PAGINATION_CLASS": "benchsite.api.Pagination",
     "PAGE_SIZE": 50,
     # Money is a JSON number, as every figure is (a price, price per GB, per 1,000 IOPS):
@@ -258,6 +259,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "benchsite.api.document_errors",
+        "benchsite.openapi.text_csv_and_required_bodies",
     ],
 }
 

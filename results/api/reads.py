@@ -7,30 +7,44 @@ out, as on the pages."""
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from operator import attrgetter, itemgetter
 from typing import Any
 
 import django_filters
-from django import forms
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from core.filters import FilterSet, query_errors
+from core.filters import (
+    FilterSet,
+    WholeNumberField,
+    choices_description,
+    declared_filters,
+    field_schema,
+    query_boolean,
+    query_description,
+    query_errors,
+    query_schema,
+    whole_number,
+    whole_number_schema,
+)
+from core.links import SLUG
 from core.serializers import RowWriter
 from drives.models import Drive
 from results import sweeps
 from results.api.shapes import (
     ComparisonShape,
+    LatencyShape,
     LeaderboardShape,
     ValueShape,
     derived_field,
@@ -42,6 +56,8 @@ from results.filters import (
     LeaderboardFilter,
     QueueDepthFilter,
     ValueFilter,
+    ValueForm,
+    catalog_value_tests,
     highlight_slugs,
     value_query,
 )
@@ -83,23 +99,44 @@ class NewestFirst(CursorPagination):
     max_page_size = MAX_PAGE
     ordering = "-id"
 
+    def get_page_size(self, request: Request) -> int:
+        """`limit`: a whole number within the bounds, or a 400 (DRF's reads any other value
+        as the default page size)."""
+        return whole_number(
+            request.query_params,
+            self.page_size_query_param,
+            default=self.page_size,
+            minimum=1,
+            maximum=self.max_page_size,
+        )
+
+    def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = whole_number_schema(1, self.max_page_size)
+        return parameters
+
 
 class NewestRowsFirst(NewestFirst):
     """NewestFirst over a selector that reads rows by id (`read(limit=, before=, after=)`,
-    newest first) instead of a queryset; the same cursors. Ids are unique, so a cursor is
-    only an id and a direction."""
+    newest first) instead of a queryset. Ids are unique, so a cursor is only a direction
+    and an id, written plainly (CURSOR: "before-<id>", the page of older rows; "after-<id>",
+    of newer ones): any cursor of that form names a page, and the schema can say which."""
+
+    CURSOR = re.compile(r"(before|after)-([0-9]{1,19})")
+    cursor_description = (
+        "A page's place, from a list's next or previous link: \"before-<id>\" (rows older than "
+        'result <id>) or "after-<id>" (newer)'
+    )
 
     def paginate_rows(self, read: Callable[..., list[dict]], request: Request) -> list[dict]:
         self.request = request
         self.page_size = self.get_page_size(request)
         self.base_url = request.build_absolute_uri()
         cursor = self.decode_cursor(request)
-        position = None
-        if cursor is not None and cursor.position is not None:
-            if not cursor.position.isdigit() or cursor.offset:
-                raise self.bad_cursor()
-            position = min(int(cursor.position), 2**63 - 1)
-        backwards = cursor is not None and cursor.reverse and position is not None
+        position = min(int(cursor.position), 2**63 - 1) if cursor is not None else None
+        backwards = cursor is not None and cursor.reverse
         side = "after" if backwards else "before"
         rows = read(limit=self.page_size + 1, **{side: position})
         more = len(rows) > self.page_size
@@ -112,15 +149,18 @@ class NewestRowsFirst(NewestFirst):
         self.rows = rows
         return rows
 
-    def bad_cursor(self) -> ValidationError:
-        """A cursor no page gave out: a 400 at its query parameter, as any bad filter."""
-        return query_errors({self.cursor_query_param: [self.invalid_cursor_message]})
-
     def decode_cursor(self, request: Request) -> Cursor | None:
-        try:
-            return super().decode_cursor(request)
-        except NotFound:
-            raise self.bad_cursor() from None
+        raw = request.query_params.get(self.cursor_query_param)
+        if raw is None:
+            return None
+        found = self.CURSOR.fullmatch(raw)
+        if found is None:
+            raise query_errors({self.cursor_query_param: [self.invalid_cursor_message]})
+        return Cursor(offset=0, reverse=found[1] == "after", position=found[2])
+
+    def encode_cursor(self, cursor: Cursor) -> str:
+        written = f"{'after' if cursor.reverse else 'before'}-{cursor.position}"
+        return replace_query_param(self.base_url, self.cursor_query_param, written)
 
     def get_next_link(self) -> str | None:
         if not self.has_next or not self.rows:
@@ -134,21 +174,18 @@ class NewestRowsFirst(NewestFirst):
             return None
         return self.encode_cursor(Cursor(offset=0, reverse=True, position=str(self.rows[0]["id"])))
 
+    def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.cursor_query_param:
+                parameter["schema"] = {"type": "string", "pattern": f"^{self.CURSOR.pattern}$"}
+                parameter["description"] = self.cursor_description
+        return parameters
+
 
 def shown_runs() -> QuerySet[Run]:
     """The runs pages show: published (not withdrawn), of real drives."""
     return Run.objects.published().real()
-
-
-def _positive_int(request: Request, name: str, default: int, maximum: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= maximum:
-        raise ValidationError(
-            [{"pointer": f"/query/{name}", "message": f"must be a whole number 1 to {maximum}"}]
-        )
-    return int(raw)
 
 
 # -- the test catalog ------------------------------------------------------------------------
@@ -200,16 +237,11 @@ class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
 # -- results and series ----------------------------------------------------------------------
 
 
-# A latency summary: a result's <prefix>_<field> figures as stored (prefix "latency" or
-# "clat"; a values() row or an instance), null when it has none (no mean, maximum or
-# percentiles). No docstring: it would be the schema's description of the block.
-class LatencySerializer(serializers.Serializer):
-    mean_ns = serializers.FloatField(allow_null=True)
-    stddev_ns = serializers.FloatField(allow_null=True)
-    min_ns = serializers.IntegerField(allow_null=True)
-    max_ns = serializers.IntegerField(allow_null=True)
-    percentiles_ns = serializers.DictField(child=serializers.IntegerField())
-
+# A latency summary (shapes.LatencyShape): a result's <prefix>_<field> figures as stored
+# (prefix "latency" or "clat"; a values() row or an instance), null when it has none (no
+# mean, maximum or percentiles). No docstring: it would be the schema's description of the
+# block.
+class LatencySerializer(LatencyShape):
     def __init__(self, *args, prefix: str = "latency", **kwargs):
         self.prefix = prefix
         super().__init__(*args, **kwargs)
@@ -305,18 +337,24 @@ class ResultSerializer(RowWriter, serializers.Serializer):
 class RunIdFilter(django_filters.NumberFilter):
     """A run's id: a whole number (1.5 is refused, not read as run 1)."""
 
-    field_class = forms.IntegerField
+    field_class = WholeNumberField
 
 
 class RunChildFilter(FilterSet):
-    drive = django_filters.CharFilter(field_name="run__drive__slug", max_length=255)
-    test = django_filters.CharFilter(field_name="test__identifier", max_length=64)
-    source = django_filters.ChoiceFilter(field_name="run__source", choices=Run.Source.choices)
-    run = RunIdFilter(field_name="run_id", min_value=1, max_value=2**63 - 1)
+    drive = django_filters.CharFilter(
+        field_name="run__drive__slug", max_length=255, label="A drive's slug"
+    )
+    test = django_filters.CharFilter(
+        field_name="test__identifier", max_length=64, label="A test's identifier"
+    )
+    source = django_filters.ChoiceFilter(
+        field_name="run__source", choices=Run.Source.choices, label="Where the run came from"
+    )
+    run = RunIdFilter(field_name="run_id", min_value=1, max_value=2**63 - 1, label="A run's id")
 
 
 class ResultFilter(RunChildFilter):
-    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices)
+    pattern = django_filters.ChoiceFilter(choices=DataPattern.choices, label="Data pattern")
 
     class Meta:
         model = Result
@@ -690,14 +728,26 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
     }
 
 
+MAX_RUN_ID = 2**63 - 1
+DRIVE_PATH = {"type": "string", "pattern": f"^{SLUG.pattern}$"}
 RUN_PARAMETERS = [
-    OpenApiParameter("run_a", int, description="Show drive A from this run (default: latest)"),
-    OpenApiParameter("run_b", int, description="Show drive B from this run (default: latest)"),
+    *(
+        OpenApiParameter(
+            f"run_{side}",
+            whole_number_schema(1, MAX_RUN_ID),
+            description=f"Show drive {side.upper()} from this run (default: its latest)",
+        )
+        for side in "ab"
+    ),
     OpenApiParameter(
         "points",
         bool,
         description="Include every second of the consistency and write-saturation series "
         "(otherwise each series links to its points)",
+    ),
+    *(
+        OpenApiParameter(side, DRIVE_PATH, OpenApiParameter.PATH, description="A drive's slug")
+        for side in "ab"
     ),
 ]
 
@@ -711,9 +761,12 @@ class CompareView(APIView):
         responses={200: ComparisonShape},
     )
     def get(self, request: Request, a: str, b: str) -> Response:
-        run_a = _positive_int(request, "run_a", 0, 2**63 - 1) or None
-        run_b = _positive_int(request, "run_b", 0, 2**63 - 1) or None
-        points = request.query_params.get("points", "").lower() in ("1", "true", "yes")
+        params = request.query_params
+        run_a, run_b = (
+            whole_number(params, f"run_{side}", default=None, minimum=1, maximum=MAX_RUN_ID)
+            for side in "ab"
+        )
+        points = query_boolean(params, "points")
         try:
             comparison = compare(a=a, b=b, run_a=run_a, run_b=run_b, points=points)
         except Drive.DoesNotExist as missing:
@@ -750,41 +803,35 @@ def _entry(ranked: RankedEntry) -> dict[str, Any]:
     }
 
 
-def filter_parameters(filterset: type[FilterSet]) -> list:
-    """A FilterSet's query parameters for the schema, from its filters (read without a
-    database): name, type, choices and description (its help text, or label)."""
-    parameters = []
-    for name, f in filterset.base_filters.items():
-        choices = f.extra.get("choices")
-        kind = (
-            OpenApiTypes.NUMBER
-            if isinstance(f, django_filters.NumberFilter)
-            else OpenApiTypes.DATE
-            if isinstance(f, django_filters.DateFilter)
-            else OpenApiTypes.STR
-        )
-        parameters.append(
-            OpenApiParameter(
-                name,
-                kind,
-                enum=[str(value) for value, _ in choices]
-                if choices and not callable(choices)
-                else None,
-                description=str(f.extra.get("help_text") or f.label or name),
-            )
-        )
-    return parameters
+def filter_parameters(filterset: type[FilterSet]) -> list[OpenApiParameter]:
+    """A FilterSet's query parameters for the schema, each described by its filter
+    (core.filters.query_schema, query_description; read without a database), as the lists'
+    filters are (benchsite.api.FilterSetParameters)."""
+    return [
+        OpenApiParameter(name, query_schema(flt), description=query_description(flt))
+        for name, flt in declared_filters(filterset).items()
+    ]
 
 
 HIGHLIGHT = OpenApiParameter(
     "highlight", str, many=True, description="drive slugs to highlight (and rank) too"
 )
+MAX_LEADERBOARD_PAGES = 10_000
+TEST_PATH = OpenApiParameter(
+    "identifier", DRIVE_PATH, OpenApiParameter.PATH, description="A test's identifier"
+)
 LEADERBOARD_PARAMETERS = [
     *filter_parameters(LeaderboardFilter),
-    OpenApiParameter("metric", str, enum=[m for m, _ in Metric.CHOICES]),
-    OpenApiParameter("page", int, description="1-based"),
-    OpenApiParameter("page_size", int, description=f"at most {MAX_LEADERBOARD_PAGE}"),
+    OpenApiParameter(
+        "metric",
+        {"type": "string", "enum": [m for m, _ in Metric.CHOICES]},
+        description="The figure ranked: "
+        + ", ".join(f"{value} ({label})" for value, label in Metric.CHOICES),
+    ),
+    OpenApiParameter("page", whole_number_schema(1, MAX_LEADERBOARD_PAGES), description="1-based"),
+    OpenApiParameter("page_size", whole_number_schema(1, MAX_LEADERBOARD_PAGE)),
     HIGHLIGHT,
+    TEST_PATH,
 ]
 
 
@@ -819,8 +866,11 @@ class LeaderboardView(APIView):
             raise ValidationError(
                 [{"pointer": "/query/metric", "message": f"must be one of {metrics}"}]
             )
-        page = _positive_int(request, "page", 1, 10_000)
-        size = _positive_int(request, "page_size", 50, MAX_LEADERBOARD_PAGE)
+        params = request.query_params
+        page = whole_number(params, "page", default=1, minimum=1, maximum=MAX_LEADERBOARD_PAGES)
+        size = whole_number(
+            params, "page_size", default=50, minimum=1, maximum=MAX_LEADERBOARD_PAGE
+        )
         highlight = highlight_slugs(request.query_params.getlist("highlight"))
         board = leaderboard(
             test=test,
@@ -867,8 +917,14 @@ class ValueView(APIView):
         summary="Value: price per GB, per 1,000 IOPS, and the value frontier",
         parameters=[
             *filter_parameters(ValueFilter),
-            OpenApiParameter("test", str, description="a 4KB test's identifier"),
-            OpenApiParameter("as_of", OpenApiTypes.DATE, description="prices as of this date"),
+            *(
+                OpenApiParameter(
+                    name,
+                    field_schema(field),
+                    description=f"{field.label}{choices_description(field)}",
+                )
+                for name, field in ValueForm(None, tests=catalog_value_tests()).fields.items()
+            ),
             HIGHLIGHT,
         ],
         responses={200: ValueShape},

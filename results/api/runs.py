@@ -24,9 +24,10 @@ from typing import Any
 import django_filters
 from django.conf import settings
 from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils.cache import patch_vary_headers
-from drf_spectacular.types import OpenApiTypes
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.views.decorators.http import require_safe
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -50,14 +51,21 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from core.filters import FilterSet, query_errors
+from core.filters import FilterSet, query_errors, whole_number_schema
 from results import permissions
+from results.api.reads import MAX_RUN_ID, filter_parameters
 from results.api.shapes import RunResultShape
-from results.documents import TOO_LARGE, DocumentRejected
+from results.documents import MEANING_CHECKS, SCHEMA_PATH, TOO_LARGE, DocumentRejected
 from results.models import Run
 from results.selectors import runs as selectors
 from results.services import IdempotencyConflict, run_approve, run_withdraw, upload_idempotent
-from results.uploads import FIO_DRIVE_FIELDS, Upload, upload_ingest
+from results.uploads import (
+    FIO_DRIVE_FIELDS,
+    FIO_REQUIRED_FIELDS,
+    Upload,
+    fio_field_schema,
+    upload_ingest,
+)
 
 UPLOAD_SCOPE = "uploads"
 UPLOAD_FIELD = "document"  # the file's field in a multipart upload
@@ -462,44 +470,81 @@ ERRORS = {
         429: "Too many uploads: wait (Retry-After)",
     }.items()
 }
-UPLOAD_PARAMETERS = [
-    OpenApiParameter(
-        "Idempotency-Key",
-        OpenApiTypes.STR,
-        OpenApiParameter.HEADER,
-        description="Any unique text: the same key and request again get the first response",
-    ),
-    *(
-        OpenApiParameter(
-            name,
-            OpenApiTypes.INT if name == "capacity_bytes" else OpenApiTypes.STR,
-            OpenApiParameter.QUERY,
-            description="fio's output only: the drive it measured (the document's drive block)",
-        )
-        for name in (*FIO_DRIVE_FIELDS, "drive_state")
-    ),
-]
-UPLOAD_REQUEST = {
-    "application/json": {
-        "type": "object",
-        "description": "A result document (results/schema/result-document.schema.json), or "
-        "fio's JSON output",
-    },
-    "multipart/form-data": {
-        "type": "object",
-        "properties": {UPLOAD_FIELD: {"type": "string", "format": "binary"}},
-        "required": [UPLOAD_FIELD],
-    },
+IDEMPOTENCY_KEY = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": IDEMPOTENCY_KEY_MAX,
+    "pattern": "^[ -~]*[!-~][ -~]*$",  # printable ASCII, not only spaces
 }
-UPLOAD_SCHEMA = extend_schema(
-    request=UPLOAD_REQUEST,
-    parameters=UPLOAD_PARAMETERS,
-    responses={
-        201: UploadResultSerializer,
-        200: OpenApiResponse(UploadResultSerializer, description="The same document before"),
-        **ERRORS,
-    },
+IDEMPOTENCY_KEY_PARAMETER = OpenApiParameter(
+    "Idempotency-Key",
+    IDEMPOTENCY_KEY,
+    OpenApiParameter.HEADER,
+    description="Any unique text: the same key and request again get the first response",
 )
+# Where the result document's JSON Schema is served, as it is in the repository (the upload
+# operation's request body refers to it).
+DOCUMENT_SCHEMA_URL = "/api/schema/result-document.json"
+
+
+@require_safe
+def document_schema(request: HttpRequest) -> HttpResponse:
+    """The result document's JSON Schema (results/schema/result-document.schema.json), the
+    file as it is: what an upload's document must be, before its meaning is checked."""
+    response = HttpResponse(SCHEMA_PATH.read_bytes(), content_type="application/schema+json")
+    patch_cache_control(response, public=True, max_age=3600)
+    return response
+
+
+def _upload_request(*, fio_only: bool) -> dict[str, Any]:
+    document = {
+        "type": "object",
+        "description": "fio's JSON output (fio --output-format=json)"
+        if fio_only
+        else "A result document, as its JSON Schema says (served at "
+        f"{DOCUMENT_SCHEMA_URL}), or fio's JSON output, told apart by its content. The "
+        f"meaning checks ({MEANING_CHECKS}) follow the schema's",
+    }
+    if not fio_only:
+        document["externalDocs"] = {
+            "description": "The result document's JSON Schema",
+            "url": DOCUMENT_SCHEMA_URL,
+        }
+    return {
+        "application/json": document,
+        "multipart/form-data": {
+            "type": "object",
+            "properties": {UPLOAD_FIELD: {"type": "string", "format": "binary"}},
+            "required": [UPLOAD_FIELD],
+        },
+    }
+
+
+def _upload_schema(*, fio_only: bool):
+    """The schema of an upload operation: /runs/ takes a result document or fio's output,
+    /runs/fio/ fio's output only, which needs its drive named (manufacturer and model)."""
+    return extend_schema(
+        request=_upload_request(fio_only=fio_only),
+        parameters=[
+            IDEMPOTENCY_KEY_PARAMETER,
+            *(
+                OpenApiParameter(
+                    name,
+                    fio_field_schema(name, required=fio_only and name in FIO_REQUIRED_FIELDS),
+                    OpenApiParameter.QUERY,
+                    required=fio_only and name in FIO_REQUIRED_FIELDS,
+                    description="fio's output only: the drive it measured (the result "
+                    "document's drive block)",
+                )
+                for name in (*FIO_DRIVE_FIELDS, "drive_state")
+            ),
+        ],
+        responses={
+            201: UploadResultSerializer,
+            200: OpenApiResponse(UploadResultSerializer, description="The same document before"),
+            **ERRORS,
+        },
+    )
 
 
 def upload_body(upload: Upload, request: Request) -> dict[str, Any]:
@@ -527,7 +572,16 @@ class RunListFilter(FilterSet):
     source: 400); runs_listed reads them."""
 
     drive = django_filters.CharFilter(max_length=255, label="A drive's slug")
-    source = django_filters.ChoiceFilter(choices=Run.Source.choices)
+    source = django_filters.ChoiceFilter(choices=Run.Source.choices, label="Where it came from")
+
+    class Meta:
+        model = Run
+        fields: list[str] = []
+
+
+RUN_ID = OpenApiParameter(
+    "id", whole_number_schema(1, MAX_RUN_ID), OpenApiParameter.PATH, description="A run's id"
+)
 
 
 def _run_acted_on(pk: str) -> Run:
@@ -558,10 +612,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     throttle_scope = UPLOAD_SCOPE
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("drive", OpenApiTypes.STR, description="A drive's slug"),
-            OpenApiParameter("source", OpenApiTypes.STR, enum=["measured", "published"]),
-        ],
+        parameters=filter_parameters(RunListFilter),
         responses={200: RunSerializer(many=True), 400: ERRORS[400]},
     )
     def list(self, request: Request, *args, **kwargs) -> Response:
@@ -580,10 +631,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return RunDetailSerializer if self.action == "retrieve" else RunSerializer
 
     @extend_schema(
+        parameters=[RUN_ID],
         responses={
             200: RunDetailSerializer,
             404: OpenApiResponse(ErrorBodySerializer, description="No such published run"),
-        }
+        },
     )
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
         return super().retrieve(request, *args, **kwargs)
@@ -624,11 +676,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             )
         return super().handle_exception(exc)
 
-    @UPLOAD_SCHEMA
+    @_upload_schema(fio_only=False)
     def create(self, request: Request) -> Response:
         return self._upload(request, fio=None)
 
-    @UPLOAD_SCHEMA
+    @_upload_schema(fio_only=True)
     @action(detail=False, methods=["post"], url_path="fio")
     def fio(self, request: Request) -> Response:
         return self._upload(request, fio=True)
@@ -713,6 +765,7 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     @extend_schema(
         request=WithdrawSerializer,
+        parameters=[RUN_ID],
         responses=_run_action_responses("Withdrawn already", 400, 401, 403),
     )
     @action(detail=True, methods=["post"])
@@ -738,7 +791,11 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise Conflict(str(withdrawn)) from withdrawn
         return Response(OwnRunSerializer(run, context={"request": request}).data)
 
-    @extend_schema(request=None, responses=_run_action_responses("Not held for review", 401, 403))
+    @extend_schema(
+        request=None,
+        parameters=[RUN_ID],
+        responses=_run_action_responses("Not held for review", 401, 403),
+    )
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, pk: str) -> Response:
         """Publish a run held for review (staff): it enters the rankings and its drive's

@@ -6,8 +6,17 @@ read of results declares alike (derived_field, missing_rates_field) are made her
 
 from rest_framework import serializers
 
-from results.models import DataPattern, LeaderboardEntry, Method, Run
+from results.models import (
+    ConsistencySeries,
+    DataPattern,
+    LeaderboardEntry,
+    Method,
+    Run,
+    SaturationSeries,
+    TrimValidation,
+)
 from results.selectors.common import MISSING_RATES_REASONS
+from results.selectors.rankings import Metric
 
 NUMBER = {"allow_null": True}
 DERIVED = [value for value in LeaderboardEntry.Derived.values if value]
@@ -33,6 +42,15 @@ def missing_rates_field() -> serializers.ChoiceField:
         help_text="Why bytes_per_second and iops are both null: the source published, or "
         "the run measured, only latency for this test; null when they are given",
     )
+
+
+# A latency summary (results.api.reads.LatencySerializer writes it from a result's figures).
+class LatencyShape(serializers.Serializer):
+    mean_ns = serializers.FloatField(allow_null=True)
+    stddev_ns = serializers.FloatField(allow_null=True)
+    min_ns = serializers.IntegerField(allow_null=True)
+    max_ns = serializers.IntegerField(allow_null=True)
+    percentiles_ns = serializers.DictField(child=serializers.IntegerField())
 
 
 class SpreadShape(serializers.Serializer):
@@ -81,9 +99,7 @@ class FiguresShape(serializers.Serializer):
     quick = serializers.BooleanField()
     partial = serializers.BooleanField()
     latency_kind = serializers.CharField(allow_blank=True)
-    latency = serializers.DictField(
-        allow_null=True, help_text="mean_ns, stddev_ns, min_ns, max_ns and percentiles_ns"
-    )
+    latency = LatencyShape(allow_null=True)
     read = serializers.DictField(
         allow_null=True,
         help_text="A mixed test's reads: iops, latency_mean_ns, latency_max_ns, "
@@ -146,6 +162,94 @@ class SideShape(serializers.Serializer):
     price_per_kiops_usd = serializers.FloatField(**NUMBER)
 
 
+class SeriesShape(serializers.ModelSerializer):
+    """A side's consistency series (results.api.reads._series): its points only with
+    ?points=true, else at its url."""
+
+    steady_label = serializers.CharField()
+    url = serializers.CharField(help_text="The series with its points")
+    iops = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="With ?points=true"
+    )
+
+    class Meta:
+        model = ConsistencySeries
+        fields = [
+            "id",
+            "run",
+            "pattern",
+            "interval_ns",
+            "steady",
+            "steady_label",
+            "steady_state_start_s",
+            "steady_state_end_s",
+            "steady_excursion",
+            "steady_slope",
+            "steady_mean_iops",
+            "steady_min_iops",
+            "partial",
+            "url",
+            "iops",
+        ]
+
+
+class TrimSideShape(serializers.ModelSerializer):
+    """A side's TRIM validation (results.api.reads._trim)."""
+
+    class Meta:
+        model = TrimValidation
+        fields = [
+            "run",
+            "clean_bytes_per_second",
+            "after_torture_bytes_per_second",
+            "after_trim_bytes_per_second",
+        ]
+
+
+class SaturationSideShape(serializers.ModelSerializer):
+    """A side's write-saturation series (results.api.reads._saturation)."""
+
+    url = serializers.CharField(help_text="The series with its points")
+    bytes_per_interval = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="With ?points=true"
+    )
+
+    class Meta:
+        model = SaturationSeries
+        fields = [
+            "run",
+            "interval_ns",
+            "bytes_written",
+            "exhausted",
+            "exhausted_at_s",
+            "bytes_before_exhausted",
+            "bytes_per_second_before",
+            "bytes_per_second_after",
+            "partial",
+            "url",
+            "bytes_per_interval",
+        ]
+
+
+class ConsistencyPairShape(serializers.Serializer):
+    spare_area_percent = serializers.IntegerField()
+    a = SeriesShape(allow_null=True)
+    b = SeriesShape(allow_null=True)
+
+
+class TrimPairShape(serializers.Serializer):
+    test = serializers.CharField()
+    pattern = serializers.ChoiceField(choices=DataPattern.choices)
+    a = TrimSideShape(allow_null=True)
+    b = TrimSideShape(allow_null=True)
+
+
+class SaturationPairShape(serializers.Serializer):
+    pattern = serializers.ChoiceField(choices=DataPattern.choices)
+    a = SaturationSideShape(allow_null=True)
+    b = SaturationSideShape(allow_null=True)
+
+
 class ComparisonShape(serializers.Serializer):
     """Two drives head to head (results.api.reads.comparison_body)."""
 
@@ -154,9 +258,9 @@ class ComparisonShape(serializers.Serializer):
     value_test = serializers.CharField()
     tests = TestPairShape(many=True, help_text="every throughput test but the sweeps'")
     sweeps = SweepShape(many=True)
-    consistency = serializers.ListField(child=serializers.DictField())
-    trim = serializers.ListField(child=serializers.DictField())
-    saturation = serializers.ListField(child=serializers.DictField())
+    consistency = ConsistencyPairShape(many=True)
+    trim = TrimPairShape(many=True)
+    saturation = SaturationPairShape(many=True)
 
 
 class EntryShape(serializers.Serializer):
@@ -188,10 +292,12 @@ class EntryShape(serializers.Serializer):
 
 
 class LeaderboardShape(serializers.Serializer):
+    """One test's ranking (results.api.reads.LeaderboardView)."""
+
     test = serializers.CharField(help_text="the test ranked (a sweep's: at the depth chosen)")
     queue_depth = serializers.IntegerField()
     sweep = serializers.CharField(allow_null=True, help_text="the queue-depth sweep it is of")
-    metric = serializers.CharField()
+    metric = serializers.ChoiceField(choices=Metric.CHOICES)
     page = serializers.IntegerField()
     page_size = serializers.IntegerField()
     has_next = serializers.BooleanField()

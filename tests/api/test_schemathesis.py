@@ -1,26 +1,37 @@
-"""The API fuzzed from its own OpenAPI schema (schemathesis, in-process): for every
-operation, generated requests — anonymous, and as a reviewer with a token, so uploads are
-fuzzed too — never get a 5xx, and every response conforms to the schema.
-
-Bounded: a few examples per operation keep the whole module to about a minute."""
+"""The API fuzzed from its own OpenAPI schema (schemathesis, in-process) with every check
+schemathesis has, anonymous and as a reviewer with a token (so uploads are fuzzed too):
+for every operation, positive and negative cases (schemathesis.toml: a few per operation,
+the same each run) get no 5xx, only documented status codes, content types and headers,
+bodies that conform to the schema; schema-violating requests are refused and schema-valid
+ones accepted (tests/api/schemathesis_hooks.py: a positive upload is a real document);
+and the stateful sequences (an upload, then its run) find every resource a response
+names. Every list's CSV is checked as the text the schema says it is."""
 
 import pytest
 import schemathesis
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import response_schema_conformance
+from schemathesis.checks import CHECKS, load_all_checks
 
-EXAMPLES = 5
-
+from results.permissions import REVIEWER_GROUP
 
 # Loaded at collection: the schema view reads no database.
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
 pytestmark = pytest.mark.django_db
+
+load_all_checks()
+EVERY_CHECK = list(CHECKS.get_all())
+
+
+@schemathesis.deserializer("text/csv")
+def csv_as_text(ctx, response):
+    """A CSV answer is text, as the schema types it (benchsite.openapi)."""
+    return response.content.decode(response.encoding or "utf-8")
 
 
 @pytest.fixture(autouse=True)
@@ -33,31 +44,52 @@ def keep_the_test_connection():
         signal.connect(close_old_connections)
 
 
+@pytest.fixture(scope="module")
+def catalog(django_db_setup, django_db_blocker):
+    """The demo catalog and its runs, so that operations reach their data, not only their
+    404s: loaded once for the module, in a transaction rolled back after it (each test's
+    own is a savepoint within it)."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        call_command("load_demo", verbosity=0)
+        yield
+        transaction.set_rollback(True)
+
+
 @pytest.fixture
 def reviewer_headers() -> dict[str, str]:
     user = User.objects.create_user("fuzzing-reviewer")
-    group, _ = Group.objects.get_or_create(name="reviewer")
+    group, _ = Group.objects.get_or_create(name=REVIEWER_GROUP)
     user.groups.add(group)
     return {"Authorization": f"Token {Token.objects.create(user=user).key}"}
 
 
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
-CHECKS = [not_a_server_error, response_schema_conformance]
+FUZZ = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+
+def test_every_check_schemathesis_has_is_run():
+    names = {check.__name__ for check in EVERY_CHECK}
+    assert {
+        "not_a_server_error",
+        "status_code_conformance",
+        "content_type_conformance",
+        "response_headers_conformance",
+        "response_schema_conformance",
+        "negative_data_rejection",
+        "positive_data_acceptance",
+        "use_after_free",
+        "ensure_resource_availability",
+        "ignored_auth",
+    } <= names
+    assert {mode.value for mode in schema.config.generation.modes} == {"positive", "negative"}
 
 
 @schema.parametrize()
 @FUZZ
-def test_anonymous(case):
-    case.call_and_validate(checks=CHECKS)
+def test_anonymous(case, catalog):
+    case.call_and_validate(checks=EVERY_CHECK)
 
 
 @schema.parametrize()
 @FUZZ
-def test_as_a_reviewer(case, reviewer_headers):
-    case.call_and_validate(headers=reviewer_headers, checks=CHECKS)
+def test_as_a_reviewer(case, catalog, reviewer_headers):
+    case.call_and_validate(headers=reviewer_headers, checks=EVERY_CHECK)

@@ -1,0 +1,65 @@
+"""The API's description, where drf-spectacular's own reading of a view falls short: each
+list's filters described by what their fields accept (core.filters.query_schema), not
+guessed from the model. Loaded with the app (benchsite.apps), as drf-spectacular's
+extensions must be before a schema is made."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiFilterExtension
+from drf_spectacular.plumbing import build_parameter_type, get_manager, get_view_model
+from drf_spectacular.utils import OpenApiParameter
+
+from core.filters import declared_filters, query_description, query_schema
+
+
+class FilterSetParameters(OpenApiFilterExtension):
+    """Every list's filters (core.filters.QueryFilterBackend, django-filter's backend) as
+    query parameters, each typed, bounded and described by its filter, as the rankings' are
+    (results.api.reads.filter_parameters)."""
+
+    target_class = "core.filters.QueryFilterBackend"
+    priority = 1  # before drf-spectacular's own extension of django-filter's backend
+
+    def get_schema_operation_parameters(self, auto_schema, *args, **kwargs) -> list[dict[str, Any]]:
+        model = get_view_model(auto_schema.view)
+        if model is None:
+            return []
+        filterset = self.target.get_filterset_class(auto_schema.view, get_manager(model).none())
+        if filterset is None:
+            return []
+        return [
+            build_parameter_type(
+                name=name,
+                schema=query_schema(flt),
+                location=OpenApiParameter.QUERY,
+                description=query_description(flt),
+            )
+            for name, flt in declared_filters(filterset).items()
+        ]
+
+
+CSV = "text/csv"
+CSV_SCHEMA = {
+    "type": "string",
+    "description": "The same data as CSV: one row per item (a list's page, a ranking's rows "
+    "and its highlighted drives ranked elsewhere), nested objects as dotted columns, each "
+    "number as the JSON writes it; a page's links in the Link header",
+}
+
+
+def text_csv_and_required_bodies(result, generator, request, public):
+    """drf-spectacular's last steps: a CSV answer is text, not the JSON object drf-spectacular
+    gives it (benchsite.api.CSVRenderer writes it), and a request body, where an operation
+    reads one, is required (none of them reads an empty body as a request)."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict):
+                continue
+            if "requestBody" in operation:
+                operation["requestBody"]["required"] = True
+            for response in operation.get("responses", {}).values():
+                if CSV in response.get("content", {}):
+                    response["content"][CSV] = {"schema": dict(CSV_SCHEMA)}
+    return result

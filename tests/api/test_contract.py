@@ -1,0 +1,284 @@
+"""The API's contract, class by class of what schemathesis found (issue 34, item 3): each
+test generated over every operation of the served schema, so that an operation added
+later is held to it too. A schema-violating query value is a 400 at its parameter (never a
+silent default); a filter's parameter is described by its filter; the leaderboard and the
+comparison are typed field by field; the result document's JSON Schema is served and named
+by the upload."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from core.filters import declared_filters, query_description, query_schema
+from drives.models import Drive
+from results.api.reads import NewestRowsFirst
+from results.api.runs import DOCUMENT_SCHEMA_URL
+from results.filters import LeaderboardFilter
+from results.services import run_ingest
+from results.synthetic import measured_document
+from tests.api.conftest import RUNS, post_document
+from tests.factories import PriceFactory
+
+pytestmark = pytest.mark.django_db
+
+# A value each kind of path parameter takes (a test the catalog has: a leaderboard's test
+# is looked up before its query is read).
+PATH_VALUES = {"identifier": "randread-4k-qd3", "a": "x", "b": "y", "slug": "x", "id": "1"}
+
+
+@pytest.fixture
+def client(client, django_user_model):
+    """Signed in, so that every operation reads its query (a user's own runs too)."""
+    client.force_login(django_user_model.objects.create_user("contract-reader"))
+    return client
+
+
+@pytest.fixture
+def openapi(client) -> dict:
+    response = client.get("/api/schema/", {"format": "json"})
+    assert response.status_code == 200
+    return response.json()
+
+
+def operations(openapi: dict, method: str = "get"):
+    """Each operation of the schema: its path with values in its path parameters, and its
+    query parameters by name."""
+    for path, item in openapi["paths"].items():
+        operation = item.get(method)
+        if operation is None:
+            continue
+        parameters = operation.get("parameters", [])
+        url = path
+        for p in parameters:
+            if p["in"] == "path":
+                url = url.replace("{" + p["name"] + "}", PATH_VALUES[p["name"]])
+        yield url, {p["name"]: p for p in parameters if p["in"] == "query"}
+
+
+def typed(schema: dict, kind: str) -> dict | None:
+    """The schema of a query value if it is of `kind` (alone, or beside the empty value)."""
+    for option in schema.get("anyOf", [schema]):
+        if option.get("type") == kind:
+            return option
+    return None
+
+
+def refused_at(response, name: str) -> None:
+    assert response.status_code == 400, (response.request, response.content[:300])
+    body = response.json()
+    assert f"/query/{name}" in {e["pointer"] for e in body["errors"]}, body
+    assert body["detail"]
+
+
+def test_every_whole_number_parameter_refuses_anything_else_with_a_400(client, openapi):
+    """?limit=abc was a page of the default size: every integer query parameter of every
+    operation refuses a non-integer, a fraction, and a number beyond its bounds."""
+    checked = set()
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            whole = typed(parameter["schema"], "integer")
+            if whole is None:
+                continue
+            bad = ["abc", "1.5", "1.0", "-"]
+            if "maximum" in whole:
+                bad.append(str(whole["maximum"] + 1))
+            if "minimum" in whole:
+                bad.append(str(whole["minimum"] - 1))
+            for value in bad:
+                refused_at(client.get(url, {name: value}), name)
+            checked.add(name)
+    assert {"limit", "offset", "page", "page_size", "run", "run_a", "run_b"} <= checked
+
+
+def test_every_number_parameter_refuses_text_and_numbers_beyond_its_bounds(client, openapi):
+    checked = 0
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            number = typed(parameter["schema"], "number")
+            if number is None:
+                continue
+            refused_at(client.get(url, {name: "abc"}), name)
+            if "minimum" in number:
+                refused_at(client.get(url, {name: str(number["minimum"] - 1)}), name)
+            if "maximum" in number:
+                refused_at(client.get(url, {name: repr(number["maximum"] * 10)}), name)
+            checked += 1
+    assert checked >= 6  # capacities on drives, leaderboards and value views
+
+
+def test_every_choice_parameter_refuses_a_value_it_does_not_list(client, openapi):
+    """Unknown enum values (?format=xml was a 404, ?source=synthetic on a ranking...)."""
+    checked = set()
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            choices = parameter["schema"].get("enum")
+            if choices is None:
+                continue
+            refused_at(client.get(url, {name: "no-such-choice"}), name)
+            checked.add(name)
+    assert {"format", "kind", "interface", "pattern", "source", "metric", "test"} <= checked
+
+
+def test_an_empty_format_is_refused_and_a_listed_one_is_written(client, openapi):
+    for url, parameters in operations(openapi):
+        if "format" not in parameters:
+            continue
+        refused_at(client.get(url, {"format": ""}), "format")
+        for fmt in parameters["format"]["schema"]["enum"]:
+            assert client.get(url, {"format": fmt}).status_code != 400, (url, fmt)
+
+
+def test_every_text_parameter_refuses_a_nul_and_text_beyond_its_length(client, openapi):
+    checked = 0
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            text = parameter["schema"]
+            if text.get("type") != "string" or "enum" in text or "pattern" not in text:
+                continue
+            if text["pattern"] == "^[^\\u0000]*$":
+                refused_at(client.get(url, {name: "a\x00b"}), name)
+            if "maxLength" in text:
+                refused_at(client.get(url, {name: "x" * (text["maxLength"] + 1)}), name)
+            checked += 1
+    assert checked >= 10
+
+
+def test_every_filter_is_described_by_its_declaration(openapi):
+    """The leaderboard's filters (source among them) as LeaderboardFilter declares them:
+    the schema derives from the declarations, so a filter added there is documented."""
+    path = openapi["paths"]["/api/v1/tests/{identifier}/leaderboard/"]["get"]
+    documented = {p["name"]: p for p in path["parameters"]}
+    for name, flt in declared_filters(LeaderboardFilter).items():
+        assert documented[name]["schema"] == query_schema(flt), name
+        assert documented[name]["description"] == query_description(flt), name
+    assert set(documented["source"]["schema"]["enum"]) == {"measured", "published", ""}
+    assert "published in a review" in documented["source"]["description"]
+
+
+def test_a_results_cursor_of_the_documented_form_names_a_page(client, openapi):
+    pattern = next(
+        p["schema"]["pattern"]
+        for p in openapi["paths"]["/api/v1/results/"]["get"]["parameters"]
+        if p["name"] == "cursor"
+    )
+    assert pattern == f"^{NewestRowsFirst.CURSOR.pattern}$"
+    for cursor in ("before-1", "after-1", "before-9999999999999999999"):
+        assert client.get("/api/v1/results/", {"cursor": cursor}).status_code == 200
+    for cursor in ("before-", "between-1", "cD1hYmM="):
+        refused_at(client.get("/api/v1/results/", {"cursor": cursor}), "cursor")
+
+
+def resolve(openapi: dict, schema: dict) -> dict:
+    while "$ref" in schema:
+        schema = openapi["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    if "allOf" in schema and len(schema["allOf"]) == 1:
+        return resolve(openapi, {**schema["allOf"][0]})
+    return schema
+
+
+def assert_fully_typed(openapi: dict, schema: dict, value, where: str = "") -> int:
+    """Every object in `value` has the properties its schema declares, and no other: no
+    part of the response is an object the schema leaves untyped. Returns the objects seen."""
+    schema = resolve(openapi, schema)
+    if value is None:
+        return 0
+    if isinstance(value, list):
+        return sum(
+            assert_fully_typed(openapi, schema["items"], item, f"{where}/{n}")
+            for n, item in enumerate(value)
+        )
+    if not isinstance(value, dict):
+        return 0
+    if "additionalProperties" in schema and "properties" not in schema:  # a mapping
+        return 1
+    properties = schema.get("properties")
+    assert properties, f"{where}: an object the schema does not type"
+    assert set(value) <= set(properties), (where, set(value) - set(properties))
+    assert set(schema.get("required", [])) <= set(value), where
+    return 1 + sum(
+        assert_fully_typed(openapi, properties[key], item, f"{where}/{key}")
+        for key, item in value.items()
+    )
+
+
+@pytest.fixture
+def two_drives():
+    runs = [
+        run_ingest(document=json.dumps(document), submitter=None).run
+        for document in (
+            measured_document(seed=1, model="Alpha 240GB", series_seconds=60),
+            measured_document(seed=2, model="Beta 480GB", capacity_bytes=480 * 10**9),
+        )
+    ]
+    drives = [Drive.objects.get(pk=run.drive_id) for run in runs]
+    for drive, amount in zip(drives, ("89.00", "149.00"), strict=True):
+        PriceFactory(drive=drive, amount=amount)  # priced: the value view has rows
+    return drives
+
+
+@pytest.mark.parametrize("points", ["false", "true"])
+def test_the_comparison_and_the_leaderboard_are_typed_field_by_field(
+    client, openapi, two_drives, points
+):
+    alpha, beta = two_drives
+    for path, url, params in (
+        ("/api/v1/compare/{a}/{b}/", f"/api/v1/compare/{alpha.slug}/{beta.slug}/", {}),
+        (
+            "/api/v1/tests/{identifier}/leaderboard/",
+            "/api/v1/tests/randread-4k-qd3/leaderboard/",
+            {"highlight": beta.slug, "page_size": 1},
+        ),
+        ("/api/v1/value/", "/api/v1/value/", {}),
+    ):
+        response = client.get(url, {"points": points, **params} if "compare" in url else params)
+        assert response.status_code == 200, response.content[:300]
+        documented = openapi["paths"][path]["get"]["responses"]["200"]["content"]
+        seen = assert_fully_typed(
+            openapi, documented["application/json"]["schema"], response.json()
+        )
+        assert seen >= 3, path
+        assert documented["text/csv"]["schema"]["type"] == "string"
+
+
+def test_the_result_document_schema_is_served_and_named_by_the_upload(client, openapi):
+    served = client.get(DOCUMENT_SCHEMA_URL)
+    assert served.status_code == 200
+    assert served["Content-Type"] == "application/schema+json"
+    path = Path(settings.BASE_DIR) / "results" / "schema" / "result-document.schema.json"
+    assert served.content == path.read_bytes()
+    body = openapi["paths"]["/api/v1/runs/"]["post"]["requestBody"]
+    assert body["required"] is True
+    assert body["content"]["application/json"]["schema"]["externalDocs"]["url"] == (
+        DOCUMENT_SCHEMA_URL
+    )
+
+
+def test_fio_fields_beside_a_result_document_are_checked_not_ignored(api, document):
+    """A value no fio upload could give (a kind not listed, a name beyond 200 characters)
+    is refused beside a result document too, at its place in the drive block."""
+    for field, value in (("kind", "floppy"), ("model", "x" * 201), ("capacity_bytes", "0")):
+        response = post_document(api, document, f"{RUNS}?{field}={value}")
+        assert response.status_code == 400, (field, response.content[:300])
+        assert f"/drive/{field}" in {e["pointer"] for e in response.json()["errors"]}
+    assert post_document(api, document, f"{RUNS}?kind=ssd").status_code == 201
+
+
+def test_an_order_by_a_field_not_offered_is_refused(client, openapi):
+    """?ordering=price was the default order, silently: every list that takes an order
+    refuses a term its pattern does not allow, and takes each it does."""
+    checked = 0
+    for url, parameters in operations(openapi):
+        if "ordering" not in parameters:
+            continue
+        pattern = parameters["ordering"]["schema"]["pattern"]
+        for bad in ("price", "model,", "--model", "model;capacity_bytes"):
+            assert not re.fullmatch(pattern, bad)
+            refused_at(client.get(url, {"ordering": bad}), "ordering")
+        for good in ("model", "-capacity_bytes,model", ""):
+            assert re.fullmatch(pattern, good)
+            assert client.get(url, {"ordering": good}).status_code == 200, (url, good)
+        checked += 1
+    assert checked >= 1
