@@ -10,6 +10,7 @@ import pytest
 from django.core.management import call_command
 
 from drives.models import Drive
+from results import charts
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.factories import PriceFactory
 from tests.results.helpers import measured, repeated
@@ -265,6 +266,14 @@ def test_spread_whiskers_and_the_tie_label_are_drawn(page, live_server, test_cat
     assert page.locator("#throughput .run-spread", has_text="(n = 3)").count() == 4 * len(charts)
 
 
+def _legend(side: str, drive) -> str:
+    """A legend entry as charts._legend_name cuts it: a phone's line at most."""
+    text = f"{side}: {drive}"
+    if len(text) > charts.LEGEND_CHARACTERS:
+        text = text[: charts.LEGEND_CHARACTERS - 1].rstrip() + "…"
+    return text
+
+
 def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live_server, catalog):
     file, zram = (
         Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
@@ -275,7 +284,7 @@ def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live
         page.locator(f"#{chart} .cartesianlayer .trace").first.wait_for()
     names = page.evaluate("document.getElementById('sweep-0-iops').data.map(t => t.name)")
     assert names == [
-        f"{side}: {drive} ({pattern})"
+        f"{_legend(side, drive)}<br>{pattern}"
         for side, drive in (("A", file), ("B", zram))
         for pattern in ("compressible", "incompressible")
     ], names

@@ -72,8 +72,9 @@ def test_drive_page_shows_specs_results_provenance_and_prices(client, demo):
 
 
 def test_drive_page_query_count_does_not_grow(client, demo, django_assert_max_num_queries):
-    # drive_page's nine: the eight of its runs and specs, and its entries' run-to-run spread.
-    with django_assert_max_num_queries(9):
+    # drive_page's ten: the eight of its runs and specs, its entries' run-to-run spread, and
+    # each run's rate by test, pattern and method (where each run falls).
+    with django_assert_max_num_queries(10):
         client.get(reverse("bench:drive", args=["corsair-force-100gb"]))
 
 
