@@ -399,6 +399,34 @@ def trim_bars(comparison: Comparison, key: tuple[str, str], a_name: str, b_name:
     }
 
 
+def _ranked_bars(names, values, texts, hovers, marker: dict, unit: str, **trace) -> dict:
+    """A ranking as horizontal bars, the first at the top: each bar's figure on it (texts)
+    and the rest of what its row says in the hover (hovers); `unit` the axis's title."""
+    return {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": names,
+                "x": values,
+                **_BAR_TEXT,
+                "text": texts,
+                "hovertext": hovers,
+                "marker": marker,
+                "hovertemplate": "%{y}: %{hovertext}<extra></extra>",
+                **trace,
+            }
+        ],
+        "layout": _layout(
+            showlegend=False,
+            height=60 + 22 * max(len(names), 1),
+            margin={"l": 10, "r": 90, "t": 10, "b": 40},
+            xaxis={"title": {"text": unit}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "automargin": True},
+        ),
+    }
+
+
 def leaderboard_bars(board: Leaderboard) -> dict:
     """The page's ranking as horizontal bars, best at the top, highlighted drives coloured."""
     rows = board.rows + board.elsewhere
@@ -433,29 +461,9 @@ def leaderboard_bars(board: Leaderboard) -> dict:
         if slowest
         else "MB/s (higher is better)"
     )
-    return {
-        "data": [
-            {
-                "type": "bar",
-                "orientation": "h",
-                "y": names,
-                "x": values,
-                **_BAR_TEXT,
-                "text": texts,
-                "hovertext": hovers,
-                "marker": {"color": colours},
-                "error_x": _whiskers(spreads),
-                "hovertemplate": "%{y}: %{hovertext}<extra></extra>",
-            }
-        ],
-        "layout": _layout(
-            showlegend=False,
-            height=60 + 22 * max(len(rows), 1),
-            margin={"l": 10, "r": 90, "t": 10, "b": 40},
-            xaxis={"title": {"text": unit}, "rangemode": "tozero"},
-            yaxis={"autorange": "reversed", "automargin": True},
-        ),
-    }
+    return _ranked_bars(
+        names, values, texts, hovers, {"color": colours}, unit, error_x=_whiskers(spreads)
+    )
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -541,34 +549,11 @@ def steady_bars(ranking) -> dict:
         hovers.append(f"{texts[-1]} · {s.steady_label}")
         colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
         shapes.append("" if s.steady else PATTERN_B)
-    return {
-        "data": [
-            {
-                "type": "bar",
-                "orientation": "h",
-                "y": names,
-                "x": values,
-                **_BAR_TEXT,
-                "text": texts,
-                "hovertext": hovers,
-                "marker": {
-                    "color": colours,
-                    "pattern": {"shape": shapes, "fgcolor": "#ffffff", "solidity": 0.3},
-                },
-                "hovertemplate": "%{y}: %{hovertext}<extra></extra>",
-            }
-        ],
-        "layout": _layout(
-            showlegend=False,
-            height=60 + 22 * max(len(rows), 1),
-            margin={"l": 10, "r": 90, "t": 10, "b": 40},
-            xaxis={
-                "title": {"text": "IOPS (higher is better)"},
-                "rangemode": "tozero",
-            },
-            yaxis={"autorange": "reversed", "automargin": True},
-        ),
+    marker = {
+        "color": colours,
+        "pattern": {"shape": shapes, "fgcolor": "#ffffff", "solidity": 0.3},
     }
+    return _ranked_bars(names, values, texts, hovers, marker, "IOPS (higher is better)")
 
 
 UNIT_DIGITS = 8  # of a unit's serial hash: enough to tell a drive's units apart

@@ -77,10 +77,8 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         page_size=PAGE_SIZE,
         highlight=highlight,
     )
-    query = request.GET.copy()
-    query.pop("page", None)
-    base = query.urlencode()
     context = {
+        **_pager(request, page, board.has_next),
         "test": test,
         "methodology": test_links(test),
         "board": board,
@@ -90,9 +88,6 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "metric": metric,
         "metrics": Metric.CHOICES,
         "figure": charts.leaderboard_bars(board),
-        "previous_url": f"?{base}&{urlencode({'page': page - 1})}" if page > 1 else "",
-        "next_url": f"?{base}&{urlencode({'page': page + 1})}" if board.has_next else "",
-        "first_page_url": f"?{base}" if page > 1 else "",
         "highlight": highlight_list(
             request, highlight, (r.entry.drive for r in board.rows + board.elsewhere)
         ),
@@ -103,6 +98,19 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     if not test.family:  # one depth: nothing to choose
         context["filter_fields"] = [f for f in context["filter_fields"] if f.name != "qd"]
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)
+
+
+def _pager(request: HtmxHttpRequest, page: int, has_next: bool) -> dict[str, str]:
+    """A ranking page's links to the page before and after it and to the first, its query
+    kept ("" where there is none)."""
+    query = request.GET.copy()
+    query.pop("page", None)
+    base = query.urlencode()
+    return {
+        "previous_url": f"?{base}&{urlencode({'page': page - 1})}" if page > 1 else "",
+        "next_url": f"?{base}&{urlencode({'page': page + 1})}" if has_next else "",
+        "first_page_url": f"?{base}" if page > 1 else "",
+    }
 
 
 def steady_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
@@ -121,19 +129,13 @@ def steady_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         page_size=PAGE_SIZE,
         highlight=highlight,
     )
-    query = request.GET.copy()
-    query.pop("page", None)
-    base = query.urlencode()
     context = {
+        **_pager(request, ranking.page, ranking.has_next),
         "test": test,
         "methodology": test_links(test),
         "ranking": ranking,
         "figure": charts.steady_bars(ranking),
         "spare_choices": [(level, f"{level}% of the target unused") for level in ranking.levels],
         "method_choices": MethodFilter.CHOICES,
-        "previous_url": f"?{base}&{urlencode({'page': ranking.page - 1})}"
-        if ranking.has_previous
-        else "",
-        "next_url": f"?{base}&{urlencode({'page': ranking.page + 1})}" if ranking.has_next else "",
     }
     return render(request, "bench/steady_ranking.html", context)
