@@ -284,6 +284,18 @@ class DirectionSerializer(serializers.Serializer):
         return block if any(v is not None for v in block.values()) else None
 
 
+class FioSteadySerializer(serializers.Serializer):
+    """fio's own steady-state verdict of the job a result was imported from: fio's rule
+    (its steadystate option), not SNIA PTS's steady state."""
+
+    criterion = serializers.CharField(help_text="fio's criterion, metric:limit (iops:20%)")
+    window_s = serializers.IntegerField(help_text="Its window in seconds (fio's ss_dur)")
+    attained = serializers.BooleanField(help_text="Whether fio found the criterion met")
+    value = serializers.CharField(
+        required=False, help_text="fio's value of the criterion when the job ended"
+    )
+
+
 class ResultSerializer(RowWriter, serializers.Serializer):
     """A result as a values() row: the declared fields document it, to_representation
     writes it (thousands of rows a second, without a field object per value)."""
@@ -331,6 +343,11 @@ class ResultSerializer(RowWriter, serializers.Serializer):
     )
     write = DirectionSerializer(
         source="*", side="write", allow_null=True, help_text="A mixed test's writes apart"
+    )
+    fio_steadystate = FioSteadySerializer(
+        allow_null=True,
+        help_text="fio's own steady-state verdict (fio's steadystate option), imported with "
+        "the result; fio's rule, not SNIA PTS's",
     )
 
 

@@ -37,6 +37,8 @@ from results.views.common import (
     positive_int,
     saturation_columns,
     with_highlights,
+    wsat_axis,
+    wsat_columns,
 )
 
 SCALES = ("log", "linear")
@@ -198,6 +200,7 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "consistency": consistency,
         "trims": trims,
         "saturation": _saturation(comparison, name_a, name_b),
+        "wsat": _wsat(comparison, name_a, name_b, wsat_axis(request)),
         "run_choices": [
             {
                 "key": key,
@@ -237,6 +240,22 @@ def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
                 "id": f"saturation-{pattern}",
                 "figure": charts.saturation([(name_a, a), (name_b, b)]),
                 "columns": saturation_columns([("A", "side-a", a), ("B", "side-b", b)]),
+            }
+        )
+    return rows
+
+
+def _wsat(c: Comparison, name_a: str, name_b: str, axis: str) -> list[dict]:
+    """WSAT in each data pattern either drive has it: A and B overlaid."""
+    rows = []
+    for pattern in c.wsat_patterns:
+        a, b = c.a.wsat.get(pattern), c.b.wsat.get(pattern)
+        rows.append(
+            {
+                "pattern": pattern,
+                "id": f"wsat-{pattern}",
+                "figure": charts.wsat([(name_a, a), (name_b, b)], axis),
+                "columns": wsat_columns([("A", "side-a", a), ("B", "side-b", b)]),
             }
         )
     return rows
