@@ -314,3 +314,31 @@ def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live
     ranked = page.locator("#leaderboard-table tbody").inner_text()
     assert str(file) in ranked and str(zram) in ranked
     shoot(page, "sweep-leaderboard", DESKTOP)
+
+
+def test_the_wsat_chart_switches_its_axis_in_place(page, live_server, test_catalog):
+    """WSAT's buttons redraw the chart against the bytes written and back to the time
+    without a reload; the half-rate point stays marked and labelled on either axis."""
+    from tests.results.test_views_wsat import with_wsat
+
+    drive = with_wsat(manufacturer="Acme", model="Purged One", seed=1).drive
+    page.goto(f"{live_server.url}/bench/drives/{drive.slug}/")
+    page.locator("#wsat .cartesianlayer .trace").first.wait_for()
+    title = "document.querySelector('#wsat .xtitle').textContent"
+    assert page.evaluate(title) == "seconds from the start"
+    mark = "document.getElementById('wsat').data[1]"
+    assert page.evaluate(f"{mark}.x") == [240]
+    label = page.locator("#wsat .scatterlayer .textpoint").first
+    assert label.inner_text() == "below half the first round's IOPS from 180 s, after 2.9 GB"
+    assert page.locator("#wsat .shapelayer path").count() == 1
+    page.evaluate("window.reloaded = false")
+    page.locator("#wsat .updatemenu-button", has_text="against GB written").click()
+    until(page, f"{title} === 'GB written (total)'")
+    assert page.evaluate("document.getElementById('wsat').data[0].x") == [1.2, 2.2, 2.9, 3.4, 3.8]
+    assert page.evaluate(f"{mark}.x") == [3.4]
+    assert page.evaluate("document.getElementById('wsat').layout.shapes[0].x0") == 2.9
+    assert page.locator("#wsat .shapelayer path").count() == 1
+    assert page.evaluate("window.reloaded") is False  # the same page: no reload
+    page.locator("#wsat .updatemenu-button", has_text="against time").click()
+    until(page, f"{title} === 'seconds from the start'")
+    assert page.evaluate(f"{mark}.x") == [240]
