@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from drives.models import Drive
 from results import charts
@@ -29,6 +30,12 @@ def catalog(test_catalog):
     PriceFactory(drive=a, amount="120.00")
     PriceFactory(drive=b, amount="90.00")
     return a, b
+
+
+def demo_drive(name: str) -> Drive:
+    """The drive of a demo/measured document: its model and capacity (zram is two sizes)."""
+    drive = json.loads((DEMO / name).read_text())["drive"]
+    return Drive.objects.get(model=drive["model"], capacity_bytes=drive["capacity_bytes"])
 
 
 def traces(page, element_id: str) -> int:
@@ -225,7 +232,7 @@ def test_markup_in_a_name_stays_text_in_charts(page, live_server, catalog):
 
 def test_write_saturation_of_the_demo_drives_is_drawn_overlaid(page, live_server, catalog):
     file, zram = (
-        Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
+        demo_drive(name)
         for name in ("saturation-file.json", "saturation-zram.json")
     )
     page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/")
@@ -276,7 +283,7 @@ def _legend(side: str, drive) -> str:
 
 def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live_server, catalog):
     file, zram = (
-        Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
+        demo_drive(name)
         for name in ("workloads-file.json", "workloads-zram.json")
     )
     page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/#sweeps")
@@ -322,14 +329,14 @@ def test_the_wsat_chart_switches_its_axis_in_place(page, live_server, test_catal
     from tests.results.test_views_wsat import with_wsat
 
     drive = with_wsat(manufacturer="Acme", model="Purged One", seed=1).drive
-    page.goto(f"{live_server.url}/bench/drives/{drive.slug}/")
+    page.goto(live_server.url + reverse("bench:drive", args=[drive.slug]))
     page.locator("#wsat .cartesianlayer .trace").first.wait_for()
     title = "document.querySelector('#wsat .xtitle').textContent"
     assert page.evaluate(title) == "seconds from the start"
     mark = "document.getElementById('wsat').data[1]"
     assert page.evaluate(f"{mark}.x") == [240]
     label = page.locator("#wsat .scatterlayer .textpoint").first
-    assert label.inner_text() == "below half the first round's IOPS from 180 s, after 2.9 GB"
+    assert label.text_content() == "below half the first round's IOPS from 180 s, after 2.9 GB"
     assert page.locator("#wsat .shapelayer path").count() == 1
     page.evaluate("window.reloaded = false")
     page.locator("#wsat .updatemenu-button", has_text="against GB written").click()

@@ -81,7 +81,7 @@ def test_drive_page_draws_iops_per_round_against_time_and_marks_the_half_rate(cl
     assert bytes_button[0]["x"] == [[1.2, 2.2, 2.9, 3.4, 3.8], [3.4]]
     assert bytes_button[1]["xaxis.title.text"] == "GB written (total)"
     assert bytes_button[1]["shapes"][0]["x0"] == 2.9
-    table = html[html.index('id="wsat"') :]
+    table = html[html.index('id="write-saturation-wsat"') :]
     for text in ("4,883", "from 180 s, after 2.9 GB", "3.8 GB of 3.8 GB", "four times the"):
         assert text in table, text
     assert f'href="#run-{run.pk}"' in table
