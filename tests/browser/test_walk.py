@@ -231,10 +231,7 @@ def test_markup_in_a_name_stays_text_in_charts(page, live_server, catalog):
 
 
 def test_write_saturation_of_the_demo_drives_is_drawn_overlaid(page, live_server, catalog):
-    file, zram = (
-        demo_drive(name)
-        for name in ("saturation-file.json", "saturation-zram.json")
-    )
+    file, zram = (demo_drive(name) for name in ("saturation-file.json", "saturation-zram.json"))
     page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/")
     page.locator("#saturation-incompressible .cartesianlayer .trace").first.wait_for()
     assert traces(page, "saturation-incompressible") == 2
@@ -282,10 +279,7 @@ def _legend(side: str, drive) -> str:
 
 
 def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live_server, catalog):
-    file, zram = (
-        demo_drive(name)
-        for name in ("workloads-file.json", "workloads-zram.json")
-    )
+    file, zram = (demo_drive(name) for name in ("workloads-file.json", "workloads-zram.json"))
     page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/#sweeps")
     for chart in ("sweep-0-iops", "sweep-0-demand", "sweep-1-iops", "sweep-1-demand"):
         page.locator(f"#{chart} .cartesianlayer .trace").first.wait_for()
