@@ -439,6 +439,11 @@ def export_rows(c: Comparison) -> list[list[str]]:
         for measure, unit, value in SATURATION_EXPORT:
             cells = [_saturation_cell(w, measure, value) for w in pair]
             rows.append(["write saturation", "", pattern, measure, unit, *cells, "", ""])
+    for pattern in c.wsat_patterns:
+        pair = [side.wsat.get(pattern) for side in (c.a, c.b)]
+        for measure, unit, value in WSAT_EXPORT:
+            cells = ["not tested" if w is None else value(w) for w in pair]
+            rows.append(["WSAT", "", pattern, measure, unit, *cells, "", ""])
     return rows + _spec_rows(c)
 
 
@@ -485,6 +490,23 @@ SATURATION_EXPORT = (
     ("written before the fall", "GB", lambda w: gigabytes(w.bytes_before_exhausted or 0)),
     ("rate before", "MB/s", lambda w: mbps(w.bytes_per_second_before)),
     ("rate after", "MB/s", lambda w: mbps(w.bytes_per_second_after)),
+)
+
+
+WSAT_EXPORT = (
+    ("first round", "IOPS (higher is better)", lambda w: iops(charts.wsat_rounds(w)[0][0])),
+    (
+        "below half of it from",
+        "seconds",
+        lambda w: "never" if w.halved_at_s is None else f"{w.halved_at_s:.0f}",
+    ),
+    (
+        "written before",
+        "GB",
+        lambda w: "—" if w.bytes_before_halved is None else gigabytes(w.bytes_before_halved),
+    ),
+    ("written in all", "GB", lambda w: gigabytes(w.bytes_written)),
+    ("stopped by", "", lambda w: w.get_stopped_by_display()),
 )
 
 

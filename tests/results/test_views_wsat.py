@@ -3,6 +3,8 @@ against the time or the total bytes written (?wsat_x=, and buttons that switch i
 half-rate point marked and labelled, its numbers beside the chart; the 128KB saturation of
 the same run kept apart; the run page says what stopped it."""
 
+import csv
+import io
 import json
 import re
 
@@ -159,3 +161,17 @@ def test_run_page_says_what_stopped_it_and_where_it_halved(client):
         "below half the first round's IOPS from 180 s" in section
     )
     assert "four times the capacity written" in section
+
+
+def test_the_exports_carry_the_wsat(client):
+    a = with_wsat(manufacturer="Acme", model="Purged One", seed=1).drive
+    b = ingest(version_2(measured_document(seed=2, manufacturer="Bolt", model="None"))).drive
+    text = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
+    rows = [r for r in csv.reader(io.StringIO(text)) if r[0] == "WSAT"]
+    assert [r[2:7] for r in rows] == [
+        ["incompressible", "first round", "IOPS (higher is better)", "4,883", "not tested"],
+        ["incompressible", "below half of it from", "seconds", "180", "not tested"],
+        ["incompressible", "written before", "GB", "2.9 GB", "not tested"],
+        ["incompressible", "written in all", "GB", "3.8 GB", "not tested"],
+        ["incompressible", "stopped by", "", "four times the capacity written", "not tested"],
+    ]
