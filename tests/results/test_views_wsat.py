@@ -175,3 +175,12 @@ def test_the_exports_carry_the_wsat(client):
         ["incompressible", "written in all", "GB", "3.8 GB", "not tested"],
         ["incompressible", "stopped by", "", "four times the capacity written", "not tested"],
     ]
+
+
+def test_the_catalog_pages_list_wsat(client):
+    with_wsat(manufacturer="Acme", model="Purged One", seed=1)
+    tests = client.get(reverse("bench:tests")).content.decode()
+    assert "wsat-2026" in tests and "wsat-4k-qd32" in tests
+    # A saturation test has no ranking page, the 128KB write's as WSAT's.
+    for test in ("write-saturation-128k-qd32", "wsat-4k-qd32"):
+        assert client.get(reverse("bench:leaderboard", args=[test])).status_code == 404
