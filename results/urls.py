@@ -17,17 +17,27 @@ from results.views import (
     value,
 )
 
+# The compare URLs' drives: two, three or four slugs (A, the reference, first).
+COMPARED = tuple("/".join(f"<slug:{key}>" for key in "abcd"[:n]) for n in range(2, 5))
+
 app_name = "bench"
 urlpatterns = [
     path("drives/<slug:slug>/", drives.drive_detail, name="drive"),
     path("bench/compare/", compare.compare_start, name="compare_start"),
     path("bench/compare/pick/", compare.pick, name="pick"),
-    path("bench/compare/<slug:a>/<slug:b>/", compare.compare_page, name="compare"),
-    path("bench/compare/<slug:a>/<slug:b>/compare.csv", compare.compare_csv, name="compare_csv"),
-    path(
-        "bench/compare/<slug:a>/<slug:b>/compare.md",
-        compare.compare_markdown,
-        name="compare_markdown",
+    # Two to four drives, each URL under one name (reverse() takes the one of as many slugs).
+    *(
+        route
+        for drives in COMPARED
+        for route in (
+            path(f"bench/compare/{drives}/", compare.compare_page, name="compare"),
+            path(f"bench/compare/{drives}/compare.csv", compare.compare_csv, name="compare_csv"),
+            path(
+                f"bench/compare/{drives}/compare.md",
+                compare.compare_markdown,
+                name="compare_markdown",
+            ),
+        )
     ),
     path("bench/upload/", upload.upload, name="upload"),
     path("bench/runs/<int:pk>/", runs.run_detail, name="run"),
@@ -50,8 +60,9 @@ def highlighted(query) -> list[str]:
     return [drive_scope(slug) for slug in highlight_slugs(query.getlist("highlight"))]
 
 
-def pair_scopes(query, a: str, b: str) -> list[str]:
-    return [drive_scope(a), drive_scope(b)]
+def compare_scopes(query, *slugs: str, **named: str) -> list[str]:
+    """A comparison's: every drive it compares (two to four)."""
+    return [drive_scope(slug) for slug in (*slugs, *named.values())]
 
 
 # A consistency test's ranking reads series and the status of their runs, and withdrawing a
@@ -78,9 +89,9 @@ def value_scopes(query) -> list[str]:
 
 response_scopes = {
     "drive": lambda query, slug: [drive_scope(slug)],
-    "compare": pair_scopes,
-    "compare_csv": pair_scopes,
-    "compare_markdown": pair_scopes,
+    "compare": compare_scopes,
+    "compare_csv": compare_scopes,
+    "compare_markdown": compare_scopes,
     "leaderboard": lambda query, test_id: ranking_scopes(query, test_id),
     "value": value_scopes,
 }
