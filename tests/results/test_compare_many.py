@@ -9,8 +9,13 @@ import pytest
 from django.urls import reverse
 
 from results.charts import COLOUR_A, COLOUR_B, COLOUR_C, COLOUR_D
+from results.models import Method
+from results.selectors.compare import against_a, best_of, compare
+from results.spread import Side as RuleSide
+from results.spread import Spread, verdict
+from results.synthetic import measured_document
 from tests.factories import PriceFactory
-from tests.results.helpers import measured
+from tests.results.helpers import ingest, measured
 
 pytestmark = pytest.mark.django_db
 
@@ -87,27 +92,51 @@ def test_three_and_four_drives_side_by_side(client, four, count):
     assert f'href="/bench/compare/{reordered}/"' in html
     without_a = "/".join(slugs[1:])
     assert f'href="/bench/compare/{without_a}/"' in html
-    for key in keys:
-        assert f'name="run_{key}"' not in html or True  # one run each: no run picker
     # Exports of the same drives.
     assert f"/bench/compare/{'/'.join(slugs)}/compare.csv" in html
 
 
-def test_the_best_is_marked_only_where_one_beats_every_other(client, four):
-    from results.selectors.compare import compare
+def _side(mean: float, cv: float = 0.01) -> RuleSide:
+    return RuleSide(Spread(3, mean, mean * 0.99, mean * 1.01, cv), Method.LOADGEN, cv)
 
-    c = compare(a=four[0].slug, b=four[1].slug, c=four[2].slug, d=four[3].slug)
+
+@pytest.mark.parametrize(
+    ("means", "best"),
+    [
+        ((100, 200, 400), 2),  # C beats A and B
+        ((100, 200, 201), None),  # B and C within the margin of each other: no best
+        ((400, 100, None, 200), 0),  # A best; a drive not tested does not count
+        ((100, None), None),  # one figure: nothing to beat
+    ],
+)
+def test_the_best_beats_every_other_by_a_real_difference(means, best):
+    assert best_of([None if m is None else _side(m) for m in means]) == best
+
+
+def test_verdicts_are_each_drive_against_a():
+    v = against_a(verdict(_side(100), _side(300)), "c")
+    assert v.winner == "c" and v.label.startswith("C +200.0%")
+    assert against_a(verdict(_side(300), _side(100)), "d").winner == "a"
+
+
+def test_the_best_is_marked_on_the_page(client, four):
+    # A fifth drive five times as fast as the others in every test: the best of each.
+    document = measured_document(seed=5, manufacturer="Eon", model="Quick Five")
+    for result in document["results"]:
+        for rate in ("bytes_per_second", "iops"):
+            if result.get(rate):
+                result[rate] *= 5
+    fast = ingest(document).drive
+    c = compare(a=four[0].slug, b=four[1].slug, c=fast.slug)
+    assert all(p.best == "c" for pair in c.tests for p in pair.pairs)
+    assert all(p.verdicts[2].winner == "c" for pair in c.tests for p in pair.pairs)
+    html = client.get(url("bench:compare", [four[0], four[1], fast])).content.decode()
+    rows = sum(len(pair.pairs) for pair in c.tests)
+    assert html.count("C best</strong>") == rows
+    assert html.count('<td class="num best">') == rows
+    # Four drives of like speed: no best, and the table says so.
     html = client.get(url("bench:compare", four)).content.decode()
-    for pair in c.tests:
-        for p in pair.pairs:
-            rules = [f.rule_side if f else None for f in p.figures]
-            assert len(p.verdicts) == 4 and p.verdicts[0].winner == ""
-            if p.best:
-                i = "abcd".index(p.best)
-                from results.spread import verdict
-
-                assert all(verdict(rules[i], rules[j]).winner == "a" for j in range(4) if j != i)
-                assert f"{p.best.upper()} best" in html
+    assert "C best" not in html and "none beats every other" in html
 
 
 def test_runs_chosen_per_drive_in_the_query(client, four):
