@@ -538,15 +538,13 @@ def compare(
 
     By default each test shows the drive's latest result; run_a ... run_d restrict a side
     to one of its runs (an unknown run falls back to the latest). One query, whatever the
-    number of drives. Raises Drive.DoesNotExist when a slug is unknown, RepeatedDrive when
+    number of drives. Raises Drive.DoesNotExist when a slug is unknown, else RepeatedDrive when
     three or four drives name one twice (two may be the same drive), and ValueError for d
     without c.
     """
     if d is not None and c is None:
         raise ValueError("a fourth drive without a third")
     slugs = [slug for slug in (a, b, c, d) if slug is not None]
-    if len(slugs) > 2 and len(set(slugs)) < len(slugs):
-        raise RepeatedDrive("a drive named twice among " + ", ".join(slugs))
     sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
     alias = read_alias(Run)
     held = _held_tests.get(alias)
@@ -568,6 +566,9 @@ def compare(
     for key, slug in zip(keys, slugs, strict=True):
         if key not in sides_found:
             raise Drive.DoesNotExist(f"no drive {slug}")
+    # Checked once every slug is known: an unknown drive is missing, named twice or not.
+    if len(slugs) > 2 and len(set(slugs)) < len(slugs):
+        raise RepeatedDrive("a drive named twice among " + ", ".join(slugs))
 
     drives: dict[int, Drive] = {}
     prices: dict[int, Price | None] = {}
