@@ -33,7 +33,16 @@ help:
 
 install: $(INSTALLED)
 
+# Debian's python3 makes no venv without its python3-venv package (ensurepip): installed here
+# as make test-deps installs the tests' programs (as root with apt-get), or named.
 $(INSTALLED): requirements.lock requirements-pgserver.lock
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { \
+	  pkg=python3-venv; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "make: installing $$pkg ($(PYTHON) has no ensurepip, which venv needs)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$pkg; \
+	  else echo "$(PYTHON) cannot make a venv: it needs $$pkg (apt-get install $$pkg)" >&2; exit 1; fi; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	@# PostgreSQL server binaries from PyPI, only where the machine has none of its own.
