@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve reviewer test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-api bench-load \
-        bench-pair seed-scale plotly clean
+        bench-pair seed-scale plotly clean test-fresh
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
@@ -23,6 +23,7 @@ help:
 	@echo "make reviewer      NAME=<user>: make a reviewer and print their API token (site running or not)"
 	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
+	@echo "make test-fresh    make test of this tree's HEAD in a fresh Debian 12 chroot (root)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
 	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
@@ -97,6 +98,11 @@ test-deps:
 	      apt-get install -y -qq --no-install-recommends $$need; \
 	  else echo "the tests need:$$need (apt-get install$$need)" >&2; exit 1; fi; \
 	fi
+
+# The README's two commands on a machine that has only what the README asks for: a fresh
+# Debian bookworm chroot with python3, gcc and make (tests/fresh_machine.sh; root, network).
+test-fresh:
+	tests/fresh_machine.sh $(FRESH_DIR)
 
 test-faults: $(INSTALLED)
 	$(PY) -m loadtests.faults
