@@ -207,14 +207,19 @@ def _symbol(name: str, x: float, y: float, size: float, colour: str, opacity=Non
     if opacity is not None:
         paint += f' opacity="{opacity}"'
     if base == "diamond":
-        d = f"M{x:.1f},{y - r * 1.2:.1f}L{x + r * 1.2:.1f},{y:.1f}L{x:.1f},{y + r * 1.2:.1f}L{x - r * 1.2:.1f},{y:.1f}Z"
+        d = _polygon((x, y - r * 1.2), (x + r * 1.2, y), (x, y + r * 1.2), (x - r * 1.2, y))
         return f'<path d="{d}" {paint}/>'
     if base == "square":
-        return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{size:.1f}" height="{size:.1f}" {paint}/>'
+        box = f'x="{x - r:.1f}" y="{y - r:.1f}" width="{size:.1f}" height="{size:.1f}"'
+        return f"<rect {box} {paint}/>"
     if base == "triangle-up":
-        d = f"M{x:.1f},{y - r * 1.2:.1f}L{x + r * 1.1:.1f},{y + r * 0.8:.1f}L{x - r * 1.1:.1f},{y + r * 0.8:.1f}Z"
+        d = _polygon((x, y - r * 1.2), (x + r * 1.1, y + r * 0.8), (x - r * 1.1, y + r * 0.8))
         return f'<path d="{d}" {paint}/>'
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" {paint}/>'
+
+
+def _polygon(*corners) -> str:
+    return "M" + "L".join(f"{x:.1f},{y:.1f}" for x, y in corners) + "Z"
 
 
 def _at(value, i: int, default=None):
@@ -323,7 +328,9 @@ def render_svg(figure: dict, text: ImageText, *, width: int = WIDTH) -> str:
     legend_entries = _legend_entries(traces, layout)
     legend_rows = _legend_rows(legend_entries, width - 40, size)
     legend_height = sum(h for _, h in legend_rows) + (10 if legend_rows else 0)
-    plot_height = max(float(layout.get("height", 400)) - margin.get("t", 10) - margin.get("b", 40), 80)
+    plot_height = max(
+        float(layout.get("height", 400)) - margin.get("t", 10) - margin.get("b", 40), 80
+    )
     x_title_room = size * LINE * 2 + 10
     height = top + plot_height + x_title_room + legend_height + size * LINE * 1.6 + 12
 
@@ -415,8 +422,7 @@ def _grid_and_axes(xaxis: Axis, yaxis: Axis, top, bottom, left, right, size) -> 
         f'stroke="{MUTED}"/>'
     )
     out.append(
-        f'<line x1="{left:.1f}" y1="{top:.1f}" x2="{left:.1f}" y2="{bottom:.1f}" '
-        f'stroke="{MUTED}"/>'
+        f'<line x1="{left:.1f}" y1="{top:.1f}" x2="{left:.1f}" y2="{bottom:.1f}" stroke="{MUTED}"/>'
     )
     if xaxis.title:
         out.append(
@@ -489,12 +495,10 @@ def _bars(bars, xaxis: Axis, yaxis: Axis, horizontal: bool, size, patterns) -> l
             colour = _at(marker.get("color"), i, "#444444")
             fill = patterns.fill(colour, _at(pattern.get("shape"), i))
             low, high = sorted((zero, end))
-            if horizontal:
-                rect = (mid - width / 2, low, width, high - low)
-                geometry = f'x="{low:.1f}" y="{mid - width / 2:.1f}" width="{high - low:.1f}" height="{width:.1f}"'
-            else:
-                rect = (mid - width / 2, low, width, high - low)
-                geometry = f'x="{rect[0]:.1f}" y="{low:.1f}" width="{width:.1f}" height="{high - low:.1f}"'
+            box = (low, mid - width / 2, high - low, width)
+            if not horizontal:
+                box = (mid - width / 2, low, width, high - low)
+            geometry = 'x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}"'.format(*box)
             title = _title(_at(hovers, i, ""))
             out.append(f'<rect class="bar" {geometry} fill="{fill}">{title}</rect>')
             spec = "error_x" if horizontal else "error_y"
@@ -507,11 +511,14 @@ def _bars(bars, xaxis: Axis, yaxis: Axis, horizontal: bool, size, patterns) -> l
                     colour_e = error.get("color", TEXT)
                     thick = error.get("thickness", 1.5)
                     if horizontal:
-                        d = f"M{a:.1f},{mid:.1f}H{b:.1f}M{a:.1f},{mid - cap:.1f}V{mid + cap:.1f}M{b:.1f},{mid - cap:.1f}V{mid + cap:.1f}"
+                        d = f"M{a:.1f},{mid:.1f}H{b:.1f}"
+                        d += "".join(f"M{e:.1f},{mid - cap:.1f}v{2 * cap}" for e in (a, b))
                     else:
-                        d = f"M{mid:.1f},{a:.1f}V{b:.1f}M{mid - cap:.1f},{a:.1f}H{mid + cap:.1f}M{mid - cap:.1f},{b:.1f}H{mid + cap:.1f}"
+                        d = f"M{mid:.1f},{a:.1f}V{b:.1f}"
+                        d += "".join(f"M{mid - cap:.1f},{e:.1f}h{2 * cap}" for e in (a, b))
                     out.append(
-                        f'<path class="error" d="{d}" stroke="{colour_e}" stroke-width="{thick}" fill="none"/>'
+                        f'<path class="error" d="{d}" stroke="{colour_e}" '
+                        f'stroke-width="{thick}" fill="none"/>'
                     )
             label = _plain(_at(texts, i, "") or "")
             if not label:
@@ -558,7 +565,7 @@ def _scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
         points = [(i, px, py) for i, px, py in points if px is not None and py is not None]
         if "lines" in mode and len(points) > 1:
             path = f"M{points[0][1]:.1f},{points[0][2]:.1f}"
-            for (_, _, py0), (_, px, py) in zip(points, points[1:], strict=False):
+            for _, px, py in points[1:]:
                 if line.get("shape") == "hv":
                     path += f"H{px:.1f}V{py:.1f}"
                 else:
@@ -675,6 +682,55 @@ def _legend(rows, left: float, top: float, size: float, patterns: _Patterns) -> 
         y += height
     out.append("</g>")
     return out
+
+
+# -- the table -------------------------------------------------------------------------------
+
+TABLE_POINTS = 60  # a trace with more points (a series of seconds) is summed up in one row
+
+
+def figure_table(figure: dict) -> tuple[list[str], list[list[str]]]:
+    """The figure's marks as a table (the embed page's): for each named trace, each bar or
+    point with its text as the chart shows it (its label, else its hover text, else its
+    numbers); a long series as its count and range."""
+    figure = plain_figure(figure)
+    layout = figure.get("layout") or {}
+    titles = {
+        key: _plain(((layout.get(key) or {}).get("title") or {}).get("text", ""))
+        for key in ("xaxis", "yaxis")
+    }
+    horizontal = any(t.get("orientation") == "h" for t in figure.get("data") or [])
+    category, value = ("yaxis", "xaxis") if horizontal else ("xaxis", "yaxis")
+    header = ["", titles[category] or "", titles[value] or "value"]
+    rows = []
+    for trace in figure.get("data") or []:
+        name = " · ".join(_lines(trace.get("name", ""))) if trace.get("name") else ""
+        xs, ys = _trace_points(trace)
+        cats, values = (ys, xs) if horizontal else (xs, ys)
+        texts = trace.get("text") or trace.get("hovertext") or []
+        if len(values) > TABLE_POINTS:
+            numbers = [v for v in values if isinstance(v, int | float)]
+            if numbers:
+                rows.append(
+                    [
+                        name,
+                        f"{len(numbers):,} points, {tick_label(cats[0])} to {tick_label(cats[-1])}",
+                        f"{min(numbers):,} to {max(numbers):,}",
+                    ]
+                )
+            continue
+        for i, (cat, v) in enumerate(zip(cats, values, strict=False)):
+            shown = _at(texts, i, "")
+            shown = (
+                " · ".join(_lines(shown))
+                if shown
+                else f"{v:,}"
+                if isinstance(v, int | float)
+                else str(v)
+            )
+            label = _plain(cat) if isinstance(cat, str) else f"{cat:,}"
+            rows.append([name or label, label if name else "", shown])
+    return header, rows
 
 
 # -- PNG -------------------------------------------------------------------------------------

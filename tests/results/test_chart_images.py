@@ -1,0 +1,219 @@
+"""Every chart of the compare, leaderboard and value pages at its own address: as SVG (its
+text holding the numbers the page's table shows), as PNG, and as a page another site may
+frame; cached as its page is."""
+
+import json
+import re
+import struct
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from benchsite import response_cache
+from benchsite.response_cache import CACHE_STATUS_HEADER
+from benchsite.settings.base import cache_settings
+from results.services import run_ingest
+from results.synthetic import measured_document
+from tests.factories import PriceFactory
+from tests.results.helpers import measured
+
+pytestmark = pytest.mark.django_db
+
+SVG = "{http://www.w3.org/2000/svg}"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+@pytest.fixture
+def pair():
+    a = measured(manufacturer="Acme", model="Fast One", seed=1).drive
+    b = measured(manufacturer="Bolt", model="Slow Two", seed=2).drive
+    PriceFactory(drive=a, amount="120.00")
+    PriceFactory(drive=b, amount="90.00")
+    return a, b
+
+
+class Tables(HTMLParser):
+    """A page's tables as text: [table][row][cell], and its chart links."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tables, self.links, self._cell = [], [], None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th") and self.tables:
+            self._cell = []
+        elif tag == "a" and "/chart/" in (href := dict(attrs).get("href") or ""):
+            self.links.append(href.replace("&amp;", "&"))
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1][-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def svg_texts(svg: bytes) -> tuple[ET.Element, list[str]]:
+    root = ET.fromstring(svg)
+    assert root.tag == f"{SVG}svg"
+    return root, ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]
+
+
+def by_class(root: ET.Element, name: str) -> list[str]:
+    return ["".join(t.itertext()) for t in root.iter() if t.get("class") == name]
+
+
+def mbps_in(cell: str) -> str:
+    return NUMBER.search(cell.split("MB/s")[0])[0]
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == PNG_SIGNATURE and png[12:16] == b"IHDR"
+    return struct.unpack(">II", png[16:24])
+
+
+def check_image(client, url: str, title: str, units: str, permalink: str) -> list[str]:
+    """The chart's SVG and PNG: the title, the unit and the page's permalink in the SVG's
+    text, the PNG as large as the SVG says. Returns the SVG's texts."""
+    response = client.get(url)
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    root, texts = svg_texts(response.content)
+    assert title in by_class(root, "title")[0]
+    assert units in texts
+    assert f"Bench — http://testserver{permalink}" in texts
+    png = client.get(url.replace(".svg", ".png", 1))
+    assert png.status_code == 200 and png["Content-Type"] == "image/png"
+    assert png_size(png.content) == (int(root.get("width")), int(root.get("height")))
+    return texts
+
+
+def test_compare_charts_as_images_hold_the_tables_numbers(client, pair):
+    a, b = pair
+    page_url = reverse("bench:compare", args=[a.slug, b.slug]) + "?scale=linear"
+    page = Tables(client.get(page_url).content.decode())
+    base = reverse("bench:compare", args=[a.slug, b.slug]) + "chart/"
+    test = "randread-4k-qd3"
+    for suffix in (".svg", ".png", "/embed/"):
+        assert f"{base}{test}{suffix}?scale=linear" in page.links
+    assert f"{base}consistency-0.svg?scale=linear" in page.links
+
+    svg_url = f"{base}{test}.svg?scale=linear"
+    response = client.get(svg_url)
+    root, _ = svg_texts(response.content)
+    check_image(
+        client,
+        svg_url,
+        "Acme Fast One vs Bolt Slow Two: 4KB random read",
+        "MB/s (higher is better)",
+        page_url,
+    )
+    # The test's table: Data, A, B, Winner; each side's MB/s is a bar's text.
+    table = next(t for t in page.tables if t[0][:3] == ["Data", "A", "B"])
+    expected = sorted(mbps_in(cell) for row in table[1:] if len(row) == 4 for cell in row[1:3])
+    drawn = sorted(mbps_in(text) for text in by_class(root, "bar-text"))
+    assert drawn == expected and len(drawn) == 4
+
+    # A consistency chart: the scale the query chose, the drives in the legend.
+    consistency = client.get(f"{base}consistency-0.svg?scale=linear").content.decode()
+    assert "Acme Fast One" in consistency and "IOPS" in consistency
+
+
+def test_a_leaderboards_chart_holds_its_tables_numbers(client, pair):
+    a, _ = pair
+    page_url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"]) + f"?highlight={a.slug}"
+    page = Tables(client.get(page_url).content.decode())
+    svg_url = page_url.replace("?", "chart/ranking.svg?")
+    assert svg_url in page.links
+    texts = check_image(client, svg_url, "leaderboard", "MB/s (higher is better)", page_url)
+    table = next(t for t in page.tables if t[0][:2] == ["#", "Drive"])
+    column = table[0].index("MB/s")
+    expected = sorted(mbps_in(row[column]) for row in table[1:])
+    drawn = sorted(mbps_in(t) for t in texts if t.endswith("MB/s") and t != "MB/s")
+    assert drawn == expected and len(drawn) == 4  # two drives, two data patterns
+
+
+def test_the_value_chart_holds_its_tables_numbers(client, pair):
+    page_url = reverse("bench:value")
+    page = Tables(client.get(page_url).content.decode())
+    svg_url = f"{page_url}chart/frontier.svg"
+    assert svg_url in page.links
+    check_image(client, svg_url, "Value: price against IOPS", "IOPS (higher is better)", page_url)
+    svg = client.get(svg_url).content
+    root = ET.fromstring(svg)
+    titles = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}title"))
+    frontier = next(t for t in page.tables if t[0][:3] == ["Drive", "Price", "IOPS"])
+    assert len(frontier) > 1
+    for row in frontier[1:]:
+        assert f"{row[1]}, {row[2]} IOPS" in titles  # each point's price and IOPS
+
+
+def test_the_embed_view_may_be_framed_and_only_it(client, pair):
+    a, b = pair
+    page_url = reverse("bench:compare", args=[a.slug, b.slug])
+    embed = client.get(f"{page_url}chart/randread-4k-qd3/embed/")
+    html = embed.content.decode()
+    assert embed.status_code == 200
+    assert 'class="chart"' in html and "data-figure=" in html
+    table = next(t for t in Tables(html).tables)
+    assert len(table) == 5  # a heading, then A and B in each data pattern
+    assert "frame-ancestors *" in embed["Content-Security-Policy"]
+    assert "X-Frame-Options" not in embed
+    for other in (page_url, reverse("bench:value"), f"{page_url}chart/randread-4k-qd3.svg"):
+        policy = client.get(other)["Content-Security-Policy"]
+        assert "frame-ancestors 'none'" in policy
+
+
+def test_unknown_charts_and_drives_are_404(client, pair):
+    a, b = pair
+    base = reverse("bench:compare", args=[a.slug, b.slug]) + "chart/"
+    assert client.get(f"{base}nope.svg").status_code == 404
+    assert client.get(f"{base}nope/embed/").status_code == 404
+    assert client.get(f"{base}randread-4k-qd3.gif").status_code == 404
+    assert (
+        client.get(f"/bench/compare/{a.slug}/nobody/chart/randread-4k-qd3.svg").status_code == 404
+    )
+    ranking = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
+    assert client.get(f"{ranking}chart/frontier.svg").status_code == 404
+    assert client.get(f"{ranking}chart/ranking.svg?qd=7").status_code == 400
+    assert client.get("/bench/value/chart/ranking.png").status_code == 404
+
+
+@pytest.fixture
+def kept(settings):
+    settings.CACHES = cache_settings("")
+    settings.BENCH_RESPONSE_CACHE = True
+    cache.clear()
+    response_cache._recent.entries.clear()
+    yield
+    cache.clear()
+    response_cache._recent.entries.clear()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_images_are_kept_by_their_pages_scope(client, kept, test_catalog):
+    a = measured(manufacturer="Acme", model="Fast One", seed=1).drive
+    b = measured(manufacturer="Bolt", model="Slow Two", seed=2).drive
+    url = reverse("bench:compare", args=[a.slug, b.slug]) + "chart/randread-4k-qd3.svg"
+    first = client.get(url)
+    assert first[CACHE_STATUS_HEADER] == "miss" and first.has_header("ETag")
+    again = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304
+    # Another drive's upload leaves it kept; a new run of A's redraws it.
+    measured(manufacturer="Cool", model="Other Three", seed=3)
+    assert client.get(url)[CACHE_STATUS_HEADER] == "hit"
+    document = measured_document(seed=9, manufacturer="Acme", model="Fast One")
+    run_ingest(document=json.dumps(document), submitter=None)
+    after = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert after.status_code == 200 and after[CACHE_STATUS_HEADER] == "miss"
+    assert after.content != first.content
