@@ -113,7 +113,7 @@ def embed(
     query = request.META.get("QUERY_STRING", "")
     image_base = page_path(request) + CHART_PATH + chart
     context = {
-        "chart": found,
+        "shown": found,
         "chart_id": chart,
         "header": header,
         "rows": rows,
