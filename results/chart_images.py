@@ -64,6 +64,19 @@ def text_width(text: str, size: float) -> float:
     return len(text) * size * 0.6
 
 
+def wrap(text: str, room: float, size: float) -> list[str]:
+    """`text` in lines of at most `room` px at `size`, broken between words."""
+    lines, line = [], ""
+    for word in text.split():
+        candidate = f"{line} {word}" if line else word
+        if line and text_width(candidate, size) > room:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    return [*lines, line] if line else lines or [""]
+
+
 def _number(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
@@ -168,6 +181,14 @@ def _axis(spec: dict, values: list, start: float, end: float, *, bars: bool) -> 
             for v, t in zip(spec["tickvals"], texts, strict=False)
             if kind != "log" or v > 0
         ]
+    elif kind == "log" and high - low < 1:  # less than a decade: round numbers within it
+        step = _nice_step(10**high - 10**low, 5)
+        at = math.ceil(10**low / step) * step
+        ticks = []
+        while at <= 10**high:
+            ticks.append((math.log10(at), tick_label(round(at, 10))))
+            at += step
+        axis.ticks = ticks
     elif kind == "log":
         ticks = []
         for exponent in range(math.floor(low), math.ceil(high) + 1):
@@ -324,7 +345,9 @@ def render_svg(figure: dict, text: ImageText, *, width: int = WIDTH) -> str:
                         (xs if other == "x" else ys).extend(bounds)
 
     # Vertical room: title, subtitle, plot, legend, source.
-    top = 16 + TITLE_SIZE * LINE + (size * LINE if subtitle else 0) + 12
+    title_lines = wrap(text.title, width - 40, TITLE_SIZE * 1.1)
+    title_height = TITLE_SIZE * LINE * len(title_lines)
+    top = 16 + title_height + (size * LINE if subtitle else 0) + 12
     legend_entries = _legend_entries(traces, layout)
     legend_rows = _legend_rows(legend_entries, width - 40, size)
     legend_height = sum(h for _, h in legend_rows) + (10 if legend_rows else 0)
@@ -351,8 +374,8 @@ def render_svg(figure: dict, text: ImageText, *, width: int = WIDTH) -> str:
 
     patterns = _Patterns()
     below, above = _shapes(layout.get("shapes") or [], xaxis, plot_top, plot_bottom)
-    marks = _bars(bars, xaxis, yaxis, horizontal, size, patterns)
-    marks += _scatters([t for t in traces if t.get("type") == "scatter"], xaxis, yaxis)
+    bar_marks = _bars(bars, xaxis, yaxis, horizontal, size, patterns)
+    scatter_marks = _scatters([t for t in traces if t.get("type") == "scatter"], xaxis, yaxis)
 
     out = [
         f'<svg xmlns="{SVG_NS}" width="{width}" height="{round(height)}" '
@@ -364,19 +387,29 @@ def render_svg(figure: dict, text: ImageText, *, width: int = WIDTH) -> str:
         out.append("<defs>" + "".join(patterns.defs.values()) + "</defs>")
     out.append(f'<rect width="{width}" height="{round(height)}" fill="#ffffff"/>')
     baseline = 16 + TITLE_SIZE
+    spans = "".join(
+        f'<tspan x="20" dy="{0 if n == 0 else TITLE_SIZE * LINE:.1f}">{_x(line)}</tspan>'
+        for n, line in enumerate(title_lines)
+    )
     out.append(
         f'<text class="title" x="20" y="{baseline:.1f}" font-size="{TITLE_SIZE}" '
-        f'font-weight="bold">{_x(text.title)}</text>'
+        f'font-weight="bold">{spans}</text>'
     )
     if subtitle:
+        under = baseline + title_height - TITLE_SIZE * LINE + size * LINE + 2
         out.append(
-            f'<text class="units" x="20" y="{baseline + size * LINE + 2:.1f}" '
-            f'fill="{MUTED}">{_x(subtitle)}</text>'
+            f'<text class="units" x="20" y="{under:.1f}" fill="{MUTED}">{_x(subtitle)}</text>'
         )
+    # Points and shapes stay inside the plot (a range can leave data out); bar texts may
+    # go past its end, as on the page.
+    out.append(
+        f'<clipPath id="plot"><rect x="{left:.1f}" y="{plot_top:.1f}" '
+        f'width="{right - left:.1f}" height="{plot_height:.1f}"/></clipPath>'
+    )
     out += _grid_and_axes(xaxis, yaxis, plot_top, plot_bottom, left, right, size)
-    out += below
-    out += marks
-    out += above
+    out.append('<g clip-path="url(#plot)">' + "".join(below) + "</g>")
+    out += bar_marks
+    out.append('<g clip-path="url(#plot)">' + "".join(scatter_marks + above) + "</g>")
     y = plot_bottom + x_title_room + 6
     out += _legend(legend_rows, 20, y, size, patterns)
     y += legend_height

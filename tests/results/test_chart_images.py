@@ -71,7 +71,7 @@ def svg_texts(svg: bytes) -> tuple[ET.Element, list[str]]:
 
 
 def by_class(root: ET.Element, name: str) -> list[str]:
-    return ["".join(t.itertext()) for t in root.iter() if t.get("class") == name]
+    return [" ".join(t.itertext()) for t in root.iter() if t.get("class") == name]
 
 
 def mbps_in(cell: str) -> str:
