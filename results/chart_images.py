@@ -170,7 +170,7 @@ def _axis(spec: dict, values: list, start: float, end: float, *, bars: bool) -> 
         pad = (high - low) * (0.05 if not bars else 0.0)
         floor = 0 in include and kind != "log" and low >= 0
         low = low if floor else low - pad
-        high = high + pad if not bars else high * 1.02 if high > 0 else high
+        high = high + pad if not bars else high * 1.05 if high > 0 else high
     if reversed_:
         start, end = end, start
     axis = Axis(kind, low, high, start, end, [], [], title)

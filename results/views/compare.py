@@ -261,7 +261,7 @@ def compare_charts(request: HtmxHttpRequest, a: str, b: str) -> dict[str, Callab
         )
     for test, pattern in c.trim_keys:
         found[f"trim-{test.identifier}-{pattern}"] = lambda test=test, pattern=pattern: Chart(
-            f"{vs}: TRIM validation, {test.name}, {pattern} data",
+            f"{vs}: {test.name}, {pattern} data",
             charts.trim_bars(c, (test.identifier, pattern), name_a, name_b),
         )
     return found

@@ -18,7 +18,8 @@ from benchsite.settings.base import cache_settings
 from results.services import run_ingest
 from results.synthetic import measured_document
 from tests.factories import PriceFactory
-from tests.results.helpers import measured
+from tests.results.helpers import ingest, measured
+from tests.results.test_sweeps import workloads_document
 
 pytestmark = pytest.mark.django_db
 
@@ -219,3 +220,54 @@ def test_images_are_kept_by_their_pages_scope(client, kept, test_catalog):
     after = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
     assert after.status_code == 200 and after[CACHE_STATUS_HEADER] == "miss"
     assert after.content != first.content
+
+
+def trim_run(seed: int, model: str, clean: float):
+    document = measured_document(seed=seed, manufacturer="Trim", model=model)
+    document["trim"] = [
+        {
+            "test": "trim-validation",
+            "pattern": "incompressible",
+            "span_bytes": 2**30,
+            "torture_seconds": 60.5,
+            "discard_method": "blkdiscard",
+            "clean_bytes_per_second": clean,
+            "after_torture_bytes_per_second": clean / 4,
+            "after_trim_bytes_per_second": clean * 0.97,
+        }
+    ]
+    return ingest(document).drive
+
+
+def test_trim_charts_hold_their_tables_numbers(client):
+    a, b = trim_run(1, "One", 4e8), trim_run(2, "Two", 2.5e8)
+    page_url = reverse("bench:compare", args=[a.slug, b.slug])
+    page = Tables(client.get(page_url).content.decode())
+    svg_url = f"{page_url}chart/trim-trim-validation-incompressible.svg"
+    assert svg_url in page.links
+    texts = check_image(client, svg_url, "TRIM validation", "MB/s (higher is better)", page_url)
+    table = next(t for t in page.tables if t[1][:1] == ["clean"])
+    expected = sorted(NUMBER.search(cell)[0] for row in table[1:] for cell in row[1:3])
+    root = ET.fromstring(client.get(svg_url).content)
+    assert sorted(by_class(root, "bar-text")) == expected and len(expected) == 6
+    assert texts.count("after TRIM") == 1  # a category on the axis
+
+
+def test_sweep_charts_hold_their_tables_numbers(client):
+    a = ingest(workloads_document(seed=1, model="Deep", ceiling=80_000, reads=7000, writes=3000))
+    b = ingest(workloads_document(seed=2, model="Flat", ceiling=20_000, reads=3500, writes=1500))
+    page_url = reverse("bench:compare", args=[a.drive.slug, b.drive.slug])
+    page = Tables(client.get(page_url).content.decode())
+    sweeps = [link for link in page.links if link.endswith("-iops.svg")]
+    assert sweeps and all(link.replace("-iops.", "-demand.") in page.links for link in sweeps)
+    svg_url = sweeps[0]
+    check_image(client, svg_url, "IOPS against queue depth", "IOPS (higher is better)", page_url)
+    root = ET.fromstring(client.get(svg_url).content)
+    points = {"".join(t.itertext()) for t in root.iter(f"{SVG}title")}
+    table = next(t for t in page.tables if t[0][:2] == ["Queue depth", "Data"])
+    for row in table[1:]:
+        for cell in (row[2], row[4]):
+            if NUMBER.match(cell):
+                assert f"{row[0]}: {NUMBER.match(cell)[0]} IOPS" in points
+    demand = svg_url.replace("-iops.", "-demand.")
+    check_image(client, demand, "latency against IOPS", "latency, µs (lower is better)", page_url)
