@@ -18,7 +18,7 @@ from benchsite.settings.base import cache_settings
 from results.services import run_ingest
 from results.synthetic import measured_document
 from tests.factories import PriceFactory
-from tests.results.helpers import ingest, measured
+from tests.results.helpers import HOSTILE, ingest, measured
 from tests.results.test_sweeps import workloads_document
 
 pytestmark = pytest.mark.django_db
@@ -271,3 +271,27 @@ def test_sweep_charts_hold_their_tables_numbers(client):
                 assert f"{row[0]}: {NUMBER.match(cell)[0]} IOPS" in points
     demand = svg_url.replace("-iops.", "-demand.")
     check_image(client, demand, "latency against IOPS", "latency, µs (lower is better)", page_url)
+
+
+def test_names_with_markup_are_text_in_the_images(client):
+    a = measured(manufacturer=HOSTILE[0], model=HOSTILE[1], seed=1).drive
+    b = measured(manufacturer=HOSTILE[1], model=HOSTILE[0], seed=2).drive
+    base = reverse("bench:compare", args=[a.slug, b.slug]) + "chart/"
+    for chart in ("randread-4k-qd3", "consistency-0"):
+        root, _ = svg_texts(client.get(f"{base}{chart}.svg").content)
+        assert not [e for e in root.iter() if e.tag in (f"{SVG}script", f"{SVG}image")]
+        assert HOSTILE[0] in " ".join(by_class(root, "title"))
+        assert any(HOSTILE[0] in text for text in by_class(root, "legend-text"))
+        embed = client.get(f"{base}{chart}/embed/").content.decode()
+        assert HOSTILE[0] not in embed and "&lt;script&gt;" in embed
+
+
+def test_the_pages_query_chooses_the_images_figure(client, pair):
+    a, b = pair
+    base = reverse("bench:compare", args=[a.slug, b.slug]) + "chart/consistency-0.svg"
+    log, linear = (client.get(base + query).content for query in ("", "?scale=linear"))
+    assert log != linear
+    ticks = {
+        q: by_class(ET.fromstring(svg), "tick") for q, svg in (("log", log), ("linear", linear))
+    }
+    assert "40k" in ticks["linear"] and "40k" not in ticks["log"]  # linear: 0 to 40K at least
