@@ -218,25 +218,29 @@ def _tick_pixel(axis: Axis, value: float) -> float:
 # -- marks ----------------------------------------------------------------------------------
 
 
+def _outline(base: str, x: float, y: float, r: float) -> str:
+    """The path of a marker of Plotly's symbol `base` (no "-open") at (x, y), radius r."""
+    if base == "diamond":
+        return _polygon((x, y - r * 1.2), (x + r * 1.2, y), (x, y + r * 1.2), (x - r * 1.2, y))
+    if base == "square":
+        return _polygon((x - r, y - r), (x + r, y - r), (x + r, y + r), (x - r, y + r))
+    if base == "triangle-up":
+        return _polygon((x, y - r * 1.2), (x + r * 1.1, y + r * 0.8), (x - r * 1.1, y + r * 0.8))
+    arc = f"a{r:.1f},{r:.1f} 0 1,0"
+    return f"M{x - r:.1f},{y:.1f}{arc} {2 * r:.1f},0{arc} {-2 * r:.1f},0"
+
+
+def _paint(name: str, colour: str, opacity=None) -> str:
+    open_ = name.endswith("-open")
+    paint = f'fill="{"none" if open_ else colour}" stroke="{colour}" '
+    paint += f'stroke-width="{1.5 if open_ else 0.5}"'
+    return paint + (f' opacity="{opacity}"' if opacity is not None else "")
+
+
 def _symbol(name: str, x: float, y: float, size: float, colour: str, opacity=None) -> str:
     """A marker of Plotly's `name` at (x, y), `size` px across."""
-    open_ = name.endswith("-open")
-    base = name.removesuffix("-open")
-    r = size / 2
-    fill = "none" if open_ else colour
-    paint = f'fill="{fill}" stroke="{colour}" stroke-width="{1.5 if open_ else 0.5}"'
-    if opacity is not None:
-        paint += f' opacity="{opacity}"'
-    if base == "diamond":
-        d = _polygon((x, y - r * 1.2), (x + r * 1.2, y), (x, y + r * 1.2), (x - r * 1.2, y))
-        return f'<path d="{d}" {paint}/>'
-    if base == "square":
-        box = f'x="{x - r:.1f}" y="{y - r:.1f}" width="{size:.1f}" height="{size:.1f}"'
-        return f"<rect {box} {paint}/>"
-    if base == "triangle-up":
-        d = _polygon((x, y - r * 1.2), (x + r * 1.1, y + r * 0.8), (x - r * 1.1, y + r * 0.8))
-        return f'<path d="{d}" {paint}/>'
-    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" {paint}/>'
+    d = _outline(name.removesuffix("-open"), x, y, size / 2)
+    return f'<path d="{d}" {_paint(name, colour, opacity)}/>'
 
 
 def _polygon(*corners) -> str:
@@ -622,8 +626,19 @@ def _scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
                             f'stroke="{error.get("color", TEXT)}" '
                             f'stroke-width="{error.get("thickness", 1.5)}"/>'
                         )
-        if "markers" in mode:
-            texts = trace.get("text") or []
+        texts = trace.get("text") or []
+        if (
+            "markers" in mode
+            and not texts
+            and not any(isinstance(marker.get(k), list) for k in ("symbol", "size", "color"))
+        ):
+            # Alike markers with nothing to say each (a series of seconds): one path.
+            symbol = marker.get("symbol") or "circle"
+            r = float(marker.get("size") or 6) / 2
+            d = "".join(_outline(symbol.removesuffix("-open"), px, py, r) for _, px, py in points)
+            paint = _paint(symbol, marker.get("color") or colour, marker.get("opacity"))
+            out.append(f'<path class="points" d="{d}" {paint}/>')
+        elif "markers" in mode:
             group = []
             for i, px, py in points:
                 mark = _symbol(
