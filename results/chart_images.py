@@ -563,9 +563,12 @@ def _bars(bars, xaxis: Axis, yaxis: Axis, horizontal: bool, size, patterns) -> l
             length = high - low
             needed = text_width(label, size) + 10
             if horizontal:
+                halo = ""
                 if position == "auto" and length >= needed:
                     ink = "#ffffff" if _luminance(colour) < 0.6 else TEXT
                     x_text, anchor = (high - 5, "end") if end >= zero else (low + 5, "start")
+                    if ink == TEXT:  # dark on a light bar, its stripes too: a white outline
+                        halo = ' stroke="#ffffff" stroke-width="3" paint-order="stroke"'
                 else:
                     ink = TEXT
                     x_text, anchor = (high + 5, "start") if end >= zero else (low - 5, "end")
@@ -573,7 +576,7 @@ def _bars(bars, xaxis: Axis, yaxis: Axis, horizontal: bool, size, patterns) -> l
                     x_text = max(x_text, max(value(bounds[0]) or 0, value(bounds[1]) or 0) + 5)
                 out.append(
                     f'<text class="bar-text" x="{x_text:.1f}" y="{mid + size * 0.35:.1f}" '
-                    f'text-anchor="{anchor}" fill="{ink}">{_x(label)}</text>'
+                    f'text-anchor="{anchor}" fill="{ink}"{halo}>{_x(label)}</text>'
                 )
             else:
                 y_text = low - 4 if end <= zero else high + size
