@@ -112,7 +112,7 @@ class Axis:
     start: float  # pixel of `low`
     end: float  # pixel of `high`
     categories: list[str]
-    ticks: list[tuple[float, str]]
+    ticks: list[tuple[float, str]]  # (position in the axis's units: log10 on a log axis, label)
     title: str
 
     def __call__(self, value) -> float | None:
@@ -205,8 +205,6 @@ def _axis(spec: dict, values: list, start: float, end: float, *, bars: bool) -> 
             ticks.append((at, tick_label(round(at, 10))))
             at += step
         axis.ticks = ticks
-    # The pixel of a tick: its position already in the axis's own units.
-    axis.ticks = [(value, text) for value, text in axis.ticks]
     return axis
 
 

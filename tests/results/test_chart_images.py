@@ -15,6 +15,7 @@ from django.urls import reverse
 from benchsite import response_cache
 from benchsite.response_cache import CACHE_STATUS_HEADER
 from benchsite.settings.base import cache_settings
+from results import chart_images
 from results.services import run_ingest
 from results.synthetic import measured_document
 from tests.factories import PriceFactory
@@ -295,3 +296,91 @@ def test_the_pages_query_chooses_the_images_figure(client, pair):
         q: by_class(ET.fromstring(svg), "tick") for q, svg in (("log", log), ("linear", linear))
     }
     assert "40k" in ticks["linear"] and "40k" not in ticks["log"]  # linear: 0 to 40K at least
+
+
+@pytest.mark.django_db(databases=[])
+def test_the_renderer_draws_every_feature_charts_py_uses():
+    """Marks, axes and shapes of results/charts.py's figures that the pages above may not
+    all reach: open and filled symbols, step and dashed lines, vertical error bars,
+    per-bar colours and stripes, a log axis with its own ticks, a shape line."""
+    figure = {
+        "data": [
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": "steps",
+                "x": [1, 2, 4, 8],
+                "y": [10, 20, 15, 30],
+                "line": {"shape": "hv", "color": "#009E73", "dash": "dashdot"},
+                "marker": {"symbol": "triangle-up-open", "size": 9, "color": "#009E73"},
+                "error_y": {"array": [1, 2, 0, 3], "arrayminus": [1, 1, 0, 2]},
+                "text": ["a", "b", "c", "d"],
+            },
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": "each<br>its own",
+                "x": [3, 5],
+                "y": [12, 25],
+                "marker": {
+                    "symbol": ["square", "diamond-open"],
+                    "size": [8, 12],
+                    "color": ["#D55E00", "#9AA3AD"],
+                },
+                "text": ["x", "y"],
+            },
+        ],
+        "layout": {
+            "height": 300,
+            "xaxis": {
+                "title": {"text": "queue depth"},
+                "type": "log",
+                "tickvals": [1, 2, 4, 8],
+                "ticktext": ["1", "2", "4", "8"],
+            },
+            "yaxis": {"title": {"text": "IOPS (higher is better)"}, "rangemode": "tozero"},
+            "shapes": [
+                {
+                    "type": "line",
+                    "xref": "x",
+                    "yref": "paper",
+                    "x0": 4,
+                    "x1": 4,
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"dash": "dot"},
+                }
+            ],
+        },
+    }
+    svg = chart_images.render_svg(figure, chart_images.ImageText("All of it", "Bench — here"))
+    root, texts = svg_texts(svg.encode())
+    assert {"1", "2", "4", "8", "queue depth", "each", "its own", "Bench — here"} <= set(texts)
+    paths = [e for e in root.iter(f"{SVG}path")]
+    assert any("stroke-dasharray" in e.attrib for e in paths)
+    assert len([e for e in root.iter(f"{SVG}title")]) == 1 + 4 + 2  # the image's, each point's
+    bars = {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": ["#1 a", "#2 b"],
+                "x": [5, 3],
+                "text": ["5 IOPS", "3 IOPS"],
+                "marker": {"color": ["#D55E00", "#0072B2"], "pattern": {"shape": ["", "/"]}},
+            }
+        ],
+        "layout": {"showlegend": False, "yaxis": {"autorange": "reversed"}, "xaxis": {}},
+    }
+    root, texts = svg_texts(
+        chart_images.render_svg(bars, chart_images.ImageText("t", "s")).encode()
+    )
+    fills = [e.get("fill") for e in root.iter(f"{SVG}rect") if e.get("class") == "bar"]
+    assert fills[0] == "#D55E00" and fills[1].startswith("url(#")
+    ticks = [
+        (e.text, float(e.get("y"))) for e in root.iter(f"{SVG}text") if e.get("class") == "tick"
+    ]
+    named = dict(t for t in ticks if t[0].startswith("#"))
+    assert named["#1 a"] < named["#2 b"]  # reversed: the first at the top
+    png = chart_images.render_png(chart_images.render_svg(bars, chart_images.ImageText("t", "s")))
+    assert png_size(png) == (int(root.get("width")), int(root.get("height")))
