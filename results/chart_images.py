@@ -29,6 +29,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 import orjson
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from results.charts import figure_json
 
@@ -796,6 +797,10 @@ def render_png(svg: str) -> bytes:
     import resvg_py  # a compiled module: loaded only where an image is drawn
 
     fonts = Path(settings.BENCH_CHART_FONTS)
+    if not (fonts / "DejaVuSans.ttf").is_file():  # else resvg draws no text at all
+        raise ImproperlyConfigured(
+            f"no DejaVuSans.ttf in {fonts} (BENCH_CHART_FONTS): install fonts-dejavu-core"
+        )
     return bytes(
         resvg_py.svg_to_bytes(
             svg_string=svg,
