@@ -6,6 +6,7 @@ import csv
 import datetime
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -27,6 +28,7 @@ from results.selectors.common import Figures
 from results.selectors.compare import UNSTATED_NOTE, Comparison, PatternPair, compare
 from results.spread import Verdict
 from results.units import dollars, gigabytes, iops, latency, mbps, per_gb, per_kiops
+from results.views.chart_images import Chart
 from results.views.common import (
     MARK,
     PICKER_RESULTS,
@@ -224,6 +226,45 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "latency_percentiles": LATENCY_PERCENTILES,
     }
     return render(request, partial(request, "bench/compare.html", "compare_page"), context)
+
+
+def compare_charts(request: HtmxHttpRequest, a: str, b: str) -> dict[str, Callable[[], Chart]]:
+    """The page's charts for results/views/chart_images.py, read and drawn as the page does:
+    each test's bars (its test id), each sweep's two charts ("<family>-iops",
+    "<family>-demand"), each spare-area level's consistency ("consistency-<level>") and each
+    TRIM test's phases ("trim-<test id>-<data pattern>"). Write saturation has none yet."""
+    state = _state(request)
+    c = _comparison(a, b, state)
+    name_a, name_b = str(c.a.drive), str(c.b.drive)
+    vs = f"{name_a} vs {name_b}"
+    found: dict[str, Callable[[], Chart]] = {}
+    for pair in c.tests:
+        if pair.has_rates:
+            found[pair.test.identifier] = lambda pair=pair: Chart(
+                f"{vs}: {pair.test.name}", charts.compare_bars(pair, name_a, name_b)
+            )
+    for sweep in c.sweeps:
+        found[f"{sweep.family}-iops"] = lambda sweep=sweep: Chart(
+            f"{vs}: {sweep.name}, IOPS against queue depth",
+            charts.sweep_iops(sweep, name_a, name_b),
+        )
+        found[f"{sweep.family}-demand"] = lambda sweep=sweep: Chart(
+            f"{vs}: {sweep.name}, latency against IOPS",
+            charts.sweep_demand(sweep, name_a, name_b),
+        )
+    for level in c.consistency_levels:
+        found[f"consistency-{level}"] = lambda level=level: Chart(
+            f"{vs}: IOPS each second, 4KB random write QD32, {level}% spare area",
+            charts.consistency(
+                level, c, scale=state["scale"], view=state["view"], a_name=name_a, b_name=name_b
+            ),
+        )
+    for test, pattern in c.trim_keys:
+        found[f"trim-{test.identifier}-{pattern}"] = lambda test=test, pattern=pattern: Chart(
+            f"{vs}: {test.name}, {pattern} data",
+            charts.trim_bars(c, (test.identifier, pattern), name_a, name_b),
+        )
+    return found
 
 
 def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
