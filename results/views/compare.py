@@ -7,6 +7,7 @@ import csv
 import datetime
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -36,6 +37,7 @@ from results.selectors.compare import (
 )
 from results.spread import Verdict
 from results.units import dollars, gigabytes, iops, latency, mbps, per_gb, per_kiops
+from results.views.chart_images import Chart
 from results.views.common import (
     MARK,
     PICKER_RESULTS,
@@ -302,6 +304,59 @@ def compare_page(
         "latency_percentiles": LATENCY_PERCENTILES,
     }
     return render(request, partial(request, "bench/compare.html", "compare_page"), context)
+
+
+def compare_charts(
+    request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
+) -> dict[str, Callable[[], Chart]] | HttpResponse:
+    """The page's charts for results/views/chart_images.py, read and drawn as the page does:
+    each test's bars (its test id), each sweep's two charts ("<family>-iops",
+    "<family>-demand"), each spare-area level's consistency ("consistency-<level>") and each
+    TRIM test's phases ("trim-<test id>-<data pattern>"), of every drive compared. Write
+    saturation has none yet. A drive named twice among three or four: the page's 400."""
+    state = _state(request)
+    slugs = _slugs(a, b, c, d)
+    try:
+        comparison = _comparison(slugs, state)
+    except RepeatedDrive:
+        return _repeated(request, slugs, state)
+    names = [str(side.drive) for side in comparison.sides]
+    name_a, name_b, *more_names = names
+    vs = " vs ".join(names)
+    found: dict[str, Callable[[], Chart]] = {}
+    for pair in comparison.tests:
+        if pair.has_rates:
+            found[pair.test.identifier] = lambda pair=pair: Chart(
+                f"{vs}: {pair.test.name}", charts.compare_bars(pair, *names)
+            )
+    for sweep in comparison.sweeps:
+        found[f"{sweep.family}-iops"] = lambda sweep=sweep: Chart(
+            f"{vs}: {sweep.name}, IOPS against queue depth",
+            charts.sweep_iops(sweep, *names),
+        )
+        found[f"{sweep.family}-demand"] = lambda sweep=sweep: Chart(
+            f"{vs}: {sweep.name}, latency against IOPS",
+            charts.sweep_demand(sweep, *names),
+        )
+    for level in comparison.consistency_levels:
+        found[f"consistency-{level}"] = lambda level=level: Chart(
+            f"{vs}: IOPS each second, 4KB random write QD32, {level}% spare area",
+            charts.consistency(
+                level,
+                comparison,
+                scale=state["scale"],
+                view=state["view"],
+                a_name=name_a,
+                b_name=name_b,
+                more_names=tuple(more_names),
+            ),
+        )
+    for test, pattern in comparison.trim_keys:
+        found[f"trim-{test.identifier}-{pattern}"] = lambda test=test, pattern=pattern: Chart(
+            f"{vs}: {test.name}, {pattern} data",
+            charts.trim_bars(comparison, (test.identifier, pattern), *names),
+        )
+    return found
 
 
 def _saturation(c: Comparison, *names: str) -> list[dict]:

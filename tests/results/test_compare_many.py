@@ -245,3 +245,17 @@ def test_the_plain_form_lands_on_three_drives(client, four):
     response = client.get(reverse("bench:compare_start"), {"a": "Acme", "b": "Bolt", "c": "Cask"})
     assert response.status_code == 302
     assert response["Location"] == f"/bench/compare/{a.slug}/{b.slug}/{c.slug}/"
+
+
+def test_the_charts_of_four_drives_are_images_too(client, four):
+    page = url("bench:compare", four)
+    html = client.get(page).content.decode()
+    assert f'href="{page}chart/randread-4k-qd3.svg"' in html
+    svg = client.get(f"{page}chart/randread-4k-qd3.svg")
+    assert svg.status_code == 200 and svg["Content-Type"].startswith("image/svg+xml")
+    text = svg.content.decode()
+    for drive in four:
+        assert str(drive)[:20] in text
+    a, b = four[:2]
+    repeated = url("bench:compare", [a, b, a])
+    assert client.get(f"{repeated}chart/randread-4k-qd3.svg").status_code == 400
