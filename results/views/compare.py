@@ -77,9 +77,14 @@ REPEATED_DRIVE = "{slug} is named twice: three or four drives are compared only 
 @require_safe
 def compare_start(request: HtmxHttpRequest) -> HttpResponse:
     """The pickers' plain form (no JavaScript needed): each side's text is resolved to a
-    drive; when A and B, and every other side given, are found this lands on the
-    permalink, else it lists the candidates."""
+    drive (a page's third and fourth drives come as their slugs, `cur_c` and `cur_d`); when
+    A and B, and every other side given, are found this lands on the permalink, else it
+    lists the candidates."""
     texts = {side: search_words(request.GET.get(side, "")) for side in SIDE_KEYS}
+    for side in ("c", "d"):  # a page's third and fourth drives, which it has no box for
+        shown = request.GET.get(f"cur_{side}", "")
+        if not texts[side] and SLUG.fullmatch(shown):
+            texts[side] = shown
     chosen, candidates = {}, {}
     for side, text in texts.items():
         if text:

@@ -245,6 +245,11 @@ def test_the_plain_form_lands_on_three_drives(client, four):
     response = client.get(reverse("bench:compare_start"), {"a": "Acme", "b": "Bolt", "c": "Cask"})
     assert response.status_code == 302
     assert response["Location"] == f"/bench/compare/{a.slug}/{b.slug}/{c.slug}/"
+    # The form of a page of three drives (no box for C, its slug kept) keeps C, adds D.
+    d = four[3]
+    query = {"a": str(a), "b": "Bolt", "cur_c": c.slug, "d": "Dyne"}
+    response = client.get(reverse("bench:compare_start"), query)
+    assert response["Location"] == f"/bench/compare/{a.slug}/{b.slug}/{c.slug}/{d.slug}/"
 
 
 def test_the_charts_of_four_drives_are_images_too(client, four):
