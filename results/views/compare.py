@@ -132,7 +132,15 @@ def _compare_link(request: HtmxHttpRequest, side: str, drive: Drive) -> str:
     # (a picker of a drive to add, "c" or "d", adds it after the others).
     slugs = {key: request.GET.get(f"cur_{key}", "") for key in SIDE_KEYS}
     slugs = {key: slug for key, slug in slugs.items() if SLUG.fullmatch(slug)}
-    slugs[side] = drive.slug
+    # Among three or four, a drive is compared once: one already shown elsewhere changes
+    # places with the drive it replaces, and one added that is already shown changes nothing.
+    elsewhere = [k for k, slug in slugs.items() if slug == drive.slug and k != side]
+    if elsewhere and len({*slugs, side}) > 2:
+        if side in slugs:
+            slugs[elsewhere[0]] = slugs[side]
+            slugs[side] = drive.slug
+    else:
+        slugs[side] = drive.slug
     shown = [slugs[key] for key in SIDE_KEYS if key in slugs]
     if len(shown) < 2 or "a" not in slugs or "b" not in slugs:
         return f"{page_url('bench:compare_start')}?{urlencode({side: drive.slug})}"

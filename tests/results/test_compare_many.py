@@ -238,6 +238,17 @@ def test_the_picker_adds_a_drive_after_the_others(client, four):
         {"side": "a", "a": "Dyne", "cur_a": a.slug, "cur_b": b.slug, "cur_c": c.slug},
     ).content.decode()
     assert f'href="/bench/compare/{d.slug}/{b.slug}/{c.slug}/"' in html
+    # A drive already compared changes places with the one it replaces: C picked as A.
+    html = client.get(
+        reverse("bench:pick"),
+        {"side": "a", "a": "Cask", "cur_a": a.slug, "cur_b": b.slug, "cur_c": c.slug},
+    ).content.decode()
+    assert f'href="/bench/compare/{c.slug}/{b.slug}/{a.slug}/"' in html
+    # A drive added that is already compared: the same drives.
+    html = client.get(
+        reverse("bench:pick"), {"side": "c", "c": "Acme", "cur_a": a.slug, "cur_b": b.slug}
+    ).content.decode()
+    assert f'href="/bench/compare/{a.slug}/{b.slug}/"' in html
 
 
 def test_the_plain_form_lands_on_three_drives(client, four):
