@@ -18,6 +18,9 @@ from results.views import (
     value,
 )
 
+# The compare URLs' drives: two, three or four slugs (A, the reference, first).
+COMPARED = tuple("/".join(f"<slug:{key}>" for key in "abcd"[:n]) for n in range(2, 5))
+
 app_name = "bench"
 register_converter(chart_images.ImageFormatConverter, "image_format")
 
@@ -47,7 +50,10 @@ def with_charts(route: str, view, name: str, source) -> list:
 # The pages with charts, each with their images: (route, view, name, chart source). A page
 # compares more drives by a route with more slugs, the same view and source.
 CHARTED_PAGES = (
-    ("bench/compare/<slug:a>/<slug:b>/", compare.compare_page, "compare", compare.compare_charts),
+    *(
+        (f"bench/compare/{drives}/", compare.compare_page, "compare", compare.compare_charts)
+        for drives in COMPARED
+    ),
     (
         "bench/tests/<slug:test_id>/",
         leaderboards.leaderboard_page,
@@ -61,11 +67,18 @@ urlpatterns = [
     path("drives/<slug:slug>/", drives.drive_detail, name="drive"),
     path("bench/compare/", compare.compare_start, name="compare_start"),
     path("bench/compare/pick/", compare.pick, name="pick"),
-    path("bench/compare/<slug:a>/<slug:b>/compare.csv", compare.compare_csv, name="compare_csv"),
-    path(
-        "bench/compare/<slug:a>/<slug:b>/compare.md",
-        compare.compare_markdown,
-        name="compare_markdown",
+    # Two to four drives, each URL under one name (reverse() takes the one of as many slugs).
+    *(
+        route
+        for drives in COMPARED
+        for route in (
+            path(f"bench/compare/{drives}/compare.csv", compare.compare_csv, name="compare_csv"),
+            path(
+                f"bench/compare/{drives}/compare.md",
+                compare.compare_markdown,
+                name="compare_markdown",
+            ),
+        )
     ),
     path("bench/upload/", upload.upload, name="upload"),
     path("bench/runs/<int:pk>/", runs.run_detail, name="run"),
@@ -87,8 +100,9 @@ def highlighted(query) -> list[str]:
     return [drive_scope(slug) for slug in highlight_slugs(query.getlist("highlight"))]
 
 
-def pair_scopes(query, a: str, b: str) -> list[str]:
-    return [drive_scope(a), drive_scope(b)]
+def compare_scopes(query, *slugs: str, **named: str) -> list[str]:
+    """A comparison's: every drive it compares (two to four)."""
+    return [drive_scope(slug) for slug in (*slugs, *named.values())]
 
 
 # A consistency test's ranking reads series and the status of their runs, and withdrawing a
@@ -124,9 +138,9 @@ def _chart_scopes(page_scopes):
 
 response_scopes = {
     "drive": lambda query, slug: [drive_scope(slug)],
-    "compare": pair_scopes,
-    "compare_csv": pair_scopes,
-    "compare_markdown": pair_scopes,
+    "compare": compare_scopes,
+    "compare_csv": compare_scopes,
+    "compare_markdown": compare_scopes,
     "leaderboard": lambda query, test_id: ranking_scopes(query, test_id),
     "value": value_scopes,
 }

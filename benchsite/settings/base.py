@@ -260,6 +260,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A compared drive's key (results.api.shapes): one enum wherever a body names one.
+    "ENUM_NAME_OVERRIDES": {"DriveKeyEnum": "results.api.shapes.SIDE_CHOICES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "benchsite.api.document_errors",

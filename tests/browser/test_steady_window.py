@@ -60,7 +60,10 @@ def test_the_detected_window_is_shaded_and_the_steady_view_zooms_to_it(
         for s in series:
             assert s.steady_label.split(" (")[0] in legend, legend
         # the table beside the chart says the same
-        table = page.locator(f"#{chart}").locator("xpath=..").locator("table").inner_text()
+        box = page.locator(f"#{chart}").locator(
+            "xpath=ancestor::div[contains(@class, 'chart-and-table')][1]"
+        )
+        table = box.locator("table").inner_text()
         for s in series:
             assert s.steady_label in table
     assert steady_seen, "at least one demo series is steady (the rule found a window)"
