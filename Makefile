@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve reviewer test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-api bench-load \
-        bench-pair seed-scale plotly clean
+        bench-pair seed-scale plotly clean test-fresh
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
@@ -23,6 +23,7 @@ help:
 	@echo "make reviewer      NAME=<user>: make a reviewer and print their API token (site running or not)"
 	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
+	@echo "make test-fresh    make test of this tree's HEAD in a fresh Debian 12 chroot (root)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
 	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
@@ -33,7 +34,16 @@ help:
 
 install: $(INSTALLED)
 
+# Debian's python3 makes no venv without its python3-venv package (ensurepip): installed here
+# as make test-deps installs the tests' programs (as root with apt-get), or named.
 $(INSTALLED): requirements.lock requirements-pgserver.lock
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || { \
+	  pkg=python3-venv; \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "make: installing $$pkg ($(PYTHON) has no ensurepip, which venv needs)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$pkg; \
+	  else echo "$(PYTHON) cannot make a venv: it needs $$pkg (apt-get install $$pkg)" >&2; exit 1; fi; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	@# PostgreSQL server binaries from PyPI, only where the machine has none of its own.
@@ -70,15 +80,18 @@ test-python: $(INSTALLED) test-deps
 # JSON the importer reads; chromium for tests/browser, never a browser that Playwright
 # downloads; wrk, which the load benchmarks drive and tests/site/test_loadrig.py checks;
 # loop devices, device-mapper, file systems, swap and a QEMU guest for loadgen's device
-# tests. tests/site/test_test_deps.py holds the tests' tools to this list.
+# tests; and a file, by its absolute path: the DejaVu fonts chart images are drawn with as
+# PNG. tests/site/test_test_deps.py holds the tests' tools to this list.
 TEST_TOOLS := clang-format:clang-format redis-server:redis-server nginx:nginx openssl:openssl \
   curl:curl fio:fio chromium:chromium wrk:wrk losetup:mount mount:mount dmsetup:dmsetup \
   mkfs.ext4:e2fsprogs sfdisk:fdisk mkswap:util-linux swapon:mount swapoff:mount \
-  qemu-system-x86_64:qemu-system-x86 curl-config:libcurl4-openssl-dev
+  qemu-system-x86_64:qemu-system-x86 curl-config:libcurl4-openssl-dev \
+  /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 
 test-deps:
 	@need=""; for p in $(TEST_TOOLS); do \
 	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || [ -x /sbin/$${p%%:*} ] || \
+	    case $${p%%:*} in /*) [ -e $${p%%:*} ];; *) false;; esac || \
 	    case " $$need " in *" $${p#*:} "*) ;; *) need="$$need $${p#*:}";; esac; \
 	done; \
 	if [ -n "$$need" ]; then \
@@ -88,6 +101,11 @@ test-deps:
 	      apt-get install -y -qq --no-install-recommends $$need; \
 	  else echo "the tests need:$$need (apt-get install$$need)" >&2; exit 1; fi; \
 	fi
+
+# The README's two commands on a machine that has only what the README asks for: a fresh
+# Debian bookworm chroot with python3, gcc and make (tests/fresh_machine.sh; root, network).
+test-fresh:
+	tests/fresh_machine.sh $(FRESH_DIR)
 
 test-faults: $(INSTALLED)
 	$(PY) -m loadtests.faults
@@ -112,8 +130,11 @@ $(LOADGEN_BUILD)/build.ninja: | $(INSTALLED)
 loadgen: $(LOADGEN_BUILD)/build.ninja
 	meson compile -C $(LOADGEN_BUILD)
 
+# The QEMU guests (suite vm) boot once, under the sanitizers (loadgen-san-test): the same
+# binary's behaviour, with its memory checked too. LOADGEN_TEST_ARGS= runs them here as well.
+LOADGEN_TEST_ARGS ?= --no-suite vm
 loadgen-test: loadgen
-	meson test -C $(LOADGEN_BUILD) --print-errorlogs
+	meson test -C $(LOADGEN_BUILD) --print-errorlogs $(LOADGEN_TEST_ARGS)
 
 # -O1: AddressSanitizer's advice for a usable speed; at -O0 its instrumented bookkeeping
 # between one I/O and the next is 2% of a 4KB read's latency, which the latency tests see.

@@ -33,7 +33,10 @@ router.register("trim", reads.TrimViewSet, basename="trim")
 router.register("saturation", reads.SaturationViewSet, basename="saturation")
 
 api_urls = [
-    path("compare/<slug:a>/<slug:b>/", reads.CompareView.as_view(), name="compare"),
+    *(
+        path(f"compare/{drives}/", view.as_view(), name="compare")
+        for drives, view in zip(results_urls.COMPARED, reads.COMPARE_VIEWS, strict=True)
+    ),
     path(
         "tests/<slug:identifier>/leaderboard/", reads.LeaderboardView.as_view(), name="leaderboard"
     ),
@@ -66,7 +69,7 @@ urlpatterns = [
 response_scopes = {
     **{f"bench:{name}": scopes for name, scopes in results_urls.response_scopes.items()},
     **{f"drives:{name}": scopes for name, scopes in drives_urls.response_scopes.items()},
-    "api:compare": results_urls.pair_scopes,
+    "api:compare": results_urls.compare_scopes,
     "api:leaderboard": results_urls.ranking_scopes,
     "api:value": results_urls.value_scopes,
     "api:drive-list": drives_urls.drive_list_scopes,

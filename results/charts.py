@@ -25,16 +25,29 @@ from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
 from results.spread import Spread
 
-# Okabe-Ito colours, safe for the common colour-vision deficiencies; A and B also differ in
-# bar pattern and marker symbol.
+# Okabe-Ito colours, safe for the common colour-vision deficiencies; the compared drives
+# (A to D) also differ in bar pattern and marker symbol.
 COLOUR_A = "#0072B2"
 COLOUR_B = "#E69F00"
+COLOUR_C = "#009E73"
+COLOUR_D = "#CC79A7"
 COLOUR_FRONTIER = "#009E73"
 COLOUR_OTHER = "#9AA3AD"
 COLOUR_HIGHLIGHT = "#D55E00"
 PATTERN_B = "/"
+PATTERN_C = "."
+PATTERN_D = "x"
 SYMBOL_A = "circle"
 SYMBOL_B = "diamond"
+SYMBOL_C = "square"
+SYMBOL_D = "triangle-up"
+# Each compared drive's (key, colour, bar pattern, marker symbol, line dash), A first.
+SIDE_STYLES = (
+    ("a", COLOUR_A, "", SYMBOL_A, "solid"),
+    ("b", COLOUR_B, PATTERN_B, SYMBOL_B, "dash"),
+    ("c", COLOUR_C, PATTERN_C, SYMBOL_C, "longdash"),
+    ("d", COLOUR_D, PATTERN_D, SYMBOL_D, "dashdot"),
+)
 FONT = {"family": "system-ui, -apple-system, Segoe UI, sans-serif", "size": 13}
 LINEAR_CEILING = 40_000  # the seeds' linear consistency view tops out at 40K IOPS
 
@@ -81,7 +94,7 @@ _BAR_SIDES = tuple(
             "pattern": _pattern(shape, colour),
         },
     )
-    for side, colour, shape in (("a", COLOUR_A, ""), ("b", COLOUR_B, PATTERN_B))
+    for side, colour, shape, _, _ in SIDE_STYLES
 )
 _BAR_MARGIN = {"l": 110, "r": 90, "t": 30, "b": 40}
 _BAR_XAXIS = {"title": {"text": "MB/s (higher is better)"}, "rangemode": "tozero"}
@@ -118,15 +131,17 @@ def _whiskers(spreads: list[Spread | None], unit=mbps) -> dict:
     }
 
 
-def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
-    """Paired horizontal bars of one test, a pair for each data pattern, each with whiskers
-    over its run-to-run range."""
+def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> dict:
+    """Grouped horizontal bars of one test, a bar for each drive (A, B, and C and D when
+    `more_names` names them) in each data pattern, each with whiskers over its run-to-run
+    range."""
     patterns = [p.pattern for p in pair.pairs]
+    names = (a_name, b_name, *more_names)
     traces = []
-    for (side, marker), name in zip(_BAR_SIDES, (a_name, b_name), strict=True):
+    for i, ((side, marker), name) in enumerate(zip(_BAR_SIDES, names, strict=False)):
         values, texts, hovers, spreads = [], [], [], []
         for p in pair.pairs:
-            figures = p.a if side == "a" else p.b
+            figures = p.figures[i]
             bps = figures.bytes_per_second if figures else None
             spreads.append(figures.spread if figures else None)
             if bps is None:
@@ -161,7 +176,7 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
         "data": traces,
         "layout": _layout(
             barmode="group",
-            height=90 + 70 * len(patterns),
+            height=90 + 35 * len(names) * len(patterns),
             margin=_BAR_MARGIN,
             xaxis=_BAR_XAXIS,
             yaxis=_BAR_YAXIS,
@@ -170,13 +185,21 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str) -> dict:
 
 
 def consistency(
-    level: int, comparison: Comparison, *, scale: str, view: str, a_name: str, b_name: str
+    level: int,
+    comparison: Comparison,
+    *,
+    scale: str,
+    view: str,
+    a_name: str,
+    b_name: str,
+    more_names: tuple[str, ...] = (),
 ) -> dict:
-    """Both drives' IOPS in every second at one spare-area level, overlaid."""
+    """Every drive's IOPS in every second at one spare-area level, overlaid (C and D named
+    by `more_names` where compared), one colour and marker a drive."""
     traces, starts, ends, windows = [], [], [], []
-    for side, name, colour, symbol in (
-        (comparison.a, a_name, COLOUR_A, SYMBOL_A),
-        (comparison.b, b_name, COLOUR_B, SYMBOL_B),
+    names = (a_name, b_name, *more_names)
+    for side, name, (_, colour, _, symbol, _) in zip(
+        comparison.sides, names, SIDE_STYLES, strict=False
     ):
         series = side.consistency.get(level)
         if series is None:
@@ -247,9 +270,9 @@ def consistency(
     }
 
 
-# A sweep's lines: A solid with circles, B dashed with diamonds; a second data pattern
-# dotted, so that sides and patterns differ without colour too.
-_SWEEP_SIDES = (("a", COLOUR_A, SYMBOL_A, "solid"), ("b", COLOUR_B, SYMBOL_B, "dash"))
+# A sweep's lines: A solid with circles, B dashed with diamonds (C and D as SIDE_STYLES);
+# a second data pattern dotted, so that sides and patterns differ without colour too.
+_SWEEP_SIDES = tuple((side, colour, symbol, dash) for side, colour, _, symbol, dash in SIDE_STYLES)
 _SWEEP_PATTERN_DASH = {0: None, 1: "dot"}
 # Drive names are long: the legend goes under the plot, one line a trace, so that the plot
 # keeps its height whatever the names.
@@ -260,16 +283,18 @@ _SWEEP_LAYOUT = {
 }
 
 
-def _sweep_lines(sweep: Sweep, a_name: str, b_name: str):
+def _sweep_lines(sweep: Sweep, a_name: str, b_name: str, more_names: tuple[str, ...] = ()):
     """Each side's points in each data pattern of the sweep, shallowest first: (trace name,
     colour, symbol, dash, [(queue depth, Figures), ...]) for each line with a point."""
-    for side, colour, symbol, dash in _SWEEP_SIDES:
-        name = a_name if side == "a" else b_name
+    names = (a_name, b_name, *more_names)
+    for i, ((side, colour, symbol, dash), name) in enumerate(
+        zip(_SWEEP_SIDES, names, strict=False)
+    ):
         for n, pattern in enumerate(sweep.patterns):
             points = []
             for point in sweep.points:
                 pair = next((p for p in point.pairs if p.pattern == pattern), None)
-                figures = (pair.a if side == "a" else pair.b) if pair else None
+                figures = pair.figures[i] if pair else None
                 if figures is not None and figures.iops is not None:
                     points.append((point.test.queue_depth, figures))
             if points:
@@ -280,8 +305,8 @@ def _sweep_lines(sweep: Sweep, a_name: str, b_name: str):
                 yield trace_name, colour, symbol, dash_here, points
 
 
-def sweep_iops(sweep: Sweep, a_name: str, b_name: str) -> dict:
-    """IOPS against queue depth (log2 axis) for both drives: where each saturates."""
+def sweep_iops(sweep: Sweep, a_name: str, b_name: str, *more_names: str) -> dict:
+    """IOPS against queue depth (log2 axis) for every drive: where each saturates."""
     traces = [
         {
             "type": "scatter",
@@ -294,7 +319,9 @@ def sweep_iops(sweep: Sweep, a_name: str, b_name: str) -> dict:
             "marker": {"symbol": symbol, "size": 8, "color": colour},
             "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
         }
-        for trace_name, colour, symbol, dash, points in _sweep_lines(sweep, a_name, b_name)
+        for trace_name, colour, symbol, dash, points in _sweep_lines(
+            sweep, a_name, b_name, more_names
+        )
     ]
     depths = [point.test.queue_depth for point in sweep.points]
     return {
@@ -312,13 +339,13 @@ def sweep_iops(sweep: Sweep, a_name: str, b_name: str) -> dict:
     }
 
 
-def sweep_demand(sweep: Sweep, a_name: str, b_name: str) -> dict:
+def sweep_demand(sweep: Sweep, a_name: str, b_name: str, *more_names: str) -> dict:
     """The demand-intensity curve (SNIA PTS): mean latency against IOPS, one point per queue
     depth, for both drives; p99 as a dotted line where measured. Where a curve turns up, more
     outstanding I/O buys latency, not IOPS."""
     traces = []
     for n, (trace_name, colour, symbol, dash, points) in enumerate(
-        _sweep_lines(sweep, a_name, b_name)
+        _sweep_lines(sweep, a_name, b_name, more_names)
     ):
         for which, read, line in (
             ("mean", lambda r: r.latency_mean_ns, dash),
@@ -367,12 +394,15 @@ TRIM_PHASES = (
 )
 
 
-def trim_bars(comparison: Comparison, key: tuple[str, str], a_name: str, b_name: str) -> dict:
-    """One TRIM test in one data pattern: clean, after torture, after TRIM, A beside B."""
+def trim_bars(
+    comparison: Comparison, key: tuple[str, str], a_name: str, b_name: str, *more_names: str
+) -> dict:
+    """One TRIM test in one data pattern: clean, after torture, after TRIM, A beside B (and
+    C and D, where compared)."""
     traces = []
-    for side, name, colour, shape in (
-        (comparison.a, a_name, COLOUR_A, ""),
-        (comparison.b, b_name, COLOUR_B, PATTERN_B),
+    names = (a_name, b_name, *more_names)
+    for side, name, (_, colour, shape, _, _) in zip(
+        comparison.sides, names, SIDE_STYLES, strict=False
     ):
         trim = side.trim.get(key)
         rates = [getattr(trim, f) if trim else None for f, _ in TRIM_PHASES]

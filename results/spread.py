@@ -142,7 +142,7 @@ class Verdict:
         """How the page says it: "A +12.0%", "tie (within ±6.3%)", or why not tested."""
         if self.winner == "tie":
             return f"tie (within ±{self.margin_percent:.1f}%)"
-        if self.winner in ("a", "b"):
+        if self.winner in ("a", "b", "c", "d"):  # B, C or D: a drive against A
             return f"{self.winner.upper()} +{self.difference_percent:.1f}%"
         return self.reason
 

@@ -1,6 +1,6 @@
 import json
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from core.versions import VALUE, drive_scope, ranking_scope
 from results import sweeps
@@ -8,6 +8,7 @@ from results.filters import highlight_slugs
 from results.services import TEST_CATALOG
 from results.views import (
     browse,
+    chart_images,
     compare,
     drives,
     leaderboards,
@@ -17,27 +18,76 @@ from results.views import (
     value,
 )
 
+# The compare URLs' drives: two, three or four slugs (A, the reference, first).
+COMPARED = tuple("/".join(f"<slug:{key}>" for key in "abcd"[:n]) for n in range(2, 5))
+
 app_name = "bench"
+register_converter(chart_images.ImageFormatConverter, "image_format")
+
+
+def with_charts(route: str, view, name: str, source) -> list:
+    """A page's route and its charts' (results/views/chart_images.py): each chart of
+    `source` at <route>chart/<id>.svg and .png (`<name>_chart`) and
+    <route>chart/<id>/embed/ (`<name>_chart_embed`), cached by the page's scopes."""
+    extra = {"source": source, "page": name}
+    return [
+        path(route, view, name=name),
+        path(
+            f"{route}{chart_images.CHART_PATH}<slug:chart>.<image_format:fmt>",
+            chart_images.image,
+            extra,
+            name=f"{name}_chart",
+        ),
+        path(
+            f"{route}{chart_images.CHART_PATH}<slug:chart>/embed/",
+            chart_images.embed,
+            extra,
+            name=f"{name}_chart_embed",
+        ),
+    ]
+
+
+# The pages with charts, each with their images: (route, view, name, chart source). A page
+# compares more drives by a route with more slugs, the same view and source.
+CHARTED_PAGES = (
+    *(
+        (f"bench/compare/{drives}/", compare.compare_page, "compare", compare.compare_charts)
+        for drives in COMPARED
+    ),
+    (
+        "bench/tests/<slug:test_id>/",
+        leaderboards.leaderboard_page,
+        "leaderboard",
+        leaderboards.ranking_charts,
+    ),
+    ("bench/value/", value.value_page, "value", value.value_charts),
+)
+
 urlpatterns = [
     path("drives/<slug:slug>/", drives.drive_detail, name="drive"),
     path("bench/compare/", compare.compare_start, name="compare_start"),
     path("bench/compare/pick/", compare.pick, name="pick"),
-    path("bench/compare/<slug:a>/<slug:b>/", compare.compare_page, name="compare"),
-    path("bench/compare/<slug:a>/<slug:b>/compare.csv", compare.compare_csv, name="compare_csv"),
-    path(
-        "bench/compare/<slug:a>/<slug:b>/compare.md",
-        compare.compare_markdown,
-        name="compare_markdown",
+    # Two to four drives, each URL under one name (reverse() takes the one of as many slugs).
+    *(
+        route
+        for drives in COMPARED
+        for route in (
+            path(f"bench/compare/{drives}/compare.csv", compare.compare_csv, name="compare_csv"),
+            path(
+                f"bench/compare/{drives}/compare.md",
+                compare.compare_markdown,
+                name="compare_markdown",
+            ),
+        )
     ),
     path("bench/upload/", upload.upload, name="upload"),
     path("bench/runs/<int:pk>/", runs.run_detail, name="run"),
     path("bench/runs/<int:pk>/document.json", runs.run_document, name="run_document"),
     path("bench/tests/", leaderboards.test_index, name="tests"),
     path("bench/methodology/", methodology.methodology_page, name="methodology"),
-    path("bench/tests/<slug:test_id>/", leaderboards.leaderboard_page, name="leaderboard"),
-    path("bench/value/", value.value_page, name="value"),
     path("bench/controllers/<slug:slug>/", browse.controller_page, name="controller"),
     path("bench/nand/<slug:slug>/", browse.nand_page, name="nand"),
+    *(route for page in CHARTED_PAGES for route in with_charts(*page)),
 ]
 
 
@@ -50,8 +100,9 @@ def highlighted(query) -> list[str]:
     return [drive_scope(slug) for slug in highlight_slugs(query.getlist("highlight"))]
 
 
-def pair_scopes(query, a: str, b: str) -> list[str]:
-    return [drive_scope(a), drive_scope(b)]
+def compare_scopes(query, *slugs: str, **named: str) -> list[str]:
+    """A comparison's: every drive it compares (two to four)."""
+    return [drive_scope(slug) for slug in (*slugs, *named.values())]
 
 
 # A consistency test's ranking reads series and the status of their runs, and withdrawing a
@@ -76,11 +127,23 @@ def value_scopes(query) -> list[str]:
     return [VALUE, *highlighted(query)]
 
 
+def _chart_scopes(page_scopes):
+    """A chart's: its page's (the URL's chart, format and view arguments aside)."""
+
+    def scopes(query, chart, source, page, fmt=None, **kwargs):
+        return page_scopes(query, **kwargs)
+
+    return scopes
+
+
 response_scopes = {
     "drive": lambda query, slug: [drive_scope(slug)],
-    "compare": pair_scopes,
-    "compare_csv": pair_scopes,
-    "compare_markdown": pair_scopes,
+    "compare": compare_scopes,
+    "compare_csv": compare_scopes,
+    "compare_markdown": compare_scopes,
     "leaderboard": lambda query, test_id: ranking_scopes(query, test_id),
     "value": value_scopes,
 }
+for _name in ("compare", "leaderboard", "value"):
+    response_scopes[f"{_name}_chart"] = _chart_scopes(response_scopes[_name])
+    response_scopes[f"{_name}_chart_embed"] = _chart_scopes(response_scopes[_name])

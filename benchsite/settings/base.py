@@ -204,6 +204,10 @@ BENCH_SHOW_SYNTHETIC = False
 BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
 BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
 
+# The fonts chart images are drawn with as PNG (results/chart_images.py): Debian's
+# fonts-dejavu-core.
+BENCH_CHART_FONTS = os.environ.get("BENCH_CHART_FONTS", "/usr/share/fonts/truetype/dejavu")
+
 # Reviewers sign in to upload results in a form (results/views/upload.py).
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "bench:upload"
@@ -256,6 +260,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A compared drive's key (results.api.shapes): one enum wherever a body names one.
+    "ENUM_NAME_OVERRIDES": {"DriveKeyEnum": "results.api.shapes.SIDE_CHOICES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "benchsite.api.document_errors",

@@ -73,7 +73,14 @@ from results.models import (
     method_label,
 )
 from results.selectors.common import SERIES_POINTS, Figures
-from results.selectors.compare import Comparison, Side, TestPair, compare
+from results.selectors.compare import (
+    SIDE_KEYS,
+    Comparison,
+    RepeatedDrive,
+    Side,
+    TestPair,
+    compare,
+)
 from results.selectors.rankings import (
     Metric,
     RankedEntry,
@@ -688,11 +695,14 @@ def _test_pair(pair: TestPair) -> dict[str, Any]:
         "patterns": [
             {
                 "pattern": p.pattern,
-                "a": _figures(p.a),
-                "b": _figures(p.b),
+                **{key: _figures(f) for key, f in zip(SIDE_KEYS, p.figures, strict=False)},
                 "winner": p.winner or None,
                 "difference_percent": p.difference_percent,
                 "verdict": p.verdict.as_dict(),
+                "verdicts": {
+                    key: v.as_dict() for key, v in zip(SIDE_KEYS[1:], p.verdicts[1:], strict=False)
+                },
+                "best": p.best or None,
             }
             for p in pair.pairs
         ],
@@ -700,10 +710,10 @@ def _test_pair(pair: TestPair) -> dict[str, Any]:
 
 
 def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
-    a, b = comparison.a, comparison.b
+    sides = comparison.sides
     return {
-        "a": _side(a, comparison.value_test),
-        "b": _side(b, comparison.value_test),
+        "sides": [{"key": side.key, "slug": side.drive.slug} for side in comparison.sides],
+        **{side.key: _side(side, comparison.value_test) for side in sides},
         "value_test": comparison.value_test,
         "tests": [_test_pair(pair) for pair in comparison.tests],
         "sweeps": [
@@ -720,8 +730,7 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
         "consistency": [
             {
                 "spare_area_percent": level,
-                "a": _series(a.consistency.get(level), points),
-                "b": _series(b.consistency.get(level), points),
+                **{side.key: _series(side.consistency.get(level), points) for side in sides},
             }
             for level in comparison.consistency_levels
         ],
@@ -729,16 +738,14 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
             {
                 "test": test.identifier,
                 "pattern": pattern,
-                "a": _trim(a.trim.get((test.identifier, pattern))),
-                "b": _trim(b.trim.get((test.identifier, pattern))),
+                **{side.key: _trim(side.trim.get((test.identifier, pattern))) for side in sides},
             }
             for test, pattern in comparison.trim_keys
         ],
         "saturation": [
             {
                 "pattern": pattern,
-                "a": _saturation(a.saturation.get(pattern), points),
-                "b": _saturation(b.saturation.get(pattern), points),
+                **{side.key: _saturation(side.saturation.get(pattern), points) for side in sides},
             }
             for pattern in comparison.saturation_patterns
         ],
@@ -747,48 +754,97 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
 
 MAX_RUN_ID = 2**63 - 1
 DRIVE_PATH = {"type": "string", "pattern": f"^{SLUG.pattern}$"}
-RUN_PARAMETERS = [
-    *(
+
+
+def _compare_parameters(keys: str) -> list[OpenApiParameter]:
+    """The parameters of the compare of these drives (A and B, then C and D)."""
+    return [
+        *(
+            OpenApiParameter(
+                f"run_{side}",
+                whole_number_schema(1, MAX_RUN_ID),
+                description=f"Show drive {side.upper()} from this run (default: its latest)",
+            )
+            for side in keys
+        ),
         OpenApiParameter(
-            f"run_{side}",
-            whole_number_schema(1, MAX_RUN_ID),
-            description=f"Show drive {side.upper()} from this run (default: its latest)",
-        )
-        for side in "ab"
-    ),
-    OpenApiParameter(
-        "points",
-        bool,
-        description="Include every second of the consistency and write-saturation series "
-        "(otherwise each series links to its points)",
-    ),
-    *(
-        OpenApiParameter(side, DRIVE_PATH, OpenApiParameter.PATH, description="A drive's slug")
-        for side in "ab"
-    ),
-]
+            "points",
+            bool,
+            description="Include every second of the consistency and write-saturation series "
+            "(otherwise each series links to its points)",
+        ),
+        *(
+            OpenApiParameter(
+                side,
+                DRIVE_PATH,
+                OpenApiParameter.PATH,
+                description="A drive's slug"
+                + (" (the reference the others are compared with)" if side == "a" else "")
+                + (": three or four drives must all differ" if side in "cd" else ""),
+            )
+            for side in keys
+        ),
+    ]
+
+
+RUN_PARAMETERS = _compare_parameters("ab")
 
 
 class CompareView(APIView):
-    """Two drives head to head: the numbers of the compare page."""
+    """Two to four drives head to head, A the reference: the numbers of the compare page.
+    Three or four drives must differ (400 when one is named twice); two may be the same."""
 
     @extend_schema(
         summary="Compare two drives",
         parameters=RUN_PARAMETERS,
         responses={200: ComparisonShape},
     )
-    def get(self, request: Request, a: str, b: str) -> Response:
+    def get(
+        self, request: Request, a: str, b: str, c: str | None = None, d: str | None = None
+    ) -> Response:
         params = request.query_params
-        run_a, run_b = (
-            whole_number(params, f"run_{side}", default=None, minimum=1, maximum=MAX_RUN_ID)
-            for side in "ab"
-        )
+        given = zip(SIDE_KEYS, (a, b, c, d), strict=True)
+        slugs = {key: slug for key, slug in given if slug is not None}
+        runs = {
+            f"run_{side}": whole_number(
+                params, f"run_{side}", default=None, minimum=1, maximum=MAX_RUN_ID
+            )
+            for side in slugs
+        }
         points = query_boolean(params, "points")
         try:
-            comparison = compare(a=a, b=b, run_a=run_a, run_b=run_b, points=points)
+            comparison = compare(**slugs, **runs, points=points)
         except Drive.DoesNotExist as missing:
             raise Http404(str(missing)) from missing
+        except RepeatedDrive as repeated:
+            raise ValidationError({"drives": [str(repeated)]}) from repeated
         return Response(comparison_body(comparison, points=points))
+
+
+class CompareThreeView(CompareView):
+    @extend_schema(
+        summary="Compare three drives",
+        operation_id="v1_compare_three_retrieve",
+        parameters=_compare_parameters("abc"),
+        responses={200: ComparisonShape},
+    )
+    def get(self, request: Request, a: str, b: str, c: str) -> Response:
+        return super().get(request, a, b, c)
+
+
+class CompareFourView(CompareView):
+    @extend_schema(
+        summary="Compare four drives",
+        operation_id="v1_compare_four_retrieve",
+        parameters=_compare_parameters("abcd"),
+        responses={200: ComparisonShape},
+    )
+    def get(self, request: Request, a: str, b: str, c: str, d: str) -> Response:
+        return super().get(request, a, b, c, d)
+
+
+# The compare of two, three and four drives, in the order of results.urls.COMPARED.
+COMPARE_VIEWS = (CompareView, CompareThreeView, CompareFourView)
 
 
 def _entry(ranked: RankedEntry) -> dict[str, Any]:

@@ -71,7 +71,10 @@ class VerdictShape(serializers.Serializer):
     """The winner rule's verdict (docs/methodology.md, "Spread and the winner rule")."""
 
     winner = serializers.ChoiceField(
-        choices=["a", "b", "tie", "untested"], allow_null=True, help_text="null: a side untested"
+        choices=["a", "b", "c", "d", "tie", "untested"],
+        allow_null=True,
+        help_text="the drive with a real lead (of A and the drive compared with it); "
+        "null: a side untested",
     )
     difference_percent = serializers.FloatField(allow_null=True)
     margin_percent = serializers.FloatField(
@@ -108,13 +111,34 @@ class FiguresShape(serializers.Serializer):
     write = serializers.DictField(allow_null=True, help_text="A mixed test's writes, as read")
 
 
+class VerdictsShape(serializers.Serializer):
+    """Each drive against A, the reference, by the winner rule."""
+
+    b = VerdictShape()
+    c = VerdictShape(required=False, help_text="where a third drive is compared")
+    d = VerdictShape(required=False, help_text="where a fourth drive is compared")
+
+
+SIDE_CHOICES = ["a", "b", "c", "d"]
+
+
 class PatternPairShape(serializers.Serializer):
     pattern = serializers.CharField()
     a = FiguresShape(allow_null=True)
     b = FiguresShape(allow_null=True)
-    winner = serializers.ChoiceField(choices=["a", "b", "tie", "untested"], allow_null=True)
-    difference_percent = serializers.FloatField(**NUMBER)
-    verdict = VerdictShape()
+    c = FiguresShape(allow_null=True, required=False, help_text="where a third drive is compared")
+    d = FiguresShape(allow_null=True, required=False, help_text="where a fourth drive is compared")
+    winner = serializers.ChoiceField(
+        choices=["a", "b", "tie", "untested"], allow_null=True, help_text="A against B"
+    )
+    difference_percent = serializers.FloatField(**NUMBER, help_text="A against B")
+    verdict = VerdictShape(help_text="A against B")
+    verdicts = VerdictsShape()
+    best = serializers.ChoiceField(
+        choices=SIDE_CHOICES,
+        allow_null=True,
+        help_text="the drive better than every other with a real difference; null: none is",
+    )
 
 
 class TestPairShape(serializers.Serializer):
@@ -231,10 +255,15 @@ class SaturationSideShape(serializers.ModelSerializer):
         ]
 
 
+MORE = {"allow_null": True, "required": False}  # drives C and D, where compared
+
+
 class ConsistencyPairShape(serializers.Serializer):
     spare_area_percent = serializers.IntegerField()
     a = SeriesShape(allow_null=True)
     b = SeriesShape(allow_null=True)
+    c = SeriesShape(**MORE)
+    d = SeriesShape(**MORE)
 
 
 class TrimPairShape(serializers.Serializer):
@@ -242,19 +271,31 @@ class TrimPairShape(serializers.Serializer):
     pattern = serializers.ChoiceField(choices=DataPattern.choices)
     a = TrimSideShape(allow_null=True)
     b = TrimSideShape(allow_null=True)
+    c = TrimSideShape(**MORE)
+    d = TrimSideShape(**MORE)
 
 
 class SaturationPairShape(serializers.Serializer):
     pattern = serializers.ChoiceField(choices=DataPattern.choices)
     a = SaturationSideShape(allow_null=True)
     b = SaturationSideShape(allow_null=True)
+    c = SaturationSideShape(**MORE)
+    d = SaturationSideShape(**MORE)
+
+
+class SideKeyShape(serializers.Serializer):
+    key = serializers.ChoiceField(choices=SIDE_CHOICES, help_text="its key in this body")
+    slug = serializers.CharField()
 
 
 class ComparisonShape(serializers.Serializer):
-    """Two drives head to head (results.api.reads.comparison_body)."""
+    """Two to four drives head to head, A the reference (results.api.reads.comparison_body)."""
 
+    sides = SideKeyShape(many=True, help_text="the drives compared, in order (A first)")
     a = SideShape()
     b = SideShape()
+    c = SideShape(required=False, help_text="a third drive, where compared")
+    d = SideShape(required=False, help_text="a fourth drive, where compared")
     value_test = serializers.CharField()
     tests = TestPairShape(many=True, help_text="every throughput test but the sweeps'")
     sweeps = SweepShape(many=True)

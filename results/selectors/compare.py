@@ -1,7 +1,9 @@
-"""Two drives head to head (the compare page, its exports and the API's compare)."""
+"""Two to four drives head to head (the compare page, its exports and the API's compare):
+drive A is the reference every other is compared with."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -63,6 +65,7 @@ class Side:
     saturation: dict[str, SaturationSeries] = field(default_factory=dict)  # by data pattern
     wsat: dict[str, SaturationSeries] = field(default_factory=dict)  # WSAT, by data pattern
     price: Price | None = None
+    key: str = "a"  # which drive of the comparison: "a" (the reference), "b", "c" or "d"
 
     @functools.cached_property
     def shown_runs(self) -> list[Run]:
@@ -131,30 +134,92 @@ class Side:
 LATENCY_KINDS_DIFFER = "latencies of different kinds (see each side's): not compared"
 
 
+# The drives of a comparison, in order: A is the reference the others are compared with.
+SIDE_KEYS = ("a", "b", "c", "d")
+MAX_SIDES = len(SIDE_KEYS)
+
+
+class RepeatedDrive(ValueError):
+    """Three or four drives compared, one of them twice (two may be the same drive)."""
+
+
+def against_a(v: Verdict, key: str) -> Verdict:
+    """A verdict of drive A against another (results.spread.verdict names that one "b") as
+    said of that drive: `key` wins where "b" did, and "B's" variation is `key`'s."""
+    if key == "b":
+        return v
+    return dataclasses.replace(
+        v,
+        winner=key if v.winner == "b" else v.winner,
+        reason=v.reason.replace("B's", f"{key.upper()}'s"),
+    )
+
+
+def best_of(sides: list) -> int | None:
+    """Which of the sides' rule sides (results.spread.Side, None where a drive has no
+    figure) is better than every other that has one by the winner rule, a real difference
+    each time: its index; None when none is, or fewer than two have a figure."""
+    present = [i for i, s in enumerate(sides) if s is not None]
+    if len(present) < 2:
+        return None
+    for i in present:
+        if all(verdict(sides[i], sides[j]).winner == "a" for j in present if j != i):
+            return i
+    return None
+
+
 @dataclass(slots=True)
 class PatternPair:
-    """Both sides' figures in one data pattern, and who wins by the winner rule
-    (results.spread.verdict): "a", "b", "tie", "untested", or "" (a side not tested)."""
+    """Every drive's figures in one data pattern, and who wins by the winner rule
+    (results.spread.verdict): A against B in `verdict` ("a", "b", "tie", "untested", or ""
+    when a side was not tested), each drive against A in `verdicts` (A's own empty), and
+    the drive better than every other, if one is (`best`, its key, else "")."""
 
     pattern: str
     a: Figures | None
     b: Figures | None
+    more: tuple[Figures | None, ...] = ()  # drives C and D, where compared
     verdict: Verdict = field(init=False)
+    verdicts: list[Verdict] = field(init=False)
+    best: str = field(init=False)
 
     def __post_init__(self) -> None:
-        self.verdict = verdict(*(f.rule_side if f else None for f in (self.a, self.b)))
+        rule = [f.rule_side if f else None for f in self.figures]
+        self.verdict = verdict(rule[0], rule[1])
+        self.verdicts = [Verdict()] + [
+            against_a(verdict(rule[0], other), key)
+            for key, other in zip(SIDE_KEYS[1:], rule[1:], strict=False)
+        ]
+        best = best_of(rule)
+        self.best = "" if best is None else SIDE_KEYS[best]
+
+    @property
+    def figures(self) -> list[Figures | None]:
+        """Each drive's figures, A first."""
+        return [self.a, self.b, *self.more]
+
+    def _latency_verdict(self, a: Figures | None, other: Figures | None) -> Verdict:
+        sides = [f.latency_rule_side if f else None for f in (a, other)]
+        if None in sides:
+            return Verdict()
+        if a.result.latency_kind != other.result.latency_kind:
+            return Verdict("untested", reason=LATENCY_KINDS_DIFFER)
+        return verdict(*sides)
 
     @property
     def latency_verdict(self) -> Verdict:
         """Whose mean latency is lower, by the winner rule on the rates the latencies stand
         for (Figures.latency_rule_side): "a" or "b", a tie, or why the difference was not
         tested (latencies of two kinds are not one figure); none when a side has none."""
-        sides = [f.latency_rule_side if f else None for f in (self.a, self.b)]
-        if None in sides:
-            return Verdict()
-        if self.a.result.latency_kind != self.b.result.latency_kind:
-            return Verdict("untested", reason=LATENCY_KINDS_DIFFER)
-        return verdict(*sides)
+        return self._latency_verdict(self.a, self.b)
+
+    @property
+    def latency_verdicts(self) -> list[Verdict]:
+        """Each drive's mean latency against A's, as latency_verdict (A's own empty)."""
+        return [Verdict()] + [
+            against_a(self._latency_verdict(self.a, f), key)
+            for key, f in zip(SIDE_KEYS[1:], self.figures[1:], strict=False)
+        ]
 
     @property
     def winner(self) -> str:
@@ -174,7 +239,7 @@ class TestPair:
     def has_rates(self) -> bool:
         """A side has MB/s or IOPS in some data pattern (else only latency: no bars)."""
         return any(
-            f is not None and f.bytes_per_second is not None for p in self.pairs for f in (p.a, p.b)
+            f is not None and f.bytes_per_second is not None for p in self.pairs for f in p.figures
         )
 
     @property
@@ -182,7 +247,7 @@ class TestPair:
         """Why neither side has a rate (Figures.missing_rates_reason), the first one given."""
         return (
             next(
-                (f.missing_rates_reason for p in self.pairs for f in (p.a, p.b) if f is not None),
+                (f.missing_rates_reason for p in self.pairs for f in p.figures if f is not None),
                 "",
             )
             or ""
@@ -194,7 +259,7 @@ class TestPair:
             f is not None
             and (f.result.latency_mean_ns is not None or f.result.latency_max_ns is not None)
             for p in self.pairs
-            for f in (p.a, p.b)
+            for f in p.figures
         )
 
 
@@ -224,6 +289,13 @@ class Comparison:
     saturation_patterns: list[str] = field(default_factory=list)
     wsat_patterns: list[str] = field(default_factory=list)
     sweeps: list[Sweep] = field(default_factory=list)
+    c: Side | None = None  # a third drive, and a fourth, where compared
+    d: Side | None = None
+
+    @property
+    def sides(self) -> list[Side]:
+        """Every drive compared, in order: A (the reference), B, then C and D if there."""
+        return [s for s in (self.a, self.b, self.c, self.d) if s is not None]
 
     @property
     def throughput(self) -> list[TestPair]:
@@ -231,18 +303,17 @@ class Comparison:
         return [*self.tests, *(point for sweep in self.sweeps for point in sweep.points)]
 
     @property
-    def guard(self) -> tuple[str, str] | None:
-        """Each side's provenance, when the two sides' throughput figures differ in method,
-        tool or test bench (the page says so near its top); None when they do not."""
-        a, b = self.a, self.b
-        if not a.results or not b.results or a.method_key == b.method_key:
-            return None
-        return a.provenance, b.provenance
+    def guard(self) -> tuple[str, ...] | None:
+        """Each side's provenance, when the sides' throughput figures differ in method,
+        tool or test bench (the page says so near its top); None when they do not. Every
+        side's, in order, once two with figures differ."""
+        keys = {s.method_key for s in self.sides if s.results}
+        return tuple(s.provenance for s in self.sides) if len(keys) > 1 else None
 
     @property
-    def value_iops(self) -> tuple[float | None, float | None]:
+    def value_iops(self) -> tuple[float | None, ...]:
         """Each side's IOPS in the value test, which its price per 1,000 IOPS is of."""
-        return self.a.value_iops(self.value_test), self.b.value_iops(self.value_test)
+        return tuple(s.value_iops(self.value_test) for s in self.sides)
 
 
 # -- the head-to-head statement ------------------------------------------------------------
@@ -316,7 +387,8 @@ WITH side AS (
          (SELECT run.id FROM results_run run
           WHERE run.id = v.run AND run.drive_id = d.id AND run.status = 'published'
             {real_runs}) AS chosen
-  FROM (VALUES ('a', %(a)s::text, %(run_a)s::bigint), ('b', %(b)s::text, %(run_b)s::bigint))
+  FROM (VALUES ('a', %(a)s::text, %(run_a)s::bigint), ('b', %(b)s::text, %(run_b)s::bigint),
+               ('c', %(c)s::text, %(run_c)s::bigint), ('d', %(d)s::text, %(run_d)s::bigint))
     AS v (key, slug, run)
   JOIN drives_drive d ON d.slug = v.slug {real_drives}
 ),
@@ -447,10 +519,19 @@ def _compare_sql(*, points: bool, real: bool) -> str:
 
 
 def compare(
-    *, a: str, b: str, run_a: int | None = None, run_b: int | None = None, points: bool = True
+    *,
+    a: str,
+    b: str,
+    run_a: int | None = None,
+    run_b: int | None = None,
+    points: bool = True,
+    c: str | None = None,
+    d: str | None = None,
+    run_c: int | None = None,
+    run_d: int | None = None,
 ) -> Comparison:
-    """Two drives head to head: every throughput test either has (both data patterns; a
-    queue-depth sweep's tests as its points, Comparison.sweeps),
+    """Two to four drives head to head, A the reference: every throughput test any has
+    (both data patterns; a queue-depth sweep's tests as its points, Comparison.sweeps),
     consistency series per spare-area level, TRIM validations, write saturation, specs and
     latest prices. Every consistency and saturation series says how many points it has
     (`points`; a consistency series also its seconds at 0 IOPS, `stalls`), and holds them
@@ -458,20 +539,39 @@ def compare(
     `iops` and `iops_text` fields are not read). A result's RESULT_UNREAD fields are not
     read either.
 
-    By default each test shows the drive's latest result; run_a / run_b restrict a side to
-    one of its runs (an unknown run falls back to the latest). One query.
-    Raises Drive.DoesNotExist when either slug is unknown.
+    By default each test shows the drive's latest result; run_a ... run_d restrict a side
+    to one of its runs (an unknown run falls back to the latest). One query, whatever the
+    number of drives. Raises Drive.DoesNotExist when a slug is unknown, else RepeatedDrive when
+    three or four drives name one twice (two may be the same drive), and ValueError for d
+    without c.
     """
+    if d is not None and c is None:
+        raise ValueError("a fourth drive without a third")
+    slugs = [slug for slug in (a, b, c, d) if slug is not None]
     sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
     alias = read_alias(Run)
     held = _held_tests.get(alias)
-    params = {"a": a, "b": b, "run_a": run_a, "run_b": run_b, "tests_held": held and held.version}
+    params = {
+        "a": a,
+        "b": b,
+        "c": c,
+        "d": d,
+        "run_a": run_a,
+        "run_b": run_b,
+        "run_c": run_c if c is not None else None,
+        "run_d": run_d if d is not None else None,
+        "tests_held": held and held.version,
+    }
     alias, rows = prepared_rows(Run, sql, params, alias=alias)
     doc = orjson.loads(rows[0][1])
     sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
-    for key, slug in (("a", a), ("b", b)):
+    keys = SIDE_KEYS[: len(slugs)]
+    for key, slug in zip(keys, slugs, strict=True):
         if key not in sides_found:
             raise Drive.DoesNotExist(f"no drive {slug}")
+    # Checked once every slug is known: an unknown drive is missing, named twice or not.
+    if len(slugs) > 2 and len(set(slugs)) < len(slugs):
+        raise RepeatedDrive("a drive named twice among " + ", ".join(slugs))
 
     drives: dict[int, Drive] = {}
     prices: dict[int, Price | None] = {}
@@ -495,7 +595,7 @@ def compare(
             _held_tests[alias] = _HeldTests(doc["catalog"], tests)
 
     sides = {}
-    for key in ("a", "b"):
+    for key in keys:
         drive_id, chosen = sides_found[key]
         drive = drives[drive_id]
         side = Side(
@@ -503,6 +603,7 @@ def compare(
             runs=[r for r in runs.values() if r.drive_id == drive_id],
             chosen_run=runs.get(chosen),
             price=prices[drive_id],
+            key=key,
         )
         if side.price is not None:
             attach(side.price, "drive", drive)
@@ -532,7 +633,7 @@ def compare(
         saturation.points = count
         kind = sides[key].wsat if saturation.is_wsat else sides[key].saturation
         kind[saturation.pattern] = saturation
-    return _comparison(sides["a"], sides["b"])
+    return _comparison(*sides.values())
 
 
 UNSTATED = "unspecified"  # a published figure whose article does not say its data pattern
@@ -550,11 +651,11 @@ def _depth(pair: TestPair) -> int:
     return pair.test.queue_depth
 
 
-def _comparison(side_a: Side, side_b: Side) -> Comparison:
-    """The comparison of two filled sides: their tests in order, each data pattern paired."""
-    sides = (side_a, side_b)
+def _comparison(*sides: Side) -> Comparison:
+    """The comparison of two to four filled sides: their tests in order, each data pattern
+    set side by side."""
     tests: dict[str, Test] = {}
-    patterns: tuple[dict[str, set[str]], ...] = ({}, {})  # each side's, by test
+    patterns: tuple[dict[str, set[str]], ...] = tuple({} for _ in sides)  # each side's, by test
     for side, found in zip(sides, patterns, strict=True):
         for (identifier, pattern), f in side.results.items():
             tests[identifier] = f.result.test
@@ -562,16 +663,19 @@ def _comparison(side_a: Side, side_b: Side) -> Comparison:
     pairs = []
     for test in sorted(tests.values(), key=test_order_key):
         found = [side.get(test.identifier, set()) for side in patterns]
-        stands_in = [_stands_in(mine, other) for mine, other in (found, found[::-1])]
+        stands_in = [
+            _stands_in(mine, set().union(*(o for j, o in enumerate(found) if j != i)))
+            for i, mine in enumerate(found)
+        ]
         rows = []
-        for p in sorted(found[0] | found[1], key=lambda p: PATTERN_ORDER.get(p, 9)):
+        for p in sorted(set().union(*found), key=lambda p: PATTERN_ORDER.get(p, 9)):
             if p == UNSTATED and any(stands_in):
                 continue  # it stands in each row of a pattern the other side states
             figures = [
                 s.results.get((test.identifier, UNSTATED if standing else p))
                 for s, standing in zip(sides, stands_in, strict=True)
             ]
-            rows.append(PatternPair(p, *figures))
+            rows.append(PatternPair(p, figures[0], figures[1], tuple(figures[2:])))
         pairs.append(TestPair(test, rows))
     points: dict[str, list[TestPair]] = {}
     for pair in pairs:
@@ -581,20 +685,23 @@ def _comparison(side_a: Side, side_b: Side) -> Comparison:
         Sweep(family, sweep_label(found[0].test.name), sorted(found, key=_depth))
         for family, found in points.items()
     ]
+    more = dict(zip(("c", "d"), sides[2:], strict=False))
     return Comparison(
-        a=side_a,
-        b=side_b,
+        a=sides[0],
+        b=sides[1],
+        **more,
         tests=[pair for pair in pairs if not pair.test.family],
         sweeps=sweeps,
-        consistency_levels=sorted(set(side_a.consistency) | set(side_b.consistency)),
+        consistency_levels=sorted(set().union(*(side.consistency for side in sides))),
         trim_keys=sorted(
             {(t.test, t.pattern) for side in sides for t in side.trim.values()},
             key=lambda k: (k[0].identifier, PATTERN_ORDER.get(k[1], 9)),
         ),
         saturation_patterns=sorted(
-            set(side_a.saturation) | set(side_b.saturation), key=lambda p: PATTERN_ORDER.get(p, 9)
+            set().union(*(side.saturation for side in sides)),
+            key=lambda p: PATTERN_ORDER.get(p, 9),
         ),
         wsat_patterns=sorted(
-            set(side_a.wsat) | set(side_b.wsat), key=lambda p: PATTERN_ORDER.get(p, 9)
+            set().union(*(side.wsat for side in sides)), key=lambda p: PATTERN_ORDER.get(p, 9)
         ),
     )

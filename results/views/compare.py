@@ -1,4 +1,5 @@
-"""Any two drives head to head, at a permalink; pickers; CSV and Markdown exports."""
+"""Two to four drives head to head, at a permalink (drive A the reference); pickers; CSV and
+Markdown exports."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import csv
 import datetime
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -24,9 +26,18 @@ from results.documents import MIXED_SIDES
 from results.filters import highlight_slugs
 from results.models import Run, latency_description
 from results.selectors.common import Figures
-from results.selectors.compare import UNSTATED_NOTE, Comparison, PatternPair, compare
+from results.selectors.compare import (
+    MAX_SIDES,
+    SIDE_KEYS,
+    UNSTATED_NOTE,
+    Comparison,
+    PatternPair,
+    RepeatedDrive,
+    compare,
+)
 from results.spread import Verdict
 from results.units import dollars, gigabytes, iops, latency, mbps, per_gb, per_kiops
+from results.views.chart_images import Chart
 from results.views.common import (
     MARK,
     PICKER_RESULTS,
@@ -56,23 +67,33 @@ LATENCY_EXPORT = (
 )
 
 
-def _permalink(a: str, b: str, **state) -> str:
-    url = page_url("bench:compare", a, b)
+def _permalink(a: str, b: str, *more: str, **state) -> str:
+    url = page_url("bench:compare", a, b, *more)
     query = {k: v for k, v in state.items() if v not in (None, "", "log", "full")}
     return f"{url}?{urlencode(query)}" if query else url
+
+
+REPEATED_DRIVE = "{slug} is named twice: three or four drives are compared only when all differ"
 
 
 @require_safe
 def compare_start(request: HtmxHttpRequest) -> HttpResponse:
     """The pickers' plain form (no JavaScript needed): each side's text is resolved to a
-    drive; when both are found this lands on the permalink, else it lists the candidates."""
-    texts = {side: search_words(request.GET.get(side, "")) for side in ("a", "b")}
+    drive (a page's third and fourth drives come as their slugs, `cur_c` and `cur_d`); when
+    A and B, and every other side given, are found this lands on the permalink, else it
+    lists the candidates."""
+    texts = {side: search_words(request.GET.get(side, "")) for side in SIDE_KEYS}
+    for side in ("c", "d"):  # a page's third and fourth drives, which it has no box for
+        shown = request.GET.get(f"cur_{side}", "")
+        if not texts[side] and SLUG.fullmatch(shown):
+            texts[side] = shown
     chosen, candidates = {}, {}
     for side, text in texts.items():
         if text:
             chosen[side], candidates[side] = drive_match(text, limit=PICKER_RESULTS)
-    if chosen.get("a") and chosen.get("b"):
-        return redirect(_permalink(chosen["a"].slug, chosen["b"].slug))
+    named = [side for side, text in texts.items() if text]
+    if chosen.get("a") and chosen.get("b") and all(chosen.get(side) for side in named):
+        return redirect(_permalink(*(chosen[side].slug for side in named)))
     context = {
         "drive_a": chosen.get("a"),
         "drive_b": chosen.get("b"),
@@ -87,7 +108,7 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
     """Search-as-you-type for one picker: links that land on the comparison, or, for the
     highlight box of a ranking or value view (side=mark; `at` its path), links to that view
     with its form's fields (which come along) and the drive highlighted too."""
-    side = choice(request.GET.get("side"), ("a", "b", MARK))
+    side = choice(request.GET.get("side"), (*SIDE_KEYS, MARK))
     text = search_words(request.GET.get(side, ""))
     drives = drive_search(text, limit=PICKER_RESULTS) if text else []
     if side == MARK:
@@ -108,51 +129,103 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _compare_link(request: HtmxHttpRequest, side: str, drive: Drive) -> str:
-    # The other picker's drive, as its form sent it: a slug, or nothing (any other text
-    # names no drive, and no link can carry it).
-    other = "b" if side == "a" else "a"
-    current_other = request.GET.get(f"cur_{other}", "")
-    if not SLUG.fullmatch(current_other):
+    # The other pickers' drives, as the form sent them: slugs, or nothing (any other text
+    # names no drive, and no link can carry it). The drive picked takes its side's place
+    # (a picker of a drive to add, "c" or "d", adds it after the others).
+    slugs = {key: request.GET.get(f"cur_{key}", "") for key in SIDE_KEYS}
+    slugs = {key: slug for key, slug in slugs.items() if SLUG.fullmatch(slug)}
+    # Among three or four, a drive is compared once: one already shown elsewhere changes
+    # places with the drive it replaces, and one added that is already shown changes nothing.
+    elsewhere = [k for k, slug in slugs.items() if slug == drive.slug and k != side]
+    if elsewhere and len({*slugs, side}) > 2:
+        if side in slugs:
+            slugs[elsewhere[0]] = slugs[side]
+            slugs[side] = drive.slug
+    else:
+        slugs[side] = drive.slug
+    shown = [slugs[key] for key in SIDE_KEYS if key in slugs]
+    if len(shown) < 2 or "a" not in slugs or "b" not in slugs:
         return f"{page_url('bench:compare_start')}?{urlencode({side: drive.slug})}"
-    pair = (drive.slug, current_other) if side == "a" else (current_other, drive.slug)
-    return _permalink(*pair)
+    return _permalink(*shown)
 
 
 def _state(request: HtmxHttpRequest) -> dict:
     return {
-        "run_a": positive_int(request.GET.get("run_a")),
-        "run_b": positive_int(request.GET.get("run_b")),
+        **{f"run_{key}": positive_int(request.GET.get(f"run_{key}")) for key in SIDE_KEYS},
         "scale": choice(request.GET.get("scale"), SCALES),
         "view": choice(request.GET.get("view"), VIEWS),
     }
 
 
-def _comparison(a: str, b: str, state: dict, *, points: bool = True) -> Comparison:
+def _slugs(a: str, b: str, c: str | None, d: str | None) -> list[str]:
+    return [slug for slug in (a, b, c, d) if slug is not None]
+
+
+def _comparison(slugs: list[str], state: dict, *, points: bool = True) -> Comparison:
+    """The comparison of the URL's drives; Http404 for an unknown slug (RepeatedDrive for a
+    drive named twice among three or four goes up to the view)."""
+    runs = {f"run_{key}": state[f"run_{key}"] for key in SIDE_KEYS[: len(slugs)]}
+    more = dict(zip(("c", "d"), slugs[2:], strict=False))
     try:
-        return compare(a=a, b=b, run_a=state["run_a"], run_b=state["run_b"], points=points)
+        return compare(a=slugs[0], b=slugs[1], **more, **runs, points=points)
     except Drive.DoesNotExist as exc:
         raise Http404("No such drive") from exc
 
 
+def _repeated(request: HtmxHttpRequest, slugs: list[str], state: dict) -> HttpResponse:
+    """A 400 page for three or four drives naming one twice (the address asks for what the
+    page cannot show, as a bad query does), with a link to them each named once."""
+    unique = list(dict.fromkeys(slugs))
+    twice = next(slug for slug in unique if slugs.count(slug) > 1)
+    again = _permalink(*(unique if len(unique) > 1 else unique * 2))
+    response = render(
+        request,
+        partial(request, "bench/bad_request.html", "problems"),
+        {"errors": {"drives": [REPEATED_DRIVE.format(slug=twice)]}, "start_again": again},
+        status=400,
+    )
+    return response
+
+
+def _ordered(slugs: list[str], runs: list, order: list[int], state: dict) -> str:
+    """The permalink of the drives in `order` (indices into `slugs`), each keeping its
+    run, and the page's scale and view."""
+    keys = SIDE_KEYS[: len(order)]
+    chosen = {f"run_{key}": runs[i] for key, i in zip(keys, order, strict=True)}
+    return _permalink(
+        *(slugs[i] for i in order), **chosen, scale=state["scale"], view=state["view"]
+    )
+
+
 @require_safe
-def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
+def compare_page(
+    request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
+) -> HttpResponse:
     state = _state(request)
-    comparison = _comparison(a, b, state)
-    name_a, name_b = str(comparison.a.drive), str(comparison.b.drive)
-    run_a = comparison.a.chosen_run.pk if comparison.a.chosen_run else None
-    run_b = comparison.b.chosen_run.pk if comparison.b.chosen_run else None
+    slugs = _slugs(a, b, c, d)
+    try:
+        comparison = _comparison(slugs, state)
+    except RepeatedDrive:
+        return _repeated(request, slugs, state)
+    sides = comparison.sides
+    keys = SIDE_KEYS[: len(sides)]
+    names = [str(side.drive) for side in sides]
+    name_a, name_b, *more_names = names
+    runs = [side.chosen_run.pk if side.chosen_run else None for side in sides]
+    run_a, run_b = runs[:2]
     tz = get_current_timezone()  # the runs' dates in the picker, read once for them all
-    here = {"run_a": run_a, "run_b": run_b, "scale": state["scale"], "view": state["view"]}
+    chosen = {f"run_{key}": run for key, run in zip(keys, runs, strict=True)}
+    here = {**chosen, "scale": state["scale"], "view": state["view"]}
     tests = [
-        (pair, f"bars-{i}", charts.compare_bars(pair, name_a, name_b))
+        (pair, f"bars-{i}", charts.compare_bars(pair, *names))
         for i, pair in enumerate(comparison.tests)
     ]
     sweeps = [
         {
             "sweep": sweep,
             "id": f"sweep-{i}",
-            "iops": charts.sweep_iops(sweep, name_a, name_b),
-            "demand": charts.sweep_demand(sweep, name_a, name_b),
+            "iops": charts.sweep_iops(sweep, *names),
+            "demand": charts.sweep_demand(sweep, *names),
         }
         for i, sweep in enumerate(comparison.sweeps)
     ]
@@ -167,9 +240,11 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
                 view=state["view"],
                 a_name=name_a,
                 b_name=name_b,
+                more_names=tuple(more_names),
             ),
             "a": comparison.a.consistency.get(level),
             "b": comparison.b.consistency.get(level),
+            "series": [side.consistency.get(level) for side in sides],
         }
         for level in comparison.consistency_levels
     ]
@@ -181,16 +256,20 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
                 "test": test,
                 "pattern": pattern,
                 "id": f"trim-{i}",
-                "figure": charts.trim_bars(comparison, key, name_a, name_b),
+                "figure": charts.trim_bars(comparison, key, *names),
                 "a": comparison.a.trim.get(key),
                 "b": comparison.b.trim.get(key),
+                "sides": [side.trim.get(key) for side in sides],
             }
         )
+    order = list(range(len(sides)))
     context = {
         "c": comparison,
         "drive_a": comparison.a.drive,
         "drive_b": comparison.b.drive,
-        "pair": (comparison.a.drive, comparison.b.drive),
+        "pair": tuple(side.drive for side in sides),
+        "keyed": list(zip(keys, sides, strict=True)),
+        "many": len(sides) > 2,
         "texts": {},
         "candidates": {},
         "state": state,
@@ -199,8 +278,9 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
         "sweeps": sweeps,
         "consistency": consistency,
         "trims": trims,
-        "saturation": _saturation(comparison, name_a, name_b),
-        "wsat": _wsat(comparison, name_a, name_b, wsat_axis(request)),
+        "saturation": _saturation(comparison, *names),
+        "wsat": _wsat(comparison, wsat_axis(request), *names),
+        "run_picker": any(len(side.runs) > 1 for side in sides),
         "run_choices": [
             {
                 "key": key,
@@ -208,54 +288,127 @@ def compare_page(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
                 "options": [(r.pk, _run_label(r, tz)) for r in side.runs],
                 "selected": side.chosen_run.pk if side.chosen_run else "",
             }
-            for key, side in (("a", comparison.a), ("b", comparison.b))
+            for key, side in zip(keys, sides, strict=True)
         ],
-        "provenance": [(f"A: {name_a}", comparison.a), (f"B: {name_b}", comparison.b)],
+        "provenance": [
+            (f"{key.upper()}: {name}", side)
+            for key, name, side in zip(keys, names, sides, strict=True)
+        ],
         "value_test_name": VALUE_TEST_NAMES.get(comparison.value_test, comparison.value_test),
+        # The drive a picker would add (C, then D), while fewer than four are compared.
+        "add_side": SIDE_KEYS[len(sides)] if len(sides) < MAX_SIDES else None,
+        # Each drive made the reference (first, the others in their order), and each left
+        # out (while more than two are compared), keeping every run chosen.
+        "reference_links": [
+            _ordered(slugs, runs, [i, *(j for j in order if j != i)], state) for i in order
+        ],
+        "remove_links": [_ordered(slugs, runs, [j for j in order if j != i], state) for i in order]
+        if len(sides) > 2
+        else [],
         "links": {
             "swap": _permalink(
                 b, a, run_a=run_b, run_b=run_a, scale=state["scale"], view=state["view"]
             ),
-            "log": _permalink(a, b, **{**here, "scale": "log"}),
-            "linear": _permalink(a, b, **{**here, "scale": "linear"}),
-            "full": _permalink(a, b, **{**here, "view": "full"}),
-            "steady": _permalink(a, b, **{**here, "view": "steady"}),
-            "csv": _export_url("bench:compare_csv", a, b, run_a, run_b),
-            "markdown": _export_url("bench:compare_markdown", a, b, run_a, run_b),
-            "here": _permalink(a, b, **here),
+            "log": _permalink(*slugs, **{**here, "scale": "log"}),
+            "linear": _permalink(*slugs, **{**here, "scale": "linear"}),
+            "full": _permalink(*slugs, **{**here, "view": "full"}),
+            "steady": _permalink(*slugs, **{**here, "view": "steady"}),
+            "csv": _export_url("bench:compare_csv", slugs, chosen),
+            "markdown": _export_url("bench:compare_markdown", slugs, chosen),
+            "here": _permalink(*slugs, **here),
         },
         "latency_percentiles": LATENCY_PERCENTILES,
     }
     return render(request, partial(request, "bench/compare.html", "compare_page"), context)
 
 
-def _saturation(c: Comparison, name_a: str, name_b: str) -> list[dict]:
-    """Write saturation in each data pattern either drive has it: A and B overlaid."""
+def compare_charts(
+    request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
+) -> dict[str, Callable[[], Chart]] | HttpResponse:
+    """The page's charts for results/views/chart_images.py, read and drawn as the page does:
+    each test's bars (its test id), each sweep's two charts ("<family>-iops",
+    "<family>-demand"), each spare-area level's consistency ("consistency-<level>") and each
+    TRIM test's phases ("trim-<test id>-<data pattern>"), of every drive compared. Write
+    saturation has none yet. A drive named twice among three or four: the page's 400."""
+    state = _state(request)
+    slugs = _slugs(a, b, c, d)
+    try:
+        comparison = _comparison(slugs, state)
+    except RepeatedDrive:
+        return _repeated(request, slugs, state)
+    names = [str(side.drive) for side in comparison.sides]
+    name_a, name_b, *more_names = names
+    vs = " vs ".join(names)
+    found: dict[str, Callable[[], Chart]] = {}
+    for pair in comparison.tests:
+        if pair.has_rates:
+            found[pair.test.identifier] = lambda pair=pair: Chart(
+                f"{vs}: {pair.test.name}", charts.compare_bars(pair, *names)
+            )
+    for sweep in comparison.sweeps:
+        found[f"{sweep.family}-iops"] = lambda sweep=sweep: Chart(
+            f"{vs}: {sweep.name}, IOPS against queue depth",
+            charts.sweep_iops(sweep, *names),
+        )
+        found[f"{sweep.family}-demand"] = lambda sweep=sweep: Chart(
+            f"{vs}: {sweep.name}, latency against IOPS",
+            charts.sweep_demand(sweep, *names),
+        )
+    for level in comparison.consistency_levels:
+        found[f"consistency-{level}"] = lambda level=level: Chart(
+            f"{vs}: IOPS each second, 4KB random write QD32, {level}% spare area",
+            charts.consistency(
+                level,
+                comparison,
+                scale=state["scale"],
+                view=state["view"],
+                a_name=name_a,
+                b_name=name_b,
+                more_names=tuple(more_names),
+            ),
+        )
+    for test, pattern in comparison.trim_keys:
+        found[f"trim-{test.identifier}-{pattern}"] = lambda test=test, pattern=pattern: Chart(
+            f"{vs}: {test.name}, {pattern} data",
+            charts.trim_bars(comparison, (test.identifier, pattern), *names),
+        )
+    return found
+
+
+def _saturation(c: Comparison, *names: str) -> list[dict]:
+    """Write saturation in each data pattern any drive has it: every drive overlaid."""
+    keys = SIDE_KEYS[: len(c.sides)]
     rows = []
     for pattern in c.saturation_patterns:
-        a, b = c.a.saturation.get(pattern), c.b.saturation.get(pattern)
+        series = [side.saturation.get(pattern) for side in c.sides]
         rows.append(
             {
                 "pattern": pattern,
                 "id": f"saturation-{pattern}",
-                "figure": charts.saturation([(name_a, a), (name_b, b)]),
-                "columns": saturation_columns([("A", "side-a", a), ("B", "side-b", b)]),
+                "figure": charts.saturation(list(zip(names, series, strict=True))),
+                "columns": saturation_columns(
+                    [(key.upper(), f"side-{key}", w) for key, w in zip(keys, series, strict=True)]
+                ),
             }
         )
     return rows
 
 
-def _wsat(c: Comparison, name_a: str, name_b: str, axis: str) -> list[dict]:
-    """WSAT in each data pattern either drive has it: A and B overlaid."""
+def _wsat(c: Comparison, axis: str, *names: str) -> list[dict]:
+    """WSAT in each data pattern any drive has it: every drive overlaid, against the time or
+    the bytes written (axis, ?wsat_x=)."""
+    keys = SIDE_KEYS[: len(c.sides)]
     rows = []
     for pattern in c.wsat_patterns:
-        a, b = c.a.wsat.get(pattern), c.b.wsat.get(pattern)
+        series = [side.wsat.get(pattern) for side in c.sides]
         rows.append(
             {
                 "pattern": pattern,
                 "id": f"wsat-{pattern}",
-                "figure": charts.wsat([(name_a, a), (name_b, b)], axis),
-                "columns": wsat_columns([("A", "side-a", a), ("B", "side-b", b)]),
+                "figure": charts.wsat(list(zip(names, series, strict=True)), axis),
+                "columns": wsat_columns(
+                    [(key.upper(), f"side-{key}", w) for key, w in zip(keys, series, strict=True)]
+                ),
             }
         )
     return rows
@@ -272,28 +425,31 @@ class LatencySide:
 class LatencyRow:
     test: str
     pattern: str
-    sides: tuple[LatencySide, LatencySide]
-    verdict: Verdict = field(default_factory=Verdict)  # whose mean latency is lower
+    sides: tuple[LatencySide, ...]
+    verdict: Verdict = field(default_factory=Verdict)  # whose mean latency is lower, A or B
+    verdicts: list[Verdict] = field(default_factory=list)  # each side's against A's
 
 
 def latency_rows(c: Comparison) -> list[LatencyRow]:
     """The head-to-head latency table (templates/bench/_tables.html): each test and data
-    pattern with a latency, both sides' figures."""
-    sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
+    pattern with a latency, every side's figures."""
+    sources = {r.pk: r.source for side in c.sides for r in side.runs}
     rows = []
     for pair in c.tests:
         if not pair.has_latency:
             continue
         for p in pair.pairs:
-            a, b = (
+            sides = tuple(
                 LatencySide(
                     key,
                     None if f is None else [read(f.result) for _, read in LATENCY_EXPORT],
                     _which_latency(f, sources),
                 )
-                for key, f in (("a", p.a), ("b", p.b))
+                for key, f in zip(SIDE_KEYS, p.figures, strict=False)
             )
-            rows.append(LatencyRow(pair.test.name, p.pattern, (a, b), p.latency_verdict))
+            rows.append(
+                LatencyRow(pair.test.name, p.pattern, sides, p.latency_verdict, p.latency_verdicts)
+            )
     return rows
 
 
@@ -316,9 +472,9 @@ def _which_latency(f: Figures | None, sources: dict[int, str]) -> str:
     return latency_description(f.result.latency_kind, sources.get(f.result.run_id, ""))
 
 
-def _export_url(name: str, a: str, b: str, run_a, run_b) -> str:
-    query = {k: v for k, v in (("run_a", run_a), ("run_b", run_b)) if v}
-    url = page_url(name, a, b)
+def _export_url(name: str, slugs: list[str], runs: dict) -> str:
+    query = {k: v for k, v in runs.items() if v}
+    url = page_url(name, *slugs)
     return f"{url}?{urlencode(query)}" if query else url
 
 
@@ -347,116 +503,131 @@ EXPORT_HEADER = ("section", "test", "data pattern", "measure", "unit")
 
 
 def export_rows(c: Comparison) -> list[list[str]]:
-    """The comparison as rows: section, test, data pattern, measure, unit, A, B, winner,
-    difference. Numbers are written as the page writes them (results.units)."""
-    a, b = str(c.a.drive), str(c.b.drive)
-    rows = [[*EXPORT_HEADER, f"A: {a}", f"B: {b}", "winner", "difference"]]
-    sources = {r.pk: r.source for side in (c.a, c.b) for r in side.runs}
+    """The comparison as rows: section, test, data pattern, measure, unit, each drive's
+    figure (A, B, and C and D where compared), then the verdict: two drives' winner and
+    difference; three or four drives' best and each one's verdict against A. Numbers are
+    written as the page writes them (results.units)."""
+    sides = c.sides
+    keys = SIDE_KEYS[: len(sides)]
+    many = len(sides) > 2
+    drive_heads = [f"{key.upper()}: {side.drive}" for key, side in zip(keys, sides, strict=True)]
+    verdict_heads = (
+        ["best", *(f"{key.upper()} against A" for key in keys[1:])]
+        if many
+        else ["winner", "difference"]
+    )
+    rows = [[*EXPORT_HEADER, *drive_heads, *verdict_heads]]
+    blank = [""] * len(verdict_heads)
+    sources = {r.pk: r.source for side in sides for r in side.runs}
 
-    def who(p: PatternPair) -> str:
+    def who(p: PatternPair) -> list[str]:
+        if many:
+            return [p.best.upper() or "none", *(v.label for v in p.verdicts[1:])]
         v = p.verdict
-        return v.winner.upper() if v.winner in ("a", "b") else v.label
+        diff = f"{p.difference_percent:.1f}%" if p.difference_percent is not None else ""
+        return [v.winner.upper() if v.winner in ("a", "b") else v.label, diff]
 
     for pair in c.throughput:
         name = pair.test.name
         for p in pair.pairs:
-            diff = f"{p.difference_percent:.1f}%" if p.difference_percent is not None else ""
+            figures = p.figures
             cells = []
-            for f in (p.a, p.b):
+            for f in figures:
                 if f is None:
                     cells.append("not tested")
                 else:
                     note = " (derived)" if f.derived == "bytes_per_second" else ""
                     cells.append(mbps(f.bytes_per_second) + note + _export_notes(f, p.pattern))
             rows.append(
-                ["throughput", name, p.pattern, "mean", "MB/s (higher is better)", *cells]
-                + [who(p), diff]
+                ["throughput", name, p.pattern, "mean", "MB/s (higher is better)", *cells] + who(p)
             )
             cells = []
-            for f in (p.a, p.b):
+            for f in figures:
                 if f is None or f.iops is None:
                     cells.append("not tested" if f is None else "")
                 else:
                     note = " (derived)" if f.derived == "iops" else ""
                     cells.append(iops(f.iops) + note + _export_notes(f, p.pattern))
             rows.append(
-                ["throughput", name, p.pattern, "mean", "IOPS (higher is better)", *cells]
-                + [who(p), diff]
+                ["throughput", name, p.pattern, "mean", "IOPS (higher is better)", *cells] + who(p)
             )
             for side in MIXED_SIDES:
-                halves = [f.result.directions.get(side) if f else None for f in (p.a, p.b)]
+                halves = [f.result.directions.get(side) if f else None for f in figures]
                 if any(halves):
                     for measure, unit, read, write in DIRECTION_EXPORT:
                         cells = [write(read(h)) if h else "" for h in halves]
                         rows.append(
                             ["throughput", name, p.pattern, f"{side}s: {measure}", unit]
-                            + [*cells, "", ""]
+                            + [*cells, *blank]
                         )
-            if p.a or p.b:
-                spreads = [f.spread.label if f and f.spread else "" for f in (p.a, p.b)]
+            if any(figures):
+                spreads = [f.spread.label if f and f.spread else "" for f in figures]
                 rows.append(
                     ["throughput", name, p.pattern, "run-to-run spread of MB/s"]
-                    + ["± coefficient of variation (n averaged)", *spreads, "", ""]
+                    + ["± coefficient of variation (n averaged)", *spreads, *blank]
                 )
             for measure, unit, figure in SPREAD_EXPORT:
-                values = [getattr(f.result, figure) if f else None for f in (p.a, p.b)]
+                values = [getattr(f.result, figure) if f else None for f in figures]
                 if any(v is not None for v in values):
                     cells = ["" if v is None else iops(v) for v in values]
-                    rows.append(["throughput", name, p.pattern, measure, unit, *cells, "", ""])
-            kinds = [_which_latency(f, sources) for f in (p.a, p.b)]
-            which = (
-                kinds[0] or kinds[1]
-                if not (kinds[0] and kinds[1] and kinds[0] != kinds[1])
-                else f"A {kinds[0]}, B {kinds[1]}"
-            )
+                    rows.append(["throughput", name, p.pattern, measure, unit, *cells, *blank])
+            kinds = [_which_latency(f, sources) for f in figures]
+            named = {kind for kind in kinds if kind}
+            if len(named) > 1:
+                which = ", ".join(
+                    f"{key.upper()} {kind}" for key, kind in zip(keys, kinds, strict=True) if kind
+                )
+            else:
+                which = next(iter(named), "")
             unit = f"{which}; lower is better" if which else "lower is better"
             for measure, read in LATENCY_EXPORT:
-                values = [read(f.result) if f else None for f in (p.a, p.b)]
+                values = [read(f.result) if f else None for f in figures]
                 if any(v is not None for v in values):
                     cells = [latency(v) for v in values]
-                    rows.append(["latency", name, p.pattern, measure, unit, *cells, "", ""])
+                    rows.append(["latency", name, p.pattern, measure, unit, *cells, *blank])
     for level in c.consistency_levels:
         values = []
-        for side in (c.a, c.b):
+        for side in sides:
             s = side.consistency.get(level)
             values.append(iops(s.steady_mean_iops) if s else "not tested")
         rows.append(
             ["consistency", f"{level}% spare area", "", "steady-state mean"]
-            + ["IOPS (higher is better)", *values, "", ""]
+            + ["IOPS (higher is better)", *values, *blank]
         )
     for test, pattern in c.trim_keys:
         for attr, phase in TRIM_PHASES:
             values = []
-            for side in (c.a, c.b):
+            for side in sides:
                 t = side.trim.get((test.identifier, pattern))
                 values.append(mbps(getattr(t, attr)) if t else "not tested")
             rows.append(
                 ["TRIM validation", test.name, pattern, phase, "MB/s (higher is better)"]
-                + [*values, "", ""]
+                + [*values, *blank]
             )
     for pattern in c.saturation_patterns:
-        pair = [side.saturation.get(pattern) for side in (c.a, c.b)]
+        found = [side.saturation.get(pattern) for side in sides]
         for measure, unit, value in SATURATION_EXPORT:
-            cells = [_saturation_cell(w, measure, value) for w in pair]
-            rows.append(["write saturation", "", pattern, measure, unit, *cells, "", ""])
+            cells = [_saturation_cell(w, measure, value) for w in found]
+            rows.append(["write saturation", "", pattern, measure, unit, *cells, *blank])
     for pattern in c.wsat_patterns:
-        pair = [side.wsat.get(pattern) for side in (c.a, c.b)]
+        found = [side.wsat.get(pattern) for side in sides]
         for measure, unit, value in WSAT_EXPORT:
-            cells = ["not tested" if w is None else value(w) for w in pair]
-            rows.append(["WSAT", "", pattern, measure, unit, *cells, "", ""])
-    return rows + _spec_rows(c)
+            cells = ["not tested" if w is None else value(w) for w in found]
+            rows.append(["WSAT", "", pattern, measure, unit, *cells, *blank])
+    return rows + _spec_rows(c, len(blank))
 
 
-def _spec_rows(c: Comparison) -> list[list[str]]:
+def _spec_rows(c: Comparison, verdict_columns: int = 2) -> list[list[str]]:
     """The specifications as the page's table shows them, one row each."""
-    drives = (c.a.drive, c.b.drive)
+    sides = c.sides
+    drives = [s.drive for s in sides]
+    blank = [""] * verdict_columns
 
     def row(what: str, unit: str, values) -> list[str]:
         cells = [str(v) if v not in (None, "") else "—" for v in values]
-        return ["specs", "", "", what, unit, *cells, "", ""]
+        return ["specs", "", "", what, unit, *cells, *blank]
 
     value_test = VALUE_TEST_NAMES.get(c.value_test, c.value_test)
-    sides = (c.a, c.b)
     prices = [s.price.amount if s.price else None for s in sides]
     return [
         row("manufacturer", "", (d.manufacturer.name for d in drives)),
@@ -494,7 +665,12 @@ SATURATION_EXPORT = (
 
 
 WSAT_EXPORT = (
-    ("first round", "IOPS (higher is better)", lambda w: iops(charts.wsat_rounds(w)[0][0])),
+    # From the stored figures only: the export reads no series (compare(points=False)).
+    (
+        "mean",
+        "IOPS (higher is better)",
+        lambda w: iops((w.mean_bytes_per_second or 0) / (w.test.block_size or 4096)),
+    ),
     (
         "below half of it from",
         "seconds",
@@ -558,26 +734,43 @@ def _md_line_start(value: str) -> str:
 
 
 @require_safe
-def compare_csv(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
-    c = _comparison(a, b, _state(request), points=False)
+def compare_csv(
+    request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
+) -> HttpResponse:
+    state = _state(request)
+    slugs = _slugs(a, b, c, d)
+    try:
+        comparison = _comparison(slugs, state, points=False)
+    except RepeatedDrive:
+        return _repeated(request, slugs, state)
     out = io.StringIO()
     writer = csv.writer(out)
-    for row in export_rows(c):
+    for row in export_rows(comparison):
         writer.writerow([_csv_cell(cell) for cell in row])
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="compare-{a}-vs-{b}.csv"'
+    filename = "-vs-".join(slugs)
+    response["Content-Disposition"] = f'attachment; filename="compare-{filename}.csv"'
     return response
 
 
 @require_safe
-def compare_markdown(request: HtmxHttpRequest, a: str, b: str) -> HttpResponse:
+def compare_markdown(
+    request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
+) -> HttpResponse:
     state = _state(request)
-    c = _comparison(a, b, state, points=False)
-    rows = export_rows(c)
+    slugs = _slugs(a, b, c, d)
+    try:
+        comparison = _comparison(slugs, state, points=False)
+    except RepeatedDrive:
+        return _repeated(request, slugs, state)
+    rows = export_rows(comparison)
     header, body = rows[0], rows[1:]
+    first, *others = (str(side.drive) for side in comparison.sides)
+    unused = {f"run_{key}" for key in SIDE_KEYS[len(slugs) :]}
+    shown = {k: v for k, v in state.items() if k not in unused}
+    title = " vs ".join([_md_line_start(first), *(_md_cell(name) for name in others)])
     lines = [
-        f"{_md_line_start(str(c.a.drive))} vs {_md_cell(str(c.b.drive))} "
-        f"({_md_url(request.build_absolute_uri(_permalink(a, b, **state)))})",
+        f"{title} ({_md_url(request.build_absolute_uri(_permalink(*slugs, **shown)))})",
         "",
         "| " + " | ".join(_md_cell(h) for h in header) + " |",
         "|" + "---|" * len(header),

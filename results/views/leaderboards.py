@@ -1,5 +1,7 @@
 """Per-test leaderboards and the index of tests."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -11,6 +13,7 @@ from results import charts, sweeps
 from results.filters import ENTRIES, LeaderboardFilter, MethodFilter, QueueDepthFilter
 from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
 from results.selectors.steady_ranking import METHODS, consistency_test, steady_ranking
+from results.views.chart_images import Chart
 from results.views.common import (
     MAX_PAGE,
     HtmxHttpRequest,
@@ -50,8 +53,23 @@ def _sweep_links(test, request: HtmxHttpRequest) -> list[tuple[int, str, bool]]:
     return links
 
 
-@require_safe
-def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
+@dataclass(frozen=True, slots=True)
+class BoardRead:
+    """What a leaderboard page reads for its query: the test ranked and its ranking."""
+
+    test: object
+    controllers: list
+    filters: LeaderboardFilter
+    metric: str
+    page: int
+    highlight: tuple[str, ...]
+    board: object
+
+
+def _board(request: HtmxHttpRequest, test_id: str) -> BoardRead | HttpResponse | None:
+    """The leaderboard of `test_id` for the request's query (its page and its chart's
+    image read it alike); None for a test ranked by steady state (`_steady`); or the page
+    saying what in the query is wrong."""
     filters = LeaderboardFilter(request.GET, queryset=ENTRIES)
     valid = filters.is_valid()
     errors = filters.errors if not valid else {}
@@ -63,7 +81,7 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         ranked, errors = sweeps.member(test_id, None), {"qd": [str(error)]}
     test, controllers = leaderboard_choices(ranked)
     if test is None:
-        return steady_page(request, test_id)
+        return None
     if errors:
         return bad_request(request, errors)
     metric = choice(request.GET.get("metric"), METRICS)
@@ -77,6 +95,17 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         page_size=PAGE_SIZE,
         highlight=highlight,
     )
+    return BoardRead(test, controllers, filters, metric, page, highlight, board)
+
+
+@require_safe
+def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
+    read = _board(request, test_id)
+    if read is None:
+        return steady_page(request, test_id)
+    if isinstance(read, HttpResponse):
+        return read
+    test, board, page = read.test, read.board, read.page
     context = {
         **_pager(request, page, board.has_next),
         "test": test,
@@ -85,13 +114,13 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "rows": board.rows + board.elsewhere,
         "first_rank": board.rows[0].rank if board.rows else None,
         "last_rank": board.rows[-1].rank if board.rows else None,
-        "metric": metric,
+        "metric": read.metric,
         "metrics": Metric.CHOICES,
         "figure": charts.leaderboard_bars(board),
         "highlight": highlight_list(
-            request, highlight, (r.entry.drive for r in board.rows + board.elsewhere)
+            request, read.highlight, (r.entry.drive for r in board.rows + board.elsewhere)
         ),
-        **filter_context(LeaderboardFilter, filters.form.cleaned_data, controllers),
+        **filter_context(LeaderboardFilter, read.filters.form.cleaned_data, read.controllers),
         "sweep": _sweep_links(test, request),
         "sweep_name": sweeps.sweep_label(test.name) if test.family else "",
     }
@@ -113,22 +142,28 @@ def _pager(request: HtmxHttpRequest, page: int, has_next: bool) -> dict[str, str
     }
 
 
-def steady_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
-    """A consistency test's ranking: the drives by steady-state IOPS at one spare-area level
-    (`spare`), full-length or quick series (`method`, as the other rankings' filter)."""
+def _steady(request: HtmxHttpRequest, test_id: str):
+    """A consistency test's ranking for the request's query (404 for a test that is none):
+    the drives by steady-state IOPS at one spare-area level (`spare`), full-length or quick
+    series (`method`, as the other rankings' filter)."""
     test = consistency_test(test_id)
     if test is None:
         raise Http404("No such test")
     spare = request.GET.get("spare")
-    highlight = highlighted(request)
     ranking = steady_ranking(
         test=test,
         spare_area=int(spare) if spare and spare.isascii() and spare.isdigit() else None,
         method=choice(request.GET.get("method"), METHODS),
         page=positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE),
         page_size=PAGE_SIZE,
-        highlight=highlight,
+        highlight=highlighted(request),
     )
+    return test, ranking
+
+
+def steady_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
+    """A consistency test's ranking page (`_steady`)."""
+    test, ranking = _steady(request, test_id)
     context = {
         **_pager(request, ranking.page, ranking.has_next),
         "test": test,
@@ -139,3 +174,27 @@ def steady_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "method_choices": MethodFilter.CHOICES,
     }
     return render(request, "bench/steady_ranking.html", context)
+
+
+def ranking_charts(
+    request: HtmxHttpRequest, test_id: str
+) -> dict[str, Callable[[], Chart]] | HttpResponse:
+    """The leaderboard's chart for results/views/chart_images.py: its ranking ("ranking"),
+    read and drawn as the page does."""
+    read = _board(request, test_id)
+    if isinstance(read, HttpResponse):
+        return read
+    if read is None:
+        test, ranking = _steady(request, test_id)
+        title = f"{test.name}: steady-state IOPS, ranks {_ranks(ranking.rows)}"
+        return {"ranking": lambda: Chart(title, charts.steady_bars(ranking))}
+    board = read.board
+    name = sweeps.sweep_label(read.test.name) if read.test.family else read.test.name
+    if read.test.family:
+        name += f" at QD{read.test.queue_depth}"
+    title = f"{name}: leaderboard, ranks {_ranks(board.rows)}"
+    return {"ranking": lambda: Chart(title, charts.leaderboard_bars(board))}
+
+
+def _ranks(rows) -> str:
+    return f"{rows[0].rank}–{rows[-1].rank}" if rows else "none"

@@ -1,5 +1,7 @@
 """Value: price per GB, per 1,000 IOPS, and the price-against-performance frontier."""
 
+from collections.abc import Callable
+
 from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
@@ -8,6 +10,7 @@ from core.filters import filter_context
 from results import charts
 from results.filters import ValueFilter, value_query
 from results.selectors.value import value_choices, value_frontier
+from results.views.chart_images import Chart
 from results.views.common import (
     HtmxHttpRequest,
     bad_request,
@@ -17,8 +20,9 @@ from results.views.common import (
 )
 
 
-@require_safe
-def value_page(request: HtmxHttpRequest) -> HttpResponse:
+def _value(request: HtmxHttpRequest):
+    """The value view for the request's query (its page and its chart's image read it
+    alike), or the page saying what in the query is wrong."""
     tests, controllers = value_choices()
     filters, options = value_query(request.GET, tests)
     errors = {**filters.errors, **options.errors}
@@ -34,6 +38,15 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         highlight=highlight,
         worst_case=not chosen.get("pattern"),
     )
+    return view, test, options, chosen, controllers, highlight
+
+
+@require_safe
+def value_page(request: HtmxHttpRequest) -> HttpResponse:
+    read = _value(request)
+    if isinstance(read, HttpResponse):
+        return read
+    view, test, options, chosen, controllers, highlight = read
     context = {
         "view": view,
         "test": test,
@@ -45,3 +58,15 @@ def value_page(request: HtmxHttpRequest) -> HttpResponse:
         **filter_context(ValueFilter, chosen, controllers),
     }
     return render(request, partial(request, "bench/value.html", "value"), context)
+
+
+def value_charts(request: HtmxHttpRequest) -> dict[str, Callable[[], Chart]] | HttpResponse:
+    """The value page's chart for results/views/chart_images.py: price against IOPS
+    ("frontier"), read and drawn as the page does."""
+    read = _value(request)
+    if isinstance(read, HttpResponse):
+        return read
+    view, test = read[0], read[1]
+    when = f"prices as of {view.as_of.isoformat()}" if view.as_of else "latest prices"
+    title = f"Value: price against IOPS, {test.name} ({when})"
+    return {"frontier": lambda: Chart(title, charts.value_scatter(view))}

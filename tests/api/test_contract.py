@@ -26,7 +26,10 @@ pytestmark = pytest.mark.django_db
 
 # A value each kind of path parameter takes (a test the catalog has: a leaderboard's test
 # is looked up before its query is read).
-PATH_VALUES = {"identifier": "randread-4k-qd3", "a": "x", "b": "y", "slug": "x", "id": "1"}
+PATH_VALUES = {
+    **{"identifier": "randread-4k-qd3", "a": "x", "b": "y", "c": "z", "d": "w"},
+    **{"slug": "x", "id": "1"},
+}
 
 
 @pytest.fixture
@@ -90,7 +93,7 @@ def test_every_whole_number_parameter_refuses_anything_else_with_a_400(client, o
             for value in bad:
                 refused_at(client.get(url, {name: value}), name)
             checked.add(name)
-    assert {"limit", "offset", "page", "page_size", "run", "run_a", "run_b"} <= checked
+    assert {"limit", "offset", "page", "page_size", "run", "run_a", "run_b", "run_d"} <= checked
 
 
 def test_every_number_parameter_refuses_text_and_numbers_beyond_its_bounds(client, openapi):

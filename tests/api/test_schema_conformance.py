@@ -69,4 +69,9 @@ def test_every_read_conforms_to_the_schema_with_data(catalog):
     assert any(n["vendor"] is None for n in items["/api/v1/nand-types/"])
     for a, b in zip(drives, drives[1:], strict=False):
         get("/api/v1/compare/{a}/{b}/", a=a, b=b)
+    # Three and four drives, every drive of the demo in some place.
+    for i in range(0, len(drives) - 3, 2):
+        a, b, c, d = drives[i : i + 4]
+        get("/api/v1/compare/{a}/{b}/{c}/", a=a, b=b, c=c)
+        get("/api/v1/compare/{a}/{b}/{c}/{d}/", a=a, b=b, c=c, d=d)
     assert checked > 50

@@ -1,5 +1,6 @@
 """No page is wider than the window: at desktop (1280 px) and phone (390 px) widths, every
-kind of page of the demo (compare with throughput, latency-only and published sides, a drive,
+kind of page of the demo (compare with throughput, latency-only and published sides, of two,
+three and four drives, a drive,
 a run, each kind of ranking, the value view, the catalog, the tests) fits without scrolling
 sideways; wide tables scroll inside their own box."""
 
@@ -35,8 +36,11 @@ def pages(test_catalog):
         ("intel-x25-m", "ocz-vertex"),
     ]
     assert {s for pair in pairs for s in pair} <= slugs
+    many = [pairs[0][0], pairs[1][0], pairs[2][0], pairs[0][1]]  # measured, latency-only, published
     return [
         *(f"/bench/compare/{a}/{b}/" for a, b in pairs),
+        "/bench/compare/" + "/".join(many[:3]) + "/",
+        "/bench/compare/" + "/".join(many) + "/",
         "/drives/red-hat-virtio-blk-virtual-disk/",
         f"/bench/runs/{run.pk}/",
         "/bench/tests/randwrite-4k-qd3-8g/",

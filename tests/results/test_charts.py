@@ -45,13 +45,16 @@ def _entry(bps: float, latency_ns: float, iops_min: float) -> SimpleNamespace:
 def test_bar_labels_write_the_tables_figures(bps, latency_ns, iops_min):
     mbps = f"{units.mbps(bps)} MB/s"
 
-    pair = SimpleNamespace(pairs=[SimpleNamespace(pattern="compressible", a=_figures(bps), b=None)])
+    figures = _figures(bps)
+    row = SimpleNamespace(pattern="compressible", a=figures, b=None, figures=[figures, None])
+    pair = SimpleNamespace(pairs=[row])
     a, b = charts.compare_bars(pair, "A", "B")["data"]
     assert a["text"] == [mbps] and b["text"] == ["not tested"]
 
     trim = SimpleNamespace(**{field: bps for field, _ in TRIM_PHASES})
     key = ("trim", "compressible")
-    comparison = SimpleNamespace(a=SimpleNamespace(trim={key: trim}), b=SimpleNamespace(trim={}))
+    a, b = SimpleNamespace(trim={key: trim}), SimpleNamespace(trim={})
+    comparison = SimpleNamespace(a=a, b=b, sides=[a, b])
     a, b = charts.trim_bars(comparison, key, "A", "B")["data"]
     assert a["text"] == [units.mbps(bps)] * 3 and b["text"] == ["not tested"] * 3
 
@@ -75,7 +78,9 @@ def test_bar_labels_write_the_tables_figures(bps, latency_ns, iops_min):
 
 
 def test_a_small_rate_is_not_drawn_as_zero():
-    pair = SimpleNamespace(pairs=[SimpleNamespace(pattern="compressible", a=_figures(2e4), b=None)])
+    figures = _figures(2e4)
+    row = SimpleNamespace(pattern="compressible", a=figures, b=None, figures=[figures, None])
+    pair = SimpleNamespace(pairs=[row])
     assert charts.compare_bars(pair, "A", "B")["data"][0]["text"] == ["0.02 MB/s"]
 
 

@@ -184,7 +184,7 @@ def test_no_page_repeats_a_queue_depth_the_name_states(client):
     for page, url in pages.items():
         html = client.get(url).content.decode()
         rows = re.findall(
-            r"<a href=\"[^\"]*/randwrite-4k-qd32-8g/[^\"]*\">([^<]*)</a>(.{0,40})", html
+            r"<a href=\"/bench/tests/randwrite-4k-qd32-8g/[^\"]*\">([^<]*)</a>(.{0,40})", html
         )
         assert rows, page
         for text, beside in rows:

@@ -745,7 +745,8 @@ def test_consistency_charts_show_every_second(points_a, points_b, quick_a, quick
         )
         return SimpleNamespace(consistency={0: series})
 
-    c = SimpleNamespace(a=side(points_a, quick_a, 3), b=side(points_b, quick_b, 1400))
+    a, b = side(points_a, quick_a, 3), side(points_b, quick_b, 1400)
+    c = SimpleNamespace(a=a, b=b, sides=[a, b])
     linear = charts.consistency(0, c, scale="linear", view="full", a_name="A", b_name="B")
     axis = linear["layout"]["yaxis"]
     assert "range" not in axis and axis.get("autorange", True) is True

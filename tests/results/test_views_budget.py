@@ -5,7 +5,9 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.db.models import Count
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from drives.models import Drive
@@ -74,6 +76,25 @@ def test_compare_budget(client, catalog, django_assert_max_num_queries):
     assert "saturation-incompressible" in html and "wsat-incompressible" in html
     with django_assert_max_num_queries(10):
         assert client.get(reverse("bench:compare_csv", args=[a, b])).status_code == 200
+
+
+def test_four_drives_cost_the_queries_of_two(client, catalog):
+    """The compare statement reads every drive at once: a page of four drives, and its
+    export, run as many queries as those of two."""
+    a, b, c, d = catalog[0], catalog[-1], catalog[1], catalog[2]
+    saturate(a, b, c, d)
+    counts = {}
+    for drives in ((a, b), (a, b, c, d)):
+        for name in ("bench:compare", "bench:compare_csv"):
+            client.get(reverse(name, args=drives))  # the process's held catalog, as warm
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(reverse(name, args=drives))
+            assert response.status_code == 200
+            counts[name, len(drives)] = len(queries)
+    assert counts["bench:compare", 4] == counts["bench:compare", 2] <= 10
+    assert counts["bench:compare_csv", 4] == counts["bench:compare_csv", 2] <= 10
+    html = response.content.decode()
+    assert html.startswith("section,") and f"D: {Drive.objects.get(slug=d)}" in html
 
 
 def test_leaderboard_budget(client, catalog, django_assert_max_num_queries):

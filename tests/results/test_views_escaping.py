@@ -309,7 +309,7 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     )
     price = SimpleNamespace(amount=Decimal("99.00"), observed_on=datetime.date(999, 1, 2))
     side = SimpleNamespace(drive=spec_drive, firmware=[text(), text()], price=price)
-    comparison = SimpleNamespace(a=side, b=side, value_iops=(12000.0, None))
+    comparison = SimpleNamespace(a=side, b=side, sides=[side, side], value_iops=(12000.0, None))
     run = SimpleNamespace(
         pk=7,
         source="synthetic",

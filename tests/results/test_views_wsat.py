@@ -25,6 +25,7 @@ ROUNDS = [1_200_000_000, 1_000_000_000, 700_000_000, 500_000_000, 400_000_000]
 
 def wsat(**changes) -> dict:
     entry = {
+        "mean_bytes_per_second": sum(ROUNDS) / 300,  # 3,092 IOPS
         "test": "wsat-4k-qd32",
         "pattern": "incompressible",
         "span_bytes": 950_000_000,
@@ -169,7 +170,7 @@ def test_the_exports_carry_the_wsat(client):
     text = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     rows = [r for r in csv.reader(io.StringIO(text)) if r[0] == "WSAT"]
     assert [r[2:7] for r in rows] == [
-        ["incompressible", "first round", "IOPS (higher is better)", "4,883", "not tested"],
+        ["incompressible", "mean", "IOPS (higher is better)", "3,092", "not tested"],
         ["incompressible", "below half of it from", "seconds", "180", "not tested"],
         ["incompressible", "written before", "GB", "2.9 GB", "not tested"],
         ["incompressible", "written in all", "GB", "3.8 GB", "not tested"],

@@ -46,8 +46,10 @@ def read_rows(url: str) -> list[int]:
 def launch(data_dir: Path, marker: Path, *command: str) -> subprocess.Popen:
     """A launcher whose command writes DATABASE_URL to marker, then sleeps."""
     script = (
-        f"import os,time; open({str(marker)!r},'w').write(os.environ['DATABASE_URL']); "
-        "time.sleep(120)"
+        # Written whole, then renamed: the test reads it as soon as it exists.
+        f"import os,time; m={str(marker)!r}; "
+        "open(m+'.part','w').write(os.environ['DATABASE_URL']); "
+        "os.replace(m+'.part',m); time.sleep(120)"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("DATABASE_")}
     return subprocess.Popen(

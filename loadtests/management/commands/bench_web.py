@@ -47,7 +47,8 @@ from results.models import LeaderboardEntry, Test
 from results.selectors.value import value_frontier
 
 TARGET_RATIO = 0.15
-TARGET_PAGES = ("compare", "leaderboard", "value", "picker search")  # the others: references
+# The others: references.
+TARGET_PAGES = ("compare", "compare, 4 drives", "leaderboard", "value", "picker search")
 CACHED_TARGET = 0.5
 CACHED_PAGES = ("compare", "leaderboard", "value")
 SCALE_DRIVES = 10_000
@@ -218,6 +219,11 @@ class Command(BaseCommand):
             + rng.choice(["", "", "?scale=linear", "?view=steady", "?scale=linear&view=steady"])
             for a, b in pairs
         ]
+        fours = [
+            "/bench/compare/{}/{}/{}/{}/".format(*rng.sample(with_results, 4))
+            + rng.choice(["", "", "?scale=linear", "?view=steady"])
+            for _ in range(PATHS_PER_PAGE)
+        ]
         filter_choices = [
             {},
             {},
@@ -274,6 +280,11 @@ class Command(BaseCommand):
                 "compare",
                 compare,
                 f"2 of {len(with_results):,} drives with results ({catalog:,} in the catalog)",
+            ),
+            Page(
+                "compare, 4 drives",
+                fours,
+                f"4 of {len(with_results):,} drives with results ({catalog:,} in the catalog)",
             ),
             Page(
                 "leaderboard",
