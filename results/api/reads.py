@@ -668,6 +668,26 @@ def _saturation(series: SaturationSeries | None, points: bool) -> dict[str, Any]
     return body
 
 
+def _wsat(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
+    if series is None:
+        return None
+    body = {
+        "run": series.run_id,
+        "interval_ns": series.interval_ns,
+        "bytes_written": series.bytes_written,
+        "target_bytes": series.target_bytes,
+        "time_cap_ns": series.time_cap_ns,
+        "stopped_by": series.stopped_by,
+        "halved_at_s": series.halved_at_s,
+        "bytes_before_halved": series.bytes_before_halved,
+        "partial": series.partial,
+        "url": f"/api/v1/saturation/{series.pk}/",
+    }
+    if points:
+        body["bytes_per_interval"] = series.bytes_per_interval
+    return body
+
+
 def _side(side: Side, value_test: str) -> dict[str, Any]:
     price = side.price
     per_gb = side.price_per_gb
@@ -748,6 +768,13 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
                 **{side.key: _saturation(side.saturation.get(pattern), points) for side in sides},
             }
             for pattern in comparison.saturation_patterns
+        ],
+        "wsat": [
+            {
+                "pattern": pattern,
+                **{side.key: _wsat(side.wsat.get(pattern), points) for side in sides},
+            }
+            for pattern in comparison.wsat_patterns
         ],
     }
 

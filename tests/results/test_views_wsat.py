@@ -185,3 +185,15 @@ def test_the_catalog_pages_list_wsat(client):
     # A saturation test has no ranking page, the 128KB write's as WSAT's.
     for test in ("write-saturation-128k-qd32", "wsat-4k-qd32"):
         assert client.get(reverse("bench:leaderboard", args=[test])).status_code == 404
+
+
+def test_the_compare_api_carries_the_wsat(client):
+    a = with_wsat(manufacturer="Acme", model="Purged One", seed=1).drive
+    b = ingest(version_2(measured_document(seed=2, manufacturer="Bolt", model="None"))).drive
+    body = client.get(f"/api/v1/compare/{a.slug}/{b.slug}/", {"points": "true"}).json()
+    (entry,) = body["wsat"]
+    assert entry["pattern"] == "incompressible" and entry["b"] is None
+    assert entry["a"]["stopped_by"] == "bytes" and entry["a"]["halved_at_s"] == 180.0
+    assert entry["a"]["bytes_before_halved"] == 2_900_000_000
+    assert entry["a"]["bytes_per_interval"] == ROUNDS
+    assert body["saturation"] == []  # the 128KB write is not WSAT's
