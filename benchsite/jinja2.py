@@ -79,6 +79,7 @@ def environment(**options) -> jinja2.Environment:
         dollars=units.dollars,
         money=units.money,
         gigabytes=units.gigabytes,
+        wsat_halved=charts.wsat_halved_label,
         megabytes=units.megabytes,
         latency_description=latency_description,
         pattern_label=choice_label(DataPattern),

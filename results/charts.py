@@ -783,6 +783,158 @@ def saturation(sides) -> dict:
     }
 
 
+WSAT_AXES = ("time", "bytes")  # ?wsat_x=: what the WSAT chart's x-axis shows
+_WSAT_TITLES = {"time": "seconds from the start", "bytes": "GB written (total)"}
+_WSAT_BUTTONS = {"time": "against time", "bytes": "against GB written"}
+
+
+def wsat_rounds(series) -> tuple[list[float], list[float], list[float]]:
+    """A WSAT series' IOPS in each round, with the seconds and the total GB written at the
+    round's end (a long series as means of equal runs of rounds, at most SATURATION_POINTS).
+    A last, shorter round's IOPS are over its own length."""
+    values = series.bytes_per_interval or []
+    step = series.interval_ns / 1e9
+    block = series.test.block_size or 4096
+    total = len(values) * step
+    if series.duration_ns and values:
+        total = min(total, series.duration_ns / 1e9)
+    group = max(1, -(-len(values) // SATURATION_POINTS))
+    iops, seconds, written = [], [], []
+    done = 0
+    for start in range(0, len(values), group):
+        chunk = values[start : start + group]
+        end = min((start + len(chunk)) * step, total)
+        length = end - start * step
+        done += sum(chunk)
+        iops.append(round(sum(chunk) / block / length, 1) if length > 0 else 0.0)
+        seconds.append(round(end, 3))
+        written.append(round(done / 1e9, 3))
+    return iops, seconds, written
+
+
+def wsat_halved_label(series) -> str:
+    """Where a WSAT's rate first fell below half its first round's, in words."""
+    if series.halved_at_s is None:
+        return "never below half the first round's IOPS"
+    return (
+        f"below half the first round's IOPS from {series.halved_at_s:,.0f} s, "
+        f"after {units.gigabytes(series.bytes_before_halved)}"
+    )
+
+
+def wsat(sides, x_axis: str = "time") -> dict:
+    """WSAT (SNIA PTS write saturation): IOPS in each round against the time or against the
+    total bytes written (x_axis, the reader's ?wsat_x=; buttons on the chart switch between
+    the two in place), one line per (name, series) of `sides` (a None series is left out,
+    the others keep their colours), and where each rate first fell below half its first
+    round's, marked by a dotted line and labelled."""
+    traces, marks = [], []
+    xs: dict[str, list] = {axis: [] for axis in WSAT_AXES}
+    for i, (name, series) in enumerate(sides):
+        if series is None:
+            continue
+        colour, symbol, dash = SATURATION_STYLES[i % len(SATURATION_STYLES)]
+        iops, seconds, written = wsat_rounds(series)
+        by_axis = {"time": seconds, "bytes": written}
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers" if len(iops) <= 200 else "lines",
+                "name": label(name),
+                "x": by_axis[x_axis],
+                "y": iops,
+                "line": {"color": colour, "width": 2, "dash": dash},
+                "marker": {"color": colour, "symbol": symbol, "size": 4},
+                "customdata": [[s, w] for s, w in zip(seconds, written, strict=True)],
+                "hovertemplate": "%{y:,.0f} IOPS at %{customdata[0]:,.0f} s, "
+                "%{customdata[1]:,.1f} GB written<extra>%{fullData.name}</extra>",
+            }
+        )
+        for axis in WSAT_AXES:
+            xs[axis].append(by_axis[axis])
+        if series.halved_at_s is None:
+            continue
+        at = {"time": series.halved_at_s, "bytes": round(series.bytes_before_halved / 1e9, 3)}
+        # The point of the first round below half: the round that starts at the mark.
+        first_below = next(
+            (k for k, t in enumerate(seconds) if t > series.halved_at_s + 1e-9), len(iops) - 1
+        )
+        marks.append((colour, at))
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers+text",
+                "name": label(f"{name}: below half"),
+                "x": [by_axis[x_axis][first_below]],
+                "y": [iops[first_below]],
+                "text": [label(wsat_halved_label(series))],
+                "textposition": "top right",
+                "textfont": {"color": colour, "size": 11},
+                "marker": {
+                    "color": colour,
+                    "symbol": f"{symbol}-open",
+                    "size": 13,
+                    "line": {"width": 2},
+                },
+                "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+            }
+        )
+        for axis in WSAT_AXES:
+            xs[axis].append([by_axis[axis][first_below]])
+
+    def shapes(axis: str) -> list[dict]:
+        return [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": at[axis],
+                "x1": at[axis],
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": colour, "width": 1.5, "dash": "dot"},
+            }
+            for colour, at in marks
+        ]
+
+    buttons = [
+        {
+            "label": _WSAT_BUTTONS[axis],
+            "method": "update",
+            "args": [
+                {"x": xs[axis]},
+                {"xaxis.title.text": _WSAT_TITLES[axis], "shapes": shapes(axis)},
+            ],
+        }
+        for axis in WSAT_AXES
+    ]
+    return {
+        "data": traces,
+        "layout": _layout(
+            height=360,
+            margin={"l": 70, "r": 20, "t": 40, "b": 45},
+            xaxis={"title": {"text": _WSAT_TITLES[x_axis]}, "rangemode": "tozero"},
+            yaxis={"title": {"text": "IOPS (higher is better)"}, "rangemode": "tozero"},
+            shapes=shapes(x_axis),
+            updatemenus=[
+                {
+                    "type": "buttons",
+                    "direction": "right",
+                    "showactive": True,
+                    "active": WSAT_AXES.index(x_axis),
+                    "x": 1,
+                    "xanchor": "right",
+                    "y": 1.02,
+                    "yanchor": "bottom",
+                    "pad": {"t": 0, "r": 0},
+                    "buttons": buttons,
+                }
+            ],
+            legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+        ),
+    }
+
+
 # -- the chart element -------------------------------------------------------------------------
 
 # Figure JSON sits in a single-quoted attribute as it is once these are escaped: it then

@@ -35,7 +35,7 @@ from jsonschema import Draft7Validator
 from core.links import is_http_url
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
-SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3)
+SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4)
 UNITS_TOLERANCE = Fraction(1, 100)  # bytes/s against IOPS x block size: 1%
 QUOTE_LIMIT = 60  # characters of a submitted value that a message repeats
 MAX_PROBLEMS = 100  # problems listed for one document; the rest are summed up
@@ -59,7 +59,8 @@ UNSUPPORTED_VERSION = (
 )
 NOT_IN_VERSION = "'{field}' is not part of a schema_version {version} document"
 SERIAL_NOT_IN_VERSION_3 = (
-    "a schema_version 3 document holds the serial number only as its salted hash, serial_hash"
+    "a schema_version {version} document holds the serial number only as its salted hash, "
+    "serial_hash"
 )
 PARTIAL_IN_COMPLETE = "a complete run has no partial result; an interrupted one is incomplete"
 MISSING_FIELD = "the required field '{field}' is missing"
@@ -478,8 +479,8 @@ def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tupl
     if field == "partial" and document.get("status") == "complete":
         return where, PARTIAL_IN_COMPLETE
     version = document.get("schema_version")
-    if where == ("target", "serial") and version == 3:
-        return where, SERIAL_NOT_IN_VERSION_3
+    if where == ("target", "serial") and version in (3, 4):
+        return where, SERIAL_NOT_IN_VERSION_3.format(version=version)
     return where, NOT_IN_VERSION.format(field=field, version=version)
 
 

@@ -508,8 +508,23 @@ class Result(LabelledModel):
         db_default=False,
         help_text="Interrupted: the figures until the interrupt; never ranked",
     )
+    # fio's own steady-state verdict of the job imported (criterion, window_s, attained,
+    # value): fio's rule, shown as fio's, never as SNIA PTS's steady state.
+    fio_steadystate = models.JSONField(
+        null=True, blank=True, help_text="fio's steadystate result of the job: fio's rule"
+    )
 
     objects = ResultQuerySet.as_manager()
+
+    @property
+    def fio_steady_label(self) -> str:
+        """fio's own steady-state verdict in words, as fio's (never SNIA PTS's); "" without."""
+        ss = self.fio_steadystate
+        if not ss:
+            return ""
+        verdict = "attained" if ss.get("attained") else "not attained"
+        window = f"{ss['window_s']} s window"
+        return f"fio steady state (criterion {ss['criterion']}, {window}): {verdict}"
 
     class Meta:
         constraints = [
@@ -729,9 +744,17 @@ class TrimValidation(LabelledModel):
         return f"TRIM validation of run {self.run_id}"
 
 
+class WsatStop(models.TextChoices):
+    BYTES = "bytes", "four times the capacity written"
+    TIME = "time", "time cap reached"
+    INTERRUPTED = "interrupted", "interrupted"
+
+
 class SaturationSeries(LabelledModel):
     """Bytes written in each second of one sequential write of the whole drive, and where its
-    write cache ran out (docs/methodology.md, write saturation)."""
+    write cache ran out (docs/methodology.md, write saturation); or, for WSAT (is_wsat), in
+    each round of random writes from a purged state until target_bytes or the time cap,
+    with where the rate first fell below half the first round's."""
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="saturation_series")
     test = models.ForeignKey(Test, on_delete=models.PROTECT, related_name="saturation_series")
@@ -753,11 +776,23 @@ class SaturationSeries(LabelledModel):
     bytes_per_second_before = models.FloatField(null=True, blank=True)
     bytes_per_second_after = models.FloatField(null=True, blank=True)
     partial = models.BooleanField(default=False)
+    # WSAT (schema version 4): what it wrote up to, its time cap, what ended it, and where
+    # the rate first fell below half the first round's.
+    target_bytes = models.BigIntegerField(null=True, blank=True)
+    time_cap_ns = models.BigIntegerField(null=True, blank=True)
+    stopped_by = models.CharField(max_length=12, choices=WsatStop.choices, blank=True)
+    halved_at_s = models.FloatField(null=True, blank=True)
+    bytes_before_halved = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["run", *ENTRY_IDENTITY["saturation"]], name="saturation_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(halved_at_s__isnull=True, bytes_before_halved__isnull=True)
+                | Q(halved_at_s__isnull=False, bytes_before_halved__isnull=False),
+                name="saturation_halved_has_bytes",
             ),
             models.CheckConstraint(condition=Q(interval_ns__gt=0), name="saturation_interval"),
             models.CheckConstraint(
@@ -769,6 +804,11 @@ class SaturationSeries(LabelledModel):
 
     def __str__(self) -> str:
         return f"write saturation of run {self.run_id}"
+
+    @property
+    def is_wsat(self) -> bool:
+        """SNIA PTS's write saturation (random writes in rounds to 4x the capacity)."""
+        return self.target_bytes is not None
 
 
 # The drive's specs each leaderboard entry keeps a copy of, as fields of the drive

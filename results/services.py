@@ -219,6 +219,11 @@ def _saturation(run: Run, test: Test, entry: dict[str, Any]) -> SaturationSeries
         bytes_per_second_before=entry.get("bytes_per_second_before"),
         bytes_per_second_after=entry.get("bytes_per_second_after"),
         partial=entry.get("partial", False),
+        target_bytes=entry.get("target_bytes"),
+        time_cap_ns=entry.get("time_cap_ns"),
+        stopped_by=entry.get("stopped_by", ""),
+        halved_at_s=entry.get("halved_at_s"),
+        bytes_before_halved=entry.get("bytes_before_halved"),
     )
 
 

@@ -26,6 +26,7 @@ enum {
 	OPT_TIME,
 	OPT_PATTERN,
 	OPT_SCALE,
+	OPT_ROUND,
 	OPT_QUICK,
 	OPT_REPEAT,
 	OPT_SPARE,
@@ -85,7 +86,9 @@ static const struct option_doc run_docs[] = {
 	{NULL, "bs", required_argument, OPT_BS, " SIZE", "its block size (default 4k)"},
 	{NULL, "qd", required_argument, OPT_QD, " N", "its queue depth (default 1)"},
 	{NULL, "span", required_argument, OPT_SPAN, " SIZE", "its span (default the whole target)"},
-	{NULL, "time", required_argument, OPT_TIME, " SECONDS", "its duration (required)"},
+	{NULL, "time", required_argument, OPT_TIME, " SECONDS",
+	 "its duration (required); with --tests or --suite, the time cap of the\n"
+	 "write saturation wsat-4k-qd32 (default 86400: 24 h)"},
 	{"run: data and timing", "pattern", required_argument, OPT_PATTERN,
 	 " compressible|incompressible|both",
 	 "data of write tests (default both). compressible: each 4 KiB is 2 KiB\n"
@@ -95,6 +98,8 @@ static const struct option_doc run_docs[] = {
 	 "and TRIM validation always write incompressible data."},
 	{NULL, "duration-scale", required_argument, OPT_SCALE, " F",
 	 "multiply every test's duration (and the TRIM torture) by F"},
+	{NULL, "round", required_argument, OPT_ROUND, " SECONDS",
+	 "the rounds of wsat-4k-qd32 in which IOPS are counted (default 60)"},
 	{NULL, "quick", no_argument, OPT_QUICK, NULL,
 	 "short smoke run: every timed phase 2 s (consistency 10 s, torture 5 s),\n"
 	 "every span capped at 256 MiB; the real spans and times are recorded"},
@@ -736,6 +741,14 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 					    optarg);
 			have_time = true;
 			break;
+		case OPT_ROUND:
+			if (lg_parse_positive_double(optarg, &o->round_s) < 0 ||
+			    o->round_s < 0.01 || o->round_s > 3600)
+				return fail(err, err_len,
+					    "--round: \"%s\" is not a number of seconds from 0.01 "
+					    "to 3600",
+					    optarg);
+			break;
 		case OPT_PATTERN:
 			if (strcmp(optarg, "both") == 0) {
 				o->want_compressible = o->want_incompressible = true;
@@ -889,9 +902,10 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 			    "run needs --suite, --tests or --rw (see loadgen --help)");
 	if (selections > 1)
 		return fail(err, err_len, "--suite, --tests and --rw exclude each other");
-	if (!rw && (have_bs || have_qd || have_span || have_time || have_rwmix))
-		return fail(err, err_len,
-			    "--bs, --qd, --span, --time and --rwmixread go with --rw");
+	if (!rw && (have_bs || have_qd || have_span || have_rwmix))
+		return fail(err, err_len, "--bs, --qd, --span and --rwmixread go with --rw");
+	if (rw && o->round_s > 0)
+		return fail(err, err_len, "--round goes with the write saturation wsat-4k-qd32");
 	if (rw && have_qd_max)
 		return fail(err, err_len, "--qd-max goes with --suite or --tests");
 	o->qd_max = (uint32_t)qd_max;
@@ -923,6 +937,18 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 		r = parse_tests(tests, o, err, err_len);
 		if (r < 0)
 			return r;
+	}
+	if (!rw && (have_time || o->round_s > 0)) {
+		bool wsat = false;
+
+		for (size_t i = 0; i < o->ntests; i++)
+			wsat |= o->tests[i]->kind == LG_KIND_SATURATION && o->tests[i]->random;
+		if (!wsat)
+			return fail(err, err_len,
+				    "--time and --round go with --rw or the write saturation "
+				    "wsat-4k-qd32");
+		if (have_time)
+			o->time_cap_s = o->adhoc_time_s;
 	}
 	if (rw) {
 		struct lg_test_def *t = &o->adhoc;

@@ -49,6 +49,8 @@ struct lg_run_options {
 	double adhoc_time_s;
 	bool want_compressible, want_incompressible;
 	double duration_scale; /* 1 unless --duration-scale */
+	double time_cap_s;     /* --time with a WSAT test: its time cap; 0: the catalog's */
+	double round_s;        /* --round: a WSAT round; 0: 60 s */
 	bool quick;
 	uint32_t spare[LG_MAX_SPARE];
 	size_t nspare;

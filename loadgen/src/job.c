@@ -114,7 +114,9 @@ static int validate(const struct lg_job_spec *s)
 		return -EINVAL;
 	if (s->span_offset % 512)
 		return -EINVAL;
-	if (jobs > 1 && (s->total_bytes || s->timeline || s->byte_timeline))
+	if (s->max_bytes && (s->duration_ns == 0 || s->max_bytes < s->block_size))
+		return -EINVAL; /* a byte limit bounds a timed job by at least one block */
+	if (jobs > 1 && (s->total_bytes || s->max_bytes || s->timeline || s->byte_timeline))
 		return -EINVAL; /* sized jobs and series are one worker's */
 	if (jobs > 1 && !s->random && s->span_bytes / jobs < s->block_size)
 		return -EINVAL; /* each sequential worker needs a block of its own */
@@ -182,11 +184,14 @@ static int state_init(struct job_state *st, const struct lg_job_spec *spec)
 	return 0;
 }
 
-/* Offset and length of the next I/O; false when a sized job is complete. */
+/* Offset and length of the next I/O; false when a sized job is complete or a
+ * timed one has reached its byte limit. */
 static inline bool next_io(struct job_state *st, uint64_t *ret_offset, uint32_t *ret_length)
 {
 	const struct lg_job_spec *s = st->spec;
 
+	if (s->max_bytes && st->submitted_bytes + s->block_size > s->max_bytes)
+		return false;
 	if (s->random) {
 		*ret_offset = lg_rng_offset(&st->off_rng, s->span_offset, st->nblocks,
 					    s->block_size);

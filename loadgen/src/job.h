@@ -61,6 +61,8 @@ struct lg_job_spec {
 	uint64_t span_bytes;     /* region the offsets fall in; >= block_size */
 	uint64_t duration_ns;    /* time-based job; 0 for a sized job (one worker only) */
 	uint64_t total_bytes;    /* sized job: bytes to transfer once; 0 for a timed job */
+	uint64_t max_bytes;      /* timed job (one worker): also stops once it has submitted
+				  * this many bytes, whole blocks only; 0: no limit */
 	enum lg_pattern pattern; /* data of writes */
 	uint64_t seed;
 	struct lg_histogram *hist;        /* latencies, issue to completion; may be NULL */

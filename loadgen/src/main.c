@@ -264,6 +264,23 @@ static void ui_saturation(void *ctx, const struct lg_saturation *s)
 	if (ui->quiet)
 		return;
 	table_header(ui);
+	if (s->wsat) {
+		static const char *const why[] = {"4x the capacity written", "time cap reached",
+						  "interrupted"};
+		double round_s = (double)s->interval_ns / 1e9;
+		double first = s->len ? (double)s->bytes[0] / s->block_size / round_s : 0;
+
+		printf("%-24s %.1f GB in %.0f s (%s), %zu rounds of %.3g s, first %.0f IOPS",
+		       s->test, (double)m->bytes / 1e9, (double)s->duration_ns / 1e9,
+		       why[s->stopped_by], s->len, round_s, first);
+		if (s->halved)
+			printf("; below half of it from %.0f s, after %.1f GB\n", s->halved_at_s,
+			       (double)s->bytes_before_halved / 1e9);
+		else
+			printf("; never below half of it\n");
+		fflush(stdout);
+		return;
+	}
 	printf("%-24s %.1f GB in %.0f s, mean %.1f MB/s, initially %.1f MB/s", s->test,
 	       (double)m->bytes / 1e9, (double)s->duration_ns / 1e9, m->mean_bytes_per_second / 1e6,
 	       m->initial_bytes_per_second / 1e6);

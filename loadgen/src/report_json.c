@@ -302,6 +302,20 @@ static void write_saturation(struct lg_json *w, const struct lg_saturation *s)
 		lg_json_key(w, "bytes_per_second_after");
 		lg_json_double(w, m->bytes_per_second_after, 1);
 	}
+	if (s->wsat) {
+		static const char *const stops[] = {"bytes", "time", "interrupted"};
+
+		opt_uint(w, "target_bytes", s->target_bytes);
+		opt_uint(w, "time_cap_ns", s->time_cap_ns);
+		lg_json_key(w, "stopped_by");
+		lg_json_string(w, stops[s->stopped_by]);
+		if (s->halved) {
+			lg_json_key(w, "halved_at_s");
+			lg_json_double(w, s->halved_at_s, 3);
+			lg_json_key(w, "bytes_before_halved");
+			lg_json_uint(w, s->bytes_before_halved);
+		}
+	}
 	lg_json_key(w, "bytes_per_interval");
 	/* One line for the whole series, as for consistency. */
 	lg_json_begin_array(w);

@@ -27,7 +27,7 @@
 #define LG_MAX_TESTS 64
 #define LG_MAX_SPARE 8
 /* The schema version loadgen writes. */
-#define LG_SCHEMA_VERSION 3
+#define LG_SCHEMA_VERSION 4
 
 enum lg_status {
 	LG_STATUS_COMPLETE,
@@ -101,8 +101,17 @@ struct lg_trim {
 	double after_trim_bytes_per_second;
 };
 
+/* Why a WSAT run ended: four times the target written, its time cap, Ctrl-C. */
+enum lg_wsat_stop {
+	LG_WSAT_STOP_BYTES,
+	LG_WSAT_STOP_TIME,
+	LG_WSAT_STOP_INTERRUPTED,
+};
+
 /* The write saturation: bytes written in each interval of one sequential write
- * of the span, and where the cache ran out (saturation.h). */
+ * of the span, and where the cache ran out (saturation.h); or, for WSAT (wsat),
+ * of random writes in rounds until target_bytes or time_cap_ns, and where the
+ * rate first fell below half the first round's. */
 struct lg_saturation {
 	char test[LG_ID_MAX];
 	enum lg_pattern pattern;
@@ -116,6 +125,13 @@ struct lg_saturation {
 	size_t len;
 	struct lg_saturation_summary summary;
 	bool partial;
+	bool wsat; /* the members below are set (schema version 4) */
+	uint64_t target_bytes;
+	uint64_t time_cap_ns;
+	enum lg_wsat_stop stopped_by;
+	bool halved; /* halved_at_s and bytes_before_halved are set */
+	double halved_at_s;
+	uint64_t bytes_before_halved;
 };
 
 struct lg_drive {

@@ -26,6 +26,9 @@
 #define QUICK_PHASE_S 2.0
 #define QUICK_CONSISTENCY_S 10.0
 #define QUICK_TORTURE_S 5.0
+#define QUICK_WSAT_S 10.0
+#define WSAT_ROUND_S 60.0 /* SNIA PTS's round */
+#define WSAT_CAPACITIES 4 /* written before it stops */
 #define FILL_BLOCK (1 * MIB)
 #define FILL_DEPTH 4
 #define SEQWRITE_128K_ID "seqwrite-128k-qd1"
@@ -596,6 +599,97 @@ static enum step saturation_test(struct run *run, const struct lg_test_def *t)
 	return s;
 }
 
+/* WSAT (SNIA PTS write saturation): the whole target discarded (purged), then 4KB
+ * random writes over all of it, the bytes of every round counted, until four times
+ * its capacity is written or the time cap ends; where the rate first falls below
+ * half the first round's is read from the rounds (saturation.h). */
+static enum step wsat_test(struct run *run, const struct lg_test_def *t)
+{
+	struct lg_saturation sat;
+	struct lg_timeline *tl = NULL;
+	struct lg_job_result res;
+	uint64_t span = test_span(run, t->id, 0, t->block_size);
+	uint64_t round = seconds_ns(run->o->round_s > 0 ? run->o->round_s : WSAT_ROUND_S);
+	uint64_t cap = run->o->time_cap_s > 0 ? seconds_ns(run->o->time_cap_s)
+					      : phase_ns(run, t->duration_s, QUICK_WSAT_S);
+	uint64_t rounds = cap / round + 2;
+	char size[32], total[32];
+	enum step s;
+	int r;
+
+	if (span < t->block_size)
+		return failed(run, t->id, 0, "%s: the target is too small", t->id);
+	if (rounds > MAX_INTERVALS)
+		return failed(run, t->id, 0,
+			      "%s: a time cap of %.3g s is more than the %d rounds of %.3g s a "
+			      "series holds",
+			      t->id, (double)cap / 1e9, MAX_INTERVALS, (double)round / 1e9);
+	memset(&sat, 0, sizeof(sat));
+	s = discard_target(run, t, "to purge it before the write saturation",
+			   "the writes start on a drive that holds the data written before",
+			   sat.discard_method, sizeof(sat.discard_method));
+	if (s != STEP_OK)
+		return s;
+	r = lg_timeline_new(round, (size_t)rounds, &tl);
+	if (r < 0)
+		return failed(run, t->id, -r, "out of memory");
+
+	struct lg_job_spec spec = {
+		.name = t->id,
+		.write = true,
+		.random = true,
+		.block_size = t->block_size,
+		.queue_depth = t->queue_depth,
+		.span_bytes = span,
+		.duration_ns = cap,
+		.max_bytes = WSAT_CAPACITIES * span,
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.byte_timeline = tl,
+	};
+
+	lg_format_size_human(span, size, sizeof(size));
+	lg_format_size_human(spec.max_bytes, total, sizeof(total));
+	phase(run, t->id,
+	      "4KB random write QD%u over %s until %s written or %.3g s, incompressible, "
+	      "IOPS every %.3g s",
+	      t->queue_depth, size, total, (double)cap / 1e9, (double)round / 1e9);
+	memset(&res, 0, sizeof(res));
+	s = job_step(run, t->id, &spec, run->wfd, &res);
+	/* An interrupted run keeps the rounds done until then, marked partial. */
+	if (s != STEP_OK && !(s == STEP_INTERRUPTED && res.ios > 0)) {
+		lg_timeline_free(tl);
+		return s;
+	}
+	snprintf(sat.test, sizeof(sat.test), "%s", t->id);
+	sat.pattern = LG_PATTERN_INCOMPRESSIBLE;
+	sat.span_bytes = span;
+	sat.block_size = t->block_size;
+	sat.queue_depth = t->queue_depth;
+	sat.interval_ns = round;
+	sat.duration_ns = res.elapsed_ns;
+	sat.partial = s == STEP_INTERRUPTED;
+	sat.wsat = true;
+	sat.target_bytes = spec.max_bytes;
+	sat.time_cap_ns = cap;
+	sat.stopped_by = sat.partial                   ? LG_WSAT_STOP_INTERRUPTED
+			 : res.bytes >= spec.max_bytes ? LG_WSAT_STOP_BYTES
+						       : LG_WSAT_STOP_TIME;
+	r = lg_timeline_copy(tl, &sat.bytes, &sat.len);
+	lg_timeline_free(tl);
+	if (r < 0)
+		return failed(run, t->id, ENOMEM, "out of memory");
+	lg_saturation_summarize(sat.bytes, sat.len, sat.interval_ns, sat.duration_ns, &sat.summary);
+	sat.halved = lg_wsat_halved(sat.bytes, sat.len, sat.interval_ns, sat.duration_ns,
+				    &sat.halved_at_s, &sat.bytes_before_halved);
+	if (run->obs->saturation)
+		run->obs->saturation(run->obs->ctx, &sat);
+	if (lg_report_add_saturation(run->rep, &sat) < 0) {
+		free(sat.bytes);
+		return failed(run, t->id, ENOMEM, "out of memory");
+	}
+	return s;
+}
+
 /* One sequential-write measurement of the TRIM validation. */
 static enum step trim_seqwrite(struct run *run, const struct lg_test_def *t, uint64_t span,
 			       const char *when, double *ret_bps)
@@ -1101,6 +1195,8 @@ static enum step long_tests(struct run *run)
 			s = consistency_test(run, t);
 		else if (t->kind == LG_KIND_TRIM)
 			s = trim_test(run, t);
+		else if (t->kind == LG_KIND_SATURATION && t->random)
+			s = wsat_test(run, t);
 		else if (t->kind == LG_KIND_SATURATION)
 			s = saturation_test(run, t);
 	}

@@ -58,3 +58,26 @@ void lg_saturation_summarize(const uint64_t *bytes, size_t len, uint64_t interva
 	}
 	*ret = s;
 }
+
+bool lg_wsat_halved(const uint64_t *bytes, size_t len, uint64_t interval_ns, uint64_t duration_ns,
+		    double *ret_at_s, uint64_t *ret_bytes_before)
+{
+	size_t whole = len;
+	uint64_t before = 0;
+
+	if (len > 0 && duration_ns < (uint64_t)len * interval_ns)
+		whole = len - 1;
+	if (whole == 0)
+		return false;
+	before = bytes[0];
+	for (size_t h = 1; h < whole; h++) {
+		/* below half: 2 x bytes[h] < bytes[0], exact in integers */
+		if (2 * bytes[h] < bytes[0]) {
+			*ret_at_s = (double)((uint64_t)h * interval_ns) / 1e9;
+			*ret_bytes_before = before;
+			return true;
+		}
+		before += bytes[h];
+	}
+	return false;
+}

@@ -14,6 +14,11 @@
  *     from interval k to the end and their rate.
  * A write whose rate never falls so has no such point (exhausted false).
  *
+ * The write saturation of SNIA's PTS (WSAT: random writes from a purged state,
+ * in rounds, until four times the capacity is written) marks a simpler point:
+ * the start of the first whole round h >= 1 whose rate is below half the first
+ * round's (lg_wsat_halved); the bytes of rounds 0..h-1 were written before it.
+ *
  * Ownership: plain data; the series belongs to the caller.
  */
 #pragma once
@@ -41,3 +46,10 @@ struct lg_saturation_summary {
  * duration_ns, which may end inside the last interval. */
 void lg_saturation_summarize(const uint64_t *bytes, size_t len, uint64_t interval_ns,
 			     uint64_t duration_ns, struct lg_saturation_summary *ret);
+
+/* WSAT's half-rate point of len rounds of interval_ns (bytes[i] written in the
+ * i-th) over duration_ns: true with *ret_at_s (the round's start, in seconds) and
+ * *ret_bytes_before when a whole round after the first wrote less than half of
+ * the first one's bytes; false when none did (or the first round is not whole). */
+bool lg_wsat_halved(const uint64_t *bytes, size_t len, uint64_t interval_ns, uint64_t duration_ns,
+		    double *ret_at_s, uint64_t *ret_bytes_before);

@@ -18,6 +18,12 @@ static const char *const saturation_metrics[] = {
 	"bytes_per_second_after",
 	NULL,
 };
+static const char *const wsat_metrics[] = {
+	"iops_per_round",
+	"halved_at_s",
+	"bytes_before_halved",
+	NULL,
+};
 static const char *const trim_metrics[] = {
 	"clean_bytes_per_second",
 	"after_torture_bytes_per_second",
@@ -183,6 +189,24 @@ static const struct lg_test_def tests[] = {
 		.unit = "bytes/s",
 		.higher_is_better = true,
 	},
+	{
+		/* SNIA PTS's write saturation (WSAT): random, from a purged state, until
+		 * four times the target is written or the time cap (duration_s) ends. */
+		.id = "wsat-4k-qd32",
+		.name = "Write saturation (4KB random write QD32 of the whole drive from purged, "
+			"to 4x its capacity, incompressible)",
+		.kind = LG_KIND_SATURATION,
+		.write = true,
+		.random = true,
+		.block_size = 4 * KIB,
+		.queue_depth = 32,
+		.span_bytes = 0,
+		.duration_s =
+			86400, /* the time cap; four times the capacity usually ends it first */
+		.metrics = wsat_metrics,
+		.unit = "IOPS",
+		.higher_is_better = true,
+	},
 	READ_SWEEP(1),
 	READ_SWEEP(2),
 	READ_SWEEP(4),
@@ -240,6 +264,8 @@ static const char *const workloads_2026[] = {
 	"randwrite-4k-qd128-8g-sweep", "randrw70-4k-qd32-8g",        NULL,
 };
 
+static const char *const wsat_2026[] = {"wsat-4k-qd32", NULL};
+
 static const struct lg_suite_def suites[] = {
 	{
 		.name = "desktop-2010",
@@ -273,6 +299,13 @@ static const struct lg_suite_def suites[] = {
 		.title = "Queue-depth scaling (4KB random read and write at QD1 to QD128) and the "
 			 "mixed 70/30 workload",
 		.tests = workloads_2026,
+	},
+	{
+		.name = "wsat-2026",
+		.version = 1,
+		.title = "Write saturation (SNIA PTS WSAT): 4KB random write QD32 from purged to 4x "
+			 "the capacity, IOPS per round",
+		.tests = wsat_2026,
 	},
 };
 

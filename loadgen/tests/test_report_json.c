@@ -223,6 +223,33 @@ static void complete_report(struct lg_report *r)
 	lg_saturation_summarize(written, 8, sat.interval_ns, sat.duration_ns, &sat.summary);
 	CHECK(sat.summary.exhausted && sat.summary.exhausted_at_s == 3);
 	CHECK(sat.bytes && lg_report_add_saturation(r, &sat) == 0 && sat.bytes == NULL);
+
+	/* a WSAT stopped by 4x the span written, below half its first round's rate from 180 s */
+	static const uint64_t rounds[5] = {1200000000, 1000000000, 700000000, 500000000, 400000000};
+	struct lg_saturation wsat = {
+		.test = "wsat-4k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.span_bytes = 950000000,
+		.block_size = 4096,
+		.queue_depth = 32,
+		.interval_ns = UINT64_C(60000000000),
+		.duration_ns = UINT64_C(290000000000),
+		.discard_method = "blkdiscard",
+		.len = 5,
+		.wsat = true,
+		.target_bytes = 3800000000,
+		.time_cap_ns = UINT64_C(86400000000000),
+		.stopped_by = LG_WSAT_STOP_BYTES,
+	};
+
+	wsat.bytes = malloc(sizeof(rounds));
+	if (wsat.bytes)
+		memcpy(wsat.bytes, rounds, sizeof(rounds));
+	lg_saturation_summarize(rounds, 5, wsat.interval_ns, wsat.duration_ns, &wsat.summary);
+	wsat.halved = lg_wsat_halved(rounds, 5, wsat.interval_ns, wsat.duration_ns,
+				     &wsat.halved_at_s, &wsat.bytes_before_halved);
+	CHECK(wsat.halved && wsat.halved_at_s == 180 && wsat.bytes_before_halved == 2900000000);
+	CHECK(wsat.bytes && lg_report_add_saturation(r, &wsat) == 0);
 }
 
 static void failed_report(struct lg_report *r)
@@ -293,6 +320,31 @@ static void incomplete_report(struct lg_report *r)
 	memcpy(sat.bytes, written, sizeof(written));
 	lg_saturation_summarize(written, 1, sat.interval_ns, sat.duration_ns, &sat.summary);
 	CHECK(lg_report_add_saturation(r, &sat) == 0);
+	/* an interrupted WSAT: the rounds done, never below half, stopped by the interrupt */
+	static const uint64_t rounds[2] = {40960000, 36864000};
+	struct lg_saturation wsat = {
+		.test = "wsat-4k-qd32",
+		.pattern = LG_PATTERN_INCOMPRESSIBLE,
+		.span_bytes = 268435456,
+		.block_size = 4096,
+		.queue_depth = 32,
+		.interval_ns = 1000000000,
+		.duration_ns = 1700000000,
+		.len = 2,
+		.partial = true,
+		.wsat = true,
+		.target_bytes = 1073741824,
+		.time_cap_ns = 10000000000,
+		.stopped_by = LG_WSAT_STOP_INTERRUPTED,
+	};
+
+	wsat.bytes = malloc(sizeof(rounds));
+	memcpy(wsat.bytes, rounds, sizeof(rounds));
+	lg_saturation_summarize(rounds, 2, wsat.interval_ns, wsat.duration_ns, &wsat.summary);
+	wsat.halved = lg_wsat_halved(rounds, 2, wsat.interval_ns, wsat.duration_ns,
+				     &wsat.halved_at_s, &wsat.bytes_before_halved);
+	CHECK(!wsat.halved);
+	CHECK(lg_report_add_saturation(r, &wsat) == 0);
 }
 
 static char *render(struct lg_report *r)

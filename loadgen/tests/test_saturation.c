@@ -86,5 +86,23 @@ int main(void)
 	      s.mean_bytes_per_second == 0);
 	s = summarize(b, 1, S / 2); /* one interval, not whole */
 	CHECK(!s.exhausted && s.bytes == 100 && s.initial_bytes_per_second == 0);
+	/* WSAT's half-rate point: the first whole round after the first below half of it */
+	{
+		uint64_t r[] = {1000, 900, 600, 500, 499, 300, 100};
+		uint64_t before = 0;
+		double at = -1;
+
+		CHECK(lg_wsat_halved(r, 7, S, 7 * S, &at, &before));
+		CHECK(at == 4 && before == 3000); /* exactly half (500) is not below it */
+		/* 2 s rounds: the point is the round's start in seconds */
+		CHECK(lg_wsat_halved(r, 7, 2 * S, 14 * S, &at, &before) && at == 8);
+		/* a last, shorter round is not in the rule */
+		CHECK(!lg_wsat_halved(r, 5, S, 4 * S + S / 2, &at, &before));
+		CHECK(lg_wsat_halved(r, 5, S, 5 * S, &at, &before) && at == 4);
+		/* none below half; too short for a whole round */
+		CHECK(!lg_wsat_halved(r, 4, S, 4 * S, &at, &before));
+		CHECK(!lg_wsat_halved(r, 1, S, S / 2, &at, &before));
+		CHECK(!lg_wsat_halved(r, 0, S, 0, &at, &before));
+	}
 	return test_result("saturation");
 }

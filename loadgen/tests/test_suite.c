@@ -13,8 +13,8 @@ int main(void)
 	const struct lg_test_def *t;
 	const struct lg_suite_def *s;
 
-	CHECK(ntests == 27);
-	CHECK(nsuites == 5);
+	CHECK(ntests == 28);
+	CHECK(nsuites == 6);
 	CHECK(lg_suite_find_test("randwrite-4k-qd32-8g", &t) == 0);
 	CHECK(t->block_size == 4096 && t->queue_depth == 32 && t->write && t->random);
 	CHECK(t->span_bytes == UINT64_C(8589934592) && t->duration_s == 180);

@@ -291,6 +291,18 @@ class DirectionSerializer(serializers.Serializer):
         return block if any(v is not None for v in block.values()) else None
 
 
+class FioSteadySerializer(serializers.Serializer):
+    """fio's own steady-state verdict of the job a result was imported from: fio's rule
+    (its steadystate option), not SNIA PTS's steady state."""
+
+    criterion = serializers.CharField(help_text="fio's criterion, metric:limit (iops:20%)")
+    window_s = serializers.IntegerField(help_text="Its window in seconds (fio's ss_dur)")
+    attained = serializers.BooleanField(help_text="Whether fio found the criterion met")
+    value = serializers.CharField(
+        required=False, help_text="fio's value of the criterion when the job ended"
+    )
+
+
 class ResultSerializer(RowWriter, serializers.Serializer):
     """A result as a values() row: the declared fields document it, to_representation
     writes it (thousands of rows a second, without a field object per value)."""
@@ -338,6 +350,11 @@ class ResultSerializer(RowWriter, serializers.Serializer):
     )
     write = DirectionSerializer(
         source="*", side="write", allow_null=True, help_text="A mixed test's writes apart"
+    )
+    fio_steadystate = FioSteadySerializer(
+        allow_null=True,
+        help_text="fio's own steady-state verdict (fio's steadystate option), imported with "
+        "the result; fio's rule, not SNIA PTS's",
     )
 
 
@@ -651,6 +668,26 @@ def _saturation(series: SaturationSeries | None, points: bool) -> dict[str, Any]
     return body
 
 
+def _wsat(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
+    if series is None:
+        return None
+    body = {
+        "run": series.run_id,
+        "interval_ns": series.interval_ns,
+        "bytes_written": series.bytes_written,
+        "target_bytes": series.target_bytes,
+        "time_cap_ns": series.time_cap_ns,
+        "stopped_by": series.stopped_by,
+        "halved_at_s": series.halved_at_s,
+        "bytes_before_halved": series.bytes_before_halved,
+        "partial": series.partial,
+        "url": f"/api/v1/saturation/{series.pk}/",
+    }
+    if points:
+        body["bytes_per_interval"] = series.bytes_per_interval
+    return body
+
+
 def _side(side: Side, value_test: str) -> dict[str, Any]:
     price = side.price
     per_gb = side.price_per_gb
@@ -731,6 +768,13 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
                 **{side.key: _saturation(side.saturation.get(pattern), points) for side in sides},
             }
             for pattern in comparison.saturation_patterns
+        ],
+        "wsat": [
+            {
+                "pattern": pattern,
+                **{side.key: _wsat(side.wsat.get(pattern), points) for side in sides},
+            }
+            for pattern in comparison.wsat_patterns
         ],
     }
 

@@ -283,6 +283,39 @@ class SaturationPairShape(serializers.Serializer):
     d = SaturationSideShape(**MORE)
 
 
+class WsatSideShape(serializers.ModelSerializer):
+    """A side's WSAT, SNIA PTS's write saturation (results.api.reads._wsat)."""
+
+    url = serializers.CharField(help_text="The series with its rounds")
+    bytes_per_interval = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="With ?points=true"
+    )
+
+    class Meta:
+        model = SaturationSeries
+        fields = [
+            "run",
+            "interval_ns",
+            "bytes_written",
+            "target_bytes",
+            "time_cap_ns",
+            "stopped_by",
+            "halved_at_s",
+            "bytes_before_halved",
+            "partial",
+            "url",
+            "bytes_per_interval",
+        ]
+
+
+class WsatPairShape(serializers.Serializer):
+    pattern = serializers.ChoiceField(choices=DataPattern.choices)
+    a = WsatSideShape(allow_null=True)
+    b = WsatSideShape(allow_null=True)
+    c = WsatSideShape(**MORE)
+    d = WsatSideShape(**MORE)
+
+
 class SideKeyShape(serializers.Serializer):
     key = serializers.ChoiceField(choices=SIDE_CHOICES, help_text="its key in this body")
     slug = serializers.CharField()
@@ -302,6 +335,7 @@ class ComparisonShape(serializers.Serializer):
     consistency = ConsistencyPairShape(many=True)
     trim = TrimPairShape(many=True)
     saturation = SaturationPairShape(many=True)
+    wsat = WsatPairShape(many=True, help_text="WSAT, SNIA PTS's write saturation, by pattern")
 
 
 class EntryShape(serializers.Serializer):

@@ -83,6 +83,14 @@ fio's percentiles are histogram bucket midpoints; they are clamped into [min, ma
 the true value lies. All of this is `_result_latency`, the one place to change for a
 schema whose latency_ns is issue-to-completion (fio's `lat_ns`).
 
+Steady state
+------------
+A job run with fio's `steadystate=` option (with `ss_dur=`, `ss_ramp=`) carries fio's own
+verdict in its `steadystate` object; the result keeps it as `fio_steadystate`: the
+criterion (fio's metric:limit, trailing zeros dropped: "iops:20%"), its window in seconds,
+whether fio found it attained, and fio's value of the criterion. It is fio's rule, and is
+shown as fio's ("fio steady state"), never as SNIA PTS's steady state.
+
 What fio's JSON cannot show, and so the importer cannot check: jobs with stats=0; a bare
 new_group before fio 3.39 (it looks like a stonewall); the platform's default ioengine
 (taken as psync, fio's default everywhere but Windows).
@@ -541,6 +549,7 @@ class _Job:
     job_start_ms: int | None
     elapsed_s: int | None
     job_runtime_ms: int | None
+    steadystate: dict[str, Any] | None = None  # the result's fio_steadystate
 
 
 @dataclass(frozen=True)
@@ -628,6 +637,10 @@ def _read_job(entry: Any, index: int, where: str) -> _Job:
     for field, seconds in (("elapsed", 1), ("job_runtime", 1000)):
         if (optional[field] or 0) > LONGEST_RUN_S * seconds:
             raise _Bad(_at(where, field), NOT_A_DURATION.format(value=optional[field]))
+    steadystate = None
+    if "steadystate" in entry:
+        ss = _mapping(entry, "steadystate", where)
+        steadystate = _read_steadystate(ss, f"{where}/steadystate")
     return _Job(
         index=index,
         name=name,
@@ -639,7 +652,37 @@ def _read_job(entry: Any, index: int, where: str) -> _Job:
         job_start_ms=optional["job_start"] or None,
         elapsed_s=optional["elapsed"],
         job_runtime_ms=optional["job_runtime"],
+        steadystate=steadystate,
     )
+
+
+_FIO_NUMBER = re.compile(r"(\d+)\.(\d*?)0*(?=\D|$)")
+
+
+def _fio_number_text(text: str) -> str:
+    """fio's printed numbers without their trailing zeros: "iops:20.000000%" -> "iops:20%"."""
+    return _FIO_NUMBER.sub(lambda m: m[1] + (f".{m[2]}" if m[2] else ""), text)
+
+
+def _read_steadystate(ss: dict, where: str) -> dict[str, Any]:
+    """fio's own steady-state detection of a job (its steadystate= option), as fio
+    reported it: the criterion, its window (ss_dur), whether fio found it met, and fio's
+    value of the criterion when the job ended. fio's rule, never SNIA PTS's."""
+    criterion = _fio_number_text(_text(ss, "ss", where).strip())
+    window = _count(ss, "duration", where)
+    attained = _count(ss, "attained", where)
+    if not criterion or len(criterion) > 60:
+        raise _Bad(_at(where, "ss"), WRONG_TYPE.format(expected="fio's criterion, metric:limit"))
+    if not 1 <= window <= LONGEST_RUN_S:
+        raise _Bad(_at(where, "duration"), NOT_A_DURATION.format(value=window))
+    if attained > 1:
+        raise _Bad(_at(where, "attained"), WRONG_TYPE.format(expected="0 or 1"))
+    result = {"criterion": criterion, "window_s": window, "attained": bool(attained)}
+    if "criterion" in ss:
+        value = _fio_number_text(_text(ss, "criterion", where).strip())
+        if value and len(value) <= 60:
+            result["value"] = value
+    return result
 
 
 def _read_side(side: dict, where: str) -> _Side:
@@ -1141,6 +1184,8 @@ def _result(candidate: _Candidate) -> dict[str, Any]:
     }
     if candidate.span:
         result["span_bytes"] = candidate.span
+    if candidate.job.steadystate:
+        result["fio_steadystate"] = candidate.job.steadystate
     return result
 
 

@@ -63,6 +63,7 @@ class Side:
     consistency: dict[int, ConsistencySeries] = field(default_factory=dict)
     trim: dict[tuple[str, str], TrimValidation] = field(default_factory=dict)  # (test, pattern)
     saturation: dict[str, SaturationSeries] = field(default_factory=dict)  # by data pattern
+    wsat: dict[str, SaturationSeries] = field(default_factory=dict)  # WSAT, by data pattern
     price: Price | None = None
     key: str = "a"  # which drive of the comparison: "a" (the reference), "b", "c" or "d"
 
@@ -73,6 +74,7 @@ class Side:
         ids.update(s.run_id for s in self.consistency.values())
         ids.update(t.run_id for t in self.trim.values())
         ids.update(w.run_id for w in self.saturation.values())
+        ids.update(w.run_id for w in self.wsat.values())
         return [r for r in self.runs if r.pk in ids]
 
     @functools.cached_property
@@ -285,6 +287,7 @@ class Comparison:
     trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
     value_test: str = VALUE_DEFAULT_TEST
     saturation_patterns: list[str] = field(default_factory=list)
+    wsat_patterns: list[str] = field(default_factory=list)
     sweeps: list[Sweep] = field(default_factory=list)
     c: Side | None = None  # a third drive, and a fourth, where compared
     d: Side | None = None
@@ -454,10 +457,10 @@ SELECT 0 AS n, json_build_object(
       ORDER BY shown.key, tv.test_id, tv.pattern, shown.rank) tv),
   'saturation', (
     SELECT json_agg(json_build_array(key, {saturation}, points)) FROM (
-      SELECT DISTINCT ON (shown.key, w.pattern) shown.key,
+      SELECT DISTINCT ON (shown.key, w.test_id, w.pattern) shown.key,
              cardinality(w.bytes_per_interval) AS points, w.*
       FROM shown JOIN results_saturationseries w ON w.run_id = shown.id
-      ORDER BY shown.key, w.pattern, shown.rank) w)
+      ORDER BY shown.key, w.test_id, w.pattern, shown.rank) w)
 )::text
 {series_points}
 ORDER BY n
@@ -628,7 +631,8 @@ def compare(
         saturation = _SATURATION[points].build(values, alias)
         attach(saturation, "test", tests[saturation.test_id])
         saturation.points = count
-        sides[key].saturation[saturation.pattern] = saturation
+        kind = sides[key].wsat if saturation.is_wsat else sides[key].saturation
+        kind[saturation.pattern] = saturation
     return _comparison(*sides.values())
 
 
@@ -696,5 +700,8 @@ def _comparison(*sides: Side) -> Comparison:
         saturation_patterns=sorted(
             set().union(*(side.saturation for side in sides)),
             key=lambda p: PATTERN_ORDER.get(p, 9),
+        ),
+        wsat_patterns=sorted(
+            set().union(*(side.wsat for side in sides)), key=lambda p: PATTERN_ORDER.get(p, 9)
         ),
     )

@@ -48,6 +48,8 @@ from results.views.common import (
     positive_int,
     saturation_columns,
     with_highlights,
+    wsat_axis,
+    wsat_columns,
 )
 
 SCALES = ("log", "linear")
@@ -277,6 +279,7 @@ def compare_page(
         "consistency": consistency,
         "trims": trims,
         "saturation": _saturation(comparison, *names),
+        "wsat": _wsat(comparison, wsat_axis(request), *names),
         "run_picker": any(len(side.runs) > 1 for side in sides),
         "run_choices": [
             {
@@ -384,6 +387,26 @@ def _saturation(c: Comparison, *names: str) -> list[dict]:
                 "id": f"saturation-{pattern}",
                 "figure": charts.saturation(list(zip(names, series, strict=True))),
                 "columns": saturation_columns(
+                    [(key.upper(), f"side-{key}", w) for key, w in zip(keys, series, strict=True)]
+                ),
+            }
+        )
+    return rows
+
+
+def _wsat(c: Comparison, axis: str, *names: str) -> list[dict]:
+    """WSAT in each data pattern any drive has it: every drive overlaid, against the time or
+    the bytes written (axis, ?wsat_x=)."""
+    keys = SIDE_KEYS[: len(c.sides)]
+    rows = []
+    for pattern in c.wsat_patterns:
+        series = [side.wsat.get(pattern) for side in c.sides]
+        rows.append(
+            {
+                "pattern": pattern,
+                "id": f"wsat-{pattern}",
+                "figure": charts.wsat(list(zip(names, series, strict=True)), axis),
+                "columns": wsat_columns(
                     [(key.upper(), f"side-{key}", w) for key, w in zip(keys, series, strict=True)]
                 ),
             }
@@ -586,6 +609,11 @@ def export_rows(c: Comparison) -> list[list[str]]:
         for measure, unit, value in SATURATION_EXPORT:
             cells = [_saturation_cell(w, measure, value) for w in found]
             rows.append(["write saturation", "", pattern, measure, unit, *cells, *blank])
+    for pattern in c.wsat_patterns:
+        found = [side.wsat.get(pattern) for side in sides]
+        for measure, unit, value in WSAT_EXPORT:
+            cells = ["not tested" if w is None else value(w) for w in found]
+            rows.append(["WSAT", "", pattern, measure, unit, *cells, *blank])
     return rows + _spec_rows(c, len(blank))
 
 
@@ -633,6 +661,28 @@ SATURATION_EXPORT = (
     ("written before the fall", "GB", lambda w: gigabytes(w.bytes_before_exhausted or 0)),
     ("rate before", "MB/s", lambda w: mbps(w.bytes_per_second_before)),
     ("rate after", "MB/s", lambda w: mbps(w.bytes_per_second_after)),
+)
+
+
+WSAT_EXPORT = (
+    # From the stored figures only: the export reads no series (compare(points=False)).
+    (
+        "mean",
+        "IOPS (higher is better)",
+        lambda w: iops((w.mean_bytes_per_second or 0) / (w.test.block_size or 4096)),
+    ),
+    (
+        "below half of it from",
+        "seconds",
+        lambda w: "never" if w.halved_at_s is None else f"{w.halved_at_s:.0f}",
+    ),
+    (
+        "written before",
+        "GB",
+        lambda w: "—" if w.bytes_before_halved is None else gigabytes(w.bytes_before_halved),
+    ),
+    ("written in all", "GB", lambda w: gigabytes(w.bytes_written)),
+    ("stopped by", "", lambda w: w.get_stopped_by_display()),
 )
 
 

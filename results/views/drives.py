@@ -7,7 +7,7 @@ from django.views.decorators.http import require_safe
 from drives.models import Drive
 from results import charts
 from results.selectors.drive_pages import drive_page
-from results.views.common import HtmxHttpRequest, saturation_columns
+from results.views.common import HtmxHttpRequest, saturation_columns, wsat_axis, wsat_columns
 
 
 @require_safe
@@ -20,7 +20,8 @@ def drive_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "drive": page.drive,
         "page": page,
         "price_figure": charts.price_history(page.prices) if page.prices else None,
-        "saturation": _saturation(page.saturation),
+        "saturation": _saturation([w for w in page.saturation if not w.is_wsat]),
+        "wsat": _wsat([w for w in page.saturation if w.is_wsat], wsat_axis(request)),
         "standing_figure": charts.run_standings(page.run_groups)
         if any(g.n > 1 for g in page.run_groups)
         else None,
@@ -37,5 +38,19 @@ def _saturation(series: list) -> dict | None:
         "id": "saturation",
         "figure": charts.saturation([(f"run {name}", w) for name, _, w in named]),
         "columns": saturation_columns(named),
+        "run_links": True,
+    }
+
+
+def _wsat(series: list, axis: str) -> dict | None:
+    """Every WSAT series of the drive in one chart (IOPS per round against time or bytes
+    written, ?wsat_x=), a column of numbers each."""
+    if not series:
+        return None
+    named = [(f"#{w.run_id} · {w.get_pattern_display()}", "", w) for w in series]
+    return {
+        "id": "wsat",
+        "figure": charts.wsat([(f"run {name}", w) for name, _, w in named], axis),
+        "columns": wsat_columns(named),
         "run_links": True,
     }

@@ -72,6 +72,15 @@ def _result_value(name: str):
     field = ResultSerializer().fields.get(name)
     if name.endswith("_percentiles_ns"):
         return st.none() | st.dictionaries(st.sampled_from(["50", "99", "99.9"]), big)
+    if name == "fio_steadystate":  # fio's own verdict (results.importers.fio)
+        return st.none() | st.fixed_dictionaries(
+            {
+                "criterion": st.text(min_size=1, max_size=60),
+                "window_s": big,
+                "attained": st.booleans(),
+            },
+            optional={"value": st.text(min_size=1, max_size=60)},
+        )
     if name == "pattern":
         return st.sampled_from(DataPattern.values)
     if name == "source":

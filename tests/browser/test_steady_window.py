@@ -3,16 +3,14 @@ consistency scatter each steady series' window is shaded in its drive's colour f
 the rule found to the window's end, the legend says what the rule found, and the "steady
 state" view zooms the axis to the detected windows (not to a fixed second)."""
 
-import json
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-from drives.models import Drive
 from results.models import ConsistencySeries
 from results.selectors.common import series_is_quick
-from tests.browser.test_walk import until
+from tests.browser.test_walk import demo_drive, until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,10 +20,7 @@ DEMO = Path(__file__).resolve().parents[2] / "demo" / "measured"
 @pytest.fixture
 def demo_drives(test_catalog):
     call_command("load_demo", verbosity=0)
-    return [
-        Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
-        for name in ("consistency-file.json", "consistency-zram.json")
-    ]
+    return [demo_drive(name) for name in ("consistency-file.json", "consistency-zram.json")]
 
 
 def test_the_detected_window_is_shaded_and_the_steady_view_zooms_to_it(

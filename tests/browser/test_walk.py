@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from drives.models import Drive
 from results import charts
@@ -29,6 +30,12 @@ def catalog(test_catalog):
     PriceFactory(drive=a, amount="120.00")
     PriceFactory(drive=b, amount="90.00")
     return a, b
+
+
+def demo_drive(name: str) -> Drive:
+    """The drive of a demo/measured document: its model and capacity (zram is two sizes)."""
+    drive = json.loads((DEMO / name).read_text())["drive"]
+    return Drive.objects.get(model=drive["model"], capacity_bytes=drive["capacity_bytes"])
 
 
 def traces(page, element_id: str) -> int:
@@ -224,10 +231,7 @@ def test_markup_in_a_name_stays_text_in_charts(page, live_server, catalog):
 
 
 def test_write_saturation_of_the_demo_drives_is_drawn_overlaid(page, live_server, catalog):
-    file, zram = (
-        Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
-        for name in ("saturation-file.json", "saturation-zram.json")
-    )
+    file, zram = (demo_drive(name) for name in ("saturation-file.json", "saturation-zram.json"))
     page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/")
     page.locator("#saturation-incompressible .cartesianlayer .trace").first.wait_for()
     assert traces(page, "saturation-incompressible") == 2
@@ -275,10 +279,7 @@ def _legend(side: str, drive) -> str:
 
 
 def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live_server, catalog):
-    file, zram = (
-        Drive.objects.get(model=json.loads((DEMO / name).read_text())["drive"]["model"])
-        for name in ("workloads-file.json", "workloads-zram.json")
-    )
+    file, zram = (demo_drive(name) for name in ("workloads-file.json", "workloads-zram.json"))
     page.goto(f"{live_server.url}/bench/compare/{file.slug}/{zram.slug}/#sweeps")
     for chart in ("sweep-0-iops", "sweep-0-demand", "sweep-1-iops", "sweep-1-demand"):
         page.locator(f"#{chart} .cartesianlayer .trace").first.wait_for()
@@ -314,3 +315,31 @@ def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live
     ranked = page.locator("#leaderboard-table tbody").inner_text()
     assert str(file) in ranked and str(zram) in ranked
     shoot(page, "sweep-leaderboard", DESKTOP)
+
+
+def test_the_wsat_chart_switches_its_axis_in_place(page, live_server, test_catalog):
+    """WSAT's buttons redraw the chart against the bytes written and back to the time
+    without a reload; the half-rate point stays marked and labelled on either axis."""
+    from tests.results.test_views_wsat import with_wsat
+
+    drive = with_wsat(manufacturer="Acme", model="Purged One", seed=1).drive
+    page.goto(live_server.url + reverse("bench:drive", args=[drive.slug]))
+    page.locator("#wsat .cartesianlayer .trace").first.wait_for()
+    title = "document.querySelector('#wsat .xtitle').textContent"
+    assert page.evaluate(title) == "seconds from the start"
+    mark = "document.getElementById('wsat').data[1]"
+    assert page.evaluate(f"{mark}.x") == [240]
+    label = page.locator("#wsat .scatterlayer .textpoint").first
+    assert label.text_content() == "below half the first round's IOPS from 180 s, after 2.9 GB"
+    assert page.locator("#wsat .shapelayer path").count() == 1
+    page.evaluate("window.reloaded = false")
+    page.locator("#wsat .updatemenu-button", has_text="against GB written").click()
+    until(page, f"{title} === 'GB written (total)'")
+    assert page.evaluate("document.getElementById('wsat').data[0].x") == [1.2, 2.2, 2.9, 3.4, 3.8]
+    assert page.evaluate(f"{mark}.x") == [3.4]
+    assert page.evaluate("document.getElementById('wsat').layout.shapes[0].x0") == 2.9
+    assert page.locator("#wsat .shapelayer path").count() == 1
+    assert page.evaluate("window.reloaded") is False  # the same page: no reload
+    page.locator("#wsat .updatemenu-button", has_text="against time").click()
+    until(page, f"{title} === 'seconds from the start'")
+    assert page.evaluate(f"{mark}.x") == [240]

@@ -202,7 +202,16 @@ COLUMNS: dict[tuple, tuple[str, str]] = {
             "exhausted_at_s",
             "bytes_per_second_before",
             "bytes_per_second_after",
+            "target_bytes",
+            "time_cap_ns",
+            "halved_at_s",
+            "bytes_before_halved",
         )
+    },
+    # fio's own steady-state verdict: one JSON column of the result.
+    **{
+        ("results", STAR, "fio_steadystate", name): ("result", "fio_steadystate")
+        for name in ("criterion", "window_s", "value")
     },
     # Not stored with the series: they must equal the test's, so the test's columns bound them.
     ("saturation", STAR, "block_size"): ("test", "block_size"),
@@ -501,14 +510,62 @@ def maximal_measured_v3() -> dict:
     return document
 
 
+def maximal_measured_v4() -> dict:
+    """Version 4 with every member it added: a WSAT (SNIA PTS write saturation) with its
+    target, time cap, what stopped it and its half-rate point; and fio's own steady-state
+    verdict on a result (a member of every version)."""
+    document = maximal_measured_v3()
+    document["schema_version"] = 4
+    document["parameters"]["tests"].append("wsat-4k-qd32")
+    span = 2 * 10**9
+    rounds = [12 * 10**8, 11 * 10**8, 10 * 10**8, 5 * 10**8, 4 * 10**8, 4 * 10**8, 4 * 10**8]
+    minute = 60_000_000_000
+    document["saturation"].append(
+        {
+            "test": "wsat-4k-qd32",
+            "pattern": "incompressible",
+            "span_bytes": span,
+            "block_size": 4096,
+            "queue_depth": 32,
+            "interval_ns": minute,
+            "duration_ns": 7 * minute,
+            "discard_method": "blkdiscard",
+            "partial": True,
+            "bytes_written": sum(rounds),
+            "mean_bytes_per_second": sum(rounds) / 420,
+            "initial_bytes_per_second": 1.1e9 / 60,
+            "threshold_fraction": 0.7,
+            "exhausted": True,
+            "exhausted_at_s": 180.0,
+            "bytes_before_exhausted": sum(rounds[:3]),
+            "bytes_per_second_before": sum(rounds[:3]) / 180,
+            "bytes_per_second_after": sum(rounds[3:]) / 240,
+            "target_bytes": 4 * span,
+            "time_cap_ns": 86_400_000_000_000,
+            "stopped_by": "interrupted",
+            "halved_at_s": 240.0,
+            "bytes_before_halved": sum(rounds[:4]),
+            "bytes_per_interval": rounds,
+        }
+    )
+    document["results"][0]["fio_steadystate"] = {
+        "criterion": "iops_slope:0.1%",
+        "window_s": 60,
+        "attained": True,
+        "value": "0.05%",
+    }
+    return document
+
+
 BASES = {
     "measured": maximal_measured,
     "published": maximal_published,
     "measured-v2": maximal_measured_v2,
     "measured-v3": maximal_measured_v3,
+    "measured-v4": maximal_measured_v4,
 }
 # The base each one was made from: the same field at the same place is the same slot.
-EXTENDS = {"measured-v2": "measured", "measured-v3": "measured-v2"}
+EXTENDS = {"measured-v2": "measured", "measured-v3": "measured-v2", "measured-v4": "measured-v3"}
 # A mixed result's writes hold what its reads hold, checked by one loop over both
 # (documents.MIXED_SIDES) and kept alike in the document: the reads' slots stand for them.
 MIRRORED = ("results", STAR, "write")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.urls import reverse
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -313,6 +314,10 @@ EXPECTED = {
         "seqwrite-128k": ("seqwrite-128k-qd1", "incompressible"),
         "randread-4k-qd3": ("randread-4k-qd3", "unspecified"),
         "All clients": fio.ALL_CLIENTS,
+    },
+    "fio-3.33-steadystate.json": {
+        "randwrite-qd32-iops-20pct": ("randwrite-4k-qd32-8g", "incompressible"),
+        "randwrite-qd3-bw-slope-0.001pct": ("randwrite-4k-qd3-8g", "incompressible"),
     },
     "fio-3.33-unified.json": {
         "unified": fio.MIXED_REPORT,
@@ -959,3 +964,44 @@ def test_integers_of_any_length_anywhere_are_converted_or_refused(place, digits,
     target[path[-1]] = "__number__"
     raw = json.dumps(tree).replace('"__number__"', sign + "7" * digits)
     converted_or_refused_with_pointers(raw, None)
+
+
+def test_fios_steady_state_is_kept_as_fios():
+    """fio's steadystate verdicts (criterion, window, attained or not) come with the result
+    they belong to, as fio's: a job that met its criterion (fio stopped it early) and one
+    that did not, both as fio wrote them, trailing zeros dropped."""
+    conversion = convert("fio-3.33-steadystate.json")
+    found = {r["test"]: r["fio_steadystate"] for r in conversion.document["results"]}
+    jobs = {j["jobname"]: j["steadystate"] for j in load("fio-3.33-steadystate.json")["jobs"]}
+    assert jobs["randwrite-qd32-iops-20pct"]["ss"] == "iops:20.000000%"
+    assert found["randwrite-4k-qd32-8g"] == {
+        "criterion": "iops:20%",
+        "window_s": jobs["randwrite-qd32-iops-20pct"]["duration"],
+        "attained": True,
+        "value": jobs["randwrite-qd32-iops-20pct"]["criterion"],  # "17.538401%": no zeros
+    }
+    slope = found["randwrite-4k-qd3-8g"]
+    assert slope["criterion"] == "bw_slope:0.001%" and slope["attained"] is False
+    assert slope["window_s"] == 4
+    # A document without fio's steadystate has no such member.
+    plain = convert("fio-3.33-standard.json").document["results"]
+    assert all("fio_steadystate" not in r for r in plain)
+
+
+@pytest.mark.django_db
+def test_fios_steady_state_is_stored_and_shown_as_fios(client):
+    imported = fio_ingest(
+        fio_json=(FIXTURES / "fio-3.33-steadystate.json").read_bytes(), drive=DRIVE, submitter=None
+    )
+    run = imported.outcome.run
+    stored = {r.test.identifier: r for r in run.results.select_related("test")}
+    assert stored["randwrite-4k-qd32-8g"].fio_steadystate["attained"] is True
+    assert stored["randwrite-4k-qd3-8g"].fio_steadystate["attained"] is False
+    html = client.get(reverse("bench:run", args=[run.pk])).content.decode()
+    assert "fio steady state (criterion iops:20%, 4 s window): attained" in html
+    assert "fio steady state (criterion bw_slope:0.001%, 4 s window): not attained" in html
+    assert "SNIA" not in html.split("fio steady state")[1].split("</small>")[0]
+    listed = client.get(f"/api/v1/results/?run={run.pk}").json()
+    verdicts = {r["test"]: r["fio_steadystate"] for r in listed["results"]}
+    assert verdicts["randwrite-4k-qd32-8g"]["criterion"] == "iops:20%"
+    assert verdicts["randwrite-4k-qd3-8g"]["attained"] is False

@@ -171,9 +171,9 @@ def test_duplicate_keys(raw):
 
 
 def test_wrong_schema_version(document):
-    assert only(rejected(with_changes(document, schema_version=4))) == (
+    assert only(rejected(with_changes(document, schema_version=5))) == (
         "/schema_version",
-        documents.UNSUPPORTED_VERSION.format(version=4, supported="1, 2 and 3"),
+        documents.UNSUPPORTED_VERSION.format(version=5, supported="1, 2, 3 and 4"),
     )
 
 

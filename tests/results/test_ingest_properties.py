@@ -110,7 +110,9 @@ def stored(run: Run, slot: Slot):
         return get(json.loads(run.document), slot.path)
     row, name = COLUMNS[slot.template]
     value = getattr(ROWS[row](run, slot.path), name)
-    if slot.template[-1] == STAR:  # an item of a stored array or map
+    if (
+        slot.template[-1] == STAR or isinstance(value, dict) and name == slot.template[-2]
+    ):  # an item of a stored array or map
         value = value[slot.path[-1]]
     return value
 

@@ -69,7 +69,7 @@ def test_version_3_holds_the_serial_only_as_its_hash():
     document["target"]["serial"] = "S123456789"
     problems = rejected(document)
     assert [(p.pointer, p.message) for p in problems] == [
-        ("/target/serial", documents.SERIAL_NOT_IN_VERSION_3)
+        ("/target/serial", documents.SERIAL_NOT_IN_VERSION_3.format(version=3))
     ]
 
 

@@ -205,3 +205,20 @@ def test_reloading_after_a_correction_withdraws_the_superseded_run(demo):
     assert Run.objects.published().filter(drive=run.drive).get() == run
     # Runs of other submitters or other articles are not the demo's to withdraw.
     assert Run.objects.filter(status=Run.Status.WITHDRAWN).count() == 1
+
+
+def test_the_demo_wsat_is_loaded_and_drawn(demo, client):
+    """demo/measured/wsat-zram.json: WSAT on a 4 GiB zram device, written to 4x its capacity,
+    stored as measured, and drawn on its drive's page with its half-rate point."""
+    from results.models import SaturationSeries
+
+    document = json.loads((DEMO / "measured" / "wsat-zram.json").read_text())
+    (entry,) = document["saturation"]
+    series = SaturationSeries.objects.select_related("run__drive").get(
+        test__identifier="wsat-4k-qd32", run__source=Run.Source.MEASURED
+    )
+    assert series.stopped_by == entry["stopped_by"] == "bytes"
+    assert series.bytes_written == series.target_bytes == 4 * entry["span_bytes"]
+    assert series.halved_at_s == entry.get("halved_at_s")
+    html = client.get(reverse("bench:drive", args=[series.run.drive.slug])).content.decode()
+    assert 'id="wsat"' in html and "four times the capacity written" in html

@@ -37,16 +37,31 @@ def catalog(request, settings):
 
 
 def saturate(*slugs: str) -> None:
-    """A write-saturation series in the latest run of each drive."""
+    """A write-saturation series and a WSAT in the latest run of each drive."""
     test = Test.objects.get(identifier="write-saturation-128k-qd32")
+    wsat = Test.objects.get(identifier="wsat-4k-qd32")
     for slug in slugs:
+        run = Drive.objects.get(slug=slug).runs.order_by("-pk").first()
         SaturationSeries.objects.create(
-            run=Drive.objects.get(slug=slug).runs.order_by("-pk").first(),
+            run=run,
             test=test,
             bytes_per_interval=[10**9] * 3 + [10**8] * 20,
             bytes_written=5 * 10**9,
             exhausted=True,
             exhausted_at_s=3,
+        )
+        SaturationSeries.objects.create(
+            run=run,
+            test=wsat,
+            interval_ns=60 * 10**9,
+            bytes_per_interval=[10**9] * 3 + [10**8] * 20,
+            bytes_written=5 * 10**9,
+            exhausted=False,
+            target_bytes=4 * 10**9,
+            time_cap_ns=86_400 * 10**9,
+            stopped_by="bytes",
+            halved_at_s=180.0,
+            bytes_before_halved=3 * 10**9,
         )
 
 
@@ -58,7 +73,7 @@ def test_compare_budget(client, catalog, django_assert_max_num_queries):
         response = client.get(reverse("bench:compare", args=[a, b]), {"run_a": run.pk})
     html = response.content.decode()
     assert response.status_code == 200 and "consistency-25" in html
-    assert "saturation-incompressible" in html
+    assert "saturation-incompressible" in html and "wsat-incompressible" in html
     with django_assert_max_num_queries(10):
         assert client.get(reverse("bench:compare_csv", args=[a, b])).status_code == 200
 
@@ -104,7 +119,8 @@ def test_drive_page_budget(client, catalog, django_assert_max_num_queries):
     saturate(catalog[1])
     with django_assert_max_num_queries(12):
         response = client.get(reverse("bench:drive", args=[catalog[1]]))
-    assert response.status_code == 200 and 'id="saturation"' in response.content.decode()
+    html = response.content.decode()
+    assert response.status_code == 200 and 'id="saturation"' in html and 'id="wsat"' in html
 
 
 def test_browsing_budgets(client, catalog, django_assert_max_num_queries):

@@ -108,13 +108,29 @@ def check_document(
                 f"spans {spans}: 25% spare is not 75% of the span",
             )
 
+    saturations = {s["test"]: s for s in doc.get("saturation", [])}
+    check(
+        sorted(saturations) == sorted(i for i in ids if cat[i]["kind"] == "saturation"),
+        f"saturation entries {sorted(saturations)}",
+    )
     if "write-saturation-128k-qd32" in ids:
-        (sat,) = doc.get("saturation", [])
+        sat = saturations["write-saturation-128k-qd32"]
+        check("stopped_by" not in sat, f"the 128KB saturation has WSAT's members: {sat}")
         check(sat["bytes_written"] == SIZE, f"saturation wrote {sat['bytes_written']} of {SIZE}")
         check(sum(sat["bytes_per_interval"]) == SIZE, "the series does not add up to the span")
         check(sat["duration_ns"] > 0 and sat["discard_method"] == discard_method, f"{sat}")
         check(sat["block_size"] == 131072 and sat["queue_depth"] == 32, f"{sat}")
         check("partial" not in sat, "a complete run has no partial result")
+
+    if "wsat-4k-qd32" in ids:
+        # --quick: 4x the 256 MiB span, or 10 s, in rounds of 60 s (one round, cut short)
+        w = saturations["wsat-4k-qd32"]
+        check(w["block_size"] == 4096 and w["queue_depth"] == 32, f"{w}")
+        check(w["target_bytes"] == 4 * SIZE and w["span_bytes"] == SIZE, f"{w}")
+        check(w["time_cap_ns"] == 10 * 10**9, f"time cap {w['time_cap_ns']}")
+        check(w["stopped_by"] in ("bytes", "time"), f"stopped by {w['stopped_by']}")
+        check(sum(w["bytes_per_interval"]) == w["bytes_written"] > 0, f"{w}")
+        check(w["discard_method"] == discard_method, f"{w}")
 
     if "trim-validation" in ids:
         trims = doc.get("trim", [])
