@@ -56,12 +56,20 @@ def catalog():
     b = run_ingest(
         document=json.dumps(measured_document(seed=2, model="Other 480GB")), submitter=None
     ).run
+    c, d = (
+        run_ingest(
+            document=json.dumps(measured_document(seed=seed, model=model)), submitter=None
+        ).run
+        for seed, model in ((3, "Third 240GB"), (4, "Fourth 120GB"))
+    )
     return {
         "slug": Drive.objects.get(pk=a.drive_id).slug,
         "slug_a": Drive.objects.get(pk=a.drive_id).slug,
         "slug_b": Drive.objects.get(pk=b.drive_id).slug,
         "a": Drive.objects.get(pk=a.drive_id).slug,
         "b": Drive.objects.get(pk=b.drive_id).slug,
+        "c": Drive.objects.get(pk=c.drive_id).slug,
+        "d": Drive.objects.get(pk=d.drive_id).slug,
         "id": str(a.pk),
         "pk": str(a.pk),
         "run": str(a.pk),
@@ -120,7 +128,7 @@ def test_a_nul_byte_in_the_runs_list_is_a_400(client, catalog):
     assert client.get("/api/v1/runs/", {"source": "other"}).status_code == 400
     listed = client.get("/api/v1/runs/", {"drive": catalog["slug"]}).json()
     assert [r["id"] for r in listed["results"]] == [int(catalog["id"])]
-    assert Run.objects.count() == 2
+    assert Run.objects.count() == 4
 
 
 @pytest.mark.parametrize("path", ["results", "consistency", "trim", "saturation"])
