@@ -8,7 +8,8 @@ This draws the part of Plotly's figure format that results/charts.py uses, not a
   past each bar (textposition "auto" or "outside"), error bars (error_x / error_y, arrays);
 - scatter traces: markers (circle, diamond, square, triangle-up and their "-open" forms),
   lines (solid, dash, dot, dashdot; shape "hv" steps), x given or as x0 + i·dx, marker
-  opacity, a colour, size and symbol for the trace or one per point, showlegend;
+  opacity, a colour, size and symbol for the trace or one per point, showlegend, "markers+text"
+  words beside each point (textposition, textfont);
 - axes: linear, log and category, a title, rangemode "tozero", an explicit range,
   autorange "reversed", tickvals/ticktext, autorangeoptions.include;
 - shapes whose xref is "x" and yref "paper" (rectangles and lines), below or above the data;
@@ -656,6 +657,30 @@ def _scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
                     mark = mark.replace("/>", f">{title}</{mark[1 : mark.index(' ')]}>", 1)
                 group.append(mark)
             out.append('<g class="points">' + "".join(group) + "</g>")
+        if "text" in mode:
+            out += _point_texts(trace, points, texts, colour)
+    return out
+
+
+def _point_texts(trace: dict, points, texts, colour: str) -> list[str]:
+    """A "markers+text" trace's words beside each point, where its textposition puts them
+    ("top right", "bottom center", ...), as Plotly writes them on the page."""
+    position = str(trace.get("textposition") or "middle center")
+    vertical, _, horizontal = position.partition(" ")
+    font = trace.get("textfont") or {}
+    size = float(font.get("size") or 12)
+    dx, anchor = {"left": (-6, "end"), "right": (6, "start")}.get(horizontal, (0, "middle"))
+    dy = {"top": -6, "bottom": size + 4}.get(vertical, size * 0.35)
+    out = []
+    for i, px, py in points:
+        words = _plain(_at(texts, i, ""))
+        if words:
+            out.append(
+                f'<text class="point-text" x="{px + dx:.1f}" y="{py + dy:.1f}" '
+                f'text-anchor="{anchor}" font-size="{_number(size)}" '
+                f'fill="{_at(font.get("color"), i, colour)}" stroke="#ffffff" '
+                f'stroke-width="3" paint-order="stroke">{_x(words)}</text>'
+            )
     return out
 
 

@@ -328,8 +328,10 @@ def compare_charts(
     """The page's charts for results/views/chart_images.py, read and drawn as the page does:
     each test's bars (its test id), each sweep's two charts ("<family>-iops",
     "<family>-demand"), each spare-area level's consistency ("consistency-<level>") and each
-    TRIM test's phases ("trim-<test id>-<data pattern>"), of every drive compared. Write
-    saturation has none yet. A drive named twice among three or four: the page's 400."""
+    TRIM test's phases ("trim-<test id>-<data pattern>"), each data pattern's write
+    saturation ("saturation-<pattern>") and WSAT ("wsat-<pattern>", on the axis ?wsat_x=
+    chooses), of every drive compared. A drive named twice among three or four: the page's
+    400."""
     state = _state(request)
     slugs = _slugs(a, b, c, d)
     try:
@@ -371,6 +373,16 @@ def compare_charts(
         found[f"trim-{test.identifier}-{pattern}"] = lambda test=test, pattern=pattern: Chart(
             f"{vs}: {test.name}, {pattern} data",
             charts.trim_bars(comparison, (test.identifier, pattern), *names),
+        )
+    for row in _saturation(comparison, *names):
+        found[row["id"]] = lambda row=row: Chart(
+            f"{vs}: write saturation, 128KB sequential write, {row['pattern']} data",
+            row["figure"],
+        )
+    for row in _wsat(comparison, wsat_axis(request), *names):
+        found[row["id"]] = lambda row=row: Chart(
+            f"{vs}: WSAT, 4KB random write QD32 to 4x the capacity, {row['pattern']} data",
+            row["figure"],
         )
     return found
 

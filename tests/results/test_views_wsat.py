@@ -197,3 +197,33 @@ def test_the_compare_api_carries_the_wsat(client):
     assert entry["a"]["bytes_before_halved"] == 2_900_000_000
     assert entry["a"]["bytes_per_interval"] == ROUNDS
     assert body["saturation"] == []  # the 128KB write is not WSAT's
+
+
+def test_the_saturation_charts_are_images_too(client):
+    """The compare page's 128KB saturation and WSAT charts at their own addresses, on the axis
+    the page's ?wsat_x= chose: SVG and PNG of the same figure, and the page to embed."""
+    from tests.results.test_chart_images import check_image, svg_texts
+
+    a = with_wsat(manufacturer="Acme", model="Purged One", seed=1, plain=True).drive
+    b = with_wsat(manufacturer="Bolt", model="Purged Two", seed=2).drive
+    page_url = reverse("bench:compare", args=[a.slug, b.slug])
+    for query, axis in (("", "seconds from the start"), ("?wsat_x=bytes", "GB written (total)")):
+        html = client.get(page_url + query).content.decode()
+        for chart in ("saturation-incompressible", "wsat-incompressible"):
+            assert f"{page_url}chart/{chart}.svg{query}" in html
+        texts = check_image(
+            client,
+            f"{page_url}chart/wsat-incompressible.svg{query}",
+            "WSAT",
+            "IOPS (higher is better)",
+            page_url + query,
+        )
+        assert axis in texts
+        # A's half-rate point is labelled in the image as on the page
+        label = figures(html)["wsat-incompressible"]["data"]
+        marks = [t for t in label if t["mode"] == "markers+text"]
+        assert marks and all(text in texts for t in marks for text in t["text"]), (marks, texts)
+        embed = client.get(f"{page_url}chart/wsat-incompressible/embed/{query}")
+        assert embed.status_code == 200 and str(a) in embed.content.decode()
+    _, texts = svg_texts(client.get(f"{page_url}chart/saturation-incompressible.svg").content)
+    assert "MB/s (higher is better)" in texts and str(a) in " ".join(texts)
