@@ -26,12 +26,14 @@ import argparse
 import contextlib
 import ctypes
 import fcntl
+import hashlib
 import importlib.util
 import os
 import pwd
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -45,6 +47,8 @@ STOP_TIMEOUT_S = 30  # for a fast shutdown; an immediate one and SIGKILL get KIL
 KILL_TIMEOUT_S = 10
 REQUIRED_PROGRAMS = ("initdb", "postgres")
 DEBIAN_PG_ROOT = Path("/usr/lib/postgresql")
+# Where server programs out of the unprivileged server user's reach are copied (as root).
+SHARED_BIN_ROOT = Path("/var/tmp")
 PR_SET_PDEATHSIG = 1
 
 # Settings for a throw-away cluster: durability buys nothing there.
@@ -93,6 +97,52 @@ def _server_user() -> pwd.struct_passwd | None:
             f"running as root, PostgreSQL needs an unprivileged account; '{name}' does not "
             "exist (set BENCH_PG_USER to one that does)"
         ) from exc
+
+
+def _closed_folder(path: Path, user: pwd.struct_passwd) -> Path | None:
+    """The first of path's parents that user cannot enter, or None."""
+    for folder in reversed(path.parents):
+        st = folder.stat()
+        owner, group = st.st_uid == user.pw_uid, st.st_gid == user.pw_gid
+        allowed = 0o100 if owner else 0o010 if group else 0o001
+        if not st.st_mode & allowed:
+            return folder
+    return None
+
+
+def _reachable_bin_dir(bin_dir: Path, user: pwd.struct_passwd) -> Path:
+    """The server's programs where its unprivileged user can run them. As root in a clone
+    under a folder only root may enter (/root), pgserver's programs inside .venv are out of
+    that user's reach: their installation (bin, lib, share) is copied once to a folder of
+    root's that every user may enter and none but root may write, in /var/tmp."""
+    if _closed_folder(bin_dir / "initdb", user) is None:
+        return bin_dir
+    install = bin_dir.parent
+    postgres = (bin_dir / "postgres").stat()
+    key = hashlib.sha256(
+        f"{install.resolve()}:{postgres.st_size}:{postgres.st_mtime_ns}".encode()
+    ).hexdigest()[:16]
+    target = SHARED_BIN_ROOT / f"bench-postgresql-{key}"
+    if not (target / bin_dir.name / "initdb").is_file():
+        made = Path(tempfile.mkdtemp(prefix=f"{target.name}.", dir=SHARED_BIN_ROOT))
+        try:
+            shutil.copytree(install, made / "install", symlinks=True)
+            made.chmod(0o755)
+            (made / "install").chmod(0o755)
+            try:
+                os.rename(made / "install", target)
+            except OSError:
+                if not (target / bin_dir.name / "initdb").is_file():  # not another's copy
+                    raise
+        finally:
+            shutil.rmtree(made, ignore_errors=True)
+    st = target.lstat()
+    if st.st_uid != 0 or st.st_mode & 0o022 or not stat.S_ISDIR(st.st_mode):
+        raise EmbeddedPostgresError(
+            f"{target} is not root's alone (owner {st.st_uid}, mode {oct(st.st_mode)}): "
+            "remove it, or set BENCH_PG_BIN to server programs every user can reach"
+        )
+    return target / bin_dir.name
 
 
 def _die_with_parent() -> None:
@@ -156,6 +206,8 @@ class Cluster:
                 "when the machine has none"
             )
         self.user = _server_user()
+        if self.user is not None:
+            self.bin_dir = _reachable_bin_dir(self.bin_dir, self.user)
         self.process: subprocess.Popen | None = None
         self._lock_fd: int | None = None
 
@@ -258,17 +310,13 @@ class Cluster:
         """The server user must be able to reach the cluster folder through its parents."""
         if self.user is None:
             return
-        for folder in [*reversed(self.data_dir.parents)]:
-            st = folder.stat()
-            if st.st_uid == self.user.pw_uid:
-                continue
-            allowed = 0o010 if st.st_gid == self.user.pw_gid else 0o001
-            if not st.st_mode & allowed:
-                raise EmbeddedPostgresError(
-                    f"PostgreSQL cannot run as root, so it runs as '{self.user.pw_name}', who "
-                    f"cannot enter {folder}; allow it (chmod o+x {folder}), choose another "
-                    "folder, or set BENCH_PG_USER"
-                )
+        folder = _closed_folder(self.data_dir, self.user)
+        if folder is not None:
+            raise EmbeddedPostgresError(
+                f"PostgreSQL cannot run as root, so it runs as '{self.user.pw_name}', who "
+                f"cannot enter {folder}; allow it (chmod o+x {folder}), choose another "
+                "folder, or set BENCH_PG_USER"
+            )
 
     def _initdb(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)

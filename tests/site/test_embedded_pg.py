@@ -74,6 +74,32 @@ def test_unreachable_folder_is_a_clear_error(tmp_path):
         Cluster(private / "pg").start()
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands the server to another user")
+def test_programs_only_root_can_reach_are_copied_where_the_server_user_can(workdir, monkeypatch):
+    """A clone in /root (mode 700) as root, with pgserver's programs in its .venv: the server,
+    run as an unprivileged user, could not start them (a fresh machine's `make test` failed
+    so). They are copied once to a folder of root's every user may enter."""
+    private = workdir / "root-only"
+    private.mkdir(mode=0o700)
+    (private / "bin").symlink_to(find_bin_dir(), target_is_directory=True)
+    monkeypatch.setenv("BENCH_PG_BIN", str(private / "bin"))
+    monkeypatch.setattr(embedded_pg, "SHARED_BIN_ROOT", workdir)
+    cluster = Cluster(workdir / "pg", ephemeral=True)
+    assert cluster.bin_dir.parent.parent == workdir and cluster.bin_dir.name == "bin"
+    shared = cluster.bin_dir.parent.stat()
+    assert shared.st_uid == 0 and shared.st_mode & 0o777 == 0o755
+    cluster.start()
+    try:
+        cluster.create_database("bench")
+        write_row(cluster.url("bench"))
+        assert read_rows(cluster.url("bench")) == [42]
+    finally:
+        cluster.stop()
+    # the same programs again: the copy is reused, not made anew
+    assert Cluster(workdir / "pg2", ephemeral=True).bin_dir == cluster.bin_dir
+    assert len(list(workdir.glob("bench-postgresql-*"))) == 1
+
+
 def test_binaries_are_found():
     assert (find_bin_dir() / "postgres").is_file()
 
