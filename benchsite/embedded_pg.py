@@ -113,26 +113,33 @@ def _closed_folder(path: Path, user: pwd.struct_passwd) -> Path | None:
 def _reachable_bin_dir(bin_dir: Path, user: pwd.struct_passwd) -> Path:
     """The server's programs where its unprivileged user can run them. As root in a clone
     under a folder only root may enter (/root), pgserver's programs inside .venv are out of
-    that user's reach: their installation (bin, lib, share) is copied once to a folder of
-    root's that every user may enter and none but root may write, in /var/tmp."""
+    that user's reach: their installation (bin, lib, share) is copied once, with the
+    libraries the wheel ships beside its package (pgserver.libs, which the programs' RPATH
+    names relative to them), to a folder of root's in /var/tmp that every user may enter and
+    none but root may write."""
     if _closed_folder(bin_dir / "initdb", user) is None:
         return bin_dir
     install = bin_dir.parent
+    package = install.parent
     postgres = (bin_dir / "postgres").stat()
     key = hashlib.sha256(
         f"{install.resolve()}:{postgres.st_size}:{postgres.st_mtime_ns}".encode()
     ).hexdigest()[:16]
     target = SHARED_BIN_ROOT / f"bench-postgresql-{key}"
-    if not (target / bin_dir.name / "initdb").is_file():
+    programs = target / package.name / install.name / bin_dir.name
+    if not (programs / "initdb").is_file():
         made = Path(tempfile.mkdtemp(prefix=f"{target.name}.", dir=SHARED_BIN_ROOT))
         try:
-            shutil.copytree(install, made / "install", symlinks=True)
-            made.chmod(0o755)
-            (made / "install").chmod(0o755)
+            tree = made / "tree"
+            shutil.copytree(install, tree / package.name / install.name, symlinks=True)
+            for libs in package.parent.glob(f"{package.name}.libs"):
+                shutil.copytree(libs, tree / libs.name, symlinks=True)
+            for folder in (made, tree, tree / package.name, tree / package.name / install.name):
+                folder.chmod(0o755)
             try:
-                os.rename(made / "install", target)
+                os.rename(tree, target)
             except OSError:
-                if not (target / bin_dir.name / "initdb").is_file():  # not another's copy
+                if not (programs / "initdb").is_file():  # not another start's copy
                     raise
         finally:
             shutil.rmtree(made, ignore_errors=True)
@@ -142,7 +149,7 @@ def _reachable_bin_dir(bin_dir: Path, user: pwd.struct_passwd) -> Path:
             f"{target} is not root's alone (owner {st.st_uid}, mode {oct(st.st_mode)}): "
             "remove it, or set BENCH_PG_BIN to server programs every user can reach"
         )
-    return target / bin_dir.name
+    return programs
 
 
 def _die_with_parent() -> None:

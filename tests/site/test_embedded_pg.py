@@ -85,8 +85,9 @@ def test_programs_only_root_can_reach_are_copied_where_the_server_user_can(workd
     monkeypatch.setenv("BENCH_PG_BIN", str(private / "bin"))
     monkeypatch.setattr(embedded_pg, "SHARED_BIN_ROOT", workdir)
     cluster = Cluster(workdir / "pg", ephemeral=True)
-    assert cluster.bin_dir.parent.parent == workdir and cluster.bin_dir.name == "bin"
-    shared = cluster.bin_dir.parent.stat()
+    shared_dir = cluster.bin_dir.parents[2]  # <copy>/<package>/<installation>/bin
+    assert shared_dir.parent == workdir and cluster.bin_dir.name == "bin"
+    shared = shared_dir.stat()
     assert shared.st_uid == 0 and shared.st_mode & 0o777 == 0o755
     cluster.start()
     try:
