@@ -80,12 +80,13 @@ test-python: $(INSTALLED) test-deps
 # JSON the importer reads; chromium for tests/browser, never a browser that Playwright
 # downloads; wrk, which the load benchmarks drive and tests/site/test_loadrig.py checks;
 # loop devices, device-mapper, file systems, swap and a QEMU guest for loadgen's device
-# tests; and a file, by its absolute path: the DejaVu fonts chart images are drawn with as
+# tests; libcurl's headers and pkg-config, through which meson finds them, for loadgen's
+# upload; and a file, by its absolute path: the DejaVu fonts chart images are drawn with as
 # PNG. tests/site/test_test_deps.py holds the tests' tools to this list.
 TEST_TOOLS := clang-format:clang-format redis-server:redis-server nginx:nginx openssl:openssl \
   curl:curl fio:fio chromium:chromium wrk:wrk losetup:mount mount:mount dmsetup:dmsetup \
   mkfs.ext4:e2fsprogs sfdisk:fdisk mkswap:util-linux swapon:mount swapoff:mount \
-  qemu-system-x86_64:qemu-system-x86 curl-config:libcurl4-openssl-dev \
+  qemu-system-x86_64:qemu-system-x86 curl-config:libcurl4-openssl-dev pkg-config:pkg-config \
   /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 
 test-deps:

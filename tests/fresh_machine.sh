@@ -35,6 +35,8 @@ if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR" >"$DIR/debootstrap.log"
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# What Debian's installer writes and debootstrap does not: localhost's names.
+[ -s "$ROOT/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$ROOT/etc/hosts"
 if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
 fi

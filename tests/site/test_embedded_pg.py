@@ -81,7 +81,9 @@ def test_programs_only_root_can_reach_are_copied_where_the_server_user_can(workd
     so). They are copied once to a folder of root's every user may enter."""
     private = workdir / "root-only"
     private.mkdir(mode=0o700)
-    (private / "bin").symlink_to(find_bin_dir(), target_is_directory=True)
+    # the programs this machine's server runs (themselves a copy where pgserver's lie in /root)
+    reachable = Cluster(workdir / "probe", ephemeral=True).bin_dir
+    (private / "bin").symlink_to(reachable, target_is_directory=True)
     monkeypatch.setenv("BENCH_PG_BIN", str(private / "bin"))
     monkeypatch.setattr(embedded_pg, "SHARED_BIN_ROOT", workdir)
     cluster = Cluster(workdir / "pg", ephemeral=True)
