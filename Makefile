@@ -81,13 +81,14 @@ test-python: $(INSTALLED) test-deps
 # downloads; wrk, which the load benchmarks drive and tests/site/test_loadrig.py checks;
 # loop devices, device-mapper, file systems, swap and a QEMU guest for loadgen's device
 # tests; libcurl's headers and pkg-config, through which meson finds them, for loadgen's
-# upload; and a file, by its absolute path: the DejaVu fonts chart images are drawn with as
-# PNG. tests/site/test_test_deps.py holds the tests' tools to this list.
+# upload; and files, by their absolute paths: zlib's header, the real compressor loadgen's
+# pattern test measures compressibility with, and the DejaVu fonts chart images are drawn
+# with as PNG. tests/site/test_test_deps.py holds the tests' tools to this list.
 TEST_TOOLS := clang-format:clang-format redis-server:redis-server nginx:nginx openssl:openssl \
   curl:curl fio:fio chromium:chromium wrk:wrk losetup:mount mount:mount dmsetup:dmsetup \
   mkfs.ext4:e2fsprogs sfdisk:fdisk mkswap:util-linux swapon:mount swapoff:mount \
   qemu-system-x86_64:qemu-system-x86 curl-config:libcurl4-openssl-dev pkg-config:pkg-config \
-  /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
+  /usr/include/zlib.h:zlib1g-dev /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
 
 test-deps:
 	@need=""; for p in $(TEST_TOOLS); do \
