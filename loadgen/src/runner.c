@@ -530,6 +530,32 @@ static enum step consistency_test(struct run *run, const struct lg_test_def *t)
 	return STEP_OK;
 }
 
+/* A saturation write's series, read from its timeline (which is freed) and summarized, a
+ * WSAT's half-rate point too, then shown and added to the report; s, the write's step,
+ * is passed on. */
+static enum step saturation_keep(struct run *run, const struct lg_test_def *t,
+				 struct lg_timeline *tl, struct lg_saturation *sat, enum step s)
+{
+	int r = lg_timeline_copy(tl, &sat->bytes, &sat->len);
+
+	lg_timeline_free(tl);
+	if (r < 0)
+		return failed(run, t->id, ENOMEM, "out of memory");
+	lg_saturation_summarize(sat->bytes, sat->len, sat->interval_ns, sat->duration_ns,
+				&sat->summary);
+	if (sat->wsat)
+		sat->halved = lg_wsat_halved(sat->bytes, sat->len, sat->interval_ns,
+					     sat->duration_ns, &sat->halved_at_s,
+					     &sat->bytes_before_halved);
+	if (run->obs->saturation)
+		run->obs->saturation(run->obs->ctx, sat);
+	if (lg_report_add_saturation(run->rep, sat) < 0) {
+		free(sat->bytes);
+		return failed(run, t->id, ENOMEM, "out of memory");
+	}
+	return s;
+}
+
 /* Write saturation: the whole span written once, sequentially, with fresh random
  * data, the bytes of every second counted; where the cache runs out is read from
  * them (saturation.h). */
@@ -585,18 +611,7 @@ static enum step saturation_test(struct run *run, const struct lg_test_def *t)
 	sat.interval_ns = LG_NSEC_PER_SEC;
 	sat.duration_ns = res.elapsed_ns;
 	sat.partial = s == STEP_INTERRUPTED;
-	r = lg_timeline_copy(tl, &sat.bytes, &sat.len);
-	lg_timeline_free(tl);
-	if (r < 0)
-		return failed(run, t->id, ENOMEM, "out of memory");
-	lg_saturation_summarize(sat.bytes, sat.len, sat.interval_ns, sat.duration_ns, &sat.summary);
-	if (run->obs->saturation)
-		run->obs->saturation(run->obs->ctx, &sat);
-	if (lg_report_add_saturation(run->rep, &sat) < 0) {
-		free(sat.bytes);
-		return failed(run, t->id, ENOMEM, "out of memory");
-	}
-	return s;
+	return saturation_keep(run, t, tl, &sat, s);
 }
 
 /* WSAT (SNIA PTS write saturation): the whole target discarded (purged), then 4KB
@@ -674,20 +689,7 @@ static enum step wsat_test(struct run *run, const struct lg_test_def *t)
 	sat.stopped_by = sat.partial                   ? LG_WSAT_STOP_INTERRUPTED
 			 : res.bytes >= spec.max_bytes ? LG_WSAT_STOP_BYTES
 						       : LG_WSAT_STOP_TIME;
-	r = lg_timeline_copy(tl, &sat.bytes, &sat.len);
-	lg_timeline_free(tl);
-	if (r < 0)
-		return failed(run, t->id, ENOMEM, "out of memory");
-	lg_saturation_summarize(sat.bytes, sat.len, sat.interval_ns, sat.duration_ns, &sat.summary);
-	sat.halved = lg_wsat_halved(sat.bytes, sat.len, sat.interval_ns, sat.duration_ns,
-				    &sat.halved_at_s, &sat.bytes_before_halved);
-	if (run->obs->saturation)
-		run->obs->saturation(run->obs->ctx, &sat);
-	if (lg_report_add_saturation(run->rep, &sat) < 0) {
-		free(sat.bytes);
-		return failed(run, t->id, ENOMEM, "out of memory");
-	}
-	return s;
+	return saturation_keep(run, t, tl, &sat, s);
 }
 
 /* One sequential-write measurement of the TRIM validation. */

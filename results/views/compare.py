@@ -172,6 +172,19 @@ def _comparison(slugs: list[str], state: dict, *, points: bool = True) -> Compar
         raise Http404("No such drive") from exc
 
 
+def _read(
+    request: HtmxHttpRequest, a: str, b: str, c: str | None, d: str | None, *, points: bool = True
+) -> tuple[dict, list[str], Comparison] | HttpResponse:
+    """The page's state, its drives' slugs and their comparison, as every view of a compare
+    address reads them; the 400 page for a drive named twice among three or four."""
+    state = _state(request)
+    slugs = _slugs(a, b, c, d)
+    try:
+        return state, slugs, _comparison(slugs, state, points=points)
+    except RepeatedDrive:
+        return _repeated(request, slugs, state)
+
+
 def _repeated(request: HtmxHttpRequest, slugs: list[str], state: dict) -> HttpResponse:
     """A 400 page for three or four drives naming one twice (the address asks for what the
     page cannot show, as a bad query does), with a link to them each named once."""
@@ -201,12 +214,10 @@ def _ordered(slugs: list[str], runs: list, order: list[int], state: dict) -> str
 def compare_page(
     request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
 ) -> HttpResponse:
-    state = _state(request)
-    slugs = _slugs(a, b, c, d)
-    try:
-        comparison = _comparison(slugs, state)
-    except RepeatedDrive:
-        return _repeated(request, slugs, state)
+    read = _read(request, a, b, c, d)
+    if isinstance(read, HttpResponse):
+        return read
+    state, slugs, comparison = read
     sides = comparison.sides
     keys = SIDE_KEYS[: len(sides)]
     names = [str(side.drive) for side in sides]
@@ -332,12 +343,10 @@ def compare_charts(
     saturation ("saturation-<pattern>") and WSAT ("wsat-<pattern>", on the axis ?wsat_x=
     chooses), of every drive compared. A drive named twice among three or four: the page's
     400."""
-    state = _state(request)
-    slugs = _slugs(a, b, c, d)
-    try:
-        comparison = _comparison(slugs, state)
-    except RepeatedDrive:
-        return _repeated(request, slugs, state)
+    read = _read(request, a, b, c, d)
+    if isinstance(read, HttpResponse):
+        return read
+    state, slugs, comparison = read
     names = [str(side.drive) for side in comparison.sides]
     name_a, name_b, *more_names = names
     vs = " vs ".join(names)
@@ -749,12 +758,10 @@ def _md_line_start(value: str) -> str:
 def compare_csv(
     request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
 ) -> HttpResponse:
-    state = _state(request)
-    slugs = _slugs(a, b, c, d)
-    try:
-        comparison = _comparison(slugs, state, points=False)
-    except RepeatedDrive:
-        return _repeated(request, slugs, state)
+    read = _read(request, a, b, c, d, points=False)
+    if isinstance(read, HttpResponse):
+        return read
+    state, slugs, comparison = read
     out = io.StringIO()
     writer = csv.writer(out)
     for row in export_rows(comparison):
@@ -769,12 +776,10 @@ def compare_csv(
 def compare_markdown(
     request: HtmxHttpRequest, a: str, b: str, c: str | None = None, d: str | None = None
 ) -> HttpResponse:
-    state = _state(request)
-    slugs = _slugs(a, b, c, d)
-    try:
-        comparison = _comparison(slugs, state, points=False)
-    except RepeatedDrive:
-        return _repeated(request, slugs, state)
+    read = _read(request, a, b, c, d, points=False)
+    if isinstance(read, HttpResponse):
+        return read
+    state, slugs, comparison = read
     rows = export_rows(comparison)
     header, body = rows[0], rows[1:]
     first, *others = (str(side.drive) for side in comparison.sides)
