@@ -23,6 +23,37 @@ def catalog_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", name).casefold().split())
 
 
+# Names that name nothing: what a tool writes for a drive it was not told, and what
+# firmware reports when its maker filled nothing in (compared by catalog_key). A drive is
+# never created or found under one (results.services: the document names it, or is refused).
+PLACEHOLDER_NAMES = frozenset(
+    {
+        "",
+        "unknown",
+        "unknown vendor",
+        "unknown model",
+        "n/a",
+        "na",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "unnamed",
+        "unspecified",
+        "not specified",
+        "to be filled by o.e.m.",
+        "default string",
+    }
+)
+
+
+def is_placeholder(name: str) -> bool:
+    """Whether a manufacturer's or model's name names nothing (PLACEHOLDER_NAMES, or no
+    letter or digit at all: "-", "?", "...")."""
+    key = catalog_key(name)
+    return key in PLACEHOLDER_NAMES or not any(c.isalnum() for c in key)
+
+
 class CatalogKeyField(models.TextField):
     """catalog_key() of another field of the row, kept up to date on every save and
     bulk_create (QuerySet.update() bypasses it, as it bypasses auto_now)."""

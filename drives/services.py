@@ -41,6 +41,16 @@ PART_NUMBER_DIFFERS = (
 )
 
 
+# What the catalog says a drive is, which no document may restate otherwise: the envelope
+# its figures are judged against (results.plausibility) follows from these.
+CATALOG_DECIDES = ("kind", "interface")
+CLAIM_DIFFERS = (
+    'the catalog records {drive} with {field} "{catalog}", not "{claimed}": a document '
+    "cannot change what the catalog says a drive is (leave {field} out, or name another "
+    "drive)"
+)
+
+
 class DriveSpecProblem(Exception):
     """A drive spec that cannot name one catalog drive. `field` is the spec key at fault
     ("" for the spec as a whole); `message` says why in words for the submitter."""
@@ -89,6 +99,20 @@ def manufacturer_resolve(*, name: str) -> Manufacturer:
     return _retrying(resolve)
 
 
+def _as_catalog_says(drive: Drive, spec: dict[str, Any]) -> Drive:
+    """The catalog drive a spec named, if the spec's kind and interface are the catalog's
+    (CATALOG_DECIDES; an interface the catalog leaves blank the spec may state, which can
+    only narrow the drive's envelope). Raises DriveSpecProblem at the field that differs."""
+    for name in CATALOG_DECIDES:
+        catalog, claimed = getattr(drive, name), spec.get(name)
+        if claimed is not None and catalog and claimed != catalog:
+            raise DriveSpecProblem(
+                name,
+                CLAIM_DIFFERS.format(drive=drive, field=name, catalog=catalog, claimed=claimed),
+            )
+    return drive
+
+
 def drive_resolve(*, spec: dict[str, Any], review: bool = False) -> Drive:
     """The catalog drive a result document's `drive` object names, created when missing.
 
@@ -108,14 +132,17 @@ def drive_resolve(*, spec: dict[str, Any], review: bool = False) -> Drive:
 
 
 def _by_slug(spec: dict[str, Any]) -> Drive:
-    """The drive of the spec's slug, which every other field it gives must describe."""
+    """The drive of the spec's slug, which every other field it gives must describe (a
+    spec may give the slug alone)."""
     slug = spec["slug"]
     drive = Drive.objects.select_related("manufacturer").filter(slug=slug).first()
     if drive is None:
         raise DriveSpecProblem("slug", NO_SUCH_SLUG.format(slug=slug))
     stated = {
-        "manufacturer": drive.manufacturer.name_key == catalog_key(spec["manufacturer"].strip()),
-        "model": drive.model_key == catalog_key(spec["model"].strip()),
+        "manufacturer": drive.manufacturer.name_key == catalog_key(spec["manufacturer"])
+        if "manufacturer" in spec
+        else True,
+        "model": drive.model_key == catalog_key(spec["model"]) if "model" in spec else True,
         **{f: getattr(drive, f) == spec[f] for f in NARROWING if f in spec},
     }
     for field, agrees in stated.items():
@@ -128,7 +155,7 @@ def _by_slug(spec: dict[str, Any]) -> Drive:
 
 def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
     if "slug" in spec:
-        return _by_slug(spec)
+        return _as_catalog_says(_by_slug(spec), spec)
     manufacturer = manufacturer_resolve(name=spec["manufacturer"])
     model = spec["model"].strip()
     key = catalog_key(model)
@@ -144,7 +171,7 @@ def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
                 raise DriveSpecProblem(
                     "part_number", PART_NUMBER_TAKEN.format(part=part, drive=owner)
                 )
-            return owner
+            return _as_catalog_says(owner, spec)
 
     same_model = Drive.objects.filter(manufacturer=manufacturer, model_key=key).select_related(
         "manufacturer"
@@ -157,11 +184,11 @@ def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
         unnarrowed = {f: empty for f, empty in NARROWING.items() if not spec.get(f)}
         exact = list(candidates.filter(**unnarrowed)[:2])
         if len(exact) == 1:
-            return exact[0]
+            return _as_catalog_says(exact[0], spec)
         names = ", ".join(f"{d} (slug {d.slug})" for d in found[:5])
         raise DriveSpecProblem("", AMBIGUOUS_DRIVE.format(count=candidates.count(), names=names))
     if found:
-        return found[0]
+        return _as_catalog_says(found[0], spec)
 
     drive = Drive(
         manufacturer=manufacturer,
@@ -190,6 +217,12 @@ def _drive_resolve_once(spec: dict[str, Any], review: bool) -> Drive:
     drive.full_clean(validate_unique=False, validate_constraints=False)
     drive.save()
     return drive
+
+
+def drive_reviewed(*, drive_id: int) -> None:
+    """Staff checked the drive an upload named (needs_review): it enters the rankings and
+    value views. Writes only a change."""
+    Drive.objects.filter(pk=drive_id, needs_review=True).update(needs_review=False)
 
 
 def drive_listed(*, drive_id: int, listed: bool) -> None:

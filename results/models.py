@@ -326,6 +326,13 @@ class Run(LabelledModel):
         help_text="Why the run was held for review at its upload (results.plausibility), one "
         "reason a line; kept after staff approve or withdraw it",
     )
+    reviewed = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Part of its drive's reviewed reference, which holds judge uploads against "
+        "(results.plausibility): imported by staff, uploaded by a trusted reviewer, or "
+        "approved by staff",
+    )
     withdrawn_at = models.DateTimeField(null=True, blank=True)
     withdrawn_reason = models.TextField(blank=True)
     withdrawn_by = models.ForeignKey(

@@ -2,6 +2,9 @@
 
 - Uploading (a result document or fio's output): users in the "reviewer" group.
 - Withdrawing a run: its submitter while a reviewer, or a staff member.
+- Trusted: staff, and reviewers in the "trusted reviewer" group, whose runs count in their
+  drive's reviewed reference as they are published (results.plausibility); the runs of
+  anyone else do once staff approve them.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from results.models import Run
 
 REVIEWER_GROUP = "reviewer"  # created by results migration 0001
+TRUSTED_GROUP = "trusted reviewer"  # created by results migration 0036
 
 
 def is_reviewer(user: AbstractBaseUser | AnonymousUser) -> bool:
@@ -20,6 +24,16 @@ def is_reviewer(user: AbstractBaseUser | AnonymousUser) -> bool:
     if not hasattr(user, "_bench_is_reviewer"):
         user._bench_is_reviewer = user.groups.filter(name=REVIEWER_GROUP).exists()
     return user._bench_is_reviewer
+
+
+def is_trusted(user: AbstractBaseUser | AnonymousUser | None) -> bool:
+    """Whether runs `user` submits count in the reviewed reference without approval: staff
+    and trusted reviewers; None, a command run by whoever runs the site, is trusted."""
+    if user is None:
+        return True
+    if not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_staff or user.groups.filter(name=TRUSTED_GROUP).exists()
 
 
 def may_withdraw(user: AbstractBaseUser | AnonymousUser, run: Run) -> bool:

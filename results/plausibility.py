@@ -1,115 +1,589 @@
-"""What a throughput figure may be, judged against the drive it is for (a document's own
-checks, results.documents, judge it against its test alone).
+"""What a figure of a result document may be: one model, declared once.
 
-- A rate above the line rate of the drive's interface is one no drive can have: the
-  document is refused, with the figure's pointer (line_rate_problems).
-- A rate ten times or more away from the drive's other results in the same test is
-  plausible but suspect (MB/s typed where bytes/s belong, a cache measured instead of the
-  drive): the run is stored but held for staff review, out of rankings and off the drive's
-  latest figures until approved (hold_reasons).
-- A reviewer's run far outside the distribution of the drive's runs, where the drive has
-  MIN_RUNS runs or more of the test obtained the same way, is held likewise
-  (outside_distribution): a wrong drive named, a thermally throttled or worn unit, a
-  broken bench.
+Which numbers of a document are rates, counts, durations, latencies, series or extents is
+declared in the result document's JSON Schema, by the `x-quantity` annotation of each
+numeric member (results/schema/result-document.schema.json); `declared()` reads it, and
+every rule below applies to every member of a kind, wherever it stands (a throughput
+result, one direction of a mixed one, a consistency series, a write saturation, a TRIM
+validation). A figure added to the schema is checked as soon as it is annotated, and
+tests/results/test_plausibility.py fails while a number of the schema is not.
 
-A virtual disk's interface is not a wire, so its rates are not bounded by one."""
+Refused (figure_problems, with the member's JSON pointer):
+- The drive's envelope: a rate, a spread, a series point (over its interval) or a count
+  (over the entry's duration) beyond the line rate of the drive's interface; a test's mean
+  rate under one I/O a second (a partial result is exempt: it may have measured less);
+  an extent (span, WSAT target) beyond the drive's capacity. The catalog's drive decides
+  the interface, the kind and the capacity (drives.services refuses a document that says
+  otherwise); a drive the catalog records as virtual (not one an upload named, awaiting
+  review) has no line rate.
+- Internal consistency: a member declared `at_most` another is not above it (the slowest
+  second above the mean only by what one second's edge can add); a spread is one a mean
+  can have (at most mean x sqrt(samples)); directions add up to their total; a total is the
+  sum of its series; a latency's min <= mean <= max with its percentiles in order, its
+  completion part within it; a measured rate and its mean latency agree by Little's law
+  at the run's queue depth (LITTLE_LOW..LITTLE_HIGH of the I/Os it keeps in flight).
+
+Held for review (hold_reasons), against the drive's reviewed reference (Run.reviewed:
+published figures and runs imported by staff, runs staff approved, runs of trusted
+reviewers; never an uploader's own unreviewed runs, so no sequence of uploads moves it):
+- a result (partial ones too) HOLD_FACTOR times or more away from the reference's median
+  in the same test;
+- an untrusted reviewer's result in a test where the drive has no reference yet, and any
+  run of an untrusted reviewer for a drive awaiting review (one an upload named);
+- a reviewer's run far outside the distribution of the drive's reviewed runs
+  (outside_distribution, once they are MIN_RUNS or more).
+"""
 
 from __future__ import annotations
 
+import math
 import statistics
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
+
+from django.db import connection
 
 from drives.models import Drive
 from results import units
-from results.documents import DocumentProblem
-from results.models import Result, Run, Test
+from results.documents import (
+    MIXED_SIDES,
+    SECTION_OF_KIND,
+    DocumentProblem,
+    TestSpec,
+    pointer,
+    schema,
+    with_defaults,
+)
+from results.models import Run, Test
 from results.selectors.runs import run_groups
 from results.spread import quantiles
 
+# -- the declaration -----------------------------------------------------------------------
+KINDS = (
+    "rate",  # a test's mean rate: the line rate above, one I/O a second below
+    "sample_rate",  # the rate of one sample or part (a second, a direction): line rate above
+    "spread",  # a standard deviation of sample rates: line rate, and what its mean allows
+    "count",  # I/Os or bytes: at most the line rate over the entry's duration
+    "series",  # I/Os or bytes in each interval: at most the line rate over the interval
+    "extent",  # bytes of the drive addressed: at most its capacity (x capacities)
+    "latency",  # a latency summary (or one of its figures): ordered, Little's law
+    "duration",
+    "interval",
+    "setting",  # how the test was run (block size, queue depth...): the meaning checks'
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A member's `x-quantity`: its kind, what it counts (per: "io" or "byte"), and the
+    relations it is declared in."""
+
+    kind: str
+    per: str = ""
+    unit: str = ""
+    at_most: str = ""  # a sibling member it may not exceed
+    of: str = ""  # a spread: the mean it is the spread of
+    part_of: bool = False  # a direction's member: the directions add up to the total's
+    total_of: str = ""  # the sum of this sibling series
+    within: str = ""  # a latency: the completion part of this sibling latency
+    littles_law: bool = False  # a latency whose mean Little's law ties to the rate
+    over: str = ""  # a rate: the sibling count it is over the entry's duration
+    capacities: int = 1  # an extent: at most this many times the drive's capacity
+
+
+@dataclass(frozen=True)
+class Member:
+    quantity: Quantity | None
+    members: dict[str, Member] = field(default_factory=dict)  # an object's own members
+    items: bool = False  # an array or map whose every item is of the quantity
+
+
+def _resolve(node: dict[str, Any]) -> dict[str, Any]:
+    ref = node.get("$ref")
+    if ref is None:
+        return node
+    return _resolve(schema()["$defs"][ref.rsplit("/", 1)[1]])
+
+
+def _member(node: dict[str, Any]) -> Member:
+    quantity = Quantity(**node["x-quantity"]) if "x-quantity" in node else None
+    target = _resolve(node)
+    if target.get("type") == "array":
+        inner = _resolve(target["items"])
+        return Member(quantity or _quantity(inner), items=True)
+    if "properties" in target:
+        members = {name: _member(sub) for name, sub in target["properties"].items()}
+        extra = target.get("additionalProperties")
+        if isinstance(extra, dict) and "x-quantity" in extra:  # latency percentiles
+            members["*"] = Member(Quantity(**extra["x-quantity"]), items=True)
+        return Member(quantity, members)
+    extra = target.get("additionalProperties")
+    if isinstance(extra, dict):
+        return Member(quantity or _quantity(extra), items=True)
+    return Member(quantity or _quantity(target))
+
+
+def _quantity(node: dict[str, Any]) -> Quantity | None:
+    return Quantity(**node["x-quantity"]) if "x-quantity" in node else None
+
+
+@cache
+def declared() -> dict[str, Member]:
+    """Each section of a document (results, consistency, saturation, trim) with what each
+    member of its entries is, as the schema's `x-quantity` annotations declare it."""
+    properties = schema()["properties"]
+    return {section: _member(properties[section]["items"]) for section in SECTION_OF_KIND.values()}
+
+
+# -- the envelope --------------------------------------------------------------------------
 # Bytes a second a link carries (after its line code), the most a drive on it can move:
-# PATA at UDMA 6, SATA at 8b/10b, and for NVMe the widest link a drive can have (PCIe 6.0
-# x16), since the document does not say its generation and lanes.
+# PATA at UDMA 6, SATA at 8b/10b, and for NVMe (or a link the catalog does not name) the
+# widest link a drive can have (PCIe 6.0 x16), since the document does not say its
+# generation and lanes.
+WIDEST_LINK = 121_000_000_000
 LINE_RATES = {
     "pata": 133_000_000,
     "sata-1.5g": 150_000_000,
     "sata-3g": 300_000_000,
     "sata-6g": 600_000_000,
-    "pcie-nvme": 121_000_000_000,
+    "pcie-nvme": WIDEST_LINK,
 }
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """What the drive can do: the most bytes a second its link carries (None: a virtual
+    drive the catalog records, no wire), its capacity (None: unknown), and its interface as
+    messages name it."""
+
+    line_rate: float | None
+    capacity: int | None
+    interface: str
+
+    @classmethod
+    def of(cls, drive: Drive, spec: Mapping[str, Any]) -> Envelope:
+        """The catalog drive's envelope. Where the catalog leaves the interface or the
+        capacity blank, the document's may narrow it (never widen: no interface is wider
+        than WIDEST_LINK). Only a virtual drive the catalog holds reviewed is unbounded."""
+        interface = drive.interface or spec.get("interface") or ""
+        capacity = drive.capacity_bytes or spec.get("capacity_bytes")
+        if drive.kind == Drive.Kind.VIRTUAL and not drive.needs_review:
+            return cls(None, capacity, interface)
+        return cls(LINE_RATES.get(interface, WIDEST_LINK), capacity, interface or "its link")
+
+
+# -- the rules -----------------------------------------------------------------------------
+MIN_PLAUSIBLE_IOPS = 1.0
+LITTLE_LOW, LITTLE_HIGH = 0.10, 1.10  # I/Os in flight by Little's law / the queue depth
+RATE_TOLERANCE = 0.01  # directions against their total; a rate against count / duration
+
+IMPLAUSIBLY_SLOW = (
+    "gives {iops:.3g} IOPS at block size {block_size}, under one I/O a second: no working "
+    "drive runs a whole test that slowly; is the unit right (bytes/s, not MB/s)?"
+)
 ABOVE_LINE_RATE = (
     "{rate:.10g} MB/s is above what {interface} carries ({limit:g} MB/s at most): is the "
     "interface right, and the unit (bytes/s)?"
 )
-HOLD_FACTOR = 10
-FAR_FROM_OTHERS = (
-    "{test}, {pattern}: {iops} IOPS is {factor:.0f}x {direction} the drive's other results "
-    "in this test (median {median} IOPS over {count})"
+COUNT_ABOVE_LINE_RATE = (
+    "{value} {what} in {seconds:.6g} s is {rate:.6g} MB/s, above what {interface} carries "
+    "({limit:g} MB/s at most)"
 )
+BEYOND_CAPACITY = "{value} bytes is beyond {times}the drive's capacity of {capacity} bytes"
+ABOVE_SIBLING = "{value:.10g} is above {other} ({limit:.10g}), which it cannot exceed"
+SPREAD_TOO_WIDE = (
+    "a standard deviation of {value:.6g} over {samples} one-second samples is more than a "
+    "mean of {mean:.6g} can have ({limit:.6g} at most: all of it in one second)"
+)
+SUM_MISMATCH = "{field} {value} is not the sum of the reads' and the writes' ({expected})"
+TOTAL_MISMATCH = "{value} is not the sum of {series} ({expected})"
+RATE_MISMATCH = (
+    "{value:.10g} a second is not {count} over duration_ns ({expected:.10g} a second) within 1%"
+)
+LATENCY_ORDER = "latency must satisfy min <= mean <= max"
+PERCENTILE_ORDER = "latency percentiles must not decrease and must lie within min and max"
+NOT_WITHIN = "the completion part's {figure} ({value}) is above the whole latency's ({limit})"
+LITTLES_LAW = (
+    "{iops:.6g} IOPS at a mean latency of {latency:.6g} µs keep {in_flight:.3g} I/Os in "
+    "flight (Little's law), where the run kept {depth} (queue depth x jobs): {what}"
+)
+LITTLE_TOO_MANY = "more than its queue can hold"
+LITTLE_TOO_FEW = "the rate or the latency is not what was measured"
+
+Problem = Callable[[str, str], None]
 
 
-def _rate(entry: dict[str, Any], block_size: int) -> tuple[float | None, str]:
-    """A result's rate in I/Os a second, and the field that gives it."""
-    if entry.get("iops") is not None:
-        return entry["iops"], "iops"
-    if entry.get("bytes_per_second") is not None:
-        return entry["bytes_per_second"] / block_size, "bytes_per_second"
-    return None, ""
+@dataclass(frozen=True)
+class Context:
+    """What the rules of one entry read beside its members."""
+
+    spec: TestSpec
+    envelope: Envelope | None
+    measured: bool
+    loadgen: bool
+    partial: bool
+    seconds: float | None  # the entry's duration
+    interval: float | None  # its series' interval, seconds
 
 
-def line_rate_problems(
-    document: dict[str, Any], tests: dict[str, Test], drive: Drive
+def figure_problems(
+    document: Mapping[str, Any], specs: Mapping[str, TestSpec], envelope: Envelope | None
 ) -> list[DocumentProblem]:
-    """The results whose rate is above the line rate of the drive's interface (the
-    document's, else the catalog drive's), unless the drive is a virtual disk."""
-    spec = document["drive"]
-    interface = spec.get("interface") or drive.interface
-    limit = LINE_RATES.get(interface)
-    if limit is None or (spec.get("kind") or drive.kind) == Drive.Kind.VIRTUAL:
-        return []
-    problems = []
-    for i, entry in enumerate(document.get("results", [])):
-        block_size = tests[entry["test"]].block_size
-        rate, field = _rate(entry, block_size)
-        if rate is not None and rate * block_size > limit:
-            problems.append(
-                DocumentProblem(
-                    f"/results/{i}/{field}",
-                    ABOVE_LINE_RATE.format(
-                        rate=rate * block_size / 1e6,
-                        interface=interface,
-                        limit=limit / 1e6,
-                    ),
-                )
+    """Every figure of the document against the rules of its declared quantity: the
+    drive's envelope (envelope None: internal consistency only) and its neighbours. For a
+    document the meaning checks passed (its tests known, in their sections)."""
+    problems: list[DocumentProblem] = []
+
+    def problem(where: str, message: str) -> None:
+        problems.append(DocumentProblem(where, message))
+
+    source = document.get("source", {}).get("kind")
+    tool = document.get("tool", {}).get("name", "")
+    for section, member in declared().items():
+        for index, raw in enumerate(document.get(section, [])):
+            entry = with_defaults(section, raw)
+            duration = entry.get("duration_ns")
+            interval = entry.get("interval_ns")
+            context = Context(
+                spec=specs[entry["test"]],
+                envelope=envelope,
+                measured=source == "measured",
+                loadgen=tool == "loadgen",
+                partial=bool(entry.get("partial")),
+                seconds=duration / 1e9 if duration else None,
+                interval=interval / 1e9 if interval else None,
             )
+            _check_object(entry, member, pointer(section, index), context, problem)
     return problems
 
 
-def hold_reasons(document: dict[str, Any], tests: dict[str, Test], drive: Drive) -> list[str]:
-    """Why a run of these results should be held: each complete result HOLD_FACTOR times or
-    more above or below the median of the drive's published complete results in the same
-    test (none for a drive without any)."""
-    entries = [e for e in document.get("results", []) if not e.get("partial")]
-    if not entries:
-        return []
-    others: dict[int, list[float]] = {}
-    rows = Result.objects.filter(
-        run__drive=drive,
-        run__status=Run.Status.PUBLISHED,
-        partial=False,
-        test__in=[tests[e["test"]] for e in entries],
-    ).values_list("test_id", "test__block_size", "iops", "bytes_per_second")
-    for test_id, block_size, iops, bps in rows:
-        rate, _ = _rate({"iops": iops, "bytes_per_second": bps}, block_size)
-        if rate:
-            others.setdefault(test_id, []).append(rate)
-    reasons = []
-    for entry in entries:
-        test = tests[entry["test"]]
-        rate, _ = _rate(entry, test.block_size)
-        if rate is None or test.pk not in others:
+def _check_object(
+    values: Mapping[str, Any], member: Member, where: str, context: Context, problem: Problem
+) -> None:
+    for name, value in values.items():
+        inner = member.members.get(name)
+        if inner is None or value is None:
             continue
-        median = statistics.median(others[test.pk])
-        factor = rate / median if rate >= median else (median / rate if rate else float("inf"))
+        at = f"{where}/{name}"
+        quantity = inner.quantity
+        if inner.members:  # an object: a direction, a latency summary
+            _check_object(value, inner, at, context, problem)
+            if quantity is not None and quantity.kind == "latency":
+                _check_latency(values, name, value, quantity, at, context, problem)
+            continue
+        if quantity is None:
+            continue
+        if inner.items:
+            _check_items(value, quantity, at, context, problem)
+        elif not _restated(values, member, quantity):
+            _check_figure(values, name, value, quantity, at, context, problem)
+        else:
+            _check_relations(values, value, quantity, at, context, problem)
+    if MIXED_SIDES[0] in member.members and all(side in values for side in MIXED_SIDES):
+        _check_directions(values, member.members[MIXED_SIDES[0]], where, problem)
+
+
+def _restated(values: Mapping[str, Any], member: Member, quantity: Quantity) -> bool:
+    """Whether this figure in bytes restates one in I/Os beside it (bytes_per_second beside
+    iops, which the meaning checks hold to agree): its envelope is that figure's."""
+    return quantity.per == "byte" and any(
+        values.get(name) is not None
+        and other.quantity is not None
+        and other.quantity.kind == quantity.kind
+        and other.quantity.per == "io"
+        for name, other in member.members.items()
+    )
+
+
+def _bytes(value: float, quantity: Quantity, context: Context) -> float:
+    return value * context.spec.block_size if quantity.per == "io" else value
+
+
+def _above_line_rate(rate: float, context: Context) -> str | None:
+    envelope = context.envelope
+    if envelope is None or envelope.line_rate is None or rate <= envelope.line_rate:
+        return None
+    return ABOVE_LINE_RATE.format(
+        rate=rate / 1e6, interface=envelope.interface, limit=envelope.line_rate / 1e6
+    )
+
+
+def _check_figure(
+    values: Mapping[str, Any],
+    name: str,
+    value: float,
+    quantity: Quantity,
+    at: str,
+    context: Context,
+    problem: Problem,
+) -> None:
+    kind = quantity.kind
+    if kind in ("rate", "sample_rate", "spread"):
+        message = _above_line_rate(_bytes(value, quantity, context), context)
+        if message:
+            problem(at, message)
+    if kind == "rate":
+        iops = value if quantity.per == "io" else value / context.spec.block_size
+        if iops < MIN_PLAUSIBLE_IOPS and not context.partial and context.envelope is not None:
+            problem(at, IMPLAUSIBLY_SLOW.format(iops=iops, block_size=context.spec.block_size))
+    elif kind == "count" and context.seconds:
+        envelope = context.envelope
+        moved = _bytes(value, quantity, context)
+        if (
+            envelope is not None
+            and envelope.line_rate is not None
+            and (moved > envelope.line_rate * context.seconds)
+        ):
+            problem(
+                at,
+                COUNT_ABOVE_LINE_RATE.format(
+                    value=value,
+                    what="I/Os" if quantity.per == "io" else "bytes",
+                    seconds=context.seconds,
+                    rate=moved / context.seconds / 1e6,
+                    interface=envelope.interface,
+                    limit=envelope.line_rate / 1e6,
+                ),
+            )
+    elif kind == "extent":
+        envelope = context.envelope
+        if envelope is not None and envelope.capacity:
+            limit = envelope.capacity * quantity.capacities
+            if value > limit:
+                times = "" if quantity.capacities == 1 else f"{quantity.capacities} times "
+                problem(
+                    at,
+                    BEYOND_CAPACITY.format(value=value, times=times, capacity=envelope.capacity),
+                )
+    _check_relations(values, value, quantity, at, context, problem)
+
+
+def _check_relations(
+    values: Mapping[str, Any],
+    value: float,
+    quantity: Quantity,
+    at: str,
+    context: Context,
+    problem: Problem,
+) -> None:
+    """The rules that tie a figure to the members beside it."""
+    kind = quantity.kind
+    if quantity.over and values.get(quantity.over) is not None and context.seconds:
+        expected = values[quantity.over] / context.seconds
+        if abs(value - expected) > RATE_TOLERANCE * max(value, expected):
+            problem(at, RATE_MISMATCH.format(value=value, count=quantity.over, expected=expected))
+    if kind == "spread" and values.get(quantity.of):
+        samples = max(2, math.ceil(context.seconds or context.spec.duration_s))
+        limit = values[quantity.of] * math.sqrt(samples)
+        if value > limit:
+            problem(
+                at,
+                SPREAD_TOO_WIDE.format(
+                    value=value, samples=samples, mean=values[quantity.of], limit=limit
+                ),
+            )
+    if quantity.at_most and values.get(quantity.at_most) is not None:
+        limit = values[quantity.at_most]
+        if kind == "sample_rate" and quantity.per:
+            # The run's mean is over its whole duration, a second's over a whole second:
+            # the slowest second may exceed the mean by what one second's edge adds.
+            limit *= 1 + RATE_TOLERANCE + 1 / max(1.0, context.seconds or 1.0)
+        if value > limit:
+            problem(at, ABOVE_SIBLING.format(value=value, other=quantity.at_most, limit=limit))
+    if quantity.total_of and isinstance(values.get(quantity.total_of), list):
+        expected = sum(values[quantity.total_of])
+        if value != expected:
+            problem(
+                at, TOTAL_MISMATCH.format(value=value, series=quantity.total_of, expected=expected)
+            )
+
+
+def _check_items(
+    value: Any, quantity: Quantity, at: str, context: Context, problem: Problem
+) -> None:
+    """A series: every point over its interval within the line rate (the first beyond it
+    named, and how many are)."""
+    if quantity.kind != "series" or not isinstance(value, list) or not context.interval:
+        return
+    envelope = context.envelope
+    if envelope is None or envelope.line_rate is None:
+        return
+    limit = envelope.line_rate * context.interval
+    scale = context.spec.block_size if quantity.per == "io" else 1
+    beyond = [i for i, point in enumerate(value) if point * scale > limit]
+    if beyond:
+        first = beyond[0]
+        message = _above_line_rate(value[first] * scale / context.interval, context)
+        more = f" ({len(beyond)} points in all)" if len(beyond) > 1 else ""
+        problem(f"{at}/{first}", f"{message}{more}")
+
+
+def _check_latency(
+    values: Mapping[str, Any],
+    name: str,
+    latency: Mapping[str, Any],
+    quantity: Quantity,
+    at: str,
+    context: Context,
+    problem: Problem,
+) -> None:
+    low, mean, high = latency.get("min"), latency.get("mean"), latency.get("max")
+    ordered = [v for v in (low, mean, high) if v is not None]
+    if ordered != sorted(ordered):
+        problem(at, LATENCY_ORDER)
+    percentiles = latency.get("percentiles") or {}
+    points = [percentiles[k] for k in sorted(percentiles, key=float)]
+    bounded = ([low] if low is not None else []) + points + ([high] if high is not None else [])
+    if bounded != sorted(bounded):
+        problem(f"{at}/percentiles", PERCENTILE_ORDER)
+    whole = values.get(quantity.within) if quantity.within else None
+    if whole:
+        for figure in ("mean", "max"):
+            part, limit = latency.get(figure), whole.get(figure)
+            if part is not None and limit is not None and part > limit * (1 + RATE_TOLERANCE):
+                problem(f"{at}/{figure}", NOT_WITHIN.format(figure=figure, value=part, limit=limit))
+    iops = values.get("iops")
+    if quantity.littles_law and context.measured and mean and iops:
+        depth = (values.get("queue_depth") or context.spec.queue_depth) * values.get("jobs", 1)
+        in_flight = iops * mean / 1e9
+        what = None
+        if in_flight > depth * LITTLE_HIGH:
+            what = LITTLE_TOO_MANY
+        elif context.loadgen and not context.partial and in_flight < depth * LITTLE_LOW:
+            what = LITTLE_TOO_FEW
+        if what:
+            problem(
+                f"{at}/mean",
+                LITTLES_LAW.format(
+                    iops=iops, latency=mean / 1e3, in_flight=in_flight, depth=depth, what=what
+                ),
+            )
+
+
+def _check_directions(
+    values: Mapping[str, Any], direction: Member, where: str, problem: Problem
+) -> None:
+    """A mixed result's reads and writes add up to its own figures: counts exactly, rates
+    within RATE_TOLERANCE."""
+    for name, inner in direction.members.items():
+        quantity = inner.quantity
+        if quantity is None or not quantity.part_of or values.get(name) is None:
+            continue
+        parts = [values[side].get(name) for side in MIXED_SIDES]
+        if any(p is None for p in parts):
+            continue
+        total, expected = values[name], sum(parts)
+        exact = quantity.kind == "count"
+        if (total != expected) if exact else abs(total - expected) > RATE_TOLERANCE * total:
+            problem(
+                f"{where}/{name}", SUM_MISMATCH.format(field=name, value=total, expected=expected)
+            )
+
+
+# -- holds ---------------------------------------------------------------------------------
+HOLD_FACTOR = 10
+FAR_FROM_OTHERS = (
+    "{test}, {pattern}: {iops} IOPS is {factor:.0f}x {direction} the drive's reviewed "
+    "figures in this test (median {median} IOPS over {count})"
+)
+NO_REFERENCE = (
+    "{test}, {pattern}: {iops} IOPS, and the drive has no reviewed figure in this test to "
+    "judge it by"
+)
+DRIVE_UNREVIEWED = (
+    "the drive {drive} is new to the catalog (an upload named it): its specs and figures "
+    "await staff review"
+)
+
+# Each section's headline rate, in I/Os a second: of a document's entry, and in SQL of a
+# stored row (over t its test) for the reference. A throughput result's rate, a TRIM
+# validation's clean rate, a write saturation's mean, a consistency series' mean.
+_HEADLINES: dict[str, tuple[Callable[[Mapping[str, Any], TestSpec], float | None], str]] = {
+    "results": (
+        lambda e, spec: (
+            e["iops"]
+            if e.get("iops") is not None
+            else (e["bytes_per_second"] / spec.block_size if e.get("bytes_per_second") else None)
+        ),
+        "SELECT r.test_id, r.run_id, COALESCE(r.iops, r.bytes_per_second / t.block_size) "
+        "FROM results_result r JOIN results_test t ON t.id = r.test_id WHERE NOT r.partial",
+    ),
+    "trim": (
+        lambda e, spec: e["clean_bytes_per_second"] / spec.block_size,
+        "SELECT v.test_id, v.run_id, v.clean_bytes_per_second / t.block_size "
+        "FROM results_trimvalidation v JOIN results_test t ON t.id = v.test_id",
+    ),
+    "saturation": (
+        lambda e, spec: (
+            e["mean_bytes_per_second"] / spec.block_size if e.get("mean_bytes_per_second") else None
+        ),
+        "SELECT s.test_id, s.run_id, s.mean_bytes_per_second / t.block_size "
+        "FROM results_saturationseries s JOIN results_test t ON t.id = s.test_id "
+        "WHERE NOT s.partial",
+    ),
+    "consistency": (
+        lambda e, spec: statistics.fmean(e["iops"]) / (e["interval_ns"] / 1e9),
+        "SELECT c.test_id, c.run_id, "
+        "(SELECT avg(x) FROM unnest(c.iops) x) / (c.interval_ns / 1e9) "
+        "FROM results_consistencyseries c WHERE NOT c.partial",
+    ),
+}
+_REFERENCE_SQL = """
+SELECT h.test_id, h.rate FROM ({union}) h (test_id, run_id, rate)
+JOIN results_run run ON run.id = h.run_id
+WHERE run.drive_id = %(drive)s AND run.status = 'published' AND run.reviewed
+  AND h.test_id = ANY(%(tests)s) AND h.rate > 0"""
+
+
+def reference(drive: Drive, test_ids: list[int]) -> dict[int, list[float]]:
+    """The drive's reviewed reference in these tests: each test's headline rates (I/Os a
+    second) of its published, reviewed runs (Run.reviewed). One query."""
+    union = " UNION ALL ".join(f"({sql})" for _, sql in _HEADLINES.values())
+    found: dict[int, list[float]] = {}
+    with connection.cursor() as cursor:
+        cursor.execute(_REFERENCE_SQL.format(union=union), {"drive": drive.pk, "tests": test_ids})
+        for test_id, rate in cursor.fetchall():
+            found.setdefault(test_id, []).append(float(rate))
+    return found
+
+
+def hold_reasons(
+    document: Mapping[str, Any], tests: Mapping[str, Test], drive: Drive, *, trusted: bool
+) -> list[str]:
+    """Why a run of this document should be held for staff review (empty: none): each
+    entry, partial or whole, HOLD_FACTOR times or more away from the median of the drive's
+    reviewed reference in its test; from an untrusted submitter, each entry of a test
+    without a reference, and any entry of a drive awaiting review."""
+    reasons = []
+    if not trusted and drive.needs_review:
+        reasons.append(DRIVE_UNREVIEWED.format(drive=drive))
+    entries = [
+        (section, with_defaults(section, entry))
+        for section in _HEADLINES
+        for entry in document.get(section, [])
+    ]
+    if not entries:
+        return reasons
+    known = reference(drive, sorted({tests[e["test"]].pk for _, e in entries}))
+    for section, entry in entries:
+        test = tests[entry["test"]]
+        spec = TestSpec(test.identifier, test.kind, test.block_size, test.queue_depth)
+        rate = _HEADLINES[section][0](entry, spec)
+        if rate is None:
+            continue
+        others = known.get(test.pk)
+        if not others:
+            if not trusted:
+                reasons.append(
+                    NO_REFERENCE.format(
+                        test=test.identifier, pattern=entry["pattern"], iops=units.iops(rate)
+                    )
+                )
+            continue
+        median = statistics.median(others)
+        factor = rate / median if rate >= median else (median / rate if rate else math.inf)
         if factor >= HOLD_FACTOR:
             reasons.append(
                 FAR_FROM_OTHERS.format(
@@ -119,32 +593,33 @@ def hold_reasons(document: dict[str, Any], tests: dict[str, Test], drive: Drive)
                     factor=factor,
                     direction="above" if rate > median else "below",
                     median=units.iops(median),
-                    count=len(others[test.pk]),
+                    count=len(others),
                 )
             )
     return reasons
 
 
-MIN_RUNS = 5  # the drive's other runs a distribution needs before it judges a run
+MIN_RUNS = 5  # the drive's reviewed runs a distribution needs before it judges a run
 FAR_OUT = 3  # interquartile ranges beyond a quartile: Tukey's "far out"
 # The least spread a distribution is taken to have, as a share of its median: runs that
 # agree to the percent do not make a run 5% slower far out.
 MIN_SPREAD = 0.05
 OUTSIDE_RUNS = (
-    "{test}, {pattern}: {rate} MB/s is far outside this drive's {count} other runs "
+    "{test}, {pattern}: {rate} MB/s is far outside this drive's {count} reviewed runs "
     "(their middle half {q1}–{q3} MB/s; held beyond {low}–{high} MB/s)"
 )
 
 
 def outside_distribution(run: Run) -> list[str]:
     """Why `run` (stored with its results, not yet ranked) lies far outside its drive's
-    published runs: for each test, pattern and method (results.selectors.runs.RunGroup)
-    with MIN_RUNS other runs or more, its rate FAR_OUT interquartile ranges (at least
-    MIN_SPREAD of the median) below the lower quartile or above the upper one."""
+    reviewed runs: for each test, pattern and method (results.selectors.runs.RunGroup)
+    with MIN_RUNS reviewed runs or more besides it, its rate FAR_OUT interquartile ranges
+    (at least MIN_SPREAD of the median) below the lower quartile or above the upper one.
+    Only reviewed runs make the distribution, so no sequence of uploads widens it."""
     reasons = []
-    for group in run_groups(drive_id=run.drive_id, run_id=run.pk):
+    for group in run_groups(drive_id=run.drive_id, run_id=run.pk, partial=True):
         rate = group.rates.get(run.pk)
-        others = [v for r, v in group.rates.items() if r != run.pk]
+        others = [v for r, v in group.rates.items() if r != run.pk and r in group.reviewed]
         if rate is None or len(others) < MIN_RUNS:
             continue
         _, q1, median, q3, _ = quantiles(others)

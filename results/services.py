@@ -16,9 +16,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from drives.models import Drive, FirmwareVersion
-from drives.services import DriveSpecProblem, drive_listed, drive_resolve
-from results import documents, plausibility
+from drives.models import Drive, FirmwareVersion, is_placeholder
+from drives.services import DriveSpecProblem, drive_listed, drive_resolve, drive_reviewed
+from results import documents, permissions, plausibility
 from results.documents import (
     MIXED_SIDES,
     DocumentProblem,
@@ -58,9 +58,47 @@ class IngestOutcome:
 
 def _test_specs(tests: dict[str, Test]) -> dict[str, TestSpec]:
     return {
-        t.identifier: TestSpec(t.identifier, t.kind, t.block_size, t.queue_depth)
+        t.identifier: TestSpec(t.identifier, t.kind, t.block_size, t.queue_depth, t.duration_s)
         for t in tests.values()
     }
+
+
+UNNAMED_DRIVE = (
+    "the drive is not named ({field} {value}) and the tool read no {field} from it: name it "
+    "in the drive block, with loadgen's --drive manufacturer=...,model=... or --drive "
+    "slug=<the catalog drive's slug>"
+)
+# The identity a tool read from the drive (schema version 3: target.vendor, target.model),
+# for each name of the drive block.
+IDENTITY = {"manufacturer": "vendor", "model": "model"}
+
+
+def drive_spec(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The drive block a document names its drive by: a name that names nothing
+    (drives.models.is_placeholder, loadgen's "unknown") replaced by the identity the tool
+    read from the drive (target), or left out beside a slug, which names the drive alone.
+    Raises DocumentRejected at each name neither gives: a document never lands on a shared
+    placeholder drive."""
+    spec = dict(document["drive"])
+    target = document.get("target") or {}
+    problems = []
+    for name, read in IDENTITY.items():
+        if not is_placeholder(spec[name]):
+            continue
+        if not is_placeholder(target.get(read) or ""):
+            spec[name] = target[read].strip()
+        elif "slug" in spec:
+            del spec[name]
+        else:
+            problems.append(
+                DocumentProblem(
+                    documents.pointer("drive", name),
+                    UNNAMED_DRIVE.format(field=name, value=documents.quote(spec[name])),
+                )
+            )
+    if problems:
+        raise DocumentRejected(problems)
+    return spec
 
 
 def _resolve_drive(spec: dict[str, Any], *, review: bool) -> Drive:
@@ -235,11 +273,14 @@ def _write(
     tests: dict[str, Test],
     suite: Suite | None,
 ) -> Run:
-    drive = _resolve_drive(document["drive"], review=submitter is not None)
-    problems = plausibility.line_rate_problems(document, tests, drive)
+    spec = drive_spec(document)
+    drive = _resolve_drive(spec, review=submitter is not None)
+    envelope = plausibility.Envelope.of(drive, spec)
+    problems = plausibility.figure_problems(document, _test_specs(tests), envelope)
     if problems:
-        raise DocumentRejected(problems)
-    held = plausibility.hold_reasons(document, tests, drive)
+        raise DocumentRejected(documents.capped(problems))
+    trusted = permissions.is_trusted(submitter)
+    held = plausibility.hold_reasons(document, tests, drive, trusted=trusted)
     firmware = None
     if document["drive"].get("firmware"):
         firmware, _ = FirmwareVersion.objects.get_or_create(
@@ -287,6 +328,7 @@ def _write(
         content_hash=digest,
         status=Run.Status.HELD if held else Run.Status.PUBLISHED,
         held_reason="\n".join(held),
+        reviewed=trusted,
     )
     # Field checks only: the related rows were just looked up, and uniqueness and the CHECK
     # constraints are the database's job (Django would spend a query on each).
@@ -370,14 +412,18 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
 
 def run_approve(*, run: Run) -> Run:
     """Publish a run held for review (results.plausibility): it enters the rankings and its
-    drive's latest figures. Its reasons for the hold are kept. Raises ValueError when the run
-    is not held. Who may approve is the caller's check (staff)."""
+    drive's latest figures, and its drive's reviewed reference (Run.reviewed); a drive it
+    named that awaited review is reviewed with it. Its reasons for the hold are kept.
+    Raises ValueError when the run is not held. Who may approve is the caller's check
+    (staff)."""
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run.pk)
         if run.status != Run.Status.HELD:
             raise ValueError(NOT_HELD.format(pk=run.pk, status=run.get_status_display()))
         run.status = Run.Status.PUBLISHED
-        run.save(update_fields=["status"])
+        run.reviewed = True  # staff vouched for it: part of its drive's reference now
+        run.save(update_fields=["status", "reviewed"])
+        drive_reviewed(drive_id=run.drive_id)
         leaderboard_refresh(drive_ids=[run.drive_id])
     return run
 

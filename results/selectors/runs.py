@@ -230,6 +230,7 @@ class RunGroup:
     method: str
     rates: dict[int, float] = field(default_factory=dict)
     units: dict[int, str] = field(default_factory=dict)  # run id -> its unit's serial hash
+    reviewed: set[int] = field(default_factory=set)  # the runs of the reviewed reference
 
     @property
     def n(self) -> int:
@@ -252,27 +253,34 @@ class RunGroup:
 # mean; the run of the page among them whatever its status (where it would fall).
 _RUN_RATES_SQL = f"""
 SELECT t.id, t.name, r.pattern, {METHOD_SQL} AS method, r.run_id, run.unit_hash,
-  avg({BPS_SQL})
+  run.reviewed, avg({BPS_SQL})
 FROM results_result r
 JOIN results_run run ON run.id = r.run_id
 JOIN results_test t ON t.id = r.test_id
 WHERE run.drive_id = %(drive)s AND (run.status = 'published' OR run.id = %(run)s)
-  AND NOT r.partial AND t.kind = 'throughput'
-GROUP BY t.id, r.pattern, method, r.run_id, run.unit_hash
+  AND (NOT r.partial OR (run.id = %(run)s AND %(partial)s)) AND t.kind = 'throughput'
+GROUP BY t.id, r.pattern, method, r.run_id, run.unit_hash, run.reviewed
 HAVING avg({BPS_SQL}) IS NOT NULL
 ORDER BY t.id, r.pattern, method, r.run_id"""
 
 
-def run_groups(*, drive_id: int, run_id: int | None = None) -> list[RunGroup]:
+def run_groups(
+    *, drive_id: int, run_id: int | None = None, partial: bool = False
+) -> list[RunGroup]:
     """Every test, pattern and method in which the drive's published runs (and the run
-    `run_id`, whatever its status) have a complete throughput result, with each run's rate.
-    One prepared statement."""
-    _, rows = prepared_rows(Result, _RUN_RATES_SQL, {"drive": drive_id, "run": run_id})
+    `run_id`, whatever its status) have a complete throughput result (partial: the run
+    `run_id`'s partial ones too), with each run's rate and which runs are reviewed
+    (Run.reviewed). One prepared statement."""
+    _, rows = prepared_rows(
+        Result, _RUN_RATES_SQL, {"drive": drive_id, "run": run_id, "partial": partial}
+    )
     groups: dict[tuple[int, str, str], RunGroup] = {}
-    for test_id, name, pattern, method, run, unit, rate in rows:
+    for test_id, name, pattern, method, run, unit, reviewed, rate in rows:
         key = (test_id, pattern, method)
         group = groups.get(key) or groups.setdefault(key, RunGroup(test_id, name, pattern, method))
         group.rates[run] = float(rate)
+        if reviewed:
+            group.reviewed.add(run)
         if unit:
             group.units[run] = unit
     return list(groups.values())
