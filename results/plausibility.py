@@ -52,6 +52,7 @@ from results.documents import (
     SECTION_OF_KIND,
     DocumentProblem,
     TestSpec,
+    parse_time,
     pointer,
     schema,
     with_defaults,
@@ -91,6 +92,10 @@ class Quantity:
     littles_law: bool = False  # a latency whose mean Little's law ties to the rate
     over: str = ""  # a rate: the sibling count it is over the entry's duration
     capacities: int = 1  # an extent: at most this many times the drive's capacity
+    least: str = ""  # a spread: the sibling that is its slowest sample
+    within_seconds: str = ""  # a rate over `over`: over this sibling duration (seconds)
+    upto: str = ""  # a count: the sum of the series `series` before this sibling time (s)
+    series: str = ""
 
 
 @dataclass(frozen=True)
@@ -197,6 +202,22 @@ SPREAD_TOO_WIDE = (
     "a standard deviation of {value:.6g} over {samples} one-second samples is more than a "
     "mean of {mean:.6g} can have ({limit:.6g} at most: all of it in one second)"
 )
+SPREAD_TOO_NARROW = (
+    "a standard deviation of {value:.6g} is less than a slowest second of {least:.6g} "
+    "against a mean of {mean:.6g} over {samples} seconds gives ({limit:.6g} at least)"
+)
+LATENCY_SPREAD = (
+    "a standard deviation of {value:.6g} ns is not one that latencies from {low} to {high} "
+    "ns over {count} I/Os can have ({least:.6g} to {most:.6g})"
+)
+PARTS_OUTSIDE = "the reads' or the writes' latencies lie outside the whole's min and max"
+PARTS_MEAN = (
+    "a mean of {value:.6g} ns is not the reads' and the writes' weighted by their I/Os "
+    "({expected:.6g} ns) within 1%"
+)
+UPTO_MISMATCH = "{value} is not the sum of {series} before {upto} ({expected})"
+LONGER_THAN = "{value:.6g} s is longer than {what} ({limit:.6g} s)"
+LONGER_THAN_TEST = "an I/O of {value} ns is longer than the whole test ({limit:.0f} ns)"
 SUM_MISMATCH = "{field} {value} is not the sum of the reads' and the writes' ({expected})"
 TOTAL_MISMATCH = "{value} is not the sum of {series} ({expected})"
 RATE_MISMATCH = (
@@ -226,6 +247,7 @@ class Context:
     partial: bool
     seconds: float | None  # the entry's duration
     interval: float | None  # its series' interval, seconds
+    run_seconds: float | None  # the whole run's, from started_at to finished_at
 
 
 def figure_problems(
@@ -240,6 +262,9 @@ def figure_problems(
         problems.append(DocumentProblem(where, message))
 
     source = document.get("source", {}).get("kind")
+    started = parse_time(document.get("started_at"))
+    finished = parse_time(document.get("finished_at"))
+    run_seconds = (finished - started).total_seconds() if started and finished else None
     tool = document.get("tool", {}).get("name", "")
     for section, member in declared().items():
         for index, raw in enumerate(document.get(section, [])):
@@ -254,6 +279,7 @@ def figure_problems(
                 partial=bool(entry.get("partial")),
                 seconds=duration / 1e9 if duration else None,
                 interval=interval / 1e9 if interval else None,
+                run_seconds=run_seconds,
             )
             _check_object(entry, member, pointer(section, index), context, problem)
     return problems
@@ -370,20 +396,30 @@ def _check_relations(
 ) -> None:
     """The rules that tie a figure to the members beside it."""
     kind = quantity.kind
-    if quantity.over and values.get(quantity.over) is not None and context.seconds:
-        expected = values[quantity.over] / context.seconds
+    seconds = values.get(quantity.within_seconds) if quantity.within_seconds else context.seconds
+    if quantity.over and values.get(quantity.over) is not None and seconds:
+        expected = values[quantity.over] / seconds
         if abs(value - expected) > RATE_TOLERANCE * max(value, expected):
             problem(at, RATE_MISMATCH.format(value=value, count=quantity.over, expected=expected))
     if kind == "spread" and values.get(quantity.of):
         samples = max(2, math.ceil(context.seconds or context.spec.duration_s))
-        limit = values[quantity.of] * math.sqrt(samples)
+        mean = values[quantity.of]
+        limit = mean * math.sqrt(samples)
         if value > limit:
-            problem(
-                at,
-                SPREAD_TOO_WIDE.format(
-                    value=value, samples=samples, mean=values[quantity.of], limit=limit
-                ),
-            )
+            message = SPREAD_TOO_WIDE.format(value=value, samples=samples, mean=mean, limit=limit)
+            problem(at, message)
+        least = values.get(quantity.least)
+        # One second at `least` among `samples` whole seconds of the same run (loadgen's;
+        # another tool's windows need not span the run its mean is over) spreads them so.
+        if context.loadgen and least is not None and least < mean:
+            floor = (mean - least) / math.sqrt(samples)
+            if value < floor * (1 - RATE_TOLERANCE):
+                problem(
+                    at,
+                    SPREAD_TOO_NARROW.format(
+                        value=value, least=least, mean=mean, samples=samples, limit=floor
+                    ),
+                )
     if quantity.at_most and values.get(quantity.at_most) is not None:
         limit = values[quantity.at_most]
         if kind == "sample_rate" and quantity.per:
@@ -392,6 +428,22 @@ def _check_relations(
             limit *= 1 + RATE_TOLERANCE + 1 / max(1.0, context.seconds or 1.0)
         if value > limit:
             problem(at, ABOVE_SIBLING.format(value=value, other=quantity.at_most, limit=limit))
+    series = values.get(quantity.series)
+    if quantity.upto and values.get(quantity.upto) is not None and series and context.interval:
+        expected = sum(series[: round(values[quantity.upto] / context.interval)])
+        if value != expected:
+            problem(
+                at,
+                UPTO_MISMATCH.format(
+                    value=value, series=quantity.series, upto=quantity.upto, expected=expected
+                ),
+            )
+    if kind == "duration":
+        took = value / 1e9 if quantity.unit == "ns" else value
+        for limit, what in ((context.seconds, "the test"), (context.run_seconds, "the run")):
+            if limit is not None and took > limit * (1 + RATE_TOLERANCE) + 1:
+                problem(at, LONGER_THAN.format(value=took, what=what, limit=limit))
+                break
     if quantity.total_of and isinstance(values.get(quantity.total_of), list):
         expected = sum(values[quantity.total_of])
         if value != expected:
@@ -438,6 +490,25 @@ def _check_latency(
     bounded = ([low] if low is not None else []) + points + ([high] if high is not None else [])
     if bounded != sorted(bounded):
         problem(f"{at}/percentiles", PERCENTILE_ORDER)
+    spread, count = latency.get("stddev"), values.get("io_count")
+    if spread is not None and low is not None and high is not None:
+        # Latencies between min and max spread at most their range, and, where one I/O is
+        # at each end of it, at least the range over sqrt(2 x I/Os).
+        least = (high - low) / math.sqrt(2 * count) if count else 0
+        if not least * (1 - RATE_TOLERANCE) <= spread <= high - low:
+            problem(
+                f"{at}/stddev",
+                LATENCY_SPREAD.format(
+                    value=spread,
+                    low=low,
+                    high=high,
+                    count=count or "its",
+                    least=least,
+                    most=high - low,
+                ),
+            )
+    if high is not None and context.seconds and high > context.seconds * 1e9 * 1.01:
+        problem(f"{at}/max", LONGER_THAN_TEST.format(value=high, limit=context.seconds * 1e9))
     whole = values.get(quantity.within) if quantity.within else None
     if whole:
         for figure in ("mean", "max"):
@@ -466,7 +537,8 @@ def _check_directions(
     values: Mapping[str, Any], direction: Member, where: str, problem: Problem
 ) -> None:
     """A mixed result's reads and writes add up to its own figures: counts exactly, rates
-    within RATE_TOLERANCE."""
+    within RATE_TOLERANCE; each side's latency within the whole's (its min and max), whose
+    mean is theirs weighted by their I/Os."""
     for name, inner in direction.members.items():
         quantity = inner.quantity
         if quantity is None or not quantity.part_of or values.get(name) is None:
@@ -474,12 +546,33 @@ def _check_directions(
         parts = [values[side].get(name) for side in MIXED_SIDES]
         if any(p is None for p in parts):
             continue
+        if quantity.kind == "latency":
+            counts = [values[side].get("io_count") for side in MIXED_SIDES]
+            _check_parts_latency(values[name], parts, counts, f"{where}/{name}", problem)
+            continue
         total, expected = values[name], sum(parts)
         exact = quantity.kind == "count"
         if (total != expected) if exact else abs(total - expected) > RATE_TOLERANCE * total:
             problem(
                 f"{where}/{name}", SUM_MISMATCH.format(field=name, value=total, expected=expected)
             )
+
+
+def _check_parts_latency(
+    whole: Mapping[str, Any], parts: list, counts: list, at: str, problem: Problem
+) -> None:
+    low, high, mean = whole.get("min"), whole.get("max"), whole.get("mean")
+    if any(
+        (high is not None and p.get("max") is not None and p["max"] > high)
+        or (low is not None and p.get("min") is not None and p["min"] < low)
+        for p in parts
+    ):
+        problem(at, PARTS_OUTSIDE)
+    means = [p.get("mean") for p in parts]
+    if mean is not None and None not in means and None not in counts and sum(counts):
+        expected = sum(m * n for m, n in zip(means, counts, strict=True)) / sum(counts)
+        if abs(mean - expected) > RATE_TOLERANCE * max(mean, expected):
+            problem(f"{at}/mean", PARTS_MEAN.format(value=mean, expected=expected))
 
 
 # -- holds ---------------------------------------------------------------------------------
