@@ -16,7 +16,9 @@ Only what cannot differ between readers is kept:
 - GET and HEAD requests under BENCH_RESPONSE_CACHE_PATHS, from clients without a session
   (nobody signed in), without the replica stickiness cookie (their own write must show, read
   from the primary) and without an Authorization header;
-- 200 responses that set no cookie, did not render a CSRF token and are not streamed.
+- 200 responses that set no cookie, did not render a CSRF token, are not streamed and do
+  not say they are one reader's (`Cache-Control: private` or `no-store`: a held run's page
+  opened by its key, results/views/runs.py).
 The key is the path with its query string and the request headers that change the response
 (Accept, for CSV; the htmx headers, for partials). Conditional requests are answered from the
 kept response (304 when its ETag or Last-Modified matches).
@@ -55,12 +57,21 @@ def cacheable_request(request: HttpRequest) -> bool:
     return "HTTP_AUTHORIZATION" not in request.META
 
 
+# Cache-Control directives that keep a response from every shared cache, this one included.
+NOT_SHARED = frozenset({"private", "no-store"})
+
+
 def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
+    directives = {
+        part.split("=", 1)[0].strip().lower()
+        for part in response.get("Cache-Control", "").split(",")
+    }
     return (
         response.status_code == 200
         and not response.streaming
         and not response.cookies
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not directives & NOT_SHARED
     )
 
 

@@ -23,7 +23,7 @@ from results.models import DataPattern, Method, method_label
 from results.selectors.compare import UNSTATED_NOTE, Comparison, Sweep, TestPair
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
-from results.spread import Spread
+from results.spread import NOT_COMPARED, Spread
 
 # Okabe-Ito colours, safe for the common colour-vision deficiencies; the compared drives
 # (A to D) also differ in bar pattern and marker symbol.
@@ -134,7 +134,9 @@ def _whiskers(spreads: list[Spread | None], unit=mbps) -> dict:
 def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> dict:
     """Grouped horizontal bars of one test, a bar for each drive (A, B, and C and D when
     `more_names` names them) in each data pattern, each with whiskers over its run-to-run
-    range."""
+    range. Where the drives' figures in a pattern are of two comparability classes, each
+    bar names its figure's class, and each other drive's hover its verdict against A ("not
+    compared: ...")."""
     patterns = [p.pattern for p in pair.pairs]
     names = (a_name, b_name, *more_names)
     traces = []
@@ -151,11 +153,16 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> 
                 continue
             values.append(mbps(bps))
             text = f"{units.mbps(bps)} MB/s"
+            apart = p.classes_differ
+            if apart:
+                text += f" ({figures.rule_side.class_noun})"
             texts.append(text)
             if figures.spread:
                 text += f" {figures.spread.label}"
             if figures.result.pattern != p.pattern:
                 text += f" ({UNSTATED_NOTE})"
+            if apart and i and p.verdicts[i].winner == NOT_COMPARED:
+                text += f"; against A: {p.verdicts[i].label}"
             hovers.append(text)
         traces.append(
             {

@@ -15,6 +15,7 @@ from results import sweeps
 from results.models import DRIVE_COPIES, DataPattern, LeaderboardEntry, Run, Test, copy_field
 from results.selectors.common import VALUE_DEFAULT_TEST
 from results.services import TEST_CATALOG
+from results.spread import Comparability
 
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]
 
@@ -31,12 +32,14 @@ def _on_entries(drive_filters: dict[str, django_filters.Filter]) -> type[FilterS
 
 
 class MethodFilter(DefaultChoiceFilter):
-    """Which figures are ranked together (docs/methodology.md, "Like with like"): full-length
-    runs and published figures (the default), or quick runs alone; never the two in one
-    order. A drive's entry is a quick run's only when it has no full-length result."""
+    """Which figures are ranked together (docs/methodology.md, "Like with like"): one
+    comparability class (results.spread.Comparability, which the compare's winner rule
+    keeps to as well), full-length runs and published figures (the default), or quick runs
+    alone; never the two in one order. A drive's entry is a quick run's only when it has no
+    full-length result."""
 
-    FULL, QUICK = "full", "quick"
-    CHOICES = ((FULL, "full-length runs and published figures"), (QUICK, "quick runs"))
+    FULL, QUICK = Comparability.FULL, Comparability.QUICK
+    CHOICES = Comparability.CHOICES
 
     def __init__(self, **kwargs):
         super().__init__(choices=list(self.CHOICES), field_name="quick", **kwargs)

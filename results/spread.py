@@ -7,7 +7,9 @@ article's), across the passes of a run (loadgen --repeat) and across runs. The g
 how many results it holds, their range and their coefficient of variation (CV: sample
 standard deviation over mean). Two drives' figures differ for real only when the difference
 is beyond what the runs' own variation explains: `verdict` is the one rule the compare page,
-its exports and the API's compare apply.
+its exports and the API's compare apply. It judges two figures only within one comparability
+class, the classes the rankings order apart (`Comparability`): never a quick run against a
+full-length run or a published figure.
 """
 
 from __future__ import annotations
@@ -34,6 +36,36 @@ DERIVED_SQL = (
     "WHEN r.bytes_per_second IS NULL AND r.iops IS NOT NULL THEN 'bytes_per_second' "
     "ELSE '' END"
 )
+
+
+class Comparability:
+    """The classes figures are ranked and compared within (docs/methodology.md, "Rankings":
+    like with like): quick runs (measured for under 90% of the test's duration, QUICK_SQL;
+    Figures.quick) on their own, and full-length runs (loadgen's and imports from any tool)
+    with published figures (of any article and tool). A ranking orders one class
+    (results.filters.MethodFilter offers these as its choices, on the entries' `quick`), and
+    `verdict` judges no difference across two. A published figure whose article gives a
+    duration under 90% of the test's is a quick one, as the rankings place it."""
+
+    FULL, QUICK = "full", "quick"
+    CHOICES = ((FULL, "full-length runs and published figures"), (QUICK, "quick runs"))
+
+    @classmethod
+    def of(cls, *, method: str, quick: bool) -> str:
+        """The class of a figure of a group obtained by `method` (a Method), measured quick
+        or not: a quick run's group (Method.QUICK) is quick by its method, any other figure
+        by its own duration."""
+        return cls.QUICK if quick or method == Method.QUICK else cls.FULL
+
+
+# How a verdict that refuses to compare two classes names each side's figure: a quick run,
+# else by its Method (a full-length run is loadgen's or an import's).
+_CLASS_NOUNS = {
+    Method.LOADGEN: "full-length run",
+    Method.IMPORT: "full-length run",
+    Method.PUBLISHED: "published figure",
+}
+QUICK_NOUN = "quick run"
 
 # Above this CV a drive's runs of one test disagree enough to say so (PTS re-runs a test
 # whose runs spread by more than 3.5%).
@@ -99,11 +131,26 @@ class Spread:
 @dataclass(frozen=True, slots=True)
 class Side:
     """What the winner rule needs of one side's figure: its spread, how it was obtained
-    (a Method) and the test's measured run-to-run CV for loadgen (None: not measured)."""
+    (a Method), the test's measured run-to-run CV for loadgen (None: not measured) and
+    whether it was measured quick (Figures.quick, as the rankings' entries have it)."""
 
     spread: Spread
     method: str
     method_cv: float | None
+    quick: bool = False
+
+    @property
+    def comparability(self) -> str:
+        """Its Comparability class."""
+        return Comparability.of(method=self.method, quick=self.quick)
+
+    @property
+    def class_noun(self) -> str:
+        """What the verdict calls its figure when it refuses to compare it with another
+        class: "quick run", "full-length run" or "published figure"."""
+        if self.comparability == Comparability.QUICK:
+            return QUICK_NOUN
+        return _CLASS_NOUNS.get(self.method, _CLASS_NOUNS[Method.LOADGEN])
 
     @property
     def variation(self) -> float | None:
@@ -120,8 +167,9 @@ class Side:
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """Who is faster: "a", "b", "tie" (the difference within the margin), "untested" (a
-    side's variation unknown) or "" (a side has no figure); by how much the faster leads,
-    in %, and the margin a real lead must pass, in %."""
+    side's variation unknown), NOT_COMPARED (the two figures are of different
+    Comparability classes: no difference is given) or "" (a side has no figure); by how much
+    the faster leads, in %, and the margin a real lead must pass, in %."""
 
     winner: str = ""
     difference_percent: float | None = None
@@ -147,6 +195,8 @@ class Verdict:
         return self.reason
 
 
+NOT_COMPARED = "not_compared"  # a verdict's winner across Comparability classes
+NOT_COMPARED_LABEL = "not compared: {a} against {b}"
 NOT_TESTED_PUBLISHED = "one published figure each; difference not tested"
 NOT_TESTED = "difference not tested: {which} run-to-run variation is unknown"
 
@@ -154,9 +204,14 @@ NOT_TESTED = "difference not tested: {which} run-to-run variation is unknown"
 def verdict(a: Side | None, b: Side | None) -> Verdict:
     """The winner rule (docs/methodology.md): the difference of the two means, as the
     faster's lead over the slower in %, against MARGIN_SIGMAS standard errors of that
-    difference, each side's standard error its variation over the square root of its n."""
+    difference, each side's standard error its variation over the square root of its n.
+    Figures of two Comparability classes are not compared: NOT_COMPARED, naming each side's
+    class, and no difference."""
     if a is None or b is None:
         return Verdict()
+    if a.comparability != b.comparability:
+        reason = NOT_COMPARED_LABEL.format(a=a.class_noun, b=b.class_noun)
+        return Verdict(NOT_COMPARED, reason=reason)
     x, y = a.spread.mean, b.spread.mean
     difference = (max(x, y) / min(x, y) - 1) * 100
     va, vb = a.variation, b.variation

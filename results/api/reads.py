@@ -606,6 +606,7 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         else None,
         "spread": figures.spread.as_dict() if figures.spread else None,
         "quick": figures.quick,
+        "comparability": figures.comparability,
         "partial": result.partial,
         "latency_kind": result.latency_kind,
         "latency": LATENCY.to_representation(result),

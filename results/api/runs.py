@@ -2,7 +2,7 @@
 submitter's own list.
 
     GET  /api/v1/runs/                  published runs (withdrawn and synthetic ones left out)
-    GET  /api/v1/runs/<id>/
+    GET  /api/v1/runs/<id>/             a published run; a held one to its submitter and staff
     POST /api/v1/runs/                  a result document, or fio's JSON output (by content)
     POST /api/v1/runs/fio/              fio's JSON output
     POST /api/v1/runs/<id>/withdraw/    {"reason": "..."}: its submitter or staff
@@ -215,7 +215,10 @@ class RunSerializer(serializers.ModelSerializer):
     """A run with its provenance: the drive, tool, bench, date, submitter and citation."""
 
     url = serializers.SerializerMethodField(help_text="This run in the API")
-    page = serializers.SerializerMethodField(help_text="The run's page on the site")
+    page = serializers.SerializerMethodField(
+        help_text="The run's page on the site; for a run held for review, to its submitter "
+        "and staff, with the key that opens it without signing in (share it with no one)"
+    )
     drive = serializers.SerializerMethodField()
     firmware = serializers.SerializerMethodField()
     tool = serializers.SerializerMethodField()
@@ -253,9 +256,20 @@ class RunSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(url) if request else url
 
     def get_page(self, run: Run) -> str:
-        url = run.get_absolute_url()
         request = self.context.get("request")
-        return request.build_absolute_uri(url) if request else url
+        if request is None:
+            return run.get_absolute_url()
+        return request.build_absolute_uri(permissions.page_link(run, request.user))
+
+    def _told(self, run: Run) -> bool:
+        """The reader is the run's submitter or staff (results.permissions.may_see_own)."""
+        request = self.context.get("request")
+        return request is not None and permissions.may_see_own(request.user, run)
+
+    def get_held_reasons(self, run: Run) -> list[str] | None:
+        if not run.held_reason or not self._told(run):
+            return None
+        return run.held_reason.splitlines()
 
     def get_drive(self, run: Run) -> dict[str, Any]:
         return {"slug": run.drive.slug, "name": str(run.drive)}
@@ -292,16 +306,31 @@ class RunSerializer(serializers.ModelSerializer):
         }
 
 
-class RunDetailSerializer(RunSerializer):
-    """A run with what it measured (the per-second series are the series endpoints')."""
+HELD_REASONS_HELP = (
+    "Why the run was held for review at its upload, one reason an item (null: not held, or "
+    "not yours)"
+)
 
+
+class RunDetailSerializer(RunSerializer):
+    """A run with what it measured (the per-second series are the series endpoints'): a
+    published one, or one held for review to its submitter and staff, with why it was held."""
+
+    held_reasons = serializers.SerializerMethodField(help_text=HELD_REASONS_HELP)
     results = serializers.SerializerMethodField()
     consistency = serializers.SerializerMethodField()
     trim = serializers.SerializerMethodField()
     saturation = serializers.SerializerMethodField()
 
     class Meta(RunSerializer.Meta):
-        fields = [*RunSerializer.Meta.fields, "results", "consistency", "trim", "saturation"]
+        fields = [
+            *RunSerializer.Meta.fields,
+            "held_reasons",
+            "results",
+            "consistency",
+            "trim",
+            "saturation",
+        ]
 
     @extend_schema_field(RunResultShape(many=True))
     def get_results(self, run: Run) -> list[dict[str, Any]]:
@@ -372,10 +401,7 @@ class OwnRunSerializer(RunSerializer):
     staff: an upload of the same document by another reviewer gets the run back without
     them."""
 
-    held_reasons = serializers.SerializerMethodField(
-        help_text="Why the run was held for review at its upload, one reason an item (null: "
-        "not held, or not yours)"
-    )
+    held_reasons = serializers.SerializerMethodField(help_text=HELD_REASONS_HELP)
     withdrawn_reason = serializers.SerializerMethodField()
     withdrawn_by = serializers.SerializerMethodField()
 
@@ -388,16 +414,12 @@ class OwnRunSerializer(RunSerializer):
             "withdrawn_by",
         ]
 
-    def get_held_reasons(self, run: Run) -> list[str] | None:
-        if not run.held_reason or not self._told(run):
-            return None
-        return run.held_reason.splitlines()
-
     def get_url(self, run: Run) -> str | None:
-        return super().get_url(run) if run.status == Run.Status.PUBLISHED else None
-
-    def _told(self, run: Run) -> bool:
-        return permissions.may_see_own(self.context["request"].user, run)
+        # The run in the API, where it answers this reader: published, or held and theirs.
+        shown = run.status == Run.Status.PUBLISHED or (
+            run.status == Run.Status.HELD and self._told(run)
+        )
+        return super().get_url(run) if shown else None
 
     def get_withdrawn_reason(self, run: Run) -> str | None:
         return run.withdrawn_reason if run.withdrawn_at and self._told(run) else None
@@ -634,15 +656,24 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         parameters=[RUN_ID],
         responses={
             200: RunDetailSerializer,
-            404: OpenApiResponse(ErrorBodySerializer, description="No such published run"),
+            404: OpenApiResponse(
+                ErrorBodySerializer,
+                description="No such published run (nor a held one of yours, by your token or "
+                "session)",
+            ),
         },
     )
     def retrieve(self, request: Request, *args, **kwargs) -> Response:
-        return super().retrieve(request, *args, **kwargs)
+        response = super().retrieve(request, *args, **kwargs)
+        if response.data.get("status") == Run.Status.HELD:
+            # Its submitter's or staff's alone: kept by no cache.
+            response["Cache-Control"] = "private, no-store"
+            patch_vary_headers(response, ("Authorization", "Cookie"))
+        return response
 
     def get_object(self) -> Run:
         try:
-            return selectors.run_detail(pk=_run_id(self.kwargs["pk"]))
+            return selectors.run_detail(pk=_run_id(self.kwargs["pk"]), user=self.request.user)
         except Run.DoesNotExist:
             raise NotFound() from None
 

@@ -17,6 +17,7 @@ from results.models import (
 )
 from results.selectors.common import MISSING_RATES_REASONS
 from results.selectors.rankings import Metric
+from results.spread import NOT_COMPARED, Comparability
 
 NUMBER = {"allow_null": True}
 DERIVED = [value for value in LeaderboardEntry.Derived.values if value]
@@ -71,12 +72,14 @@ class VerdictShape(serializers.Serializer):
     """The winner rule's verdict (docs/methodology.md, "Spread and the winner rule")."""
 
     winner = serializers.ChoiceField(
-        choices=["a", "b", "c", "d", "tie", "untested"],
+        choices=["a", "b", "c", "d", "tie", "untested", NOT_COMPARED],
         allow_null=True,
         help_text="the drive with a real lead (of A and the drive compared with it); "
+        f"{NOT_COMPARED}: the two figures are of different comparability classes (a quick "
+        "run against a full-length run or a published figure), never ranked together; "
         "null: a side untested",
     )
-    difference_percent = serializers.FloatField(allow_null=True)
+    difference_percent = serializers.FloatField(allow_null=True, help_text="null when not compared")
     margin_percent = serializers.FloatField(
         allow_null=True, help_text="a lead beyond this is real; null when not tested"
     )
@@ -100,6 +103,12 @@ class FiguresShape(serializers.Serializer):
     )
     spread = SpreadShape(allow_null=True)
     quick = serializers.BooleanField()
+    comparability = serializers.ChoiceField(
+        choices=[value for value, _ in Comparability.CHOICES],
+        help_text="The class it is ranked and compared within: the leaderboard's `method` "
+        "(full: full-length runs and published figures; quick: quick runs); figures of "
+        "two classes are not compared",
+    )
     partial = serializers.BooleanField()
     latency_kind = serializers.CharField(allow_blank=True)
     latency = LatencyShape(allow_null=True)
@@ -129,7 +138,9 @@ class PatternPairShape(serializers.Serializer):
     c = FiguresShape(allow_null=True, required=False, help_text="where a third drive is compared")
     d = FiguresShape(allow_null=True, required=False, help_text="where a fourth drive is compared")
     winner = serializers.ChoiceField(
-        choices=["a", "b", "tie", "untested"], allow_null=True, help_text="A against B"
+        choices=["a", "b", "tie", "untested", NOT_COMPARED],
+        allow_null=True,
+        help_text="A against B",
     )
     difference_percent = serializers.FloatField(**NUMBER, help_text="A against B")
     verdict = VerdictShape(help_text="A against B")

@@ -18,8 +18,8 @@ from results.models import (
     Run,
     Test,
 )
+from results.spread import Comparability, Spread
 from results.spread import Side as RuleSide
-from results.spread import Spread
 
 PATTERN_ORDER = {DataPattern.COMPRESSIBLE: 0, DataPattern.INCOMPRESSIBLE: 1, "unspecified": 2}
 VALUE_DEFAULT_TEST = "randwrite-4k-qd3-8g"
@@ -115,7 +115,7 @@ class Figures:
         if self.bytes_per_second is None:
             return None
         spread = self.spread or Spread.of([self.bytes_per_second])
-        return RuleSide(spread, self.method, self.result.test.run_to_run_cv)
+        return RuleSide(spread, self.method, self.result.test.run_to_run_cv, self.quick)
 
     @property
     def latency_rule_side(self) -> RuleSide | None:
@@ -131,7 +131,13 @@ class Figures:
             Spread(spread.n if spread else 1, rate, rate, rate, spread.cv if spread else None),
             self.method,
             self.result.test.run_to_run_cv,
+            self.quick,
         )
+
+    @property
+    def comparability(self) -> str:
+        """The class it is ranked and compared within (results.spread.Comparability)."""
+        return Comparability.of(method=self.method, quick=self.quick)
 
     @property
     def missing_rates_reason(self) -> str | None:

@@ -42,7 +42,15 @@ from results.selectors.common import (
     series_is_quick,
     test_order_key,
 )
-from results.spread import BPS_SQL, IOPS_SQL, METHOD_SQL, Verdict, verdict
+from results.spread import (
+    BPS_SQL,
+    IOPS_SQL,
+    METHOD_SQL,
+    NOT_COMPARED,
+    Comparability,
+    Verdict,
+    verdict,
+)
 from results.sweeps import sweep_label
 
 # -- head to head --------------------------------------------------------------------------
@@ -132,6 +140,11 @@ class Side:
 
 
 LATENCY_KINDS_DIFFER = "latencies of different kinds (see each side's): not compared"
+_CLASSES = dict(Comparability.CHOICES)
+# Why no drive is the best where their figures are of two comparability classes.
+NO_BEST_ACROSS = (
+    f"none: {_CLASSES[Comparability.QUICK]} are not compared with {_CLASSES[Comparability.FULL]}"
+)
 
 
 # The drives of a comparison, in order: A is the reference the others are compared with.
@@ -158,7 +171,9 @@ def against_a(v: Verdict, key: str) -> Verdict:
 def best_of(sides: list) -> int | None:
     """Which of the sides' rule sides (results.spread.Side, None where a drive has no
     figure) is better than every other that has one by the winner rule, a real difference
-    each time: its index; None when none is, or fewer than two have a figure."""
+    each time: its index; None when none is, or fewer than two have a figure. The rule
+    compares no two classes (results.spread.Comparability): where the figures are of two,
+    none is the best."""
     present = [i for i, s in enumerate(sides) if s is not None]
     if len(present) < 2:
         return None
@@ -171,9 +186,10 @@ def best_of(sides: list) -> int | None:
 @dataclass(slots=True)
 class PatternPair:
     """Every drive's figures in one data pattern, and who wins by the winner rule
-    (results.spread.verdict): A against B in `verdict` ("a", "b", "tie", "untested", or ""
-    when a side was not tested), each drive against A in `verdicts` (A's own empty), and
-    the drive better than every other, if one is (`best`, its key, else "")."""
+    (results.spread.verdict): A against B in `verdict` ("a", "b", "tie", "untested",
+    "not_compared" across comparability classes, or "" when a side was not tested), each
+    drive against A in `verdicts` (A's own empty), and the drive better than every other,
+    if one is (`best`, its key, else "")."""
 
     pattern: str
     a: Figures | None
@@ -198,13 +214,26 @@ class PatternPair:
         """Each drive's figures, A first."""
         return [self.a, self.b, *self.more]
 
+    @property
+    def classes_differ(self) -> bool:
+        """The drives' figures are of two comparability classes, which the winner rule does
+        not compare (charts then name each bar's class)."""
+        rule = [f.rule_side for f in self.figures if f is not None]
+        return len({side.comparability for side in rule if side is not None}) > 1
+
+    @property
+    def no_best_reason(self) -> str:
+        """Why no drive is the best, when it is that their classes differ (else "")."""
+        return NO_BEST_ACROSS if not self.best and self.classes_differ else ""
+
     def _latency_verdict(self, a: Figures | None, other: Figures | None) -> Verdict:
         sides = [f.latency_rule_side if f else None for f in (a, other)]
         if None in sides:
             return Verdict()
-        if a.result.latency_kind != other.result.latency_kind:
+        judged = verdict(*sides)  # across comparability classes: not compared, first
+        if judged.winner != NOT_COMPARED and a.result.latency_kind != other.result.latency_kind:
             return Verdict("untested", reason=LATENCY_KINDS_DIFFER)
-        return verdict(*sides)
+        return judged
 
     @property
     def latency_verdict(self) -> Verdict:

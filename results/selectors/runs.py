@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 from django.conf import settings
-from django.db.models import JSONField, Prefetch, QuerySet
+from django.db.models import JSONField, Prefetch, QuerySet, prefetch_related_objects
 
 from core.db import prepared_rows
 from drives.models import Drive
@@ -182,17 +182,34 @@ def run_for_withdrawal(*, pk: int) -> Run:
     return Run.objects.real().select_related("submitter").get(pk=pk)
 
 
-def run_detail(*, pk: int) -> Run:
-    """One published run of a real drive with its provenance and what it measured: the
-    throughput results, each with its `figures` (Figures: the rate not given derived from
-    the other), and the consistency series, TRIM validations and write saturations without
-    their per-second data. Raises Run.DoesNotExist."""
-    return _measured(runs_listed(), pk)
+def run_detail(*, pk: int, user=None) -> Run:
+    """One published run of a real drive, or one held for review when `user` submitted it
+    or is staff (results.permissions.may_see_own), with its provenance and what it
+    measured: the throughput results, each with its `figures` (Figures: the rate not given
+    derived from the other), and the consistency series, TRIM validations and write
+    saturations without their per-second data. Raises Run.DoesNotExist (for a held run
+    too, to anyone else, as for a withdrawn one). Five queries."""
+    run = _real_runs().get(pk=pk)
+    shown = run.status == Run.Status.PUBLISHED or (
+        run.status == Run.Status.HELD and user is not None and permissions.may_see_own(user, run)
+    )
+    if not shown:
+        raise Run.DoesNotExist(f"run {pk} is not published")
+    return _measured(run)
 
 
-def _measured(runs: QuerySet[Run], pk: int) -> Run:
-    """The run `pk` of `runs` with what it measured, as run_detail gives it."""
-    run = runs.prefetch_related(
+def _real_runs() -> QuerySet[Run]:
+    """Runs of real drives, whatever their status, with their provenance."""
+    runs = Run.objects.real().select_related(*RUN_PROVENANCE, "withdrawn_by")
+    if not settings.BENCH_SHOW_SYNTHETIC:
+        runs = runs.filter(drive__synthetic=False)
+    return runs
+
+
+def _measured(run: Run) -> Run:
+    """The run with what it measured, as run_detail gives it (four queries)."""
+    prefetch_related_objects(
+        [run],
         Prefetch("results", queryset=Result.objects.select_related("test").order_by("pk")),
         Prefetch(
             "consistency_series",
@@ -210,7 +227,7 @@ def _measured(runs: QuerySet[Run], pk: int) -> Run:
             .defer("bytes_per_interval")
             .order_by("pk"),
         ),
-    ).get(pk=pk)
+    )
     for result in run.results.all():
         result.figures = Figures.of(result, result.test)
     return run
@@ -364,23 +381,30 @@ class RunPage:
     command: str | None
     told: bool  # the viewer is its submitter or staff: why it was held or withdrawn
     same_unit: list[int]  # the drive's other published runs of the same physical unit
+    key: str = ""  # the held run's key that opened the page (its links carry it on)
 
     @functools.cached_property
     def health(self) -> Health | None:
         return Health.of(self.document)
 
+    @property
+    def private(self) -> bool:
+        """It shows what only the run's submitter and staff are told (a held run, why a run
+        was withdrawn): never kept by a cache, nor indexed."""
+        return self.told and self.run.status != Run.Status.PUBLISHED
 
-def run_page(*, pk: int, user) -> RunPage:
+
+def run_page(*, pk: int, user, key: str = "") -> RunPage:
     """The run `pk` of a real drive, published or withdrawn (its page says so), or held for
-    review when `user` submitted it or is staff. Six queries (five for a run whose unit is
-    not known), and two for the submitter's account. Raises Run.DoesNotExist."""
-    runs = Run.objects.real().select_related(*RUN_PROVENANCE, "withdrawn_by")
-    if not settings.BENCH_SHOW_SYNTHETIC:
-        runs = runs.filter(drive__synthetic=False)
-    run = _measured(runs, pk)
-    told = permissions.may_see_own(user, run)
+    review when `user` submitted it or is staff, or `key` is its key
+    (results.permissions.held_key_opens). Six queries (five for a run whose unit is not
+    known), and two for the submitter's account. Raises Run.DoesNotExist."""
+    run = _real_runs().get(pk=pk)
+    opened = permissions.held_key_opens(run, key)
+    told = opened or permissions.may_see_own(user, run)
     if run.status == Run.Status.HELD and not told:
         raise Run.DoesNotExist(f"run {pk} is held for review")
+    _measured(run)
     mine = {(r.test_id, r.pattern) for r in run.results.all()}
     standings = {
         (g.test_id, g.pattern): g
@@ -397,7 +421,8 @@ def run_page(*, pk: int, user) -> RunPage:
             .order_by("pk")
             .values_list("pk", flat=True)
         )
-    return RunPage(run, standings, document, loadgen_command(document), told, same_unit)
+    command = loadgen_command(document)
+    return RunPage(run, standings, document, command, told, same_unit, key if opened else "")
 
 
 def published_document(run: Run) -> dict[str, Any]:

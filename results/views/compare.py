@@ -543,7 +543,10 @@ def export_rows(c: Comparison) -> list[list[str]]:
 
     def who(p: PatternPair) -> list[str]:
         if many:
-            return [p.best.upper() or "none", *(v.label for v in p.verdicts[1:])]
+            return [
+                p.best.upper() or p.no_best_reason or "none",
+                *(v.label for v in p.verdicts[1:]),
+            ]
         v = p.verdict
         diff = f"{p.difference_percent:.1f}%" if p.difference_percent is not None else ""
         return [v.winner.upper() if v.winner in ("a", "b") else v.label, diff]

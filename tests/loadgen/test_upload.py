@@ -184,3 +184,51 @@ def test_a_token_on_the_command_line_or_none_at_all_is_refused(loadgen, folder):
     )  # fmt: skip
     assert run.returncode == 2 and "nothing was run" in run.stderr
     assert not (folder / "never.json").exists() and not (folder / "t.bin").exists()
+
+
+def test_a_held_upload_prints_the_link_that_opens_it_for_its_submitter(loadgen, site, folder):
+    """loadgen prints the answer's run.page: for a run held for review, the link with the key
+    that opens its page without a session (issue 43, item 7); the page without it is a 404."""
+    env, _, token_file = site
+    first, far = folder / "held-first.json", folder / "held-far.json"
+    with AppServer(env=env, log=folder / "gunicorn-held.log", workers=1) as server:
+        measured = loadgen_run(
+            loadgen, "run", "--target", folder / "held.bin", "--size", "16M", "--quick",
+            "--tests", "randread-4k-qd3", "--output", first, "--quiet",
+            "--drive", "manufacturer=Upload,model=Held Back",
+            "--upload", server.url, "--token-file", token_file,
+        )  # fmt: skip
+        assert measured.returncode == 0, measured.stderr
+        # The same drive again, a twentieth as fast: far from its other run, held for review.
+        document = json.loads(first.read_text())
+        for result in document["results"]:
+            seconds = result["duration_ns"] / 1e9
+            result["io_count"] //= 20
+            result["bytes"] = result["io_count"] * result["block_size"]
+            result["iops"] = result["io_count"] / seconds
+            result["bytes_per_second"] = result["bytes"] / seconds
+            for figure in ("iops_stddev", "iops_min"):
+                if result.get(figure) is not None:
+                    result[figure] /= 20
+        far.write_text(json.dumps(document))
+        held = loadgen_run(loadgen, "upload", "--url", server.url, "--token-file", token_file, far)
+        assert held.returncode == 0, held.stderr
+        printed = re.fullmatch(
+            rf"uploaded {re.escape(str(far))}: (\S+) \(held for review\)\n", held.stdout
+        )
+        assert printed, held.stdout
+        page = printed[1]
+        assert page.startswith(server.url + "/bench/runs/") and "?key=" in page, page
+        served = subprocess.run(["curl", "-sSf", "-D", "-", page], capture_output=True, timeout=30)
+        assert served.returncode == 0, served.stderr
+        answer = served.stdout.decode()
+        assert "Held for review: not public." in answer
+        assert "cache-control: private, no-store" in answer.lower()
+        bare = page.split("?", 1)[0]
+        status = subprocess.run(
+            ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", bare],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert status.stdout == "404"

@@ -46,7 +46,9 @@ def test_bar_labels_write_the_tables_figures(bps, latency_ns, iops_min):
     mbps = f"{units.mbps(bps)} MB/s"
 
     figures = _figures(bps)
-    row = SimpleNamespace(pattern="compressible", a=figures, b=None, figures=[figures, None])
+    row = SimpleNamespace(
+        pattern="compressible", a=figures, b=None, figures=[figures, None], classes_differ=False
+    )
     pair = SimpleNamespace(pairs=[row])
     a, b = charts.compare_bars(pair, "A", "B")["data"]
     assert a["text"] == [mbps] and b["text"] == ["not tested"]
@@ -79,7 +81,9 @@ def test_bar_labels_write_the_tables_figures(bps, latency_ns, iops_min):
 
 def test_a_small_rate_is_not_drawn_as_zero():
     figures = _figures(2e4)
-    row = SimpleNamespace(pattern="compressible", a=figures, b=None, figures=[figures, None])
+    row = SimpleNamespace(
+        pattern="compressible", a=figures, b=None, figures=[figures, None], classes_differ=False
+    )
     pair = SimpleNamespace(pairs=[row])
     assert charts.compare_bars(pair, "A", "B")["data"][0]["text"] == ["0.02 MB/s"]
 

@@ -18,6 +18,7 @@ from results.models import LeaderboardEntry, Method, Test
 from results.selectors.compare import compare
 from results.spread import (
     MARGIN_SIGMAS,
+    NOT_COMPARED,
     NOT_TESTED_PUBLISHED,
     Side,
     Spread,
@@ -76,6 +77,10 @@ def test_the_rule_is_symmetric(a, b, method_cv):
 def test_a_winner_is_the_faster_side_beyond_the_margin_and_never_unmeasured(a, b, cv, ma, mb):
     sa, sb = side(a, ma, cv), side(b, mb, cv)
     v = verdict(sa, sb)
+    if sa.comparability != sb.comparability:  # a quick run against any other: no verdict
+        assert v.winner == NOT_COMPARED and v.difference_percent is None
+        assert v.label == f"not compared: {sa.class_noun} against {sb.class_noun}"
+        return
     assert v.difference_percent == pytest.approx(
         (max(sa.spread.mean, sb.spread.mean) / min(sa.spread.mean, sb.spread.mean) - 1) * 100
     )
@@ -129,11 +134,16 @@ def test_published_figures_one_each_are_not_tested():
 
 
 def test_mixed_methods_use_what_each_side_knows():
-    # A quick run's single figure has no known variation, even where the test's is measured.
+    # A quick run against a full-length one is not compared, however many runs it has.
     v = verdict(side([100.0], method_cv=0.02), side([150.0], Method.QUICK, 0.02))
-    assert v.winner == "untested" and "B's" in v.reason
-    # Several quick runs carry their own.
+    assert v.winner == NOT_COMPARED and v.label == "not compared: full-length run against quick run"
     v = verdict(side([100.0], method_cv=0.02), side([150.0, 151.0, 149.0], Method.QUICK, 0.02))
+    assert v.winner == NOT_COMPARED
+    # A quick run's single figure has no known variation, even where the test's is measured.
+    v = verdict(side([100.0], Method.QUICK, 0.02), side([150.0], Method.QUICK, 0.02))
+    assert v.winner == "untested" and "both sides'" in v.reason
+    # Several quick runs carry their own.
+    v = verdict(side([100.0, 101.0, 99.0], Method.QUICK), side([150.0, 151.0, 149.0], Method.QUICK))
     assert v.winner == "b"
     # A published figure against a loadgen run: the article's variation is unknown.
     v = verdict(side([100.0], Method.PUBLISHED), side([150.0], method_cv=0.02))
