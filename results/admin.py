@@ -95,11 +95,20 @@ class RunAdmin(admin.ModelAdmin):
         "tool_name",
         "tool_version",
         "status",
+        "reviewed",
         "started_at",
         "submitter",
         "ingested_at",
     ]
-    list_filter = ["status", "source", "drive_state", "tool_name", "suite", "citation__publisher"]
+    list_filter = [
+        "status",
+        "reviewed",
+        "source",
+        "drive_state",
+        "tool_name",
+        "suite",
+        "citation__publisher",
+    ]
     search_fields = ["drive__model", "drive__manufacturer__name", "content_hash", "citation__title"]
     list_select_related = ["drive__manufacturer", "submitter"]
     autocomplete_fields = ["drive", "firmware", "bench", "citation", "submitter"]
@@ -107,6 +116,7 @@ class RunAdmin(admin.ModelAdmin):
     # rankings it is in.
     readonly_fields = [
         "status",
+        "reviewed",
         "held_reason",
         "document",
         "content_hash",
