@@ -6,7 +6,7 @@ numeric member (results/schema/result-document.schema.json); `declared()` reads 
 every rule below applies to every member of a kind, wherever it stands (a throughput
 result, one direction of a mixed one, a consistency series, a write saturation, a TRIM
 validation). A figure added to the schema is checked as soon as it is annotated, and
-tests/results/test_plausibility.py fails while a number of the schema is not.
+tests/api/test_plausibility.py fails while a number of the schema is not.
 
 Refused (figure_problems, with the member's JSON pointer):
 - The drive's envelope: a rate, a spread, a series point (over its interval) or a count

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group, User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from results.permissions import REVIEWER_GROUP
+from results.permissions import REVIEWER_GROUP, TRUSTED_GROUP
 from results.synthetic import measured_document
 
 SAMPLES = Path(settings.BASE_DIR) / "results" / "schema" / "samples"
@@ -24,15 +24,18 @@ def withdraw_url(pk: int) -> str:
     return f"{RUNS}{pk}/withdraw/"
 
 
-def make_user(username: str, *, reviewer: bool = False, staff: bool = False) -> User:
+def make_user(
+    username: str, *, reviewer: bool = False, staff: bool = False, trusted: bool = False
+) -> User:
+    """A user; a reviewer may upload, a trusted reviewer's runs count in their drives'
+    reviewed reference as they are published (results.permissions)."""
     user = User.objects.create_user(username, password="a-long-test-password-41")
     user.is_staff = staff
     user.save()
-    if reviewer:
-        group, _ = Group.objects.get_or_create(
-            name=REVIEWER_GROUP
-        )  # flushed by transactional tests
-        user.groups.add(group)
+    for wanted, name in ((reviewer, REVIEWER_GROUP), (trusted, TRUSTED_GROUP)):
+        if wanted:
+            group, _ = Group.objects.get_or_create(name=name)  # flushed by transactional tests
+            user.groups.add(group)
     return user
 
 
@@ -51,12 +54,19 @@ def post_document(client: APIClient, document, url: str = RUNS, **extra):
 
 @pytest.fixture
 def reviewer(db) -> User:
-    return make_user("rita", reviewer=True)
+    """An established reviewer, whom staff trust."""
+    return make_user("rita", reviewer=True, trusted=True)
 
 
 @pytest.fixture
 def other_reviewer(db) -> User:
-    return make_user("otto", reviewer=True)
+    return make_user("otto", reviewer=True, trusted=True)
+
+
+@pytest.fixture
+def newcomer(db) -> APIClient:
+    """A reviewer staff have not marked trusted, by token: holds judge their uploads."""
+    return token_client(make_user("nina", reviewer=True))
 
 
 @pytest.fixture

@@ -92,6 +92,7 @@ def test_the_results_csv_writes_each_number_as_the_json_does(
     run = published(
         manufacturer="Old",
         model=f"Disk {seq}",
+        kind="virtual",  # a RAM disk of the catalog: no wire bounds the magnitudes drawn
         results=[
             {
                 "test": "randread-4k-qd3",

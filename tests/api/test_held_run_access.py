@@ -260,7 +260,7 @@ def test_the_response_cache_never_keeps_or_serves_the_held_view(kept, reviewer):
     assert plain.status_code == 404
     assert Client().get(keyed + "x").status_code == 404
     signed_in = Client()
-    signed_in.force_login(make_user("otto", reviewer=True))
+    signed_in.force_login(make_user("otto", reviewer=True, trusted=True))
     assert signed_in.get(page_url(held["id"])).status_code == 404
     # Once published, its page is public and kept like any other.
     run_approve(run=Run.objects.get(pk=held["id"]))

@@ -21,7 +21,7 @@ LEADERBOARD = "/bench/tests/randread-4k-qd3/"
 def test_a_withdrawn_run_leaves_pages_rankings_and_lists_at_once(settings, client):
     settings.BENCH_RESPONSE_CACHE = True  # anonymous pages are served from the cache
     cache.clear()
-    rita = make_user("rita", reviewer=True)
+    rita = make_user("rita", reviewer=True, trusted=True)
     document = measured_document(model="Withdrawn Drive", series_seconds=300)
     run = run_ingest(document=json.dumps(document), submitter=rita).run
     Drive.objects.filter(pk=run.drive_id).update(needs_review=False)  # staff reviewed it
@@ -126,7 +126,7 @@ def test_another_reviewer_uploading_a_withdrawn_document_is_not_told_why(api, re
     document = measured_document(series_seconds=300)
     run = run_ingest(document=json.dumps(document), submitter=reviewer).run
     api.post(withdraw_url(run.pk), {"reason": "private reason"}, format="json")
-    otto = token_client(make_user("otto-2", reviewer=True))
+    otto = token_client(make_user("otto-2", reviewer=True, trusted=True))
     body = otto.post(RUNS, document, format="json").json()["run"]
     assert body["id"] == run.pk and body["status"] == "withdrawn"
     assert body["withdrawn_reason"] is None and body["withdrawn_by"] is None
@@ -138,7 +138,7 @@ def test_another_reviewer_uploading_a_withdrawn_document_is_not_told_why(api, re
 def test_a_drive_whose_every_run_is_withdrawn_leaves_the_lists_and_search(client):
     """Its page stays, saying why; a run of it uploaded again lists it again. A drive of the
     catalog that never had a run stays listed."""
-    rita = make_user("rita", reviewer=True)
+    rita = make_user("rita", reviewer=True, trusted=True)
     api = token_client(rita)
     first = run_ingest(
         document=json.dumps(measured_document(model="Gone Drive", series_seconds=300)),

@@ -74,7 +74,7 @@ def test_a_single_run_drive_has_no_distribution(client):
 
 
 def test_withdrawn_run_says_so_and_why_only_to_its_submitter(client):
-    reviewer = make_user("rita", reviewer=True)
+    reviewer = make_user("rita", reviewer=True, trusted=True)
     run = _runs(2, submitter=reviewer)[0]
     run_withdraw(run=run, by=reviewer, reason="wrong drive named")
     url = reverse("bench:run", args=[run.pk])
@@ -85,7 +85,7 @@ def test_withdrawn_run_says_so_and_why_only_to_its_submitter(client):
 
 
 def test_a_held_run_is_shown_only_to_its_submitter_and_staff(client):
-    reviewer = make_user("rita", reviewer=True)
+    reviewer = make_user("rita", reviewer=True, trusted=True)
     staff = make_user("sam", staff=True)
     run = _runs(1, submitter=reviewer)[0]
     Run.objects.filter(pk=run.pk).update(status=Run.Status.HELD, held_reason="far from others")
@@ -141,7 +141,7 @@ def test_the_serial_is_never_published(client, caplog):
 
 
 def test_the_api_and_the_upload_point_to_the_run_page(client):
-    reviewer = make_user("rita", reviewer=True)
+    reviewer = make_user("rita", reviewer=True, trusted=True)
     response = post_document(token_client(reviewer), measured_document(seed=9))
     assert response.status_code == 201
     body = response.json()["run"]

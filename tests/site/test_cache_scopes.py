@@ -117,7 +117,7 @@ def upload_for(drive: Drive, *, tests: tuple[str, ...], consistency: bool = Fals
 
 @pytest.fixture
 def reviewer_api():
-    return token_client(make_user("rita", reviewer=True))
+    return token_client(make_user("rita", reviewer=True, trusted=True))
 
 
 X_IN_FOUR_K = {

@@ -20,7 +20,7 @@ from results.documents import SECTION_OF_KIND, pointer, schema
 from results.models import LeaderboardEntry, Run
 from results.services import UNNAMED_DRIVE, run_ingest
 from results.synthetic import measured_document
-from tests.api.conftest import make_user, post_document, rows, token_client
+from tests.api.conftest import post_document, rows
 
 pytestmark = pytest.mark.django_db
 PROPERTY = settings(
@@ -147,12 +147,6 @@ def document(seed: int = 1, **drive: Any) -> dict[str, Any]:
         }
     ]
     return doc
-
-
-@pytest.fixture
-def newcomer():
-    """An untrusted reviewer's API client."""
-    return token_client(make_user("nina", reviewer=True))
 
 
 @pytest.fixture
