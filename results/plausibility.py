@@ -174,6 +174,7 @@ class Envelope:
         than WIDEST_LINK). Only a virtual drive the catalog holds reviewed is unbounded."""
         interface = drive.interface or spec.get("interface") or ""
         capacity = drive.capacity_bytes or spec.get("capacity_bytes")
+        capacity = int(capacity) if capacity else None  # 2.56e11 in a document's JSON
         if drive.kind == Drive.Kind.VIRTUAL and not drive.needs_review:
             return cls(None, capacity, interface)
         return cls(LINE_RATES.get(interface, WIDEST_LINK), capacity, interface or "its link")
