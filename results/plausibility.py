@@ -52,12 +52,13 @@ from results.documents import (
     SECTION_OF_KIND,
     DocumentProblem,
     TestSpec,
+    latency_kind,
     parse_time,
     pointer,
     schema,
     with_defaults,
 )
-from results.models import Run, Test
+from results.models import LatencyKind, Run, Test
 from results.selectors.runs import run_groups
 from results.spread import quantiles
 
@@ -218,6 +219,10 @@ PARTS_MEAN = (
 )
 UPTO_MISMATCH = "{value} is not the sum of {series} before {upto} ({expected})"
 LONGER_THAN = "{value:.6g} s is longer than {what} ({limit:.6g} s)"
+FASTER_THAN_WIRE = (
+    "a latency of {value:.6g} ns is shorter than {block} bytes take to cross {interface} "
+    "({limit:.6g} ns at least)"
+)
 LONGER_THAN_TEST = "an I/O of {value} ns is longer than the whole test ({limit:.0f} ns)"
 SUM_MISMATCH = "{field} {value} is not the sum of the reads' and the writes' ({expected})"
 TOTAL_MISMATCH = "{value} is not the sum of {series} ({expected})"
@@ -249,6 +254,7 @@ class Context:
     seconds: float | None  # the entry's duration
     interval: float | None  # its series' interval, seconds
     run_seconds: float | None  # the whole run's, from started_at to finished_at
+    issue_to_completion: bool  # latency_ns runs from issue (documents.latency_kind "lat")
 
 
 def figure_problems(
@@ -266,6 +272,7 @@ def figure_problems(
     started = parse_time(document.get("started_at"))
     finished = parse_time(document.get("finished_at"))
     run_seconds = (finished - started).total_seconds() if started and finished else None
+    issue_to_completion = latency_kind(document) == LatencyKind.TOTAL
     tool = document.get("tool", {}).get("name", "")
     for section, member in declared().items():
         for index, raw in enumerate(document.get(section, [])):
@@ -281,15 +288,17 @@ def figure_problems(
                 seconds=duration / 1e9 if duration else None,
                 interval=interval / 1e9 if interval else None,
                 run_seconds=run_seconds,
+                issue_to_completion=issue_to_completion,
             )
             _check_object(entry, member, pointer(section, index), context, problem)
     return problems
 
 
 def _check_object(
-    values: Mapping[str, Any], member: Member, where: str, context: Context, problem: Problem
+    given: Mapping[str, Any], member: Member, where: str, context: Context, problem: Problem
 ) -> None:
-    for name, value in values.items():
+    values = _in_ios(given, member, context)
+    for name, value in given.items():
         inner = member.members.get(name)
         if inner is None or value is None:
             continue
@@ -304,12 +313,30 @@ def _check_object(
             continue
         if inner.items:
             _check_items(value, quantity, at, context, problem)
-        elif not _restated(values, member, quantity):
+        elif not _restated(given, member, quantity):
             _check_figure(values, name, value, quantity, at, context, problem)
         else:
             _check_relations(values, value, quantity, at, context, problem)
     if MIXED_SIDES[0] in member.members and all(side in values for side in MIXED_SIDES):
         _check_directions(values, member.members[MIXED_SIDES[0]], where, problem)
+
+
+def _in_ios(values: Mapping[str, Any], member: Member, context: Context) -> Mapping[str, Any]:
+    """The object's members as its relations read them: a figure in I/Os it leaves out
+    (iops) stated by its counterpart in bytes (bytes_per_second ÷ block size), so that a
+    spread or a slowest second is judged against the mean whichever unit gives it."""
+    filled = None
+    for name, inner in member.members.items():
+        quantity = inner.quantity
+        if quantity is None or quantity.per != "io" or values.get(name) is not None:
+            continue
+        for other, counterpart in member.members.items():
+            q = counterpart.quantity
+            if q is not None and q.kind == quantity.kind and q.per == "byte" and values.get(other):
+                filled = filled or dict(values)
+                filled[name] = values[other] / context.spec.block_size
+                break
+    return filled or values
 
 
 def _restated(values: Mapping[str, Any], member: Member, quantity: Quantity) -> bool:
@@ -491,6 +518,22 @@ def _check_latency(
     bounded = ([low] if low is not None else []) + points + ([high] if high is not None else [])
     if bounded != sorted(bounded):
         problem(f"{at}/percentiles", PERCENTILE_ORDER)
+    envelope = context.envelope
+    if envelope is not None and envelope.line_rate is not None and not quantity.within:
+        # No I/O completes before its block has crossed the link (issue to completion; the
+        # completion part, clat, may be over before the call that issued it returns).
+        wire = context.spec.block_size / envelope.line_rate * 1e9
+        shortest = next((v for v in (low, *points, mean) if v is not None), None)
+        if shortest is not None and shortest < wire and context.issue_to_completion:
+            problem(
+                at,
+                FASTER_THAN_WIRE.format(
+                    value=shortest,
+                    block=context.spec.block_size,
+                    interface=envelope.interface,
+                    limit=wire,
+                ),
+            )
     spread, count = latency.get("stddev"), values.get("io_count")
     if spread is not None and low is not None and high is not None:
         # Latencies between min and max spread at most their range, and, where one I/O is
@@ -579,37 +622,65 @@ def _check_parts_latency(
 # -- holds ---------------------------------------------------------------------------------
 HOLD_FACTOR = 10
 FAR_FROM_OTHERS = (
-    "{test}, {pattern}: {iops} IOPS is {factor:.0f}x {direction} the drive's reviewed "
-    "figures in this test (median {median} IOPS over {count})"
+    "{test}, {pattern}: {value} {unit} is {factor:.0f}x {direction} the drive's reviewed "
+    "figures in this test (median {median} {unit} over {count})"
 )
 NO_REFERENCE = (
-    "{test}, {pattern}: {iops} IOPS, and the drive has no reviewed figure in this test to "
-    "judge it by"
+    "{test}, {pattern}: {value} {unit}, and the drive has no reviewed figure in this test "
+    "to judge it by"
 )
 DRIVE_UNREVIEWED = (
     "the drive {drive} is new to the catalog (an upload named it): its specs and figures "
     "await staff review"
 )
 
-# Each section's headline rate, in I/Os a second: of a document's entry, and in SQL of a
-# stored row (over t its test) for the reference. A throughput result's rate, a TRIM
-# validation's clean rate, a write saturation's mean, a consistency series' mean.
-_HEADLINES: dict[str, tuple[Callable[[Mapping[str, Any], TestSpec], float | None], str]] = {
-    "results": (
-        lambda e, spec: (
-            e["iops"]
-            if e.get("iops") is not None
-            else (e["bytes_per_second"] / spec.block_size if e.get("bytes_per_second") else None)
-        ),
+
+@dataclass(frozen=True)
+class Headline:
+    """A figure of an entry that holds judge against the reference: what it is called in
+    messages, the section it is read from, how (of a document's entry, with its test), and
+    in SQL of a stored row (over t its test, giving its test, run and value)."""
+
+    section: str
+    name: str  # "IOPS" or "µs": how messages give the figure
+    read: Callable[[Mapping[str, Any], TestSpec], float | None]
+    sql: str
+
+
+def _io_rate(entry: Mapping[str, Any], spec: TestSpec) -> float | None:
+    if entry.get("iops") is not None:
+        return entry["iops"]
+    bps = entry.get("bytes_per_second")
+    return bps / spec.block_size if bps else None
+
+
+# A throughput result's rate and mean latency, a TRIM validation's clean rate, a write
+# saturation's mean, a consistency series' mean: rates in I/Os a second, latencies in µs.
+HEADLINES = (
+    Headline(
+        "results",
+        "IOPS",
+        _io_rate,
         "SELECT r.test_id, r.run_id, COALESCE(r.iops, r.bytes_per_second / t.block_size) "
         "FROM results_result r JOIN results_test t ON t.id = r.test_id WHERE NOT r.partial",
     ),
-    "trim": (
+    Headline(
+        "results",
+        "µs mean latency",
+        lambda e, spec: (e.get("latency_ns") or {}).get("mean", 0) / 1e3 or None,
+        "SELECT r.test_id, r.run_id, r.latency_mean_ns / 1e3 FROM results_result r "
+        "WHERE NOT r.partial",
+    ),
+    Headline(
+        "trim",
+        "IOPS",
         lambda e, spec: e["clean_bytes_per_second"] / spec.block_size,
         "SELECT v.test_id, v.run_id, v.clean_bytes_per_second / t.block_size "
         "FROM results_trimvalidation v JOIN results_test t ON t.id = v.test_id",
     ),
-    "saturation": (
+    Headline(
+        "saturation",
+        "IOPS",
         lambda e, spec: (
             e["mean_bytes_per_second"] / spec.block_size if e.get("mean_bytes_per_second") else None
         ),
@@ -617,29 +688,34 @@ _HEADLINES: dict[str, tuple[Callable[[Mapping[str, Any], TestSpec], float | None
         "FROM results_saturationseries s JOIN results_test t ON t.id = s.test_id "
         "WHERE NOT s.partial",
     ),
-    "consistency": (
+    Headline(
+        "consistency",
+        "IOPS",
         lambda e, spec: statistics.fmean(e["iops"]) / (e["interval_ns"] / 1e9),
         "SELECT c.test_id, c.run_id, "
         "(SELECT avg(x) FROM unnest(c.iops) x) / (c.interval_ns / 1e9) "
         "FROM results_consistencyseries c WHERE NOT c.partial",
     ),
-}
+)
 _REFERENCE_SQL = """
-SELECT h.test_id, h.rate FROM ({union}) h (test_id, run_id, rate)
+SELECT h.test_id, h.headline, h.value FROM ({union}) h (test_id, run_id, value, headline)
 JOIN results_run run ON run.id = h.run_id
 WHERE run.drive_id = %(drive)s AND run.status = 'published' AND run.reviewed
-  AND h.test_id = ANY(%(tests)s) AND h.rate > 0"""
+  AND h.test_id = ANY(%(tests)s) AND h.value > 0"""
 
 
-def reference(drive: Drive, test_ids: list[int]) -> dict[int, list[float]]:
-    """The drive's reviewed reference in these tests: each test's headline rates (I/Os a
-    second) of its published, reviewed runs (Run.reviewed). One query."""
-    union = " UNION ALL ".join(f"({sql})" for _, sql in _HEADLINES.values())
-    found: dict[int, list[float]] = {}
+def reference(drive: Drive, test_ids: list[int]) -> dict[tuple[int, int], list[float]]:
+    """The drive's reviewed reference in these tests: each test's HEADLINES figures (by
+    test id and headline index) of its published, reviewed runs (Run.reviewed). One
+    query."""
+    union = " UNION ALL ".join(
+        f"(SELECT *, {n} FROM ({h.sql}) h{n})" for n, h in enumerate(HEADLINES)
+    )
+    found: dict[tuple[int, int], list[float]] = {}
     with connection.cursor() as cursor:
         cursor.execute(_REFERENCE_SQL.format(union=union), {"drive": drive.pk, "tests": test_ids})
-        for test_id, rate in cursor.fetchall():
-            found.setdefault(test_id, []).append(float(rate))
+        for test_id, headline, value in cursor.fetchall():
+            found.setdefault((test_id, headline), []).append(float(value))
     return found
 
 
@@ -647,47 +723,45 @@ def hold_reasons(
     document: Mapping[str, Any], tests: Mapping[str, Test], drive: Drive, *, trusted: bool
 ) -> list[str]:
     """Why a run of this document should be held for staff review (empty: none): each
-    entry, partial or whole, HOLD_FACTOR times or more away from the median of the drive's
-    reviewed reference in its test; from an untrusted submitter, each entry of a test
-    without a reference, and any entry of a drive awaiting review."""
+    entry's HEADLINES figure, partial or whole, HOLD_FACTOR times or more away from the
+    median of the drive's reviewed reference in its test; from an untrusted submitter, each
+    figure of a test without a reference, and any entry of a drive awaiting review."""
     reasons = []
     if not trusted and drive.needs_review:
         reasons.append(DRIVE_UNREVIEWED.format(drive=drive))
-    entries = [
-        (section, with_defaults(section, entry))
-        for section in _HEADLINES
-        for entry in document.get(section, [])
+    figures = [
+        (n, headline, with_defaults(headline.section, entry))
+        for n, headline in enumerate(HEADLINES)
+        for entry in document.get(headline.section, [])
     ]
-    if not entries:
+    if not figures:
         return reasons
-    known = reference(drive, sorted({tests[e["test"]].pk for _, e in entries}))
-    for section, entry in entries:
+    known = reference(drive, sorted({tests[e["test"]].pk for _, _, e in figures}))
+    for n, headline, entry in figures:
         test = tests[entry["test"]]
         spec = TestSpec(test.identifier, test.kind, test.block_size, test.queue_depth)
-        rate = _HEADLINES[section][0](entry, spec)
-        if rate is None:
+        value = headline.read(entry, spec)
+        if value is None:
             continue
-        others = known.get(test.pk)
+        others = known.get((test.pk, n))
+        said = {"test": test.identifier, "pattern": entry["pattern"], "unit": headline.name}
         if not others:
-            if not trusted:
-                reasons.append(
-                    NO_REFERENCE.format(
-                        test=test.identifier, pattern=entry["pattern"], iops=units.iops(rate)
-                    )
-                )
+            # A latency alone has nothing else to be judged by; beside a rate, the rate is.
+            alone = headline.section != "results" or n == 0 or _io_rate(entry, spec) is None
+            if not trusted and alone:
+                reasons.append(NO_REFERENCE.format(value=units.iops(value), **said))
             continue
         median = statistics.median(others)
-        factor = rate / median if rate >= median else (median / rate if rate else math.inf)
+        factor = value / median if value >= median else (median / value if value else math.inf)
         if factor >= HOLD_FACTOR:
             reasons.append(
                 FAR_FROM_OTHERS.format(
-                    test=test.identifier,
-                    pattern=entry["pattern"],
-                    iops=units.iops(rate),
+                    value=units.iops(value),
                     factor=factor,
-                    direction="above" if rate > median else "below",
+                    direction="above" if value > median else "below",
                     median=units.iops(median),
                     count=len(others),
+                    **said,
                 )
             )
     return reasons
