@@ -341,7 +341,10 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     """Validate a result document and store it as one run, all or nothing.
 
     Idempotent: a document whose canonical content was ingested before returns the
-    existing run with created=False and writes nothing. A drive the catalog does not hold
+    existing run with created=False and writes nothing. A version 1 or 2 document's serial
+    number is stored only as its salted hash (documents.hash_serial); the content hash is
+    of the document as submitted, so that the same document sent again, before or after
+    that was so, is the same run. A drive the catalog does not hold
     is created from the document's drive block; with a submitter (an upload) it is flagged
     for staff review (Drive.needs_review). Raises DocumentRejected with
     every problem found (JSON pointer and message) when the document is not acceptable;
@@ -355,7 +358,10 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     if existing is not None:
         return IngestOutcome(existing, created=False)
     suite = _suite(parsed)
-    raw = document.decode("utf-8") if isinstance(document, bytes) else document
+    if documents.hash_serial(parsed):
+        raw = json.dumps(parsed, ensure_ascii=False)
+    else:
+        raw = document.decode("utf-8") if isinstance(document, bytes) else document
     try:
         with transaction.atomic():
             run = _write(parsed, raw, digest, submitter, tests, suite)
