@@ -1,4 +1,5 @@
-"""Writes of the results app: ingesting a result document, withdrawing a run."""
+"""Writes of the results app: ingesting a result document, withdrawing a run, issuing a
+reviewer's API token."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AbstractUser, Group
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from knox.models import AuthToken
 
 from drives.models import Drive, FirmwareVersion
 from drives.services import DriveSpecProblem, drive_listed, drive_resolve
@@ -41,6 +43,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
+from results.permissions import REVIEWER_GROUP
 from results.spread import BPS_SQL, DERIVED_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
 from results.steady_state import steady_state
 
@@ -406,6 +409,17 @@ def run_withdraw(*, run: Run, reason: str, by: AbstractBaseUser | None = None) -
             drive_listed(drive_id=run.drive_id, listed=False)  # its last run withdrawn
         leaderboard_refresh(drive_ids=[run.drive_id])
     return run
+
+
+def reviewer_token_issue(*, user: AbstractUser) -> str:
+    """Make the user a reviewer and issue them a new API token, returned this once: the
+    database keeps only its digest (django-rest-knox), so no one can read it back. Their
+    earlier tokens keep working until revoked."""
+    with transaction.atomic():
+        group, _ = Group.objects.get_or_create(name=REVIEWER_GROUP)
+        user.groups.add(group)
+        _, token = AuthToken.objects.create(user=user)
+    return token
 
 
 class IdempotencyConflict(Exception):
