@@ -282,9 +282,12 @@ def content_hash(document: Mapping[str, Any]) -> str:
 SERIAL_SALT = "bench.loadgen.serial.v1:"
 SERIAL_HASH_DIGITS = 32
 _SERIAL_BYTES = 255
-_LOADGEN_SPACES = (
-    " \t\n\v\f\r\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029"
-    "\u202f\u205f\u3000\ufeff"
+_LOADGEN_SPACES = "".join(
+    [
+        " \t\n\v\f\r\u00a0\u1680",
+        *map(chr, range(0x2000, 0x200B)),
+        "\u2028\u2029\u202f\u205f\u3000\ufeff",
+    ]
 )
 
 

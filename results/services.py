@@ -346,8 +346,8 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     Idempotent: a document whose canonical content was ingested before returns the
     existing run with created=False and writes nothing. A version 1 or 2 document's serial
     number is stored only as its salted hash (documents.hash_serial); the content hash is
-    of the document as submitted, so that the same document sent again, before or after
-    that was so, is the same run. A drive the catalog does not hold
+    the submitted document's, so that the same document sent again finds its run, also one
+    stored before serials were hashed (migration 0036). A drive the catalog does not hold
     is created from the document's drive block; with a submitter (an upload) it is flagged
     for staff review (Drive.needs_review). Raises DocumentRejected with
     every problem found (JSON pointer and message) when the document is not acceptable;
