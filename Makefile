@@ -20,7 +20,7 @@ export PATH := $(BIN):$(PATH)
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
 	@echo "make serve         the same under gunicorn with the production settings (ADDR=host:port)"
-	@echo "make reviewer      NAME=<user>: make a reviewer and print their API token (site running or not)"
+	@echo "make reviewer      NAME=<user>: make a reviewer and print a new API token, once (site running or not)"
 	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make test-fresh    make test of this tree's HEAD in a fresh Debian 12 chroot (root)"
@@ -57,11 +57,16 @@ run: $(INSTALLED)
 	  exec $(PY) manage.py runserver 127.0.0.1:8000'
 
 # A reviewer's API token (the reviewer made when there is none), on the `make run` database:
-# also while the site runs, whose database it then uses.
+# also while the site runs, whose database it then uses. NAME reaches the command only
+# through the environment, unexpanded ($(value ...)); make does not export NAME itself,
+# which would expand it: no text in it is ever run by make or the shell.
+unexport NAME
+reviewer: export BENCH_REVIEWER_NAME := $(value NAME)
 reviewer: $(INSTALLED)
-	@[ -n "$(NAME)" ] || { echo "make reviewer NAME=<user name>" >&2; exit 2; }
+	@[ -n "$$BENCH_REVIEWER_NAME" ] || { echo "make reviewer NAME=<user name>" >&2; exit 2; }
 	@$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
-	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py reviewer_token --create "$$0"' "$(NAME)"
+	  $(PY) manage.py migrate --noinput -v0 && \
+	  $(PY) manage.py reviewer_token --create "$$BENCH_REVIEWER_NAME"'
 
 # Production serving on the `make run` database (with its demo data), or on DATABASE_URL
 # (then without the demo). Needs no configuration on loopback; see docs/deploy.md.

@@ -1,7 +1,8 @@
 """The REST API's project-wide pieces, named by dotted path in settings.REST_FRAMEWORK and
 MIDDLEWARE (the apps never import this module):
 
-- token authentication that refuses a key no token can have without asking the database;
+- token authentication (django-rest-knox: tokens stored as digests) that refuses a token
+  knox cannot have written without asking the database;
 - the schema documents that error body, with an example, on every operation;
 - one error body everywhere: {"detail": "<summary>", "errors": [{"pointer", "message"}]},
   the summary ending with an exception's `note` where it has one (an upload's: what is
@@ -28,7 +29,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.functional import Promise
-from rest_framework import authentication, exceptions, renderers, serializers, status
+from knox import auth
+from knox.settings import knox_settings
+from rest_framework import exceptions, renderers, serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BaseRenderer
@@ -43,18 +46,20 @@ SUMMARY_LIMIT = 500
 
 
 # -- authentication ------------------------------------------------------------------------
-# What a token's key can be (DRF writes 40 hexadecimal digits; the column holds 40 characters).
-_TOKEN_KEY = re.compile(r"[0-9A-Za-z]{1,40}")
+INVALID_TOKEN = "Invalid token."
+# What a token can be: knox writes lower-case hexadecimal digits, so many of them.
+_TOKEN = re.compile(rb"[0-9a-f]{%d}" % knox_settings.AUTH_TOKEN_CHARACTER_LENGTH)
 
 
-class TokenAuthentication(authentication.TokenAuthentication):
-    """DRF's, with a key that no token can have (a NUL byte, which PostgreSQL cannot even
-    compare, any other text, too long) refused as an invalid token before any query."""
+class TokenAuthentication(auth.TokenAuthentication):
+    """knox's, with a token that knox cannot have written (a NUL byte, which PostgreSQL
+    cannot even compare, text that is not UTF-8, another length) refused as an invalid
+    token before any query."""
 
-    def authenticate_credentials(self, key):
-        if not _TOKEN_KEY.fullmatch(key):
-            raise exceptions.AuthenticationFailed("Invalid token.")
-        return super().authenticate_credentials(key)
+    def authenticate_credentials(self, token: bytes):
+        if not _TOKEN.fullmatch(token):
+            raise exceptions.AuthenticationFailed(INVALID_TOKEN)
+        return super().authenticate_credentials(token)
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -110,7 +115,7 @@ _ERROR_EXAMPLES = {
     "404": ("Nothing at this address", {"detail": "Not found.", "errors": []}),
     "401": (
         "Credentials are needed, or those sent are not valid (an unknown or revoked token)",
-        {"detail": "Invalid token.", "errors": []},
+        {"detail": INVALID_TOKEN, "errors": []},
     ),
 }
 

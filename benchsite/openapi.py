@@ -1,17 +1,25 @@
 """The API's description, where drf-spectacular's own reading of a view falls short: each
 list's filters described by what their fields accept (core.filters.query_schema), not
-guessed from the model. Loaded with the app (benchsite.apps), as drf-spectacular's
-extensions must be before a schema is made."""
+guessed from the model; the token authentication (benchsite.api), knox's. Loaded with the
+app (benchsite.apps), as drf-spectacular's extensions must be before a schema is made."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
 from drf_spectacular.extensions import OpenApiFilterExtension
 from drf_spectacular.plumbing import build_parameter_type, get_manager, get_view_model
 from drf_spectacular.utils import OpenApiParameter
 
 from core.filters import declared_filters, query_description, query_schema
+
+
+class TokenScheme(KnoxTokenScheme):
+    """`Authorization: Token <token>`, under the name the schema has always given it."""
+
+    target_class = "benchsite.api.TokenAuthentication"
+    name = "tokenAuth"
 
 
 class FilterSetParameters(OpenApiFilterExtension):

@@ -27,7 +27,7 @@ PRIMARY = "default"
 STICKY_COOKIE = "bench_primary"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Login state and cache entries must never be read stale.
-PRIMARY_ONLY_APPS = frozenset({"sessions", "auth", "authtoken", "admin", "django_cache"})
+PRIMARY_ONLY_APPS = frozenset({"sessions", "auth", "knox", "admin", "django_cache"})
 RETRY_DOWN_REPLICA_S = 5.0
 
 

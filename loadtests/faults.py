@@ -364,17 +364,9 @@ RUN_ROWS_SQL = (
     "WHERE d.model LIKE %s GROUP BY d.model"
 )
 
-REVIEWER_TOKEN_CODE = """
-from django.contrib.auth.models import Group, User
-from rest_framework.authtoken.models import Token
-user, _ = User.objects.get_or_create(username="faults-reviewer")
-user.groups.add(Group.objects.get(name="reviewer"))
-print(Token.objects.get_or_create(user=user)[0].key)
-"""
-
 
 def reviewer_token(stage: Stage) -> str:
-    made = stage.manage("shell", "-c", REVIEWER_TOKEN_CODE)
+    made = stage.manage("reviewer_token", "faults-reviewer", "--create")
     if made.returncode != 0:
         raise RuntimeError(f"could not make a reviewer token: {made.stderr}")
     return made.stdout.strip().splitlines()[-1]

@@ -270,6 +270,47 @@ def content_hash(document: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+# -- the drive's serial number -------------------------------------------------------------
+# loadgen's rule (loadgen/src/ident.c, lg_ident_serial_hash): SHA-256 of the salt and the
+# serial's first 255 bytes trimmed of the spaces loadgen trims (loadgen/src/text.c,
+# lg_space_length), its first 32 hex digits; no hash for a blank serial.
+SERIAL_SALT = "bench.loadgen.serial.v1:"
+SERIAL_HASH_DIGITS = 32
+_SERIAL_BYTES = 255
+_LOADGEN_SPACES = "".join(
+    [
+        " \t\n\v\f\r\u00a0\u1680",
+        *map(chr, range(0x2000, 0x200B)),
+        "\u2028\u2029\u202f\u205f\u3000\ufeff",
+    ]
+)
+
+
+def serial_hash(serial: str) -> str:
+    """The serial number's salted hash exactly as loadgen writes it (target.serial_hash),
+    "" for a blank serial."""
+    # Bytes that are not whole UTF-8 characters (the cut) stay as they are, as in loadgen.
+    kept = serial.encode()[:_SERIAL_BYTES].decode("utf-8", "surrogateescape")
+    trimmed = kept.strip(_LOADGEN_SPACES).encode("utf-8", "surrogateescape")
+    if not trimmed:
+        return ""
+    digest = hashlib.sha256(SERIAL_SALT.encode() + trimmed).hexdigest()
+    return digest[:SERIAL_HASH_DIGITS]
+
+
+def hash_serial(document: dict[str, Any]) -> bool:
+    """Replace a version 1 or 2 document's `target.serial` by its salted hash,
+    `target.serial_hash`, as loadgen writes it from version 3 on (none for a blank
+    serial): the serial itself is never stored. Returns whether the document held one."""
+    target = document.get("target")
+    if not isinstance(target, dict) or "serial" not in target:
+        return False
+    hashed = serial_hash(target.pop("serial"))
+    if hashed:
+        target["serial_hash"] = hashed
+    return True
+
+
 # -- parsing -----------------------------------------------------------------------------
 def _reject_constant(constant: str) -> None:
     raise ValueError(NON_JSON_CONSTANT.format(constant=constant))

@@ -360,7 +360,10 @@ class Run(LabelledModel):
         help_text="The salted hash of the drive's serial number (target.serial_hash): runs of "
         "one physical unit share it; empty when the document does not say",
     )
-    document = models.TextField(help_text="The result document exactly as it was submitted")
+    document = models.TextField(
+        help_text="The result document as it was submitted, but for a version 1 or 2 "
+        "document's serial number, held as its salted hash (target.serial_hash)"
+    )
     content_hash = models.CharField(
         max_length=64, unique=True, help_text="SHA-256 of the document's canonical JSON"
     )

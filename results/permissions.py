@@ -29,7 +29,7 @@ HELD_KEY_SALT = "results.permissions.held-run"
 HELD_KEY_PARAMETER = "key"  # the query parameter of the run page that carries it
 
 REVIEWER_GROUP = "reviewer"  # created by results migration 0001
-TRUSTED_GROUP = "trusted reviewer"  # created by results migration 0036
+TRUSTED_GROUP = "trusted reviewer"  # created by results migration 0038
 
 
 def is_reviewer(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -1,4 +1,5 @@
-"""Writes of the results app: ingesting a result document, withdrawing a run."""
+"""Writes of the results app: ingesting a result document, withdrawing a run, issuing a
+reviewer's API token."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AbstractUser, Group
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from knox.models import AuthToken
 
 from drives.models import Drive, FirmwareVersion, is_placeholder
 from drives.services import DriveSpecProblem, drive_listed, drive_resolve, drive_reviewed
@@ -41,6 +43,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
+from results.permissions import REVIEWER_GROUP
 from results.spread import BPS_SQL, DERIVED_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
 from results.steady_state import steady_state
 
@@ -383,7 +386,10 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     """Validate a result document and store it as one run, all or nothing.
 
     Idempotent: a document whose canonical content was ingested before returns the
-    existing run with created=False and writes nothing. A drive the catalog does not hold
+    existing run with created=False and writes nothing. A version 1 or 2 document's serial
+    number is stored only as its salted hash (documents.hash_serial); the content hash is
+    the submitted document's, so that the same document sent again finds its run, also one
+    stored before serials were hashed (migration 0036). A drive the catalog does not hold
     is created from the document's drive block; with a submitter (an upload) it is flagged
     for staff review (Drive.needs_review). Raises DocumentRejected with
     every problem found (JSON pointer and message) when the document is not acceptable;
@@ -397,7 +403,10 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     if existing is not None:
         return IngestOutcome(existing, created=False)
     suite = _suite(parsed)
-    raw = document.decode("utf-8") if isinstance(document, bytes) else document
+    if documents.hash_serial(parsed):
+        raw = json.dumps(parsed, ensure_ascii=False)
+    else:
+        raw = document.decode("utf-8") if isinstance(document, bytes) else document
     try:
         with transaction.atomic():
             run = _write(parsed, raw, digest, submitter, tests, suite)
@@ -446,6 +455,17 @@ def run_withdraw(*, run: Run, reason: str, by: AbstractBaseUser | None = None) -
             drive_listed(drive_id=run.drive_id, listed=False)  # its last run withdrawn
         leaderboard_refresh(drive_ids=[run.drive_id])
     return run
+
+
+def reviewer_token_issue(*, user: AbstractUser) -> str:
+    """Make the user a reviewer and issue them a new API token, returned this once: the
+    database keeps only its digest (django-rest-knox), so no one can read it back. Their
+    earlier tokens keep working until revoked."""
+    with transaction.atomic():
+        group, _ = Group.objects.get_or_create(name=REVIEWER_GROUP)
+        user.groups.add(group)
+        _, token = AuthToken.objects.create(user=user)
+    return token
 
 
 class IdempotencyConflict(Exception):

@@ -39,7 +39,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -220,8 +220,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = BENCH_MAX_DOCUMENT_BYTES + 1024 * 1024
 # The REST API (/api/v1/, benchsite/api.py): session or token authentication, reads for
 # everyone, one error body, every list also as CSV, documented at /api/schema/ and /api/docs/.
 REST_FRAMEWORK = {
-    # Token first: a bad token is answered 401 with WWW-Authenticate.
-    # Token first: an anonymous write is told to authenticate (401 with WWW-Authenticate).
+    # Token first: a bad token, or an anonymous write, is answered 401 with WWW-Authenticate.
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "benchsite.api.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -248,6 +247,10 @@ REST_FRAMEWORK = {
         "uploads": env("BENCH_UPLOAD_RATE", "60/hour"),
     },
 }
+# API tokens (django-rest-knox): stored as their SHA-512 digest, the token itself shown once,
+# when it is made; sent as "Authorization: Token <token>". A reviewer's token does not
+# expire (an upload must not fail mid-run): it works until it is revoked.
+REST_KNOX = {"TOKEN_TTL": None}
 SPECTACULAR_SETTINGS = {
     "TITLE": "Bench API",
     "DESCRIPTION": "Storage drive benchmark results: the catalog, results with their "

@@ -5,6 +5,8 @@ Behind a TLS-terminating proxy set BENCH_TLS=1: HTTPS redirect, HSTS and secure 
 `make serve` does on loopback.
 """
 
+from benchsite.static_files import add_headers
+
 from .base import *  # noqa: F403
 from .base import DATABASES, MIDDLEWARE, env, env_int
 
@@ -20,6 +22,8 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+# The pages' Content-Security-Policy and frame protection on every static file too.
+WHITENOISE_ADD_HEADERS_FUNCTION = add_headers
 
 BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "1") == "1"
 

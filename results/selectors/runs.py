@@ -426,8 +426,6 @@ def run_page(*, pk: int, user, key: str = "") -> RunPage:
 
 
 def published_document(run: Run) -> dict[str, Any]:
-    """The run's document as readers may have it: as submitted, but for the drive's serial
-    number, which is never published (a document of schema version 1 or 2 may hold it)."""
-    document = json.loads(run.document)
-    (document.get("target") or {}).pop("serial", None)
-    return document
+    """The run's document as readers may have it: as stored, which holds the drive's serial
+    number only as its salted hash (results.documents.hash_serial)."""
+    return json.loads(run.document)

@@ -345,11 +345,11 @@ def streamed(reviewer, body: bytes, **environ) -> tuple[str, dict]:
 
     from django.core.handlers.wsgi import WSGIHandler
     from django.test import RequestFactory
-    from rest_framework.authtoken.models import Token
+    from knox.models import AuthToken
 
     from benchsite.chunked import ChunkedBodies
 
-    token, _ = Token.objects.get_or_create(user=reviewer)
+    _, token = AuthToken.objects.create(user=reviewer)
     request = RequestFactory().generic(
         "POST", RUNS, CONTENT_TYPE="application/json", HTTP_AUTHORIZATION=f"Token {token}"
     )

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from benchsite.api import MAX_PAGE
 from drives.models import Drive
@@ -296,8 +296,8 @@ def test_conditional_requests_and_cache_headers(client, two_drives):
     changed = client.get("/api/v1/drives/", HTTP_IF_NONE_MATCH='"something-else"')
     assert changed.status_code == 200
     assert client.get("/api/v1/drives/", HTTP_AUTHORIZATION="Token nope").status_code == 401
-    token = Token.objects.create(user=User.objects.create_user("reader"))
-    signed = client.get("/api/v1/drives/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, token = AuthToken.objects.create(user=User.objects.create_user("reader"))
+    signed = client.get("/api/v1/drives/", HTTP_AUTHORIZATION=f"Token {token}")
     assert signed.status_code == 200 and "private" in signed["Cache-Control"]
 
 

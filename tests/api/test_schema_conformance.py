@@ -6,13 +6,13 @@ empty catalog, where a list holds nothing to break its schema; here each list, e
 items by id or slug, the comparison, a leaderboard and the value view answer with data."""
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import call_command
-from rest_framework.authtoken.models import Token
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from drives.models import FirmwareVersion, Manufacturer, NandType
 from results.models import Run
+from results.services import reviewer_token_issue
 from tests.api.test_schemathesis import keep_the_test_connection, schema  # noqa: F401
 from tests.factories import DriveFactory
 
@@ -30,9 +30,8 @@ def catalog(test_catalog):
     FirmwareVersion.objects.create(drive=bare, version="2.0", release_date="2012-05-01")
     NandType.objects.create(slug="no-vendor-tlc", vendor=None, cell_type="tlc")
     user = User.objects.create_user("conformance-reviewer")
-    user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
     Run.objects.filter(pk=Run.objects.order_by("pk").first().pk).update(submitter=user)
-    return {"Authorization": f"Token {Token.objects.create(user=user).key}"}
+    return {"Authorization": f"Token {reviewer_token_issue(user=user)}"}
 
 
 def get(path: str, headers: dict | None = None, **parameters):

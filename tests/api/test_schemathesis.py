@@ -9,16 +9,15 @@ names. Every list's CSV is checked as the text the schema says it is."""
 
 import pytest
 import schemathesis
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
-from rest_framework.authtoken.models import Token
 from schemathesis.checks import CHECKS, load_all_checks
 
-from results.permissions import REVIEWER_GROUP
+from results.services import reviewer_token_issue
 
 # Loaded at collection: the schema view reads no database.
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
@@ -58,9 +57,7 @@ def catalog(django_db_setup, django_db_blocker):
 @pytest.fixture
 def reviewer_headers() -> dict[str, str]:
     user = User.objects.create_user("fuzzing-reviewer")
-    group, _ = Group.objects.get_or_create(name=REVIEWER_GROUP)
-    user.groups.add(group)
-    return {"Authorization": f"Token {Token.objects.create(user=user).key}"}
+    return {"Authorization": f"Token {reviewer_token_issue(user=user)}"}
 
 
 FUZZ = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))

@@ -235,7 +235,6 @@ DOCUMENT_ONLY = {
         for name in (
             "path",
             "model",
-            "serial",
             "firmware",
             "capacity_bytes",
             "logical_block_size",
@@ -276,6 +275,9 @@ DOCUMENT_ONLY = {
         )
     },
 }
+# Kept only as its salted hash (results.documents.hash_serial): the stored document's
+# target.serial_hash and the run's unit_hash.
+HASHED = {("target", "serial")}
 # Names are stored trimmed of surrounding white space (drives.services.drive_resolve).
 TRIMMED = {("drive", "manufacturer"), ("drive", "model")}
 UINT64 = 2**64 - 1

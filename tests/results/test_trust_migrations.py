@@ -1,5 +1,5 @@
 """The data migrations of trust at the door, run on rows as an older site stored them:
-results 0036 marks the runs of the reviewed reference, 0037 withdraws the runs pooled on a
+results 0038 marks the runs of the reviewed reference, 0039 withdraws the runs pooled on a
 placeholder drive ("unknown unknown") and takes the drive out of the lists and rankings."""
 
 import importlib
@@ -17,8 +17,8 @@ from results.synthetic import measured_document
 from tests.api.conftest import make_user
 
 pytestmark = pytest.mark.django_db
-reviewed_reference = importlib.import_module("results.migrations.0036_reviewed_reference")
-placeholder_drives = importlib.import_module("results.migrations.0037_placeholder_drives")
+reviewed_reference = importlib.import_module("results.migrations.0038_reviewed_reference")
+placeholder_drives = importlib.import_module("results.migrations.0039_placeholder_drives")
 
 
 def _stored(seed: int, submitter=None, **changes) -> Run:

@@ -1,5 +1,6 @@
 """deploy/nginx.conf for real: nginx with TLS in front of two gunicorn app servers."""
 
+import re
 import shutil
 import socket
 import subprocess
@@ -12,6 +13,12 @@ from benchsite.embedded_pg import wait_until
 from loadtests.appserver import AppServer
 from tests.site.support import ROOT
 
+SECURITY_HEADERS = (
+    "X-Frame-Options",
+    "X-Content-Type-Options",
+    "Referrer-Policy",
+    "Cross-Origin-Opener-Policy",
+)
 EXAMPLE_UPSTREAMS = "\n".join(
     f"    server 10.0.0.{n}:8000 max_fails=3 fail_timeout=10s;" for n in (11, 12, 13)
 )
@@ -128,6 +135,28 @@ def test_nginx_serves_the_static_files_itself_cached_for_good(proxy):
     assert response.headers["Server"].startswith("nginx")
     assert response.headers["Cache-Control"] == "public, max-age=315360000, immutable"
     assert response.headers["Content-Encoding"] == "gzip"
+
+
+def directives(policy: str) -> set[str]:
+    return {d.strip() for d in policy.split(";")}
+
+
+def test_nginx_gives_static_files_the_headers_the_app_servers_give_them(proxy):
+    page = proxy.client.get(f"{proxy.https}/")
+    paths = {*re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text), "/static/js/bench.js"}
+    assert len(paths) > 3
+    for path in paths:
+        served = proxy.client.get(proxy.https + path)
+        assert served.status_code == 200 and served.headers["Server"].startswith("nginx")
+        app = requests.get(proxy.servers[0].url + path, headers={"X-Forwarded-Proto": "https"})
+        assert app.status_code == 200 and "nginx" not in app.headers.get("Server", "")
+        policy = directives(page.headers["Content-Security-Policy"])
+        assert directives(served.headers["Content-Security-Policy"]) == policy, path
+        assert directives(app.headers["Content-Security-Policy"]) == policy, path
+        for header in SECURITY_HEADERS:
+            assert served.headers[header] == app.headers[header] == page.headers[header], header
+    missing = proxy.client.get(f"{proxy.https}/static/no-such-file.js")
+    assert missing.status_code == 404 and "Content-Security-Policy" in missing.headers
 
 
 def test_an_app_server_going_down_costs_no_request(proxy):  # the last: it stops one

@@ -1,5 +1,6 @@
 """Security headers: the Content-Security-Policy on every page, HTTPS behind TLS, check --deploy."""
 
+import re
 import subprocess
 import sys
 from collections import deque
@@ -149,3 +150,21 @@ def test_plain_loopback_serving_has_no_redirect_and_no_hsts(site):
         assert page.headers["X-Content-Type-Options"] == "nosniff"
         assert page.headers["Referrer-Policy"] == "same-origin"
         assert page.headers["X-Frame-Options"] == "DENY"
+
+
+def test_static_files_carry_the_pages_policy_and_frame_protection(site):
+    """WhiteNoise answers /static/ before the policy's middleware runs: each file gets the
+    pages' headers all the same, compressed or not."""
+    with site.server(replica=False, workers=1) as server:
+        page = requests.get(f"{server.url}/")
+        policy = page.headers["Content-Security-Policy"]
+        assert "frame-ancestors 'none'" in policy
+        hashed = re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text)
+        assert any(p.endswith(".js") for p in hashed) and any(p.endswith(".css") for p in hashed)
+        for path in {*hashed, "/static/js/bench.js"}:
+            for encoding in ("gzip", "identity"):
+                response = requests.get(server.url + path, headers={"Accept-Encoding": encoding})
+                assert response.status_code == 200, path
+                assert response.headers["Content-Security-Policy"] == policy, path
+                assert response.headers["X-Frame-Options"] == "DENY", path
+                assert response.headers["X-Content-Type-Options"] == "nosniff", path

@@ -26,11 +26,10 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlencode
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
-from rest_framework.authtoken.models import Token
 
 from drives.models import Drive
 from loadtests.appserver import AppServer, prepare
@@ -52,7 +51,7 @@ from loadtests.loadrig import (
     write_script,
 )
 from results.models import LeaderboardEntry, Test
-from results.services import run_ingest
+from results.services import reviewer_token_issue, run_ingest
 from results.synthetic import measured_document
 
 SCALE_DRIVES = 10_000
@@ -205,9 +204,7 @@ class Command(BaseCommand):
         """Full-document uploads through the server and run_ingest called here, in turn
         (each pair a moment apart, so the machine's drift falls on both alike): the
         latencies of each, in ms."""
-        user, _ = User.objects.get_or_create(username=REVIEWER)
-        user.groups.add(Group.objects.get(name="reviewer"))
-        token = Token.objects.get_or_create(user=user)[0].key
+        token = reviewer_token_issue(user=User.objects.get_or_create(username=REVIEWER)[0])
         posted, direct = [], []
         for n in range(UPLOADS):
             body = json.dumps(measured_document(seed=n, model=f"Bench API upload {uuid.uuid4()}"))

@@ -17,18 +17,22 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import connection
 from django.test import override_settings
 from psycopg.types.json import Jsonb
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from results import documents
 from results.models import Run, Test
-from results.services import consistency_figures, result_figures, run_ingest
+from results.services import (
+    consistency_figures,
+    result_figures,
+    reviewer_token_issue,
+    run_ingest,
+)
 from results.synthetic import measured_document
 
 TARGET_RATIO = 3.0
@@ -161,9 +165,8 @@ class Command(BaseCommand):
 
     def reviewer_client(self) -> APIClient:
         user, _ = User.objects.get_or_create(username="bench-ingest-reviewer")
-        user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0]}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {reviewer_token_issue(user=user)}")
         return client
 
     def upload(self, client: APIClient, raw: str) -> None:

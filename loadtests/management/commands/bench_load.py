@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
@@ -32,6 +32,7 @@ from loadtests.appserver import ROOT, AppServer, prepare
 from loadtests.loadrig import WrkMissing, get_rotation, post_distinct, run_wrk_together
 from loadtests.loadrig import write_script as script_file
 from results.models import LeaderboardEntry, Run, Test
+from results.services import reviewer_token_issue
 
 SCALE_DRIVES = 10_000
 PATHS_PER_FAMILY = 300
@@ -112,11 +113,7 @@ def time_spent(log: Path, families: dict[str, list[str]]) -> dict[str, Spent]:
 
 
 def _reviewer_token() -> str:
-    from rest_framework.authtoken.models import Token  # the API's token table, uploads only
-
-    user, _ = User.objects.get_or_create(username=REVIEWER)
-    user.groups.add(Group.objects.get(name="reviewer"))
-    return Token.objects.get_or_create(user=user)[0].key
+    return reviewer_token_issue(user=User.objects.get_or_create(username=REVIEWER)[0])
 
 
 def _upload_body() -> str:

@@ -1,27 +1,35 @@
-"""manage.py reviewer_token USER: make USER a reviewer and print their API token (the same
-one again if they have one); --create makes the user first when there is none (without a
-password: a token signs them in to the API; staff set one in the admin for the upload form);
---revoke deletes the token (USER stays a reviewer). Tokens are also issued and revoked in the
-admin (Auth Token > Tokens). `make reviewer NAME=...` runs it with --create, also while the
-site runs."""
+"""manage.py reviewer_token USER: make USER a reviewer and print a new API token for them.
+The token is printed this once: the site keeps only its digest (django-rest-knox), so it
+can never be shown again; their earlier tokens keep working until revoked. --create makes
+the user first when there is none (without a password: a token signs them in to the API;
+staff set one in the admin for the upload form); --revoke deletes every token of USER (USER
+stays a reviewer). Tokens are also issued and revoked in the admin (Knox > Auth tokens).
+`make reviewer NAME=...` runs it with --create, also while the site runs."""
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
-from results.permissions import REVIEWER_GROUP
+from results.services import reviewer_token_issue
+
+NO_USER = (
+    "there is no user {username!r} (--create makes one; or createsuperuser, or the admin's "
+    "Users page)"
+)
+NO_TOKEN = "{username} has no token"
+REVOKED = "revoked {count} token(s) of {username}"
+INACTIVE = "{username} is not active: a token would not work"
+SHOWN_ONCE = "{username}'s new API token (shown this once: the site keeps only its digest):"
 
 
 class Command(BaseCommand):
-    help = "Issue (or --revoke) the API token of a reviewer; makes the user a reviewer."
+    help = "Issue a new API token to a reviewer (or --revoke theirs); makes the user a reviewer."
 
     def add_arguments(self, parser):
         parser.add_argument("username")
         parser.add_argument(
-            "--revoke", action="store_true", help="delete the user's token: it stops working"
+            "--revoke", action="store_true", help="delete the user's tokens: they stop working"
         )
         parser.add_argument(
             "--create", action="store_true", help="make the user when there is none"
@@ -33,24 +41,19 @@ class Command(BaseCommand):
             user = User.objects.get(**{User.USERNAME_FIELD: username})
         except User.DoesNotExist:
             if not create or revoke:
-                raise CommandError(
-                    f"there is no user {username!r} (--create makes one; or createsuperuser, "
-                    "or the admin's Users page)"
-                ) from None
+                raise CommandError(NO_USER.format(username=username)) from None
             user = _new_user(User, username)
         if revoke:
-            deleted, _ = Token.objects.filter(user=user).delete()
-            if not deleted:
-                raise CommandError(f"{username} has no token")
-            self.stdout.write(f"revoked the token of {username}")
+            count, _ = AuthToken.objects.filter(user=user).delete()
+            if not count:
+                raise CommandError(NO_TOKEN.format(username=username))
+            self.stdout.write(REVOKED.format(count=count, username=username))
             return
         if not user.is_active:
-            raise CommandError(f"{username} is not active: a token would not work")
-        with transaction.atomic():
-            group, _ = Group.objects.get_or_create(name=REVIEWER_GROUP)
-            user.groups.add(group)
-            token, _ = Token.objects.get_or_create(user=user)
-        self.stdout.write(token.key)
+            raise CommandError(INACTIVE.format(username=username))
+        token = reviewer_token_issue(user=user)
+        self.stderr.write(SHOWN_ONCE.format(username=username), style_func=self.style.WARNING)
+        self.stdout.write(token)
 
 
 def _new_user(User, username: str):

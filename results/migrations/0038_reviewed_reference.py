@@ -26,7 +26,7 @@ def unmark(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("auth", "0012_alter_user_first_name_max_length"),
-        ("results", "0035_wsat"),
+        ("results", "0037_drop_plain_text_tokens"),
     ]
 
     operations = [

@@ -34,7 +34,7 @@ def withdraw_placeholders(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("drives", "0001_squashed_0012_scope_versions"),
-        ("results", "0036_reviewed_reference"),
+        ("results", "0038_reviewed_reference"),
     ]
 
     operations = [migrations.RunPython(withdraw_placeholders, migrations.RunPython.noop)]
