@@ -59,7 +59,9 @@ def test_a_run_far_outside_the_drives_runs_is_held(api, count, factor, held):
     assert (run["status"] == "held") is held
     if held:
         reasons = run["held_reasons"]
-        assert any("far outside this drive's" in r and f"{count} reviewed runs" in r for r in reasons)
+        assert any(
+            "far outside this drive's" in r and f"{count} reviewed runs" in r for r in reasons
+        )
         assert Run.objects.get(pk=run["id"]).status == Run.Status.HELD
 
 
