@@ -78,20 +78,21 @@ IDENTITY = {"manufacturer": "vendor", "model": "model"}
 
 def drive_spec(document: Mapping[str, Any]) -> dict[str, Any]:
     """The drive block a document names its drive by: a name that names nothing
-    (drives.models.is_placeholder, loadgen's "unknown") replaced by the identity the tool
-    read from the drive (target), or left out beside a slug, which names the drive alone.
+    (drives.models.is_placeholder, loadgen's "unknown") left out beside a slug, which
+    names the drive alone, else replaced by the identity the tool read from the drive
+    (target).
     Raises DocumentRejected at each name neither gives: a document never lands on a shared
     placeholder drive."""
     spec = dict(document["drive"])
     target = document.get("target") or {}
     problems = []
     for name, read in IDENTITY.items():
-        if not is_placeholder(spec[name]):
+        if not is_placeholder(spec.get(name, "")):
             continue
-        if not is_placeholder(target.get(read) or ""):
+        if "slug" in spec:
+            spec.pop(name, None)
+        elif not is_placeholder(target.get(read) or ""):
             spec[name] = target[read].strip()
-        elif "slug" in spec:
-            del spec[name]
         else:
             problems.append(
                 DocumentProblem(

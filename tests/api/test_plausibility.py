@@ -457,3 +457,22 @@ def test_every_number_of_the_documents_entries_declares_its_quantity():
     for member in plausibility.declared().values():
         collect(member)
     assert kinds <= set(plausibility.KINDS)
+
+
+@pytest.mark.parametrize("names", [{}, {"manufacturer": "unknown", "model": "unknown"}])
+def test_a_slug_alone_names_the_drive(api, catalog_drive, names):
+    """loadgen --drive slug=... writes "unknown" for the names it was not given: the slug
+    names the catalog drive alone."""
+    doc = document(seed=11)
+    doc["drive"] = {"slug": catalog_drive.slug, **names}
+    response = post_document(api, doc)
+    assert response.status_code == 201, response.content
+    assert Run.objects.get(pk=response.json()["run"]["id"]).drive == catalog_drive
+
+
+def test_a_drive_block_without_slug_nor_names_is_refused(api):
+    doc = document(seed=12)
+    doc["drive"] = {"capacity_bytes": CAPACITY}
+    response = post_document(api, doc)
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["pointer"] == "/drive"
