@@ -704,8 +704,12 @@ SATURATION_STYLES = (
 def _rate_points(series) -> tuple[list[float], float]:
     """The series' bytes/s and the seconds between points, at most SATURATION_POINTS of
     them."""
-    values = series.bytes_per_interval or []
+    values = list(series.bytes_per_interval or [])
     step = series.interval_ns / 1e9
+    # The last interval ends with the write: a shorter one's bytes are a whole step's rate.
+    last = series.duration_ns / 1e9 - (len(values) - 1) * step if series.duration_ns else step
+    if values and 0 < last < step:
+        values[-1] = values[-1] * step / last
     group = max(1, -(-len(values) // SATURATION_POINTS))
     rates = [
         sum(chunk) / len(chunk) / step

@@ -72,7 +72,11 @@ def test_bar_labels_write_the_tables_figures(bps, latency_ns, iops_min):
         assert label == text or label.startswith(f"{text} "), (metric, label)
 
     series = SimpleNamespace(
-        bytes_per_interval=[bps] * 3, interval_ns=10**9, exhausted=False, exhausted_at_s=None
+        bytes_per_interval=[bps] * 3,
+        interval_ns=10**9,
+        duration_ns=3 * 10**9,
+        exhausted=False,
+        exhausted_at_s=None,
     )
     (line,) = charts.saturation([("A", series)])["data"]
     assert line["text"] == [units.mbps(bps)] * 3

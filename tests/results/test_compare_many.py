@@ -15,7 +15,7 @@ from results.spread import Side as RuleSide
 from results.spread import Spread, verdict
 from results.synthetic import measured_document
 from tests.factories import PriceFactory
-from tests.results.helpers import ingest, measured
+from tests.results.helpers import faster, ingest, measured
 
 pytestmark = pytest.mark.django_db
 
@@ -123,9 +123,7 @@ def test_the_best_is_marked_on_the_page(client, four):
     # A fifth drive five times as fast as the others in every test: the best of each.
     document = measured_document(seed=5, manufacturer="Eon", model="Quick Five")
     for result in document["results"]:
-        for rate in ("bytes_per_second", "iops"):
-            if result.get(rate):
-                result[rate] *= 5
+        faster(result, 5)
     fast = ingest(document).drive
     c = compare(a=four[0].slug, b=four[1].slug, c=fast.slug)
     assert all(p.best == "c" for pair in c.tests for p in pair.pairs)

@@ -56,7 +56,8 @@ def saturation(**changes) -> dict:
         "bytes_before_exhausted": 3_150_000_000,
         "bytes_per_second_before": 1.05e9,
         "bytes_per_second_after": 301111111.1,
-        "bytes_per_interval": [10**9, 11 * 10**8, 105 * 10**7, 3 * 10**8] + [3 * 10**8] * 4,
+        # 7.5 s: three fast seconds, four slow ones, and a last half second.
+        "bytes_per_interval": [10**9, 11 * 10**8, 105 * 10**7] + [3 * 10**8] * 4 + [155 * 10**6],
     }
     entry.update(changes)
     return entry
@@ -102,15 +103,31 @@ def test_version_1_document_cannot_carry_version_2_members(document):
 def test_interrupted_run_keeps_its_partial_results_out_of_rankings(document):
     doc = version_2(document)
     doc["status"] = "incomplete"
-    doc["results"][-1]["partial"] = True
-    doc["consistency"][-1]["partial"] = True
+    doc["results"][-1]["partial"] = True  # the test it was in when interrupted
     run = run_ingest(document=json.dumps(doc), submitter=None).run
     assert run.complete is False
     partial = run.results.get(partial=True)
     assert "partial: the run was interrupted" in partial.deviations
-    assert run.consistency_series.get(partial=True).spare_area_percent == 25
     assert partial not in Result.objects.rankable()
     assert Result.objects.rankable().filter(run=run).count() == len(doc["results"]) - 1
+    # Interrupted in its last consistency level instead: that series is the partial one.
+    doc["results"][-1].pop("partial")
+    doc["consistency"][-1]["partial"] = True
+    run = run_ingest(document=json.dumps(doc), submitter=None).run
+    assert run.consistency_series.get(partial=True).spare_area_percent == 25
+    assert not run.results.filter(partial=True).exists()
+
+
+def test_an_interrupted_run_holds_one_partial_entry(document):
+    doc = version_2(document)
+    doc["status"] = "incomplete"
+    doc["results"][-1]["partial"] = True
+    doc["consistency"][-1]["partial"] = True
+    (problem,) = rejected(doc)
+    assert problem.pointer == f"/consistency/{len(doc['consistency']) - 1}/partial"
+    assert problem.message == documents.ONE_PARTIAL.format(
+        first=f"/results/{len(doc['results']) - 1}"
+    )
 
 
 def test_complete_run_has_no_partial_result(document):

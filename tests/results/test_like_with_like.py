@@ -16,7 +16,7 @@ from results.filters import LeaderboardFilter, MethodFilter
 from results.models import LeaderboardEntry, Method, method_label
 from results.services import run_ingest
 from tests.factories import PriceFactory
-from tests.results.helpers import ingest, measured, published, repeated
+from tests.results.helpers import full_length, ingest, measured, published, repeated
 from tests.results.test_filters_sql import where_ids
 from tests.results.test_views import figures
 
@@ -130,10 +130,7 @@ def test_an_imported_figure_is_marked_with_its_tool(client):
     document = json.loads(QUICK_SAMPLE.read_text())
     document["tool"] = {"name": "fio", "version": "3.33"}
     document["drive"]["model"] = "Imported Disk"
-    for r in document["results"]:
-        if "duration_ns" in r:
-            r["duration_ns"] = 300 * 10**9
-    drive = ingest(document).drive
+    drive = ingest(full_length(document)).drive
     entry = LeaderboardEntry.objects.get(drive=drive, test__identifier=TEST, pattern="compressible")
     assert (entry.method, entry.tool_name) == (Method.IMPORT, "fio")
     html = client.get(reverse("bench:leaderboard", args=[TEST])).content.decode()

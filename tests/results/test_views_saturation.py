@@ -35,7 +35,8 @@ def test_drive_page_draws_the_rate_and_marks_where_the_cache_ran_out(client):
     figure = figures(html)["saturation"]
     line, point = figure["data"]
     assert (line["type"], line["mode"], line["dx"]) == ("scatter", "lines", 1.0)
-    assert line["y"] == [1000.0, 1100.0, 1050.0, 300.0, 300.0, 300.0, 300.0, 300.0]
+    # The last half second's 155 MB at its rate.
+    assert line["y"] == [1000.0, 1100.0, 1050.0, 300.0, 300.0, 300.0, 300.0, 310.0]
     assert point["x"] == [3] and point["y"] == [301.11]
     assert "after 3.1 GB" in point["text"][0]
     (shape,) = figure["layout"]["shapes"]
@@ -86,7 +87,7 @@ def test_compare_page_overlays_both_drives(client):
 
 
 def test_compare_with_a_drive_without_it_keeps_the_colours(client):
-    a = ingest(version_2(measured_document(seed=1, manufacturer="Acme", model="None"))).drive
+    a = ingest(version_2(measured_document(seed=1, manufacturer="Acme", model="Without"))).drive
     b = with_saturation(manufacturer="Bolt", model="Cache Two", seed=2).drive
     html = client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode()
     (line, _mark) = figures(html)["saturation-incompressible"]["data"]
@@ -128,7 +129,7 @@ def test_names_with_markup_stay_text(client):
 
 def test_the_exports_carry_the_write_saturation(client):
     a = with_saturation(manufacturer="Acme", model="Cache One", seed=1).drive
-    b = ingest(version_2(measured_document(seed=2, manufacturer="Bolt", model="None"))).drive
+    b = ingest(version_2(measured_document(seed=2, manufacturer="Bolt", model="Without"))).drive
     text = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     rows = [r for r in csv.reader(io.StringIO(text)) if r[0] == "write saturation"]
     assert {r[2] for r in rows} == {"incompressible"}
