@@ -66,7 +66,7 @@ reviewer: $(INSTALLED)
 	@[ -n "$$BENCH_REVIEWER_NAME" ] || { echo "make reviewer NAME=<user name>" >&2; exit 2; }
 	@$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && \
-	  $(PY) manage.py reviewer_token --create "$$BENCH_REVIEWER_NAME"'
+	  $(PY) manage.py reviewer_token --create $(if $(TRUSTED),--trusted) "$$BENCH_REVIEWER_NAME"'
 
 # Production serving on the `make run` database (with its demo data), or on DATABASE_URL
 # (then without the demo). Needs no configuration on loopback; see docs/deploy.md.

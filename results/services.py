@@ -43,7 +43,7 @@ from results.models import (
     TestBench,
     TrimValidation,
 )
-from results.permissions import REVIEWER_GROUP
+from results.permissions import REVIEWER_GROUP, TRUSTED_GROUP
 from results.spread import BPS_SQL, DERIVED_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
 from results.steady_state import steady_state
 
@@ -458,13 +458,15 @@ def run_withdraw(*, run: Run, reason: str, by: AbstractBaseUser | None = None) -
     return run
 
 
-def reviewer_token_issue(*, user: AbstractUser) -> str:
-    """Make the user a reviewer and issue them a new API token, returned this once: the
-    database keeps only its digest (django-rest-knox), so no one can read it back. Their
-    earlier tokens keep working until revoked."""
+def reviewer_token_issue(*, user: AbstractUser, trusted: bool = False) -> str:
+    """Make the user a reviewer (trusted: one whose runs count in their drives' reviewed
+    reference as they are published, results.permissions) and issue them a new API token,
+    returned this once: the database keeps only its digest (django-rest-knox), so no one
+    can read it back. Their earlier tokens keep working until revoked."""
     with transaction.atomic():
-        group, _ = Group.objects.get_or_create(name=REVIEWER_GROUP)
-        user.groups.add(group)
+        for name in (REVIEWER_GROUP, TRUSTED_GROUP) if trusted else (REVIEWER_GROUP,):
+            group, _ = Group.objects.get_or_create(name=name)
+            user.groups.add(group)
         _, token = AuthToken.objects.create(user=user)
     return token
 

@@ -3,7 +3,8 @@ The token is printed this once: the site keeps only its digest (django-rest-knox
 can never be shown again; their earlier tokens keep working until revoked. --create makes
 the user first when there is none (without a password: a token signs them in to the API;
 staff set one in the admin for the upload form); --revoke deletes every token of USER (USER
-stays a reviewer). Tokens are also issued and revoked in the admin (Knox > Auth tokens).
+stays a reviewer); --trusted makes them a trusted reviewer, whose runs count in their drives'
+reviewed reference without staff approving each (results.permissions). Tokens are also issued and revoked in the admin (Knox > Auth tokens).
 `make reviewer NAME=...` runs it with --create, also while the site runs."""
 
 from django.contrib.auth import get_user_model
@@ -34,8 +35,16 @@ class Command(BaseCommand):
         parser.add_argument(
             "--create", action="store_true", help="make the user when there is none"
         )
+        parser.add_argument(
+            "--trusted",
+            action="store_true",
+            help="a trusted reviewer: their runs count in their drives' reviewed reference "
+            "as they are published, without staff approving each",
+        )
 
-    def handle(self, *args, username: str, revoke: bool, create: bool, **options):
+    def handle(
+        self, *args, username: str, revoke: bool, create: bool, trusted: bool, **options
+    ):
         User = get_user_model()
         try:
             user = User.objects.get(**{User.USERNAME_FIELD: username})
@@ -51,7 +60,7 @@ class Command(BaseCommand):
             return
         if not user.is_active:
             raise CommandError(INACTIVE.format(username=username))
-        token = reviewer_token_issue(user=user)
+        token = reviewer_token_issue(user=user, trusted=trusted)
         self.stderr.write(SHOWN_ONCE.format(username=username), style_func=self.style.WARNING)
         self.stdout.write(token)
 
