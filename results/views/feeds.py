@@ -125,9 +125,8 @@ class CatalogRunsFeed(RunsFeed):
         filters = DriveFilter(query, queryset=Drive.objects.all())
         if not filters.is_valid():
             raise BadQuery(filters.errors)
-        filtered = any(value not in (None, "") for value in filters.form.cleaned_data.values())
         page = reverse("drives:home")
-        if filtered:
+        if any(True for _ in filters.chosen()):
             return Shown(
                 run_feed(drives=filters.qs),
                 f"{SITE}: new runs of the drives filtered",
