@@ -11,6 +11,7 @@ from results.views import (
     chart_images,
     compare,
     drives,
+    feeds,
     leaderboards,
     methodology,
     runs,
@@ -65,6 +66,7 @@ CHARTED_PAGES = (
 
 urlpatterns = [
     path("drives/<slug:slug>/", drives.drive_detail, name="drive"),
+    path("drives/<slug:slug>/feed/", feeds.drive_feed, name="drive_feed"),
     path("bench/compare/", compare.compare_start, name="compare_start"),
     path("bench/compare/pick/", compare.pick, name="pick"),
     # Two to four drives, each URL under one name (reverse() takes the one of as many slugs).
@@ -81,9 +83,11 @@ urlpatterns = [
         )
     ),
     path("bench/upload/", upload.upload, name="upload"),
+    path("bench/runs/feed/", feeds.catalog_feed, name="runs_feed"),
     path("bench/runs/<int:pk>/", runs.run_detail, name="run"),
     path("bench/runs/<int:pk>/document.json", runs.run_document, name="run_document"),
     path("bench/tests/", leaderboards.test_index, name="tests"),
+    path("bench/tests/<slug:test_id>/feed/", feeds.test_feed, name="test_feed"),
     path("bench/methodology/", methodology.methodology_page, name="methodology"),
     path("bench/controllers/<slug:slug>/", browse.controller_page, name="controller"),
     path("bench/nand/<slug:slug>/", browse.nand_page, name="nand"),
@@ -136,8 +140,20 @@ def _chart_scopes(page_scopes):
     return scopes
 
 
+def every_write(query, **kwargs) -> None:
+    """A read that depends on every write (ANY), said where a reader might look for it."""
+    return None
+
+
 response_scopes = {
     "drive": lambda query, slug: [drive_scope(slug)],
+    # A drive's feed lists its runs: its scope moves when one is written (published, held,
+    # withdrawn). Every run and a filter's runs are of any drive; a test's runs are not
+    # all in its ranking (an older run of a drive, a partial result), whose scope moves
+    # only when an entry changes: those feeds depend on every write.
+    "drive_feed": lambda query, slug: [drive_scope(slug)],
+    "runs_feed": every_write,
+    "test_feed": every_write,
     "compare": compare_scopes,
     "compare_csv": compare_scopes,
     "compare_markdown": compare_scopes,
