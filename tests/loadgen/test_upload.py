@@ -232,3 +232,67 @@ def test_a_held_upload_prints_the_link_that_opens_it_for_its_submitter(loadgen, 
             timeout=30,
         )
         assert status.stdout == "404"
+
+
+def test_run_upload_checks_the_token_before_any_io(loadgen, site, folder):
+    """run --upload asks the site once whether it takes the token before it touches the target
+    (issue 48, item 6): a refused token, an address that is no Bench site and a site that
+    cannot be reached each stop it, saying which, with the target untouched, no document and
+    no run; a good token proceeds."""
+    env, cluster, token_file = site
+    target = folder / "checked.bin"
+    target.write_bytes(b"\xa5" * (1 << 20))
+    before = (target.read_bytes(), target.stat().st_mtime_ns)
+    doc = folder / "checked.json"
+    bad = folder / "bad-token"
+    bad.write_text(secrets.token_hex(32) + "\n")
+
+    def run(url, tokens):
+        return loadgen_run(
+            loadgen, "run", "--target", target, "--size", "16M", "--force", "--quick",
+            "--tests", "randread-4k-qd3", "--pattern", "incompressible", "--output", doc,
+            "--drive", "manufacturer=Upload,model=Token Check",
+            "--upload", url, "--token-file", tokens,
+        )  # fmt: skip
+
+    def runs_of_reviewer():
+        with psycopg.connect(cluster.url()) as conn:
+            return conn.execute(
+                "SELECT count(*) FROM results_run WHERE submitter_id = "
+                "(SELECT id FROM auth_user WHERE username = %s)",
+                [REVIEWER],
+            ).fetchone()[0]
+
+    def refused_before_any_io(answer):
+        assert answer.returncode == 2, answer.stderr
+        assert answer.stdout == "" and "nothing was run" in answer.stderr, answer.stderr
+        assert (target.read_bytes(), target.stat().st_mtime_ns) == before
+        assert not doc.exists()
+        assert not list(folder.glob("checked.json.tmp.*"))
+
+    runs = runs_of_reviewer()
+    with AppServer(env=env, log=folder / "gunicorn-check.log", workers=1) as server:
+        refused = run(server.url, bad)
+        refused_before_any_io(refused)
+        assert f"{server.url} refused the token" in refused.stderr, refused.stderr
+        assert "/api/v1/me/runs/?limit=1: 401" in refused.stderr
+        assert bad.read_text().strip() not in refused.stderr
+
+        elsewhere = run(server.url + "/no-site-here", token_file)
+        refused_before_any_io(elsewhere)
+        assert "did not accept the token" in elsewhere.stderr
+        assert "answered 404" in elsewhere.stderr, elsewhere.stderr
+
+        accepted = run(server.url, token_file)
+        assert accepted.returncode == 0, accepted.stderr
+        assert f"{server.url} accepts the token" in accepted.stderr
+        assert accepted.stdout.splitlines()[-1].startswith(f"uploaded {doc}: ")
+        assert runs_of_reviewer() == runs + 1
+
+    doc.unlink()
+    target.write_bytes(before[0])
+    before = (target.read_bytes(), target.stat().st_mtime_ns)
+    unreachable = run(server.url, token_file)  # the server is stopped
+    refused_before_any_io(unreachable)
+    assert f"cannot reach {server.url}" in unreachable.stderr, unreachable.stderr
+    assert runs_of_reviewer() == runs + 1
