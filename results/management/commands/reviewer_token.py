@@ -3,7 +3,8 @@ The token is printed this once: the site keeps only its digest (django-rest-knox
 can never be shown again; their earlier tokens keep working until revoked. --create makes
 the user first when there is none (without a password: a token signs them in to the API;
 `make password NAME=...` or the admin gives them one for the upload form); --revoke deletes
-every token of USER (USER stays a reviewer). Tokens are also issued and revoked in the admin (Knox > Auth tokens).
+every token of USER (USER stays a reviewer). Tokens are also issued and revoked in the admin
+(Knox > Auth tokens).
 `make reviewer NAME=...` runs it with --create, also while the site runs."""
 
 from django.contrib.auth import get_user_model
