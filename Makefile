@@ -13,7 +13,7 @@ LOADGEN_BUILD := loadgen/build
 LOADGEN_SAN := loadgen/build-san
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help install run serve reviewer test test-python test-deps test-faults lint migrations-check \
+.PHONY: help install run serve reviewer staff password test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-api bench-load \
         bench-pair seed-scale plotly clean test-fresh
 
@@ -21,6 +21,8 @@ help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
 	@echo "make serve         the same under gunicorn with the production settings (ADDR=host:port)"
 	@echo "make reviewer      NAME=<user>: make a reviewer and print a new API token, once (site running or not)"
+	@echo "make staff         NAME=<user>: make a staff user (superuser, no password yet: make password)"
+	@echo "make password      NAME=<user>: set a user's password, asked on the terminal (for the upload form, the admin)"
 	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make test-fresh    make test of this tree's HEAD in a fresh Debian 12 chroot (root)"
@@ -66,7 +68,26 @@ reviewer: $(INSTALLED)
 	@[ -n "$$BENCH_REVIEWER_NAME" ] || { echo "make reviewer NAME=<user name>" >&2; exit 2; }
 	@$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && \
-	  $(PY) manage.py reviewer_token --create $(if $(TRUSTED),--trusted) "$$BENCH_REVIEWER_NAME"'
+	  $(PY) manage.py reviewer_token --create $(if $(TRUSTED),--trusted) -- "$$BENCH_REVIEWER_NAME"'
+
+# A staff user (a superuser: the admin and its review actions), without a password; and a
+# user's password, asked twice on the terminal (Django's changepassword), for signing in to
+# the admin or the upload form. On the `make run` database, the site running or not; NAME
+# through the environment only, as for `reviewer` (and never read as an option: a name may
+# begin with "-").
+staff: export BENCH_USER_NAME := $(value NAME)
+staff: $(INSTALLED)
+	@[ -n "$$BENCH_USER_NAME" ] || { echo "make staff NAME=<user name>" >&2; exit 2; }
+	@$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && \
+	  $(PY) manage.py createsuperuser --noinput --email= --username="$$BENCH_USER_NAME"'
+
+password: export BENCH_USER_NAME := $(value NAME)
+password: $(INSTALLED)
+	@[ -n "$$BENCH_USER_NAME" ] || { echo "make password NAME=<user name>" >&2; exit 2; }
+	@$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && \
+	  $(PY) manage.py changepassword -- "$$BENCH_USER_NAME"'
 
 # Production serving on the `make run` database (with its demo data), or on DATABASE_URL
 # (then without the demo). Needs no configuration on loopback; see docs/deploy.md.

@@ -11,6 +11,25 @@
 # Debian's mirror and PyPI. The host's extra CA certificates (a TLS-intercepting egress proxy)
 # and its pip.conf are copied in, as a machine on that network would have them.
 set -euo pipefail
+
+# The host's extra CA certificates (FROM: /usr/local/share/ca-certificates, *.crt at any
+# depth, as update-ca-certificates reads them) into the same folder of the root ROOT, which
+# a minbase Debian does not have (the ca-certificates package makes it, later): the folder
+# is made first. update-ca-certificates, once ca-certificates is installed in ROOT, adds
+# them to its bundle. No certificates: nothing is done.
+copy_host_ca_certificates() {
+  local from=$1 root=$2 cert rel
+  [ -d "$from" ] || return 0
+  while IFS= read -r -d '' cert; do
+    rel=${cert#"$from"/}
+    mkdir -p "$root/usr/local/share/ca-certificates/$(dirname "$rel")"
+    cp -L "$cert" "$root/usr/local/share/ca-certificates/$rel"
+  done < <(find -L "$from" -type f -name '*.crt' -print0)
+}
+# Sourced (tests/site/test_fresh_machine.py): the functions only. `return` succeeds only
+# in a sourced file (or a function), whatever $0 is.
+if (return 0 2>/dev/null); then return 0; fi
+
 [ "$(id -u)" = 0 ] || { echo "tests/fresh_machine.sh needs root (debootstrap, chroot)" >&2; exit 77; }
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 DIR=${1:-/var/tmp/bench-fresh}
@@ -37,9 +56,7 @@ fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 # What Debian's installer writes and debootstrap does not: localhost's names.
 [ -s "$ROOT/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$ROOT/etc/hosts"
-if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-  cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
-fi
+copy_host_ca_certificates /usr/local/share/ca-certificates "$ROOT"
 [ -f /etc/pip.conf ] && cp /etc/pip.conf "$ROOT/etc/pip.conf"
 for m in proc sys dev dev/pts; do
   mountpoint -q "$ROOT/$m" || mount --rbind "/$m" "$ROOT/$m"

@@ -165,7 +165,11 @@ static const struct option_doc run_docs[] = {
 	{NULL, "quiet", no_argument, OPT_QUIET, NULL, "no table on stdout, no progress line"},
 	{NULL, "upload", required_argument, OPT_UPLOAD, " URL",
 	 "once the document is written, upload it to the Bench site at URL\n"
-	 "(as loadgen upload does; --token-file and --retry-for apply)"},
+	 "(as loadgen upload does; --token-file and --retry-for apply). Before\n"
+	 "any I/O to the target, one GET URL/api/v1/me/runs/?limit=1 with the\n"
+	 "token (30 s at most, not retried) checks that the site accepts it: a\n"
+	 "missing or refused token (401, 403), another answer or a site that\n"
+	 "cannot be reached stops the run (exit 2), saying which"},
 	{NULL, "compare", required_argument, OPT_COMPARE, " URL",
 	 "a drive's page on a Bench site (https://HOST/drives/SLUG/): its figures\n"
 	 "are fetched before the run (5 s at most), and each throughput test's\n"

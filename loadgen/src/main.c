@@ -652,6 +652,58 @@ static int upload_ready(const struct lg_upload_options *u, char *token, size_t s
 	return read_token(u, token, size);
 }
 
+/* Before a run: whether the site at u->url accepts the token, by one request. Says which
+ * of "refused", "cannot be reached" or "answered otherwise" it is. Returns 0 or -1. */
+static int upload_check_token(const struct lg_upload_options *u, const char *token, bool quiet)
+{
+	struct lg_upload_reply *reply = calloc(1, sizeof(*reply));
+	char endpoint[2048] = "";
+	int r;
+
+	if (!reply) {
+		fprintf(stderr, "loadgen: out of memory\n");
+		return -1;
+	}
+	lg_upload_check_endpoint(u->url, endpoint, sizeof(endpoint));
+	r = lg_upload_check_token(u->url, token, reply);
+	switch (r) {
+	case 0:
+		if (!quiet)
+			fprintf(stderr, "loadgen: --upload: %s accepts the token (GET %s: %ld)\n",
+				u->url, endpoint, reply->status);
+		break;
+	case -EACCES:
+		fprintf(stderr,
+			"loadgen: --upload: %s refused the token (GET %s: %ld%s%s); staff make a new "
+			"one (make reviewer NAME=...); put it in BENCH_TOKEN or the --token-file\n",
+			u->url, endpoint, reply->status, reply->detail[0] ? ": " : "",
+			reply->detail);
+		break;
+	case -EHOSTUNREACH:
+		fprintf(stderr, "loadgen: --upload: cannot reach %s (GET %s: %s)\n", u->url,
+			endpoint, reply->transport);
+		break;
+	case -EPROTO:
+		fprintf(stderr,
+			"loadgen: --upload: %s did not accept the token: GET %s answered %ld%s%s "
+			"(a Bench site answers 200)\n",
+			u->url, endpoint, reply->status, reply->detail[0] ? ": " : "",
+			reply->detail);
+		break;
+	case -EINVAL:
+		fprintf(stderr,
+			"loadgen: --upload %s: not an http:// or https:// address, or the token "
+			"holds a line break\n",
+			u->url);
+		break;
+	default:
+		fprintf(stderr, "loadgen: --upload: cannot check the token: %s\n", strerror(-r));
+		break;
+	}
+	free(reply);
+	return r < 0 ? -1 : 0;
+}
+
 static void on_upload_retry(void *ctx, const char *what, double wait_s)
 {
 	const char *path = ctx;
@@ -875,8 +927,10 @@ static int cmd_run(const struct lg_cli *cli)
 		return EXIT_FAILED;
 	}
 	lg_report_init(report);
-	/* An upload that cannot be made is found before the run, not after it. */
-	if (o->upload.url && upload_ready(&o->upload, token, sizeof(token)) < 0) {
+	/* An upload that cannot be made is found before the run, not after it: before any I/O
+	 * to the target, the site is asked once whether it accepts the token. */
+	if (o->upload.url && (upload_ready(&o->upload, token, sizeof(token)) < 0 ||
+			      upload_check_token(&o->upload, token, o->quiet) < 0)) {
 		fprintf(stderr, "loadgen: nothing was run.\n");
 		code = EXIT_USAGE;
 		goto out;

@@ -22,6 +22,12 @@
 #endif
 
 #define ENDPOINT "/api/v1/runs/"
+/* The check of a token: the signed-in user's uploads, at most one; it needs a token the site
+ * accepts, and writes nothing (no throttle counts it, and knox renews no token that does
+ * not expire). */
+#define CHECK_ENDPOINT "/api/v1/me/runs/?limit=1"
+#define CHECK_CONNECT_TIMEOUT_S 10L
+#define CHECK_TIMEOUT_S 30L
 #define FIRST_WAIT_S 1.0
 #define LONGEST_WAIT_S 30.0
 #define REQUEST_TIMEOUT_S 120L /* one request, the document's ingest included */
@@ -32,15 +38,35 @@ bool lg_upload_available(void)
 	return LG_HAVE_CURL;
 }
 
-int lg_upload_endpoint(const char *url, char *out, size_t size)
+/* The site's url with path appended, one slash between. */
+static int site_endpoint(const char *url, const char *path, char *out, size_t size)
 {
 	if (!url || (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0))
 		return -EINVAL;
 	size_t len = strlen(url);
 	while (len > 0 && url[len - 1] == '/')
 		len--;
-	int n = snprintf(out, size, "%.*s%s", (int)len, url, ENDPOINT);
+	int n = snprintf(out, size, "%.*s%s", (int)len, url, path);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int lg_upload_endpoint(const char *url, char *out, size_t size)
+{
+	return site_endpoint(url, ENDPOINT, out, size);
+}
+
+int lg_upload_check_endpoint(const char *url, char *out, size_t size)
+{
+	return site_endpoint(url, CHECK_ENDPOINT, out, size);
+}
+
+/* The token's header line; -EINVAL for a token that would break the header. */
+static int auth_header(const char *token, char *out, size_t size)
+{
+	if (!token || strpbrk(token, "\r\n"))
+		return -EINVAL;
+	int n = snprintf(out, size, "Authorization: Token %s", token);
+	return n < 0 || (size_t)n >= size ? -EINVAL : 0;
 }
 
 void lg_upload_key(const char *body, size_t len, char out[65])
@@ -146,6 +172,25 @@ static void sleep_s(double s)
 		;
 }
 
+/* What every request to the site shares: its address, headers, the answer's buffer, the
+ * timeouts; no signals, no redirects. */
+static void set_request(CURL *curl, const char *endpoint, struct curl_slist *headers,
+			struct buffer *answer, long connect_s, long timeout_s)
+{
+	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, answer);
+	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, answer);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, connect_s);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "loadgen/" LG_VERSION);
+	/* The token goes to the site named, never on to where a redirect points. */
+	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+}
+
 int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn on_retry, void *ctx,
 		   struct lg_upload_reply *ret_reply)
 {
@@ -157,10 +202,8 @@ int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn o
 	memset(reply, 0, sizeof(*reply));
 	if ((r = lg_upload_endpoint(request->url, endpoint, sizeof(endpoint))) < 0)
 		return r;
-	if (strpbrk(request->token, "\r\n") ||
-	    (size_t)snprintf(auth, sizeof(auth), "Authorization: Token %s", request->token) >=
-		    sizeof(auth))
-		return -EINVAL;
+	if ((r = auth_header(request->token, auth, sizeof(auth))) < 0)
+		return r;
 	lg_upload_key(request->body, request->len, key);
 	snprintf(idem, sizeof(idem), "Idempotency-Key: %s", key);
 
@@ -183,20 +226,9 @@ int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn o
 		goto out;
 	}
 	struct buffer answer = {0};
-	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	set_request(curl, endpoint, headers, &answer, 15L, REQUEST_TIMEOUT_S);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request->body);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->len);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
-	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &answer);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 15L);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, REQUEST_TIMEOUT_S);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "loadgen/" LG_VERSION);
-	/* The token goes to the site named, never on to where a redirect points. */
-	curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
 
 	uint64_t started = lg_now_ns();
 	double wait = FIRST_WAIT_S;
@@ -254,6 +286,68 @@ out:
 	explicit_bzero(auth, sizeof(auth));
 	return r;
 }
+
+/* The one GET of a check: its status and detail into *reply, or why it got no answer. */
+static int check_perform(const char *endpoint, const char *auth, struct lg_upload_reply *reply)
+{
+	struct curl_slist *headers = NULL, *more;
+	struct buffer answer = {.retry_after = -1};
+	int r = -ENOMEM;
+	CURL *curl = curl_easy_init();
+	if (!curl)
+		return -ENOMEM;
+	if (!(more = curl_slist_append(headers, "Accept: application/json")))
+		goto out;
+	headers = more;
+	if (!(more = curl_slist_append(headers, auth)))
+		goto out;
+	headers = more;
+	set_request(curl, endpoint, headers, &answer, CHECK_CONNECT_TIMEOUT_S, CHECK_TIMEOUT_S);
+	curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+	reply->attempts = 1;
+	CURLcode code = curl_easy_perform(curl);
+	if (code != CURLE_OK) {
+		snprintf(reply->transport, sizeof(reply->transport), "%s",
+			 curl_easy_strerror(code));
+		r = -EHOSTUNREACH;
+		goto out;
+	}
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply->status);
+	if (answer.data)
+		read_answer(answer.data, answer.len, reply);
+	if (reply->status >= 200 && reply->status < 300)
+		r = 0;
+	else if (reply->status == 401 || reply->status == 403)
+		r = -EACCES;
+	else
+		r = -EPROTO;
+out:
+	free(answer.data);
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(curl);
+	return r;
+}
+
+int lg_upload_check_token(const char *url, const char *token, struct lg_upload_reply *ret_reply)
+{
+	char endpoint[2048], auth[1024];
+	int r;
+	if (!ret_reply)
+		return -EINVAL;
+	memset(ret_reply, 0, sizeof(*ret_reply));
+	if ((r = lg_upload_check_endpoint(url, endpoint, sizeof(endpoint))) < 0)
+		return r;
+	if ((r = auth_header(token, auth, sizeof(auth))) < 0)
+		return r;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+		r = -ENOMEM;
+	else {
+		r = check_perform(endpoint, auth, ret_reply);
+		curl_global_cleanup();
+	}
+	explicit_bzero(auth, sizeof(auth));
+	return r;
+}
 #else
 int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn on_retry, void *ctx,
 		   struct lg_upload_reply *ret_reply)
@@ -263,6 +357,14 @@ int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn o
 	(void)ctx;
 	(void)ret_reply;
 	(void)read_answer;
+	return -ENOTSUP;
+}
+
+int lg_upload_check_token(const char *url, const char *token, struct lg_upload_reply *ret_reply)
+{
+	(void)url;
+	(void)token;
+	(void)ret_reply;
 	return -ENOTSUP;
 }
 #endif

@@ -1,6 +1,7 @@
 /* upload: sending result documents to a Bench site (POST URL/api/v1/runs/, the API of
  * README.md's reviewer path) and reading its answer: the run's page on 201 (uploaded)
- * or 200 (the same document was uploaded before), the problems on 400.
+ * or 200 (the same document was uploaded before), the problems on 400. Before a run that
+ * uploads, one check that the site accepts the token (GET URL/api/v1/me/runs/?limit=1).
  *
  *   token            "Authorization: Token ..." (from BENCH_TOKEN or a file; main.c)
  *   Idempotency-Key  the SHA-256 of the document's bytes: a retry of a request whose
@@ -56,6 +57,10 @@ bool lg_upload_available(void);
  * between). Returns 0, or -ENAMETOOLONG, -EINVAL (not http:// or https://). */
 int lg_upload_endpoint(const char *url, char *out, size_t size);
 
+/* The address of the token's check: the site's URL with "/api/v1/me/runs/?limit=1"
+ * appended, as lg_upload_endpoint does. Returns 0, -ENAMETOOLONG or -EINVAL. */
+int lg_upload_check_endpoint(const char *url, char *out, size_t size);
+
 /* The Idempotency-Key of a document: its SHA-256, hex. */
 void lg_upload_key(const char *body, size_t len, char out[65]);
 
@@ -64,6 +69,14 @@ void lg_upload_key(const char *body, size_t len, char out[65]);
  * out (ret_reply says the last failure), -ENOTSUP without libcurl, -EINVAL, -ENOMEM. */
 int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn on_retry, void *ctx,
 		   struct lg_upload_reply *ret_reply);
+
+/* One authenticated GET of the check's address, bounded (10 s to connect, 30 s in all), not
+ * retried; *ret_reply gets its status and detail, or in transport why no answer came.
+ * Returns 0 when the site accepts the token (2xx), -EACCES when it refuses it (401, 403),
+ * -EPROTO for another answer (a 404 from a URL that is no Bench site, a 5xx),
+ * -EHOSTUNREACH when no answer came, -EINVAL (a URL that is not http(s), a token with a
+ * line break), -ENOTSUP without libcurl, -ENOMEM. */
+int lg_upload_check_token(const char *url, const char *token, struct lg_upload_reply *ret_reply);
 
 /* The seconds a Retry-After header's value asks for: delta-seconds only (an HTTP date
  * is -1, so the backoff decides). Pure; exposed for tests. */

@@ -70,3 +70,11 @@ def test_a_name_is_made_a_reviewer_with_a_token():
 def test_no_name_is_refused():
     done = make_reviewer("")
     assert done.returncode == 2 and "make reviewer NAME=<user name>" in done.stderr
+
+
+def test_a_name_beginning_with_a_dash_is_a_name():
+    # A user name Django takes (letters, digits and @.+-_), not an option of the command.
+    done = make_reviewer("--revoke")
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"[0-9a-f]{64}", done.stdout.strip())
+    assert AuthToken.objects.filter(user__username="--revoke").count() == 1

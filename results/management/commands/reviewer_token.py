@@ -2,9 +2,10 @@
 The token is printed this once: the site keeps only its digest (django-rest-knox), so it
 can never be shown again; their earlier tokens keep working until revoked. --create makes
 the user first when there is none (without a password: a token signs them in to the API;
-staff set one in the admin for the upload form); --revoke deletes every token of USER (USER
-stays a reviewer); --trusted makes them a trusted reviewer, whose runs count in their drives'
-reviewed reference without staff approving each (results.permissions). Tokens are also issued and revoked in the admin (Knox > Auth tokens).
+`make password NAME=...` or the admin gives them one for the upload form); --revoke deletes
+every token of USER (USER stays a reviewer); --trusted makes them a trusted reviewer, whose
+runs count in their drives' reviewed reference without staff approving each
+(results.permissions). Tokens are also issued and revoked in the admin (Knox > Auth tokens).
 `make reviewer NAME=...` runs it with --create, also while the site runs."""
 
 from django.contrib.auth import get_user_model
@@ -42,9 +43,7 @@ class Command(BaseCommand):
             "as they are published, without staff approving each",
         )
 
-    def handle(
-        self, *args, username: str, revoke: bool, create: bool, trusted: bool, **options
-    ):
+    def handle(self, *args, username: str, revoke: bool, create: bool, trusted: bool, **options):
         User = get_user_model()
         try:
             user = User.objects.get(**{User.USERNAME_FIELD: username})
