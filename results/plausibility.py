@@ -16,18 +16,25 @@ Refused (figure_problems, with the member's JSON pointer):
   the interface, the kind and the capacity (drives.services refuses a document that says
   otherwise); a drive the catalog records as virtual (not one an upload named, awaiting
   review) has no line rate.
-- Internal consistency: a member declared `at_most` another is not above it (the slowest
-  second above the mean only by what one second's edge can add); a spread is one a mean
-  can have (at most mean x sqrt(samples)); directions add up to their total; a total is the
-  sum of its series; a latency's min <= mean <= max with its percentiles in order, its
-  completion part within it; a measured rate and its mean latency agree by Little's law
-  at the run's queue depth (LITTLE_LOW..LITTLE_HIGH of the I/Os it keeps in flight).
+  No I/O completes before its block has crossed the link (issue to completion).
+- Internal consistency: a rate is its count over its duration; a member declared
+  `at_most` another is not above it (the slowest second above the mean only by what one
+  second's edge can add); a spread is one a mean can have (at most mean x sqrt(samples);
+  for loadgen, at least what its slowest second gives); directions add up to their total,
+  their latencies within the whole's; a total is the sum of its series, a count before a
+  time the sum of its series before it; a latency's min <= mean <= max with its
+  percentiles in order, a spread its range allows, no I/O longer than the test, its
+  completion part within it; a duration within its test and its run; a measured rate and
+  its mean latency agree by Little's law at the run's queue depth (LITTLE_LOW..LITTLE_HIGH
+  of the I/Os it keeps in flight; for another tool than loadgen, which may pace, the upper
+  bound only).
 
 Held for review (hold_reasons), against the drive's reviewed reference (Run.reviewed:
 published figures and runs imported by staff, runs staff approved, runs of trusted
 reviewers; never an uploader's own unreviewed runs, so no sequence of uploads moves it):
-- a result (partial ones too) HOLD_FACTOR times or more away from the reference's median
-  in the same test;
+- a figure (HEADLINES: a result's rate and mean latency, a TRIM validation's, a write
+  saturation's, a consistency series' rate), of a partial entry too, HOLD_FACTOR times or
+  more away from the reference's median in the same test;
 - an untrusted reviewer's result in a test where the drive has no reference yet, and any
   run of an untrusted reviewer for a drive awaiting review (one an upload named);
 - a reviewer's run far outside the distribution of the drive's reviewed runs
@@ -637,14 +644,16 @@ DRIVE_UNREVIEWED = (
 
 @dataclass(frozen=True)
 class Headline:
-    """A figure of an entry that holds judge against the reference: what it is called in
-    messages, the section it is read from, how (of a document's entry, with its test), and
-    in SQL of a stored row (over t its test, giving its test, run and value)."""
+    """A figure of an entry that holds judge against the reference: what messages call
+    it, the section it is read from, how (of a document's entry, with its test), and where
+    the stored rows keep it (a table, aliased x beside its test t, and the figure in SQL)."""
 
     section: str
-    name: str  # "IOPS" or "µs": how messages give the figure
+    name: str  # "IOPS" or "µs mean latency": how messages give the figure
     read: Callable[[Mapping[str, Any], TestSpec], float | None]
+    table: str
     sql: str
+    whole: bool = True  # a stored entry may be partial: only whole ones make the reference
 
 
 def _io_rate(entry: Mapping[str, Any], spec: TestSpec) -> float | None:
@@ -654,29 +663,39 @@ def _io_rate(entry: Mapping[str, Any], spec: TestSpec) -> float | None:
     return bps / spec.block_size if bps else None
 
 
+def _steady_tail(entry: Mapping[str, Any], spec: TestSpec) -> float:
+    """A consistency series' late rate, I/Os a second: the mean of its last 30%, as the
+    stored series' steady_mean_iops is where no steady window is found (and near it where
+    one is)."""
+    iops = entry["iops"]
+    return statistics.fmean(iops[int(len(iops) * 0.7) :]) / (entry["interval_ns"] / 1e9)
+
+
 # A throughput result's rate and mean latency, a TRIM validation's clean rate, a write
-# saturation's mean, a consistency series' mean: rates in I/Os a second, latencies in µs.
+# saturation's mean, a consistency series' steady rate: rates in I/Os a second, latencies
+# in µs.
 HEADLINES = (
     Headline(
         "results",
         "IOPS",
         _io_rate,
-        "SELECT r.test_id, r.run_id, COALESCE(r.iops, r.bytes_per_second / t.block_size) "
-        "FROM results_result r JOIN results_test t ON t.id = r.test_id WHERE NOT r.partial",
+        "results_result",
+        "COALESCE(x.iops, x.bytes_per_second / t.block_size)",
     ),
     Headline(
         "results",
         "µs mean latency",
         lambda e, spec: (e.get("latency_ns") or {}).get("mean", 0) / 1e3 or None,
-        "SELECT r.test_id, r.run_id, r.latency_mean_ns / 1e3 FROM results_result r "
-        "WHERE NOT r.partial",
+        "results_result",
+        "x.latency_mean_ns / 1e3",
     ),
     Headline(
         "trim",
         "IOPS",
         lambda e, spec: e["clean_bytes_per_second"] / spec.block_size,
-        "SELECT v.test_id, v.run_id, v.clean_bytes_per_second / t.block_size "
-        "FROM results_trimvalidation v JOIN results_test t ON t.id = v.test_id",
+        "results_trimvalidation",
+        "x.clean_bytes_per_second / t.block_size",
+        whole=False,
     ),
     Headline(
         "saturation",
@@ -684,38 +703,39 @@ HEADLINES = (
         lambda e, spec: (
             e["mean_bytes_per_second"] / spec.block_size if e.get("mean_bytes_per_second") else None
         ),
-        "SELECT s.test_id, s.run_id, s.mean_bytes_per_second / t.block_size "
-        "FROM results_saturationseries s JOIN results_test t ON t.id = s.test_id "
-        "WHERE NOT s.partial",
+        "results_saturationseries",
+        "x.mean_bytes_per_second / t.block_size",
     ),
     Headline(
-        "consistency",
-        "IOPS",
-        lambda e, spec: statistics.fmean(e["iops"]) / (e["interval_ns"] / 1e9),
-        "SELECT c.test_id, c.run_id, "
-        "(SELECT avg(x) FROM unnest(c.iops) x) / (c.interval_ns / 1e9) "
-        "FROM results_consistencyseries c WHERE NOT c.partial",
+        "consistency", "IOPS", _steady_tail, "results_consistencyseries", "x.steady_mean_iops"
     ),
 )
+# Each headline's figures of the drive's reviewed runs, read from its own table through
+# the drive's runs (run_drive_status_idx), never a test's rows of every drive.
 _REFERENCE_SQL = """
-SELECT h.test_id, h.headline, h.value FROM ({union}) h (test_id, run_id, value, headline)
-JOIN results_run run ON run.id = h.run_id
+SELECT x.test_id, {n}, {sql} FROM {table} x
+JOIN results_run run ON run.id = x.run_id
+JOIN results_test t ON t.id = x.test_id
 WHERE run.drive_id = %(drive)s AND run.status = 'published' AND run.reviewed
-  AND h.test_id = ANY(%(tests)s) AND h.value > 0"""
+  AND x.test_id = ANY(%(tests)s){whole}"""
 
 
 def reference(drive: Drive, test_ids: list[int]) -> dict[tuple[int, int], list[float]]:
     """The drive's reviewed reference in these tests: each test's HEADLINES figures (by
     test id and headline index) of its published, reviewed runs (Run.reviewed). One
     query."""
-    union = " UNION ALL ".join(
-        f"(SELECT *, {n} FROM ({h.sql}) h{n})" for n, h in enumerate(HEADLINES)
+    sql = " UNION ALL ".join(
+        _REFERENCE_SQL.format(
+            n=n, sql=h.sql, table=h.table, whole=" AND NOT x.partial" if h.whole else ""
+        )
+        for n, h in enumerate(HEADLINES)
     )
     found: dict[tuple[int, int], list[float]] = {}
     with connection.cursor() as cursor:
-        cursor.execute(_REFERENCE_SQL.format(union=union), {"drive": drive.pk, "tests": test_ids})
+        cursor.execute(sql, {"drive": drive.pk, "tests": test_ids})
         for test_id, headline, value in cursor.fetchall():
-            found.setdefault((test_id, headline), []).append(float(value))
+            if value is not None and value > 0:
+                found.setdefault((test_id, headline), []).append(float(value))
     return found
 
 
