@@ -135,13 +135,15 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> 
     """Grouped horizontal bars of one test, a bar for each drive (A, B, and C and D when
     `more_names` names them) in each data pattern, each with whiskers over its run-to-run
     range. Where the drives' figures in a pattern are of two comparability classes, each
-    bar names its figure's class, and each other drive's hover its verdict against A ("not
-    compared: ...")."""
+    drive's legend entry and each bar's hover name its figure's class, and each other
+    drive's hover its verdict against A ("not compared: ..."); the bar's own text stays
+    its figure, which a phone's width has room for."""
     patterns = [p.pattern for p in pair.pairs]
     names = (a_name, b_name, *more_names)
     traces = []
     for i, ((side, marker), name) in enumerate(zip(_BAR_SIDES, names, strict=False)):
         values, texts, hovers, spreads = [], [], [], []
+        classes = []  # this drive's figures' classes where they differ from another's
         for p in pair.pairs:
             figures = p.figures[i]
             bps = figures.bytes_per_second if figures else None
@@ -153,10 +155,11 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> 
                 continue
             values.append(mbps(bps))
             text = f"{units.mbps(bps)} MB/s"
+            texts.append(text)
             apart = p.classes_differ
             if apart:
                 text += f" ({figures.rule_side.class_noun})"
-            texts.append(text)
+                classes.append(figures.rule_side.class_noun)
             if figures.spread:
                 text += f" {figures.spread.label}"
             if figures.result.pattern != p.pattern:
@@ -168,7 +171,11 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> 
             {
                 "type": "bar",
                 "orientation": "h",
-                "name": _legend_name(f"{side.upper()}: {name}"),
+                "name": _legend_name(
+                    f"{side.upper()} ({'; '.join(dict.fromkeys(classes))}): {name}"
+                    if classes
+                    else f"{side.upper()}: {name}"
+                ),
                 "y": patterns,
                 "x": values,
                 **_BAR_TEXT,
