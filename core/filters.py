@@ -263,16 +263,17 @@ def declared_filters(filterset: type[FilterSet]) -> dict[str, django_filters.Fil
 
 
 def query_schema(flt: django_filters.Filter) -> dict[str, Any]:
-    """The OpenAPI schema of a filter's query value: its form field's (field_schema), empty
-    allowed unless the filter always narrows (a DefaultChoiceFilter's default)."""
-    return field_schema(flt.field, blank=not isinstance(flt, DefaultChoiceFilter))
+    """The OpenAPI schema of a filter's query value: its form field's (field_schema)."""
+    return field_schema(flt.field)
 
 
-def field_schema(field: forms.Field, *, blank: bool = True) -> dict[str, Any]:
+def field_schema(field: forms.Field) -> dict[str, Any]:
     """The OpenAPI schema of a query value a form field reads, so that what the schema allows
     is what the field accepts: one of its choices, a whole number or a number within its
-    bounds, a date, or text within its length and without a NUL. `blank`: the value may
-    also be empty (no bound, any), as a page's form sends an input left blank."""
+    bounds, a date, or text within its length and without a NUL; and the empty value where
+    the field accepts it (one not required: a filter, which an empty value does not narrow,
+    or narrows by its default, as a page's form sends an input left blank)."""
+    blank = not field.required
     if isinstance(field, forms.ChoiceField):
         values = [str(value) for value, _ in field.choices]
         if blank and "" not in values:
@@ -305,9 +306,11 @@ def field_schema(field: forms.Field, *, blank: bool = True) -> dict[str, Any]:
 
 def query_description(flt: django_filters.Filter) -> str:
     """What a filter's query value means, for the API's description: its help text, or the
-    label a page's form shows; each choice with its label."""
+    label a page's form shows; each choice with its label, and the default a filter that
+    always narrows chooses (given empty or not given)."""
     text = str(flt.extra.get("help_text") or flt.label or flt.field_name)
-    return text + choices_description(flt.field)
+    default = getattr(flt, "default", None)
+    return text + choices_description(flt.field) + (f"; default: {default}" if default else "")
 
 
 def choices_description(field: forms.Field) -> str:

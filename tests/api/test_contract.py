@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from jsonschema import Draft202012Validator
 
 from core.filters import declared_filters, query_description, query_schema
 from drives.models import Drive
@@ -147,6 +148,72 @@ def test_every_text_parameter_refuses_a_nul_and_text_beyond_its_length(client, o
                 refused_at(client.get(url, {name: "x" * (text["maxLength"] + 1)}), name)
             checked += 1
     assert checked >= 10
+
+
+def allows(parameter: dict, text: str) -> bool:
+    """Whether a query parameter's schema allows `text` as its value on the wire: as text,
+    or read as the number or boolean it writes (a list of it, for an array)."""
+    read: list[object] = [text]
+    if re.fullmatch(r"-?[0-9]+", text):
+        read.append(int(text))
+    if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?", text):
+        read.append(float(text))
+    if text in ("true", "false"):
+        read.append(text == "true")
+    validator = Draft202012Validator(parameter["schema"])
+    many = parameter["schema"].get("type") == "array"
+    return any(validator.is_valid([value] if many else value) for value in read)
+
+
+def test_every_parameter_takes_the_empty_value_exactly_where_its_schema_does(client, openapi):
+    """?method= was read as its default where the schema's choices have no empty value: each
+    query parameter of each operation given empty is accepted if and only if its schema
+    allows it (a filter, which an empty value does not narrow; never a number, a format or a
+    page's place)."""
+    empty, refused = set(), set()
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            response = client.get(url, {name: ""})
+            if allows(parameter, ""):
+                assert response.status_code != 400, (url, name, response.content[:300])
+                empty.add(name)
+            else:
+                refused_at(response, name)
+                refused.add(name)
+    assert {"method", "kind", "q", "run", "capacity_min", "qd", "highlight"} <= empty
+    assert {"format", "limit", "offset", "page", "metric", "points", "cursor"} <= refused
+
+
+# Values some parameter of the API takes, tried in turn for one its schema allows.
+SAMPLES = ("", "1", "x", "2024-01-01", "before-1", "true")
+
+
+def test_a_parameter_given_twice_is_refused_unless_its_schema_is_a_list(client, openapi):
+    """?limit=1&limit=500 was a page of 500 (the last value read): every query parameter
+    of every operation, given twice with a value its schema allows, is a 400 at it, unless
+    its schema is an array (?highlight=a&highlight=b)."""
+    lists, once = set(), set()
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            value = next(
+                (
+                    v
+                    for v in (*SAMPLES, *map(str, parameter["schema"].get("enum", ())))
+                    if allows(parameter, v)
+                ),
+                None,
+            )
+            assert value is not None, (url, name)
+            response = client.get(url, {name: [value, value]})
+            if parameter["schema"].get("type") == "array":
+                assert response.status_code != 400, (url, name, response.content[:300])
+                lists.add(name)
+            else:
+                refused_at(response, name)
+                assert "given 2 times" in response.json()["detail"]
+                once.add(name)
+    assert lists == {"highlight"}
+    assert {"format", "limit", "kind", "method", "ordering", "cursor", "run_a", "qd"} <= once
 
 
 def test_every_filter_is_described_by_its_declaration(openapi):
