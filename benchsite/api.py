@@ -114,23 +114,34 @@ _ERROR_EXAMPLES = {
         "Credentials are needed, or those sent are not valid (an unknown or revoked token)",
         {"detail": "Invalid token.", "errors": []},
     ),
+    "406": (
+        "The Accept header names no type the operation writes (JSON, and CSV for a list)",
+        {"detail": "Could not satisfy the request Accept header.", "errors": []},
+    ),
+    "415": (
+        "The body's Content-Type is not one the operation reads",
+        {"detail": 'Unsupported media type "text/plain" in request.', "errors": []},
+    ),
 }
 
 
 def document_errors(result, generator, request, public):
     """drf-spectacular's last step: every operation documents the error body it can answer
-    with, with an example: 400 where it reads parameters or a body, 404 where its address
-    names something, 401 everywhere (a token that is not valid is refused on any operation,
-    and some need one). Those an operation documents itself keep their words, and get the
-    example. The ErrorBody component is the uploads' ErrorBodySerializer
-    (results/api/runs.py), which their operations name."""
+    with, with an example: 400 where it reads parameters or a body, 415 where it reads a
+    body (of the types it lists), 404 where its address names something, 401 and 406
+    everywhere (a token that is not valid is refused on any operation, and some need one;
+    an Accept header names what the client reads). Those an operation documents itself
+    keep their words, and get the example. The ErrorBody component is the uploads'
+    ErrorBodySerializer (results/api/runs.py), which their operations name."""
     body = {"$ref": "#/components/schemas/ErrorBody"}
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             places = {p.get("in") for p in operation.get("parameters", [])}
-            wanted = {"401"}
+            wanted = {"401", "406"}
+            if "requestBody" in operation:
+                wanted.add("415")
             if "query" in places or "requestBody" in operation:
                 wanted.add("400")
             if "path" in places:
