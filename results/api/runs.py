@@ -533,7 +533,8 @@ def upload_components(result, generator, request, public):
         "(the answer lists them)",
         "required": ["fio version"],
         "properties": {
-            "fio version": {"type": "string", "pattern": "^fio-[0-9]{1,4}\\.[0-9]{1,4}"},
+            # fio 3 or later (results.importers.fio reads no older output)
+            "fio version": {"type": "string", "pattern": "^fio-([3-9]|[1-9][0-9]{1,3})\\.[0-9]"},
             "jobs": {"type": "array", "minItems": 1, "items": {"type": "object"}},
         },
     }
