@@ -357,19 +357,21 @@ def whole_number(params, name: str, *, default: Any, minimum: int, maximum: int)
     return number
 
 
-BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+# A boolean in a query, as the schema's boolean is written there (and as JSON writes one).
+BOOLEANS = {"true": True, "false": False}
 NOT_A_BOOLEAN = "must be true or false"
 
 
 def query_boolean(params, name: str) -> bool:
-    """A yes or no the API reads from its query: true or false (1 or 0), false when the
-    query does not name it, else the API's 400 at its parameter."""
+    """A yes or no the API reads from its query: true or false, false when the query does
+    not name it, else the API's 400 at its parameter (1, TRUE or yes too: the schema's
+    boolean is neither)."""
     raw = params.get(name)
     if raw is None:
         return False
-    if raw.lower() not in BOOLEANS:
+    if raw not in BOOLEANS:
         raise ValidationError([{"pointer": f"/query/{name}", "message": NOT_A_BOOLEAN}])
-    return BOOLEANS[raw.lower()]
+    return BOOLEANS[raw]
 
 
 def whole_number_message(minimum: int, maximum: int) -> str:

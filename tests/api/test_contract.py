@@ -121,6 +121,24 @@ def test_every_number_parameter_refuses_text_and_numbers_beyond_its_bounds(clien
     assert checked >= 6  # capacities on drives, leaderboards and value views
 
 
+def test_every_boolean_parameter_takes_true_and_false_and_nothing_else(client, openapi, two_drives):
+    """?points=1 and ?points=TRUE were read as true, where the schema's boolean is true or
+    false on the wire: of real drives, so that the refusal is the parameter's, not a 404."""
+    alpha, beta = two_drives
+    checked = set()
+    for url, parameters in operations(openapi):
+        url = url.replace("/compare/x/y/", f"/compare/{alpha.slug}/{beta.slug}/")
+        for name, parameter in parameters.items():
+            if parameter["schema"].get("type") != "boolean" or re.search("/[xyzw]/", url):
+                continue  # a compare of drives that do not exist: 404 whatever the query
+            for value in ("true", "false"):
+                assert client.get(url, {name: value}).status_code == 200, (url, name, value)
+            for value in ("1", "0", "TRUE", "False", "yes", "", "true "):
+                refused_at(client.get(url, {name: value}), name)
+            checked.add(name)
+    assert checked == {"points"}
+
+
 def test_every_choice_parameter_refuses_a_value_it_does_not_list(client, openapi):
     """Unknown enum values (?format=xml was a 404, ?source=synthetic on a ranking...)."""
     checked = set()
