@@ -10,6 +10,8 @@ MIDDLEWARE (the apps never import this module):
 - JSON written by orjson (DRF's output, faster);
 - every list also as CSV (`?format=csv` or `Accept: text/csv`), formulas neutralised, each
   number written as the JSON writes it;
+- the query as the schema describes it: a parameter read as one value (every one whose schema
+  is not an array) and given more than once is a 400 at it, never its last value read;
 - limit/offset pagination with a maximum page (long lists use cursors of their own);
 - cache headers on reads: `Cache-Control: public, max-age=60` for anonymous readers, private
   otherwise; ETag and 304 come from ConditionalGetMiddleware.
@@ -26,7 +28,7 @@ from typing import Any
 
 import orjson
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.functional import Promise
 from knox import auth
@@ -117,23 +119,34 @@ _ERROR_EXAMPLES = {
         "Credentials are needed, or those sent are not valid (an unknown or revoked token)",
         {"detail": INVALID_TOKEN, "errors": []},
     ),
+    "406": (
+        "The Accept header names no type the operation writes (JSON, and CSV for a list)",
+        {"detail": "Could not satisfy the request Accept header.", "errors": []},
+    ),
+    "415": (
+        "The body's Content-Type is not one the operation reads",
+        {"detail": 'Unsupported media type "text/plain" in request.', "errors": []},
+    ),
 }
 
 
 def document_errors(result, generator, request, public):
     """drf-spectacular's last step: every operation documents the error body it can answer
-    with, with an example: 400 where it reads parameters or a body, 404 where its address
-    names something, 401 everywhere (a token that is not valid is refused on any operation,
-    and some need one). Those an operation documents itself keep their words, and get the
-    example. The ErrorBody component is the uploads' ErrorBodySerializer
-    (results/api/runs.py), which their operations name."""
+    with, with an example: 400 where it reads parameters or a body, 415 where it reads a
+    body (of the types it lists), 404 where its address names something, 401 and 406
+    everywhere (a token that is not valid is refused on any operation, and some need one;
+    an Accept header names what the client reads). Those an operation documents itself
+    keep their words, and get the example. The ErrorBody component is the uploads'
+    ErrorBodySerializer (results/api/runs.py), which their operations name."""
     body = {"$ref": "#/components/schemas/ErrorBody"}
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             places = {p.get("in") for p in operation.get("parameters", [])}
-            wanted = {"401"}
+            wanted = {"401", "406"}
+            if "requestBody" in operation:
+                wanted.add("415")
             if "query" in places or "requestBody" in operation:
                 wanted.add("400")
             if "path" in places:
@@ -358,6 +371,51 @@ class ContentNegotiation(DefaultContentNegotiation):
                     [{"pointer": f"/query/{name}", "message": f"must be one of {formats}"}]
                 )
         return super().select_renderer(request, renderers, format_suffix)
+
+
+# -- the query -----------------------------------------------------------------------------
+GIVEN_TWICE = "given {count} times: give it once"
+
+
+class QueryOnce(QueryDict):
+    """A query whose parameters are each read as one value (get, [], items...) only where it
+    gives one: a parameter given more than once is the API's 400 at it, which is what the
+    schema says of every parameter that is not an array (Django reads the last value). A
+    list (the schema's arrays: ?highlight=) is read with getlist."""
+
+    def __getitem__(self, key: str) -> str:
+        count = len(self.getlist(key))
+        if count > 1:
+            raise exceptions.ValidationError(
+                [{"pointer": f"/query/{key}", "message": GIVEN_TWICE.format(count=count)}]
+            )
+        return super().__getitem__(key)
+
+    @classmethod
+    def of(cls, query: QueryDict) -> QueryOnce:
+        once = cls(mutable=True, encoding=query.encoding)
+        for key, values in query.lists():
+            once.setlist(key, values)
+        once._mutable = False
+        return once
+
+
+class ApiQueryMiddleware:
+    """The API's views read their query as QueryOnce (last among the middleware: the ones
+    before read the query as Django gives it, the response cache's scopes among them)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith("/api/v1/"):
+            return self.get_response(request)
+        given = request.GET
+        request.GET = QueryOnce.of(given)
+        try:
+            return self.get_response(request)
+        finally:
+            request.GET = given
 
 
 # -- pagination ----------------------------------------------------------------------------

@@ -1,18 +1,20 @@
 """The API's description, where drf-spectacular's own reading of a view falls short: each
 list's filters described by what their fields accept (core.filters.query_schema), not
-guessed from the model; the token authentication (benchsite.api), knox's. Loaded with the
-app (benchsite.apps), as drf-spectacular's extensions must be before a schema is made."""
+guessed from the model; a request body's text by what DRF's CharField refuses; the token
+authentication (benchsite.api), knox's. Loaded with the app (benchsite.apps), as
+drf-spectacular's extensions must be before a schema is made."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from drf_spectacular.contrib.knox_auth_token import KnoxTokenScheme
-from drf_spectacular.extensions import OpenApiFilterExtension
+from drf_spectacular.extensions import OpenApiFilterExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.plumbing import build_parameter_type, get_manager, get_view_model
 from drf_spectacular.utils import OpenApiParameter
 
-from core.filters import declared_filters, query_description, query_schema
+from core.filters import NO_NUL, declared_filters, query_description, query_schema
 
 
 class TokenScheme(KnoxTokenScheme):
@@ -46,6 +48,49 @@ class FilterSetParameters(OpenApiFilterExtension):
             )
             for name, flt in declared_filters(filterset).items()
         ]
+
+
+def _character_class(chars: list[str]) -> str:
+    """A regular expression's class of these characters, as ranges of \\u escapes (the same
+    in ECMA 262's expressions, JSON Schema's, and Python's)."""
+    codes = sorted(ord(c) for c in chars)
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and code == ranges[-1][1] + 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return "".join(
+        f"\\u{low:04x}" if low == high else f"\\u{low:04x}-\\u{high:04x}" for low, high in ranges
+    )
+
+
+@functools.cache
+def text_pattern(*, blank: bool) -> str:
+    """What DRF's CharField accepts as text, as a pattern: no NUL, which it always refuses,
+    and unless it may be `blank`, a character it does not strip (str.strip: Python's
+    whitespace, which is not ECMA 262's \\s)."""
+    if blank:
+        return NO_NUL
+    stripped = _character_class([chr(c) for c in range(0x110000) if chr(c).isspace()])
+    return f"^[^\\u0000]*[^\\u0000{stripped}][^\\u0000]*$"
+
+
+class TextRefusals(OpenApiSerializerFieldExtension):
+    """A request body's text field (DRF's CharField) as what it accepts: no NUL (DRF's
+    CharField refuses one in any text) and, where it may not be blank and trims what it
+    is given, a character other than whitespace (a reason of spaces is refused as none).
+    A field that states a pattern of its own (a slug, a regular expression) keeps it."""
+
+    target_class = "rest_framework.fields.CharField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        if direction == "request" and schema.get("type") == "string" and "pattern" not in schema:
+            blank = self.target.allow_blank or not self.target.trim_whitespace
+            schema["pattern"] = text_pattern(blank=blank)
+        return schema
 
 
 CSV = "text/csv"

@@ -1,6 +1,6 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
@@ -42,6 +42,8 @@ api_urls = [
     ),
     path("value/", reads.ValueView.as_view(), name="value"),
     *router.urls,
+    # Last: any other address ending in a slash (one without is first redirected to it).
+    re_path(r"^.*/$", views.api_not_found),
 ]
 
 urlpatterns = [

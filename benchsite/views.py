@@ -6,6 +6,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -40,6 +41,14 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return _error(
         request, 404, message if message and not request.path.startswith("/api/") else NOT_FOUND
     )
+
+
+@csrf_exempt
+def api_not_found(request: HttpRequest) -> HttpResponse:
+    """An address under /api/v1/ that no route of the API matches (a path parameter its
+    pattern refuses, say): the API's 404 body, in development too, where DEBUG has Django
+    answer handler404's cases with its own HTML page."""
+    return _error(request, 404, NOT_FOUND)
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -17,6 +17,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 import django_filters
@@ -97,16 +98,36 @@ class SlugFilter(django_filters.CharFilter):
         )
 
 
-class WholeNumberField(forms.IntegerField):
-    """A whole number written as one, in ASCII digits (a minus sign before them): Django's
-    IntegerField also reads "1.0", " 1 " and other digits as 1, which the API's schema,
-    typing the value an integer, does not allow."""
+# A number as JSON writes one (leading zeros allowed): what a query value the API's schema
+# types a number or an integer may be. JSON Schema (2020-12, OpenAPI 3.1's) counts any
+# number without a fraction an integer: 3, 3.0 and 3e0 alike.
+JSON_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+# Beyond this many digits no whole number the API reads fits (64 bits have 19): refused
+# before it is made (1e999999999 would be a billion digits).
+MAX_WHOLE_DIGITS = 40
 
-    WRITTEN = re.compile(r"-?[0-9]+")
+
+def whole_number_text(text: str) -> int | None:
+    """The whole number `text` writes as JSON writes a number ("240", "240.0", "2.4e2"),
+    or None for any other text: a fraction, other digits than ASCII, spaces, no digits."""
+    if not JSON_NUMBER.fullmatch(text):
+        return None
+    value = Decimal(text)
+    if value.adjusted() >= MAX_WHOLE_DIGITS or value != value.to_integral_value():
+        return None
+    return int(value)
+
+
+class WholeNumberField(forms.IntegerField):
+    """A whole number as the API's schema types one (whole_number_text): Django's
+    IntegerField also reads " 1 " and other digits than ASCII as 1, and refuses 1e3."""
 
     def to_python(self, value):
-        if isinstance(value, str) and value and not self.WRITTEN.fullmatch(value):
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        if isinstance(value, str) and value:
+            number = whole_number_text(value)
+            if number is None:
+                raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+            return number
         return super().to_python(value)
 
 
@@ -263,16 +284,17 @@ def declared_filters(filterset: type[FilterSet]) -> dict[str, django_filters.Fil
 
 
 def query_schema(flt: django_filters.Filter) -> dict[str, Any]:
-    """The OpenAPI schema of a filter's query value: its form field's (field_schema), empty
-    allowed unless the filter always narrows (a DefaultChoiceFilter's default)."""
-    return field_schema(flt.field, blank=not isinstance(flt, DefaultChoiceFilter))
+    """The OpenAPI schema of a filter's query value: its form field's (field_schema)."""
+    return field_schema(flt.field)
 
 
-def field_schema(field: forms.Field, *, blank: bool = True) -> dict[str, Any]:
+def field_schema(field: forms.Field) -> dict[str, Any]:
     """The OpenAPI schema of a query value a form field reads, so that what the schema allows
     is what the field accepts: one of its choices, a whole number or a number within its
-    bounds, a date, or text within its length and without a NUL. `blank`: the value may
-    also be empty (no bound, any), as a page's form sends an input left blank."""
+    bounds, a date, or text within its length and without a NUL; and the empty value where
+    the field accepts it (one not required: a filter, which an empty value does not narrow,
+    or narrows by its default, as a page's form sends an input left blank)."""
+    blank = not field.required
     if isinstance(field, forms.ChoiceField):
         values = [str(value) for value, _ in field.choices]
         if blank and "" not in values:
@@ -305,9 +327,11 @@ def field_schema(field: forms.Field, *, blank: bool = True) -> dict[str, Any]:
 
 def query_description(flt: django_filters.Filter) -> str:
     """What a filter's query value means, for the API's description: its help text, or the
-    label a page's form shows; each choice with its label."""
+    label a page's form shows; each choice with its label, and the default a filter that
+    always narrows chooses (given empty or not given)."""
     text = str(flt.extra.get("help_text") or flt.label or flt.field_name)
-    return text + choices_description(flt.field)
+    default = getattr(flt, "default", None)
+    return text + choices_description(flt.field) + (f"; default: {default}" if default else "")
 
 
 def choices_description(field: forms.Field) -> str:
@@ -319,31 +343,35 @@ def choices_description(field: forms.Field) -> str:
 
 def whole_number(params, name: str, *, default: Any, minimum: int, maximum: int) -> Any:
     """A whole number the API reads from its query (a page, its size, a run) itself: `default`
-    when the query does not name it, else digits within the bounds, or the API's 400 at its
+    when the query does not name it, else a whole number (whole_number_text) within the
+    bounds, or the API's 400 at its
     parameter (never a value read otherwise, or silently replaced by the default)."""
     raw = params.get(name)
     if raw is None:
         return default
-    if not (raw.isascii() and raw.isdigit() and minimum <= int(raw) <= maximum):
+    number = whole_number_text(raw)
+    if number is None or not minimum <= number <= maximum:
         raise ValidationError(
             [{"pointer": f"/query/{name}", "message": whole_number_message(minimum, maximum)}]
         )
-    return int(raw)
+    return number
 
 
-BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+# A boolean in a query, as the schema's boolean is written there (and as JSON writes one).
+BOOLEANS = {"true": True, "false": False}
 NOT_A_BOOLEAN = "must be true or false"
 
 
 def query_boolean(params, name: str) -> bool:
-    """A yes or no the API reads from its query: true or false (1 or 0), false when the
-    query does not name it, else the API's 400 at its parameter."""
+    """A yes or no the API reads from its query: true or false, false when the query does
+    not name it, else the API's 400 at its parameter (1, TRUE or yes too: the schema's
+    boolean is neither)."""
     raw = params.get(name)
     if raw is None:
         return False
-    if raw.lower() not in BOOLEANS:
+    if raw not in BOOLEANS:
         raise ValidationError([{"pointer": f"/query/{name}", "message": NOT_A_BOOLEAN}])
-    return BOOLEANS[raw.lower()]
+    return BOOLEANS[raw]
 
 
 def whole_number_message(minimum: int, maximum: int) -> str:

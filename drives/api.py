@@ -7,7 +7,7 @@ from __future__ import annotations
 import django_filters
 from django.db.models import QuerySet
 from django.http import Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -130,7 +130,9 @@ class DriveApiFilter(DriveFilter):
 
 
 class DriveChildFilter(FilterSet):
-    drive = django_filters.CharFilter(field_name="drive__slug", max_length=255, label="Drive")
+    drive = django_filters.CharFilter(
+        field_name="drive__slug", max_length=255, label="Drive", help_text="A drive's slug"
+    )
 
 
 class PriceFilter(DriveChildFilter):
@@ -214,10 +216,6 @@ class NandTypeViewSet(CatalogViewSet):
     queryset = NandType.objects.select_related("vendor").order_by("slug")
 
 
-DRIVE_PARAMETER = OpenApiParameter("drive", str, description="A drive's slug")
-
-
-@extend_schema_view(list=extend_schema(parameters=[DRIVE_PARAMETER]))
 class FirmwareViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = FirmwareSerializer
     filterset_class = FirmwareFilter

@@ -115,7 +115,7 @@ class LeaderboardFilter(_EntryFilter):
         empty_label="this test's",
         help_text="A queue-depth sweep's leaderboard: rank its test at this queue depth "
         f"(default: the page's test; QD{sweeps.DEFAULT_DEPTH} on the sweep's own page); a "
-        "test that is not a sweep's refuses it",
+        "test that is not a sweep's has no ranking at any depth (the API answers 404)",
     )
 
     class Meta(_EntryFilter.Meta):

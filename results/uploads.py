@@ -9,7 +9,6 @@ beside the file: query parameters of the API request, fields of the form
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from jsonschema import Draft7Validator
 
+from core.filters import whole_number_text
 from results import documents
 from results.documents import DocumentProblem, DocumentRejected
 from results.importers.fio import FioConversion, fio_ingest, is_fio_output
@@ -38,8 +38,7 @@ FIO_NEEDS_DRIVE = (
     "fio's output does not say which drive it measured: give at least manufacturer and "
     "model beside it (query parameters of the API request, fields of the upload form)"
 )
-_DIGITS = re.compile(r"[0-9]{1,19}")
-NOT_BYTES = "must be a whole number of bytes, digits only (e.g. 240057409536), not {value}"
+NOT_BYTES = "must be a whole number of bytes (e.g. 240057409536), not {value}"
 
 
 @dataclass(frozen=True)
@@ -64,12 +63,13 @@ def fio_field_schema(name: str, *, required: bool = False) -> dict[str, Any]:
 
 def field_problems(fields: Mapping[str, str]) -> list[DocumentProblem]:
     """What is wrong with the fields beside an upload, each against what fio_field_schema
-    says it may hold (a whole number of bytes read from its digits)."""
+    says it may hold (a whole number of bytes read as JSON writes a number)."""
     problems = []
     for name, value in fields.items():
         if name not in (*FIO_DRIVE_FIELDS, "drive_state") or not isinstance(value, str):
             continue
-        read = int(value) if name in INTEGER_FIELDS and _DIGITS.fullmatch(value) else value
+        number = whole_number_text(value) if name in INTEGER_FIELDS else None
+        read = value if number is None else number
         pointer = "/drive_state" if name == "drive_state" else f"/drive/{name}"
         for error in Draft7Validator(fio_field_schema(name)).iter_errors(read):
             problems.append(DocumentProblem(pointer, error.message))
@@ -87,11 +87,15 @@ def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
         if not isinstance(value, str) or not value.strip():
             continue
         value = value.strip()
-        if name in INTEGER_FIELDS and not _DIGITS.fullmatch(value):
-            problem = NOT_BYTES.format(value=documents.quote(value))
-            problems.append(DocumentProblem(f"/drive/{name}", problem))
+        if name in INTEGER_FIELDS:
+            number = whole_number_text(value)
+            if number is None:
+                problem = NOT_BYTES.format(value=documents.quote(value))
+                problems.append(DocumentProblem(f"/drive/{name}", problem))
+            else:
+                drive[name] = number
             continue
-        drive[name] = int(value) if name in INTEGER_FIELDS else value
+        drive[name] = value
     if any(name not in drive for name in FIO_REQUIRED_FIELDS):
         problems.insert(0, DocumentProblem("/drive", FIO_NEEDS_DRIVE))
     if problems:

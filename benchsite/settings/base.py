@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # The API's query, a parameter given twice refused where one value is read: last.
+    "benchsite.api.ApiQueryMiddleware",
 ]
 
 ROOT_URLCONF = "benchsite.urls"
@@ -263,10 +265,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # JSON Schema 2020-12, in which the result document's schema (draft 7: if/then, const,
+    # $defs) can be the upload's request body (results.api.runs.upload_components).
+    "OAS_VERSION": "3.1.0",
     # A compared drive's key (results.api.shapes): one enum wherever a body names one.
     "ENUM_NAME_OVERRIDES": {"DriveKeyEnum": "results.api.shapes.SIDE_CHOICES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
+        "results.api.runs.upload_components",
         "benchsite.api.document_errors",
         "benchsite.openapi.text_csv_and_required_bodies",
     ],

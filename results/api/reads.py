@@ -18,7 +18,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -955,7 +955,9 @@ class LeaderboardView(APIView):
                 QueueDepthFilter.depth(filters.form.cleaned_data.get("qd")) if valid else None,
             )
         except sweeps.SweepDepthError as error:
-            ranked, errors = sweeps.member(identifier, None), {"qd": [str(error)]}
+            # A depth the schema lists, of a test not measured at it: no such ranking, as
+            # an unknown test is none (a 400 would refuse a value the schema allows).
+            raise NotFound([{"pointer": "/query/qd", "message": str(error)}]) from error
         test = throughput_test(ranked)
         if test is None:
             raise Http404("no such test")

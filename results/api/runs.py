@@ -52,7 +52,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
 from core.filters import FilterSet, query_errors, whole_number_schema
-from results import permissions
+from core.json_schema import component_of_draft7
+from results import documents, permissions
 from results.api.reads import MAX_RUN_ID, filter_parameters
 from results.api.shapes import RunResultShape
 from results.documents import MEANING_CHECKS, SCHEMA_PATH, TOO_LARGE, DocumentRejected
@@ -431,11 +432,15 @@ class OwnRunSerializer(RunSerializer):
 
 
 class TextField(serializers.CharField):
-    """Text, and only text: DRF's CharField also takes a number or a boolean as its text."""
+    """Text, and only text: DRF's CharField also takes a number or a boolean as its text,
+    and measures its length once trimmed, where the schema's maxLength measures the text
+    sent (benchsite.openapi.TextRefusals states what else it refuses)."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
             self.fail("invalid")
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
 
@@ -518,20 +523,58 @@ def document_schema(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _upload_request(*, fio_only: bool) -> dict[str, Any]:
-    document = {
-        "type": "object",
-        "description": "fio's JSON output (fio --output-format=json)"
-        if fio_only
-        else "A result document, as its JSON Schema says (served at "
-        f"{DOCUMENT_SCHEMA_URL}), or fio's JSON output, told apart by its content. The "
-        f"meaning checks ({MEANING_CHECKS}) follow the schema's",
+# The bodies uploads take, as components of the API's schema (upload_components): the result
+# document's JSON Schema, the file served at DOCUMENT_SCHEMA_URL, and what the fio importer
+# reads first of fio's output.
+RESULT_DOCUMENT = "ResultDocument"
+FIO_OUTPUT = "FioOutput"
+
+
+def _component(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def upload_components(result, generator, request, public):
+    """drf-spectacular's last step: the upload bodies' components. The result document's is
+    its JSON Schema (draft 7) in OpenAPI 3.1's dialect (core.json_schema.component_of_draft7),
+    so that the schema an upload is checked against is the one the API describes."""
+    document = component_of_draft7(documents.schema(), at=_component(RESULT_DOCUMENT)["$ref"])
+    document["description"] = (
+        f"{document.get('description', '')} The JSON Schema served at {DOCUMENT_SCHEMA_URL}, "
+        f"in the dialect of this description. The meaning checks ({MEANING_CHECKS}) follow "
+        "the schema's."
+    ).strip()
+    document["externalDocs"] = {
+        "description": "The result document's JSON Schema",
+        "url": DOCUMENT_SCHEMA_URL,
     }
-    if not fio_only:
-        document["externalDocs"] = {
-            "description": "The result document's JSON Schema",
-            "url": DOCUMENT_SCHEMA_URL,
+    fio = {
+        "type": "object",
+        "description": "fio's JSON output (fio 3.x, --output-format=json or json+), its first "
+        "member fio's version; which of its jobs become results is the importer's to say "
+        "(the answer lists them)",
+        "required": ["fio version"],
+        "properties": {
+            # fio 3 or later (results.importers.fio reads no older output)
+            "fio version": {"type": "string", "pattern": "^fio-([3-9]|[1-9][0-9]{1,3})\\.[0-9]"},
+            "jobs": {"type": "array", "minItems": 1, "items": {"type": "object"}},
+        },
+    }
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update({RESULT_DOCUMENT: document, FIO_OUTPUT: fio})
+    result["components"]["schemas"] = dict(sorted(schemas.items()))
+    return result
+
+
+def _upload_request(*, fio_only: bool) -> dict[str, Any]:
+    document = (
+        _component(FIO_OUTPUT)
+        if fio_only
+        else {
+            "anyOf": [_component(RESULT_DOCUMENT), _component(FIO_OUTPUT)],
+            "description": "A result document or fio's JSON output, told apart by its content",
         }
+    )
     return {
         "application/json": document,
         "multipart/form-data": {

@@ -212,12 +212,13 @@ def test_fio_output_without_its_drive_is_a_400(api):
     errors = rejected(api, raw, FIO_RUNS)
     assert errors[0]["pointer"] == "/drive"
     assert "manufacturer" in errors[0]["message"]
-    for capacity in ("lots", "-5", "1.5e11", "240,000,000,000", "9" * 25, "0x10"):
+    for capacity in ("lots", "1.5", "2.4e-3", "240,000,000,000", "9" * 45, "0x10", "-5", "9" * 25):
         query = urlencode({"manufacturer": "M", "model": "X", "capacity_bytes": capacity})
         errors = rejected(api, raw, f"{FIO_RUNS}?{query}")
         assert [e["pointer"] for e in errors] == ["/drive/capacity_bytes"], capacity
-        assert "whole number of bytes" in errors[0]["message"], errors
-        assert json.dumps(capacity)[:20] in errors[0]["message"]
+        if capacity not in ("-5", "9" * 25):  # whole numbers: beyond the schema's bounds
+            assert "whole number of bytes" in errors[0]["message"], errors
+            assert json.dumps(capacity)[:20] in errors[0]["message"]
 
 
 # -- the request itself --------------------------------------------------------------------

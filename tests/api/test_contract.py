@@ -11,11 +11,15 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from jsonschema import Draft7Validator, Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from core.filters import declared_filters, query_description, query_schema
 from drives.models import Drive
+from results import documents
 from results.api.reads import NewestRowsFirst
-from results.api.runs import DOCUMENT_SCHEMA_URL
+from results.api.runs import DOCUMENT_SCHEMA_URL, FIO_OUTPUT, RESULT_DOCUMENT
 from results.filters import LeaderboardFilter
 from results.services import run_ingest
 from results.synthetic import measured_document
@@ -78,20 +82,25 @@ def refused_at(response, name: str) -> None:
 
 def test_every_whole_number_parameter_refuses_anything_else_with_a_400(client, openapi):
     """?limit=abc was a page of the default size: every integer query parameter of every
-    operation refuses a non-integer, a fraction, and a number beyond its bounds."""
+    operation refuses a non-integer, a fraction, and a number beyond its bounds, and takes
+    a whole number however JSON writes it (JSON Schema 2020-12, OpenAPI 3.1's: 2.0 and
+    2e0 are the integer 2; schemathesis sends a whole float as 2.0)."""
     checked = set()
     for url, parameters in operations(openapi):
         for name, parameter in parameters.items():
             whole = typed(parameter["schema"], "integer")
             if whole is None:
                 continue
-            bad = ["abc", "1.5", "1.0", "-"]
+            bad = ["abc", "1.5", "-", " 1", "1e-1", "+1", "１", "1e99999999"]
             if "maximum" in whole:
-                bad.append(str(whole["maximum"] + 1))
+                bad += [str(whole["maximum"] + 1), f"{whole['maximum'] + 1}.0"]
             if "minimum" in whole:
                 bad.append(str(whole["minimum"] - 1))
             for value in bad:
                 refused_at(client.get(url, {name: value}), name)
+            low = whole.get("minimum", 1)
+            for value in (f"{low}.0", f"{low}e0", f"{low * 10}E-1", f"{low}.000"):
+                assert client.get(url, {name: value}).status_code != 400, (url, name, value)
             checked.add(name)
     assert {"limit", "offset", "page", "page_size", "run", "run_a", "run_b", "run_d"} <= checked
 
@@ -110,6 +119,24 @@ def test_every_number_parameter_refuses_text_and_numbers_beyond_its_bounds(clien
                 refused_at(client.get(url, {name: repr(number["maximum"] * 10)}), name)
             checked += 1
     assert checked >= 6  # capacities on drives, leaderboards and value views
+
+
+def test_every_boolean_parameter_takes_true_and_false_and_nothing_else(client, openapi, two_drives):
+    """?points=1 and ?points=TRUE were read as true, where the schema's boolean is true or
+    false on the wire: of real drives, so that the refusal is the parameter's, not a 404."""
+    alpha, beta = two_drives
+    checked = set()
+    for url, parameters in operations(openapi):
+        url = url.replace("/compare/x/y/", f"/compare/{alpha.slug}/{beta.slug}/")
+        for name, parameter in parameters.items():
+            if parameter["schema"].get("type") != "boolean" or re.search("/[xyzw]/", url):
+                continue  # a compare of drives that do not exist: 404 whatever the query
+            for value in ("true", "false"):
+                assert client.get(url, {name: value}).status_code == 200, (url, name, value)
+            for value in ("1", "0", "TRUE", "False", "yes", "", "true "):
+                refused_at(client.get(url, {name: value}), name)
+            checked.add(name)
+    assert checked == {"points"}
 
 
 def test_every_choice_parameter_refuses_a_value_it_does_not_list(client, openapi):
@@ -149,6 +176,72 @@ def test_every_text_parameter_refuses_a_nul_and_text_beyond_its_length(client, o
     assert checked >= 10
 
 
+def allows(parameter: dict, text: str) -> bool:
+    """Whether a query parameter's schema allows `text` as its value on the wire: as text,
+    or read as the number or boolean it writes (a list of it, for an array)."""
+    read: list[object] = [text]
+    if re.fullmatch(r"-?[0-9]+", text):
+        read.append(int(text))
+    if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?", text):
+        read.append(float(text))
+    if text in ("true", "false"):
+        read.append(text == "true")
+    validator = Draft202012Validator(parameter["schema"])
+    many = parameter["schema"].get("type") == "array"
+    return any(validator.is_valid([value] if many else value) for value in read)
+
+
+def test_every_parameter_takes_the_empty_value_exactly_where_its_schema_does(client, openapi):
+    """?method= was read as its default where the schema's choices have no empty value: each
+    query parameter of each operation given empty is accepted if and only if its schema
+    allows it (a filter, which an empty value does not narrow; never a number, a format or a
+    page's place)."""
+    empty, refused = set(), set()
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            response = client.get(url, {name: ""})
+            if allows(parameter, ""):
+                assert response.status_code != 400, (url, name, response.content[:300])
+                empty.add(name)
+            else:
+                refused_at(response, name)
+                refused.add(name)
+    assert {"method", "kind", "q", "run", "capacity_min", "qd", "highlight"} <= empty
+    assert {"format", "limit", "offset", "page", "metric", "points", "cursor"} <= refused
+
+
+# Values some parameter of the API takes, tried in turn for one its schema allows.
+SAMPLES = ("", "1", "x", "2024-01-01", "before-1", "true")
+
+
+def test_a_parameter_given_twice_is_refused_unless_its_schema_is_a_list(client, openapi):
+    """?limit=1&limit=500 was a page of 500 (the last value read): every query parameter
+    of every operation, given twice with a value its schema allows, is a 400 at it, unless
+    its schema is an array (?highlight=a&highlight=b)."""
+    lists, once = set(), set()
+    for url, parameters in operations(openapi):
+        for name, parameter in parameters.items():
+            value = next(
+                (
+                    v
+                    for v in (*SAMPLES, *map(str, parameter["schema"].get("enum", ())))
+                    if allows(parameter, v)
+                ),
+                None,
+            )
+            assert value is not None, (url, name)
+            response = client.get(url, {name: [value, value]})
+            if parameter["schema"].get("type") == "array":
+                assert response.status_code != 400, (url, name, response.content[:300])
+                lists.add(name)
+            else:
+                refused_at(response, name)
+                assert "given 2 times" in response.json()["detail"]
+                once.add(name)
+    assert lists == {"highlight"}
+    assert {"format", "limit", "kind", "method", "ordering", "cursor", "run_a", "qd"} <= once
+
+
 def test_every_filter_is_described_by_its_declaration(openapi):
     """The leaderboard's filters (source among them) as LeaderboardFilter declares them:
     the schema derives from the declarations, so a filter added there is documented."""
@@ -175,10 +268,15 @@ def test_a_results_cursor_of_the_documented_form_names_a_page(client, openapi):
 
 
 def resolve(openapi: dict, schema: dict) -> dict:
+    """The schema of a value that is not null: a component by its name, the one schema of
+    an allOf, or of a oneOf beside null (OpenAPI 3.1's nullable)."""
     while "$ref" in schema:
         schema = openapi["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
     if "allOf" in schema and len(schema["allOf"]) == 1:
         return resolve(openapi, {**schema["allOf"][0]})
+    options = [s for s in schema.get("oneOf", ()) if s != {"type": "null"}]
+    if len(options) == 1:
+        return resolve(openapi, options[0])
     return schema
 
 
@@ -246,17 +344,127 @@ def test_the_comparison_and_the_leaderboard_are_typed_field_by_field(
         assert documented["text/csv"]["schema"]["type"] == "string"
 
 
-def test_the_result_document_schema_is_served_and_named_by_the_upload(client, openapi):
+def test_the_result_document_schema_is_served_and_is_the_upload_body(client, openapi):
+    """The upload bodies were {"type": "object"}: POST /runs/ takes the result document's
+    component (or fio's output), POST /runs/fio/ fio's output, and the component is the
+    schema served at DOCUMENT_SCHEMA_URL (the same verdict on every document: see
+    test_the_document_component_judges_every_document_as_the_served_schema)."""
     served = client.get(DOCUMENT_SCHEMA_URL)
     assert served.status_code == 200
     assert served["Content-Type"] == "application/schema+json"
     path = Path(settings.BASE_DIR) / "results" / "schema" / "result-document.schema.json"
     assert served.content == path.read_bytes()
-    body = openapi["paths"]["/api/v1/runs/"]["post"]["requestBody"]
-    assert body["required"] is True
-    assert body["content"]["application/json"]["schema"]["externalDocs"]["url"] == (
-        DOCUMENT_SCHEMA_URL
+    assert openapi["openapi"].startswith("3.1.")  # JSON Schema 2020-12: if/then, const
+    uploads = {
+        "/api/v1/runs/": {"anyOf": [component(RESULT_DOCUMENT), component(FIO_OUTPUT)]},
+        "/api/v1/runs/fio/": component(FIO_OUTPUT),
+    }
+    for path, documented in uploads.items():
+        body = openapi["paths"][path]["post"]["requestBody"]
+        assert body["required"] is True
+        json_body = body["content"]["application/json"]["schema"]
+        assert {k: v for k, v in json_body.items() if k != "description"} == documented
+    document = openapi["components"]["schemas"][RESULT_DOCUMENT]
+    assert document["externalDocs"]["url"] == DOCUMENT_SCHEMA_URL
+
+
+def component(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def variants(document):
+    """A document and documents a little off it: each member left out, and each value in
+    turn null, text, a negative number or false (of a list, its first two items only)."""
+    yield document
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield {k: v for k, v in document.items() if k != key}
+            for other in variants(value):
+                yield {**document, key: other}
+    elif isinstance(document, list):
+        for index, value in enumerate(document[:2]):
+            for other in variants(value):
+                yield [*document[:index], other, *document[index + 1 :]]
+    else:
+        yield from (None, "x", -1, False)
+
+
+def test_the_document_component_judges_every_document_as_the_served_schema(openapi):
+    """The upload body's component and the served draft-7 file find the same problems in
+    every sample document and in each variant of them (if/then, const, dependencies and
+    the $defs they refer to among what is exercised)."""
+    served = Draft7Validator(documents.schema())
+    registry = Registry().with_resource(
+        "urn:api", Resource(contents=openapi, specification=DRAFT202012)
     )
+    described = Draft202012Validator(
+        {"$ref": f"urn:api#/components/schemas/{RESULT_DOCUMENT}"}, registry=registry
+    )
+    samples = sorted((Path(settings.BASE_DIR) / "results" / "schema" / "samples").glob("*.json"))
+    compared = refused = 0
+    for sample in samples:
+        for document in variants(json.loads(sample.read_text())):
+            problems = sorted(e.message for e in served.iter_errors(document))
+            assert sorted(e.message for e in described.iter_errors(document)) == problems
+            compared += 1
+            refused += bool(problems)
+    assert compared > 1000 and refused > 500
+
+
+def withdraw_reason_schema(openapi: dict) -> dict:
+    body = openapi["paths"]["/api/v1/runs/{id}/withdraw/"]["post"]["requestBody"]
+    return resolve(openapi, body["content"]["application/json"]["schema"])["properties"]["reason"]
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "",
+        " ",
+        "\t\n ",
+        "\x1c\x1f",  # whitespace to Python's str.strip, not to ECMA 262's \s
+        "\u3000",
+        "a\x00b",
+        "x" * 2001,
+        " " * 1999 + "xy",  # 2001 sent, 2 once trimmed
+        "ok",
+        "  the drive was mislabelled  ",
+        "\ufeffnot blank",  # not whitespace to str.strip
+        "x" * 2000,
+    ],
+)
+def test_the_withdraw_reason_is_refused_exactly_where_its_schema_refuses_it(
+    openapi, reviewer, api, reason
+):
+    """A reason with a NUL was refused with a 400 the schema did not foresee: the reason's
+    schema states what DRF's CharField refuses (benchsite.openapi.TextRefusals), and the
+    server measures the text sent, as maxLength does."""
+    run = run_ingest(document=json.dumps(measured_document()), submitter=reviewer).run
+    allowed = Draft202012Validator(withdraw_reason_schema(openapi)).is_valid(reason)
+    response = api.post(f"{RUNS}{run.pk}/withdraw/", {"reason": reason}, format="json")
+    if allowed:
+        assert response.status_code == 200, response.content[:300]
+    else:
+        assert response.status_code == 400, response.content[:300]
+        assert [e["pointer"] for e in response.json()["errors"]] == ["/reason"]
+
+
+def test_every_refusal_of_a_body_or_an_accept_header_is_documented(client, openapi, reviewer, api):
+    """An operation that reads a body documents the 415 of a type it does not read, and
+    every operation the 406 of an Accept header it cannot answer, in the one error body."""
+    for path, item in openapi["paths"].items():
+        for method, operation in item.items():
+            documented = operation["responses"]
+            assert "406" in documented, (method, path)
+            assert "415" in documented or "requestBody" not in operation, (method, path)
+    run = run_ingest(document=json.dumps(measured_document()), submitter=reviewer).run
+    refused = api.generic(
+        "POST", f"{RUNS}{run.pk}/withdraw/", "reason=x", content_type="text/plain"
+    )
+    not_acceptable = client.get("/api/v1/drives/", HTTP_ACCEPT="application/xml")
+    for response, status in ((refused, 415), (not_acceptable, 406)):
+        assert response.status_code == status, response.content[:300]
+        assert set(response.json()) == {"detail", "errors"}
 
 
 def test_fio_fields_beside_a_result_document_are_checked_not_ignored(api, document):

@@ -163,7 +163,7 @@ def test_compare_shows_the_compare_pages_numbers(client, two_drives):
     assert [c["spare_area_percent"] for c in body["consistency"]] == page.consistency_levels
     first = body["consistency"][0]["a"]
     assert "iops" not in first and client.get(first["url"]).json()["iops"]
-    full = get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/", points="1")
+    full = get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/", points="true")
     assert full["consistency"][0]["a"]["iops"] == page.a.consistency[0].iops_json.parsed
     run = Run.objects.filter(drive=alpha).first()
     assert get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/", run_a=run.pk)["a"][

@@ -1,23 +1,24 @@
 """The API fuzzed from its own OpenAPI schema (schemathesis, in-process) with every check
-schemathesis has, anonymous and as a reviewer with a token (so uploads are fuzzed too):
-for every operation, positive and negative cases (schemathesis.toml: a few per operation,
-the same each run) get no 5xx, only documented status codes, content types and headers,
+schemathesis has and the hooks add, anonymous and as a reviewer with a token (so uploads
+are fuzzed too), each operation's failures a failed test (so the run finds 0 or fails):
+for every operation, positive and negative cases (schemathesis.toml: the coverage phase's
+cases, each query parameter also given twice, and a few generated ones per operation, the
+same each run) get no 5xx, only documented status codes, content types and headers,
 bodies that conform to the schema; schema-violating requests are refused and schema-valid
 ones accepted (tests/api/schemathesis_hooks.py: a positive upload is a real document);
-and the stateful sequences (an upload, then its run) find every resource a response
-names. Every list's CSV is checked as the text the schema says it is."""
+and the stateful sequences (an upload, then its run, its withdrawal) find every resource a
+response names. Every list's CSV is checked as the text the schema says it is."""
+
+import io
 
 import pytest
 import schemathesis
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import CHECKS, load_all_checks
-
-from results.services import reviewer_token_issue
 
 # Loaded at collection: the schema view reads no database.
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
@@ -56,11 +57,19 @@ def catalog(django_db_setup, django_db_blocker):
 
 @pytest.fixture
 def reviewer_headers() -> dict[str, str]:
-    user = User.objects.create_user("fuzzing-reviewer")
-    return {"Authorization": f"Token {reviewer_token_issue(user=user)}"}
+    """A reviewer's credentials, issued as a reviewer's are (`make reviewer`: the
+    reviewer_token command prints the token of a user it makes a reviewer)."""
+    printed = io.StringIO()
+    call_command("reviewer_token", "fuzzing-reviewer", "--create", stdout=printed)
+    return {"Authorization": f"Token {printed.getvalue().split()[-1]}"}
 
 
 FUZZ = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
+# The stateful phase: sequences of calls that follow the links schemathesis infers (an
+# upload's Location to its run, a list's ids to their details), a bounded number of them.
+SEQUENCES = settings(
+    FUZZ, max_examples=8, stateful_step_count=6, derandomize=True, phases=FUZZ.phases
+)
 
 
 def test_every_check_schemathesis_has_is_run():
@@ -76,6 +85,7 @@ def test_every_check_schemathesis_has_is_run():
         "use_after_free",
         "ensure_resource_availability",
         "ignored_auth",
+        "repeated_parameter_refused",  # the hooks'
     } <= names
     assert {mode.value for mode in schema.config.generation.modes} == {"positive", "negative"}
 
@@ -90,3 +100,30 @@ def test_anonymous(case, catalog):
 @FUZZ
 def test_as_a_reviewer(case, catalog, reviewer_headers):
     case.call_and_validate(headers=reviewer_headers, checks=EVERY_CHECK)
+
+
+class Sequences(schema.as_state_machine()):
+    """The stateful phase, with every check, as whoever `headers` names."""
+
+    headers: dict[str, str] = {}
+
+    def get_call_kwargs(self, case):
+        return {"headers": self.headers}
+
+    def validate_response(self, response, case, additional_checks=None, **kwargs):
+        case.validate_response(
+            response,
+            checks=EVERY_CHECK,
+            headers=self.headers,
+            transport_kwargs=kwargs or None,
+            recorder=getattr(self, "recorder", None),
+        )
+
+
+def test_sequences_anonymous(catalog):
+    Sequences.run(settings=SEQUENCES)
+
+
+def test_sequences_as_a_reviewer(catalog, reviewer_headers):
+    reviewer = type("ReviewerSequences", (Sequences,), {"headers": reviewer_headers})
+    reviewer.run(settings=SEQUENCES)

@@ -83,3 +83,12 @@ def test_content_hash_ignores_spacing_and_key_order():
     assert documents.content_hash(document) == documents.content_hash(reordered)
     document["drive"]["firmware"] = "1.1"
     assert documents.content_hash(document) != documents.content_hash(reordered)
+
+
+def test_compiling_the_fast_check_leaves_the_schema_as_the_file_holds_it():
+    """fastjsonschema rewrote the shared schema's references in place (to absolute
+    addresses), and the API's description of the upload body, made from it afterwards,
+    referred to nothing."""
+    documents._fast_check.cache_clear()
+    documents._fast_check()
+    assert documents.schema() == json.loads(documents.SCHEMA_PATH.read_text())

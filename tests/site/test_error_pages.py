@@ -35,14 +35,17 @@ def test_any_address_under_the_api_answers_in_its_error_body(client, first, segm
         _api_error(response)
 
 
+@pytest.mark.parametrize("debug", [False, True])  # make run's DEBUG: Django's HTML 404 was
 @pytest.mark.parametrize(
     "path",
     ["/api/v1/nope/", "/api/v1/drives/%00/", "/api/v1/drives/%C3%A9/", "/api/v1/compare/a%20b/c/"],
 )
-def test_examples_of_api_addresses_no_route_matches(client, path):
-    response = client.get(path)
-    assert response.status_code == 404
-    assert _api_error(response)["detail"] == "There is nothing at this address."
+def test_examples_of_api_addresses_no_route_matches(client, settings, path, debug):
+    settings.DEBUG = debug
+    for method in ("GET", "POST"):
+        response = client.generic(method, path)
+        assert response.status_code == 404
+        assert _api_error(response)["detail"] == "There is nothing at this address."
 
 
 def test_a_page_that_does_not_exist_is_the_sites_page(client):
