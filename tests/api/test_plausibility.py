@@ -249,9 +249,9 @@ DOWN = {"rate", "count", "duration", "spread", "latency"}
 def _pushes(path: tuple) -> list[float]:
     kind = _quantity(path).kind
     if kind == "rate":  # below one I/O a second
-        return [1e3, 1e6, 1e-6]
+        return [1e6, 1e-6]
     down = kind in DOWN and path[-1] != "min"
-    return [1e3, 1e6] + ([1e-3, 1e-6] if down else [])
+    return [1e6, 1e-3] if down else [1e6]
 
 
 PUSHES = [(path, factor) for path in SLOTS for factor in _pushes(path)]
