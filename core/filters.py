@@ -153,7 +153,9 @@ def _form_class(
     making fields and a class for every request cost a filtered list a fifth of its time.
     The fields are made by an instance of its own on `model` (a filter keeps the field it
     makes, and names itself after its model's field), so a filter's field may not depend
-    on the request."""
+    on the request. `filterset._meta.form` is django-filter's reading of the class's Meta
+    (its FilterSetOptions, where django-filter itself reads the form class from): the
+    FilterSet declares it, and django-filter has no other accessor for it."""
     filters = filterset(queryset=model._default_manager.none()).filters
     fields = {name: filters[name].field for name in names}
     return type(f"{filterset.__name__}Form", (filterset._meta.form,), fields)
@@ -279,7 +281,9 @@ NO_NUL = "^[^\\u0000]*$"
 def declared_filters(filterset: type[FilterSet]) -> dict[str, django_filters.Filter]:
     """A FilterSet's filters as an instance has them (bound to its model, so a filter's
     label is its field's verbose name where it declares none), read without a database; the
-    class's own are left as declared (a filter keeps the field it first makes)."""
+    class's own are left as declared (a filter keeps the field it first makes).
+    `_meta.model` is the model the FilterSet's Meta declares, as django-filter reads it
+    (FilterSetOptions): django-filter has no other accessor for it."""
     return filterset(queryset=filterset._meta.model._default_manager.none()).filters
 
 

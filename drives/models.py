@@ -81,7 +81,11 @@ http_url_validator = URLValidator(schemes=["http", "https"])
 class LabelledModel(models.Model):
     """The apps' models: Django's, whose get_FOO_display() reads a table of labels made once
     per field (Django's rebuilds it from the field's choices at every call: a page that
-    names the source, state and kind of dozens of rows spent a millisecond there)."""
+    names the source, state and kind of dozens of rows spent a millisecond there).
+
+    Why it overrides a private name: _get_FIELD_display is the one method every
+    get_FOO_display() calls, and Django offers no public hook for the label table; it
+    stays until issue 44 moves the pages to labels read once per column (a read model)."""
 
     class Meta:
         abstract = True
