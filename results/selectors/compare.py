@@ -169,17 +169,28 @@ def against_a(v: Verdict, key: str) -> Verdict:
     )
 
 
-def best_of(sides: list) -> int | None:
+def best_of(sides: list, against: list[Verdict] | None = None) -> int | None:
     """Which of the sides' rule sides (results.spread.Side, None where a drive has no
     figure) is better than every other that has one by the winner rule, a real difference
     each time: its index; None when none is, or fewer than two have a figure. The rule
     compares no two classes (results.spread.Comparability): where the figures are of two,
-    none is the best."""
+    none is the best. `against`: the verdicts of the first side against each other, where
+    the caller has them (the rule's winner is the same whichever side is named first)."""
     present = [i for i, s in enumerate(sides) if s is not None]
     if len(present) < 2:
         return None
+    if against is None:
+        against = [verdict(sides[0], other) for other in sides[1:]]
+
+    def beats(i: int, j: int) -> bool:
+        if i == 0:
+            return against[j - 1].winner == "a"
+        if j == 0:
+            return against[i - 1].winner == "b"
+        return verdict(sides[i], sides[j]).winner == "a"
+
     for i in present:
-        if all(verdict(sides[i], sides[j]).winner == "a" for j in present if j != i):
+        if all(beats(i, j) for j in present if j != i):
             return i
     return None
 
@@ -196,22 +207,22 @@ class PatternRow:
     figures: list[Figures | None]
     verdicts: list[Verdict] = field(init=False)
     best: str = field(init=False)
+    rule: list = field(init=False)  # what the winner rule reads of each drive's figures
 
     def __post_init__(self) -> None:
-        rule = [f.rule_side if f else None for f in self.figures]
+        self.rule = rule = [f.rule_side if f else None for f in self.figures]
+        against = [verdict(rule[0], other) for other in rule[1:]]
         self.verdicts = [Verdict()] + [
-            against_a(verdict(rule[0], other), key)
-            for key, other in zip(SIDE_KEYS[1:], rule[1:], strict=False)
+            against_a(v, key) for key, v in zip(SIDE_KEYS[1:], against, strict=False)
         ]
-        best = best_of(rule)
+        best = best_of(rule, against)
         self.best = "" if best is None else SIDE_KEYS[best]
 
     @property
     def classes_differ(self) -> bool:
         """The drives' figures are of two comparability classes, which the winner rule does
         not compare (charts then name each bar's class)."""
-        rule = [f.rule_side for f in self.figures if f is not None]
-        return len({side.comparability for side in rule if side is not None}) > 1
+        return len({side.comparability for side in self.rule if side is not None}) > 1
 
     @property
     def no_best_reason(self) -> str:

@@ -246,7 +246,8 @@ def compare_page(
         if len(sides) > 2
         else [],
         "links": {
-            "swap": _ordered(slugs, runs, order[::-1], state),
+            # Two drives change places; three or four are reordered by "make reference".
+            "swap": _ordered(slugs, runs, order[::-1], state) if len(sides) == 2 else None,
             "log": _permalink(*slugs, **{**here, "scale": "log"}),
             "linear": _permalink(*slugs, **{**here, "scale": "linear"}),
             "full": _permalink(*slugs, **{**here, "view": "full"}),
