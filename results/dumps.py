@@ -74,7 +74,7 @@ from results.api.reads import (
     TrimViewSet,
     _entry,
 )
-from results.api.runs import OwnRunSerializer, RunSerializer
+from results.api.runs import OwnRunSerializer
 from results.api.shapes import EntryShape
 from results.filters import ENTRIES, LeaderboardFilter, MethodFilter
 from results.models import Run, Test, TestBench
@@ -412,10 +412,6 @@ TABLES = (
         _leaderboard,
     ),
 )
-# RunSerializer's fields are the runs API's: the runs table is them and withdrawn_at.
-assert [c.name for c in TABLES[7].columns if c.name != "withdrawn_at"] == [
-    c.name for c in columns_of(RunSerializer(), RUN_METHOD_FIELDS)
-]
 
 
 # -- writing a table ---------------------------------------------------------------------------
@@ -514,6 +510,18 @@ class Written:
         }
 
 
+def _rebatched(batches: Iterator[list[dict]]) -> Iterator[list[dict]]:
+    """The rows of `batches` in batches of BATCH (the last smaller)."""
+    pending: list[dict] = []
+    for batch in batches:
+        pending += batch
+        while len(pending) >= BATCH:
+            yield pending[:BATCH]
+            pending = pending[BATCH:]
+    if pending:
+        yield pending
+
+
 def _write_table(table: Table, folder: Path) -> list[Written]:
     """The table as Parquet and CSV in `folder`, read once."""
     schema = pa.schema([pa.field(c.name, c.arrow) for c in table.columns])
@@ -524,18 +532,17 @@ def _write_table(table: Table, folder: Path) -> list[Written]:
     with pq.ParquetWriter(parquet_out, schema, compression="zstd") as parquet:
         writer = csv.writer(text, lineterminator="\r\n")
         writer.writerow(c.name for c in table.columns)
-        wrote_batch = False
-        for items in table.rows():
+        for items in _rebatched(table.rows()):
             values = [[_value(item, c) for c in table.columns] for item in items]
             writer.writerows([csv_cell(v) for v in row] for row in values)
             arrays = [
                 pa.array([_arrow_value(row[i], c.kind) for row in values], type=c.arrow)
                 for i, c in enumerate(table.columns)
             ]
+            # One row group a batch: BATCH rows, whatever the reads' own batches.
             parquet.write_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
             rows += len(values)
-            wrote_batch = True
-        if not wrote_batch:
+        if not rows:
             parquet.write_table(schema.empty_table())
     text.close()
     parquet_out.close()
@@ -602,11 +609,14 @@ def dump_url(name: str | DumpName) -> str:
     return absolute(reverse("bench:data_dump", args=[str(name)]))
 
 
-def citation(name: str | DumpName, date: datetime.date) -> str:
+def citation(name: DumpName) -> str:
+    """How to cite a dump: who, the year, what, which dump, where, under what licence."""
+    which = f"dump of {name.date.isoformat()}"
+    if name.sequence > 1:
+        which += f", number {name.sequence}"
     return (
-        f"Bench contributors ({date.year}). Bench open data: storage drive benchmark "
-        f"results, dump {name} ({date.isoformat()}). {dump_url(name)}. "
-        f"Licensed {LICENCE['id']}."
+        f"Bench contributors ({name.date.year}). Bench open data: storage drive benchmark "
+        f"results, {which}. {dump_url(name)}. Licensed {LICENCE['id']}."
     )
 
 
@@ -675,13 +685,15 @@ def _manifest(name: DumpName, now: datetime.datetime, written: list[Written]) ->
         "schema_version": DUMP_SCHEMA_VERSION,
         "url": dump_url(name),
         "licence": LICENCE,
-        "citation": citation(name, name.date),
+        "citation": citation(name),
         "tables": [
             {
                 "name": table.name,
                 "description": table.description,
                 "rows": by_table[table.name],
-                "columns": [{"name": c.name, "type": c.kind} for c in table.columns],
+                "columns": [
+                    {"name": c.name, "type": c.kind, "arrow": str(c.arrow)} for c in table.columns
+                ],
             }
             for table in TABLES
         ],

@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import response_schema_conformance
 from core.versions import DUMPS, read_version
 from results import dumps
 from results.documents import serial_hash
-from results.dumps import DumpName, dump_prune, dump_publish, dumps_listed
+from results.dumps import DumpName, dump_publish, dumps_listed
 from results.models import Run
 from results.selectors.rankings import Metric
 from results.services import run_withdraw
@@ -221,10 +221,11 @@ def test_every_table_reads_back_as_the_api_lists_it(published, client):
             parquet = [r for r in parquet if r["status"] == "published"]
             rows = [r for r in rows if r["status"] == "published"]
             api = [{**item, "withdrawn_at": None} for item in api]
+        first = table.columns[0].name
         key = (
             (lambda r: (r["test"], r["metric"], r["comparability"], r["rank"], r["drive"]))
             if table.name == "leaderboard"
-            else (lambda r: r[table.columns[0].name])
+            else (lambda r, first=first: r[first])
         )
         api.sort(key=key)
         parquet.sort(key=key)
@@ -291,7 +292,10 @@ def test_the_manifest_gives_each_file_its_checksum_and_rows(published):
     assert manifest["schema_version"] == dumps.DUMP_SCHEMA_VERSION
     assert manifest["licence"]["id"] == "CC-BY-4.0"
     assert manifest["url"] == f"{SITE}/data/2026-05-01/"
-    assert "2026-05-01" in manifest["citation"] and manifest["url"] in manifest["citation"]
+    assert manifest["citation"] == (
+        "Bench contributors (2026). Bench open data: storage drive benchmark results, dump of "
+        f"2026-05-01. {SITE}/data/2026-05-01/. Licensed CC-BY-4.0."
+    )
     files = {f["name"]: f for f in manifest["files"]}
     on_disk = {p.name for p in folder.iterdir()} - {dumps.MANIFEST}
     assert set(files) == on_disk
@@ -312,7 +316,7 @@ def test_the_manifest_gives_each_file_its_checksum_and_rows(published):
     for table in dumps.TABLES:
         assert tables[table.name]["rows"] == files[f"{table.name}.csv"]["rows"]
         assert tables[table.name]["columns"] == [
-            {"name": c.name, "type": c.kind} for c in table.columns
+            {"name": c.name, "type": c.kind, "arrow": str(c.arrow)} for c in table.columns
         ]
 
 
@@ -337,7 +341,6 @@ def test_a_second_dump_the_same_day_leaves_the_first_as_it_was(published):
             path.chmod(0o644)
         shutil.rmtree(second_folder)
         dumps._point_latest(store)
-
 
 
 # -- the store: names and retention -----------------------------------------------------
