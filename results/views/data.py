@@ -60,6 +60,7 @@ def data_file(request: HtmxHttpRequest, dump: str, file: str) -> FileResponse:
     if described is not None and described.name == file:
         response["ETag"] = quote_etag(described.sha256)
     response["Cache-Control"] = REVALIDATE if dump == LATEST else IMMUTABLE
+    response["Access-Control-Allow-Origin"] = "*"  # open data: any site's scripts may read it
     if dump == LATEST:
         response["Content-Location"] = reverse("bench:data_file", args=[path.parent.name, file])
     return response
