@@ -31,6 +31,7 @@ import contextlib
 import csv
 import datetime
 import fcntl
+import functools
 import hashlib
 import io
 import json
@@ -833,7 +834,21 @@ def dumps_listed(store: Path | None = None) -> list[Dump]:
     if not store.is_dir():
         return []
     names = sorted((n for n in map(DumpName.parse, _entries(store)) if n), reverse=True)
-    return [Dump.read(store / str(n)) for n in names if (store / str(n) / MANIFEST).is_file()]
+    listed = []
+    for name in names:
+        try:
+            stat = (store / str(name) / MANIFEST).stat()
+        except FileNotFoundError:  # pruned meanwhile
+            continue
+        listed.append(_read(store / str(name), stat.st_ino, stat.st_mtime_ns))
+    return listed
+
+
+@functools.lru_cache(maxsize=256)
+def _read(folder: Path, inode: int, mtime_ns: int) -> Dump:
+    """A dump's manifest, read once: a published dump never changes (the file's identity
+    is in the key all the same)."""
+    return Dump.read(folder)
 
 
 def dump_file_path(dump: str, file: str, store: Path | None = None) -> Path | None:
