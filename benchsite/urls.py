@@ -34,8 +34,8 @@ router.register("saturation", reads.SaturationViewSet, basename="saturation")
 
 api_urls = [
     *(
-        path(f"compare/{drives}/", view.as_view(), name="compare")
-        for drives, view in zip(results_urls.COMPARED, reads.COMPARE_VIEWS, strict=True)
+        path(f"compare/{drives}/", reads.CompareView.as_view(), name="compare")
+        for drives in results_urls.COMPARED
     ),
     path(
         "tests/<slug:identifier>/leaderboard/", reads.LeaderboardView.as_view(), name="leaderboard"

@@ -16,6 +16,7 @@ import django_filters
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import QuerySet
 from django.http import Http404
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import NotFound, ValidationError
@@ -848,18 +849,35 @@ def _compare_parameters(keys: str) -> list[OpenApiParameter]:
     ]
 
 
-RUN_PARAMETERS = _compare_parameters("ab")
+# How an operation of the compare names its count of drives: (summary word, id suffix).
+_COUNTS = {2: ("two", ""), 3: ("three", "_three"), 4: ("four", "_four")}
 
 
+class CompareSchema(AutoSchema):
+    """The compare's OpenAPI operation at each of its paths: its summary, id and parameters
+    follow from the drives the path names (two to four), as the view's answer does."""
+
+    def path_keys(self) -> str:
+        return "".join(key for key in SIDE_KEYS if f"{{{key}}}" in self.path)
+
+    def get_summary(self) -> str:
+        return f"Compare {_COUNTS[len(self.path_keys())][0]} drives"
+
+    def get_operation_id(self) -> str:
+        return f"v1_compare{_COUNTS[len(self.path_keys())][1]}_retrieve"
+
+    def get_override_parameters(self) -> list[OpenApiParameter]:
+        return _compare_parameters(self.path_keys())
+
+
+# One view at the address of each count of drives (benchsite/urls.py).
 class CompareView(APIView):
     """Two to four drives head to head, A the reference: the numbers of the compare page.
     Three or four drives must differ (400 when one is named twice); two may be the same."""
 
-    @extend_schema(
-        summary="Compare two drives",
-        parameters=RUN_PARAMETERS,
-        responses={200: ComparisonShape},
-    )
+    schema = CompareSchema()
+
+    @extend_schema(responses={200: ComparisonShape})
     def get(
         self, request: Request, a: str, b: str, c: str | None = None, d: str | None = None
     ) -> Response:
@@ -877,32 +895,6 @@ class CompareView(APIView):
         except RepeatedDrive as repeated:
             raise ValidationError({"drives": [str(repeated)]}) from repeated
         return Response(comparison_body(comparison, points=points))
-
-
-class CompareThreeView(CompareView):
-    @extend_schema(
-        summary="Compare three drives",
-        operation_id="v1_compare_three_retrieve",
-        parameters=_compare_parameters("abc"),
-        responses={200: ComparisonShape},
-    )
-    def get(self, request: Request, a: str, b: str, c: str) -> Response:
-        return super().get(request, a, b, c)
-
-
-class CompareFourView(CompareView):
-    @extend_schema(
-        summary="Compare four drives",
-        operation_id="v1_compare_four_retrieve",
-        parameters=_compare_parameters("abcd"),
-        responses={200: ComparisonShape},
-    )
-    def get(self, request: Request, a: str, b: str, c: str, d: str) -> Response:
-        return super().get(request, a, b, c, d)
-
-
-# The compare of two, three and four drives, in the order of results.urls.COMPARED.
-COMPARE_VIEWS = (CompareView, CompareThreeView, CompareFourView)
 
 
 def _entry(ranked: RankedEntry) -> dict[str, Any]:

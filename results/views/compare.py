@@ -82,6 +82,7 @@ def compare_start(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "drive_a": chosen.get("a"),
         "drive_b": chosen.get("b"),
+        "keyed": [],
         "texts": texts,
         "candidates": {side: c for side, c in candidates.items() if not chosen.get(side)},
     }
