@@ -9,7 +9,8 @@
  * which write incompressible data. Each spare-area level of the consistency
  * test starts with a discard of the whole target, so that its spare area is
  * really unused. Spans larger than the target are clamped
- * (with a warning) and the real span is recorded.
+ * (with a warning) and the real span is recorded. Each kind of test is a file
+ * of its own beside a small shared core (run.h).
  *
  * Ownership: the caller owns the cli, the observer and the report; the runner
  * fills the report and closes everything it opened. Nothing here prints: the
