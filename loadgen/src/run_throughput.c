@@ -203,14 +203,8 @@ static enum run_step precondition(struct run *run, enum lg_pattern pattern)
 	}
 	if (span == 0)
 		return STEP_OK;
-	if (o->precondition_none && created) {
-		run_warn(run,
-			 "--precondition none: %s was just created and holds no data to read; it is "
-			 "filled anyway (recorded as precondition \"fill\")",
-			 o->target);
-		snprintf(run->rep->parameters.precondition,
-			 sizeof(run->rep->parameters.precondition), "fill");
-	} else if (o->precondition_none) {
+	/* A file just created is filled anyway: the runner said so (and recorded it). */
+	if (o->precondition_none && !created) {
 		if (!run->said_no_precondition)
 			run_warn(run,
 				 "no preconditioning (--precondition none): the read tests read the data "

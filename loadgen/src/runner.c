@@ -104,6 +104,18 @@ static void fill_parameters(struct run *run)
 	p->repeat = o->repeat ? o->repeat : 1;
 	snprintf(p->precondition, sizeof(p->precondition), "%s",
 		 o->precondition_none ? "none" : "fill");
+	p->round_s = o->round_s;
+	p->time_s = o->time_s;
+	if (!o->ad_hoc) {
+		p->qd_max = o->qd_max;
+		return;
+	}
+	snprintf(p->rw, sizeof(p->rw), "%s", o->rw);
+	p->has_rwmixread = o->adhoc.mixed;
+	p->rwmixread = o->adhoc.read_percent;
+	p->block_size = o->adhoc.block_size;
+	p->queue_depth = o->adhoc.queue_depth;
+	p->span_bytes = o->adhoc.span_bytes;
 }
 
 /* "a" or "an" before a signature's name, by its sound: "an ext4 superblock",
@@ -126,13 +138,12 @@ static const char *article(const char *noun)
 	return strchr("aeiouAEIOU", c) && c != '\0' ? "an" : "a";
 }
 
-/* Decide whether the run may write, and open the target. */
-static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char *message,
-					  size_t message_len)
+/* Decide whether the run may write to the target (nothing opened yet). */
+static enum lg_run_outcome check_target(struct run *run, bool any_write, char *message,
+					size_t message_len)
 {
 	const struct lg_run_options *o = run->o;
 	struct lg_target_check check;
-	uint64_t size = 0;
 	int r;
 
 	if (run->info.kind == LG_TARGET_FILE && !run->info.exists && !o->size_given) {
@@ -164,12 +175,36 @@ static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char 
 		run_warn(run, "%s holds %s %s; its data will be %s", o->target,
 			 article(check.signature), check.signature,
 			 run->writable ? "destroyed" : "read");
+	run->created = run->writable && run->info.kind == LG_TARGET_FILE && !run->info.exists;
+	return LG_RUN_COMPLETE;
+}
+
+/* The target's usable bytes from its size, which a file's open may have grown. */
+static enum lg_run_outcome set_whole(struct run *run, uint64_t size)
+{
+	uint64_t align = run->info.logical_block_size > 4096 ? run->info.logical_block_size : 4096;
+
+	if (run->info.kind == LG_TARGET_FILE && size > run->info.capacity_bytes)
+		run->info.capacity_bytes = size;
+	run->whole = run_align_down(run->info.capacity_bytes, align);
+	if (run->whole == 0) {
+		run_failed(run, NULL, 0, "%s is empty", run->o->target);
+		return LG_RUN_FAILED;
+	}
+	return LG_RUN_COMPLETE;
+}
+
+/* Open the target as check_target() decided: read-write, or read-only to see that it can be. */
+static enum lg_run_outcome open_target(struct run *run)
+{
+	const struct lg_run_options *o = run->o;
+	uint64_t size = 0;
+	int r;
 
 	if (run->writable) {
 		int flags = LG_OPEN_WRITE | (run->direct ? LG_OPEN_DIRECT : 0) |
 			    (run->info.kind == LG_TARGET_BLOCK ? LG_OPEN_EXCL : 0);
 
-		run->created = run->info.kind == LG_TARGET_FILE && !run->info.exists;
 		r = lg_target_open(&run->info, flags, o->size_given ? o->size : 0, &run->wfd);
 	} else {
 		int fd = -1;
@@ -194,20 +229,27 @@ static enum lg_run_outcome prepare_target(struct run *run, bool any_write, char 
 
 		if (fstat(run->wfd, &st) == 0)
 			size = (uint64_t)st.st_size;
-	} else {
-		size = run->info.capacity_bytes;
 	}
-	if (run->info.kind == LG_TARGET_FILE && size > run->info.capacity_bytes)
-		run->info.capacity_bytes = size;
-	size = run->info.capacity_bytes;
-	uint64_t align = run->info.logical_block_size > 4096 ? run->info.logical_block_size : 4096;
+	return set_whole(run, size);
+}
 
-	run->whole = run_align_down(size, align);
-	if (run->whole == 0) {
-		run_failed(run, NULL, 0, "%s is empty", o->target);
-		return LG_RUN_FAILED;
+/* What the parameters record once the target is known: no pattern for a run that may
+ * not write; preconditioning for a file the run creates, which is filled whatever
+ * --precondition says (holes are not a measurement) when a throughput test runs. */
+static void target_parameters(struct run *run)
+{
+	struct lg_parameters *p = &run->rep->parameters;
+
+	if (!run->writable)
+		p->npatterns = 0;
+	if (run->o->precondition_none && run->created &&
+	    run_any_test(run->o, LG_KIND_THROUGHPUT, -1)) {
+		run_warn(run,
+			 "--precondition none: %s was just created and holds no data to read; it "
+			 "is filled anyway (recorded as precondition \"fill\")",
+			 run->o->target);
+		snprintf(p->precondition, sizeof(p->precondition), "fill");
 	}
-	return LG_RUN_COMPLETE;
 }
 
 static enum lg_run_outcome finish(struct run *run, enum run_step s, char *message,
@@ -246,7 +288,7 @@ static void start_report(struct run *run, const struct lg_cli *cli)
 	snprintf(report->tool_version, sizeof(report->tool_version), "%s", LG_VERSION);
 	snprintf(report->command_line, sizeof(report->command_line), "%s", cli->command_line);
 	snprintf(report->drive_state, sizeof(report->drive_state), "%s",
-		 o->drive_state[0] ? o->drive_state : "unknown");
+		 o->drive_state ? o->drive_state : "unknown");
 	report->bench = o->bench;
 	report->has_host = lg_host_probe(&report->host) == 0;
 	if (!o->engine || lg_engine_find(o->engine, &run->engine) < 0)
@@ -371,6 +413,29 @@ static void histograms_free(struct run *run)
 	}
 }
 
+/* What a run and its plan do alike before any I/O: the report's header, the target
+ * examined, the drive named, the engine asked for there, and whether the run may write. */
+static enum lg_run_outcome begin(struct run *run, const struct lg_cli *cli, char *message,
+				 size_t message_len)
+{
+	enum lg_run_outcome outcome;
+	int r;
+
+	message[0] = '\0';
+	start_report(run, cli);
+	outcome = examine_target(run, message, message_len);
+	if (outcome != LG_RUN_COMPLETE)
+		return outcome;
+	fill_drive(run);
+	if (run->o->engine && (r = run->engine->probe()) < 0) {
+		run_failed(run, NULL, -r,
+			   "the %s engine is not available on this kernel: %s (try --engine psync)",
+			   run->engine->name, strerror(-r));
+		return LG_RUN_FAILED;
+	}
+	return check_target(run, run_any_test(run->o, -1, 1), message, message_len);
+}
+
 enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observer *observer,
 			   const volatile sig_atomic_t *stop, struct lg_report *report,
 			   char *message, size_t message_len)
@@ -385,27 +450,15 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 	};
 	enum lg_run_outcome outcome;
 	enum run_step s = STEP_OK;
-	int r;
 
-	message[0] = '\0';
-	start_report(&run, cli);
-	outcome = examine_target(&run, message, message_len);
-	if (outcome != LG_RUN_COMPLETE)
-		return outcome;
-	fill_drive(&run);
-	if (run.o->engine && (r = run.engine->probe()) < 0) {
-		run_failed(&run, NULL, -r,
-			   "the %s engine is not available on this kernel: %s (try --engine psync)",
-			   run.engine->name, strerror(-r));
-		return finish(&run, STEP_FAILED, message, message_len);
-	}
-	outcome = prepare_target(&run, run_any_test(run.o, -1, 1), message, message_len);
+	outcome = begin(&run, cli, message, message_len);
+	if (outcome == LG_RUN_COMPLETE)
+		outcome = open_target(&run);
 	if (outcome == LG_RUN_USAGE || outcome == LG_RUN_REFUSED)
 		return outcome;
 	if (outcome == LG_RUN_FAILED)
 		return finish(&run, STEP_FAILED, message, message_len);
-	if (!run.writable)
-		report->parameters.npatterns = 0;
+	target_parameters(&run);
 	if (run.o->jobs > 1 &&
 	    (run_any_test(run.o, LG_KIND_CONSISTENCY, -1) ||
 	     run_any_test(run.o, LG_KIND_TRIM, -1) || run_any_test(run.o, LG_KIND_SATURATION, -1)))
@@ -427,4 +480,32 @@ enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observe
 	lg_health_snapshot_take(&run.info, true, &report->health);
 	histograms_free(&run);
 	return finish(&run, s, message, message_len);
+}
+
+enum lg_run_outcome lg_run_plan(const struct lg_cli *cli, const struct lg_run_observer *observer,
+				struct lg_report *report, char *message, size_t message_len)
+{
+	static const volatile sig_atomic_t never = 0;
+	struct run run = {
+		.o = &cli->run,
+		.obs = observer,
+		.stop = &never,
+		.rep = report,
+		.wfd = -1,
+		.direct = !cli->run.buffered,
+	};
+	enum lg_run_outcome outcome = begin(&run, cli, message, message_len);
+
+	/* A file the run opens for writing grows to --size. */
+	if (outcome == LG_RUN_COMPLETE)
+		outcome = set_whole(&run, run.writable && cli->run.size_given ? cli->run.size : 0);
+	if (outcome == LG_RUN_FAILED)
+		snprintf(message, message_len, "%s", report->failure_message);
+	if (outcome != LG_RUN_COMPLETE)
+		return outcome;
+	target_parameters(&run);
+	report->target = run.info;
+	report->has_target = true;
+	report->parameters.target_size_bytes = run.info.capacity_bytes;
+	return LG_RUN_COMPLETE;
 }

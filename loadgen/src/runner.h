@@ -51,3 +51,10 @@ struct lg_run_observer {
 enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observer *observer,
 			   const volatile sig_atomic_t *stop, struct lg_report *report,
 			   char *message, size_t message_len);
+
+/* What lg_run() would record as the document's parameters (report->parameters), and
+ * nothing else: the target is examined and checked as the run would, but not opened,
+ * created or written. LG_RUN_COMPLETE when the run would start; else the outcome the run
+ * would have before its first I/O, with message. */
+enum lg_run_outcome lg_run_plan(const struct lg_cli *cli, const struct lg_run_observer *observer,
+				struct lg_report *report, char *message, size_t message_len);
