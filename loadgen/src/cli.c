@@ -1146,7 +1146,7 @@ static int adhoc_test(struct lg_cli *cli, char *err, size_t err_len)
 {
 	struct lg_run_options *o = &cli->run;
 	struct lg_test_def *t = &o->adhoc;
-	char bs_id[32], mix[16] = "", jobs_id[16] = "";
+	char bs_id[32], mix[16] = "", jobs_id[16] = "", id[128];
 
 	if (parse_rw(o->rw, t) < 0)
 		return fail(err, err_len,
@@ -1163,8 +1163,11 @@ static int adhoc_test(struct lg_cli *cli, char *err, size_t err_len)
 		snprintf(mix, sizeof(mix), "%u", t->read_percent);
 	if (o->jobs > 1)
 		snprintf(jobs_id, sizeof(jobs_id), "-j%u", o->jobs);
-	snprintf(o->adhoc_id, sizeof(o->adhoc_id), "adhoc-%s%s-%s-qd%u%s", o->rw, mix, bs_id,
-		 t->queue_depth, jobs_id);
+	snprintf(id, sizeof(id), "adhoc-%s%s-%s-qd%u%s", o->rw, mix, bs_id, t->queue_depth,
+		 jobs_id);
+	if (strlen(id) >= sizeof(o->adhoc_id))
+		return fail(err, err_len, "the ad-hoc test's id %s is too long", id);
+	memcpy(o->adhoc_id, id, strlen(id) + 1);
 	t->id = o->adhoc_id;
 	t->name = o->adhoc_id;
 	t->kind = LG_KIND_THROUGHPUT;
