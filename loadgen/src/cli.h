@@ -2,6 +2,12 @@
  * value checked (sizes, names, test ids, provenance keys and lengths), so
  * that the runner never sees an invalid option.
  *
+ * One table (lg_cli_options(), a row per option, as fio's options[]) says each
+ * option's name, commands, value and its range, where it is stored, its help and
+ * how the result document's parameters record it; the parser reads it, and so do
+ * --help, the man page and `loadgen options --json` (cli_doc.c). Rules between
+ * options (--bs goes with --rw, ...) are checked after the table's parsing.
+ *
  * Ownership: struct lg_cli is plain data owned by the caller; its const char *
  * members point into argv, which must outlive it.
  */
