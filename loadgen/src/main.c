@@ -936,7 +936,7 @@ static int cmd_plan(const struct lg_cli *cli, struct lg_report *report,
 		       : outcome == LG_RUN_USAGE ? EXIT_USAGE
 						 : EXIT_FAILED;
 	} else if (print_json(build_plan, report) < 0) {
-		fprintf(stderr, "loadgen: cannot write the parameters\n");
+		fprintf(stderr, "loadgen: cannot write the plan\n");
 		code = EXIT_FAILED;
 	}
 	lg_report_fini(report);
@@ -977,10 +977,10 @@ static int cmd_run(const struct lg_cli *cli)
 		return EXIT_FAILED;
 	}
 	lg_report_init(report);
-	/* An upload that cannot be made is found before the run, not after it: before any I/O
-	 * to the target, the site is asked once whether it accepts the token. */
 	if (o->plan)
 		return cmd_plan(cli, report, &obs);
+	/* An upload that cannot be made is found before the run, not after it: before any I/O
+	 * to the target, the site is asked once whether it accepts the token. */
 	if (upload->url && (upload_ready(upload, token, sizeof(token)) < 0 ||
 			    upload_check_token(upload, token, o->quiet) < 0)) {
 		fprintf(stderr, "loadgen: nothing was run.\n");
