@@ -46,8 +46,11 @@ def loadgen_command(document: dict[str, Any]) -> str | None:
         return None
     block = (document.get("target") or {}).get("kind") == "block"
     args = ["--target", DEVICE, f"--destroy-data={DEVICE}"] if block else ["--target", FILE]
+    for option in recorded_options():  # the target's size with the target
+        if option["parameter"] == TARGET_SIZE and not block:
+            args += _argument(option, p)
     for option in recorded_options():
-        if not (block and option["parameter"] == TARGET_SIZE):
+        if option["parameter"] != TARGET_SIZE:
             args += _argument(option, p)
     return shlex.join(["loadgen", "run", *args])
 
