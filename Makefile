@@ -14,13 +14,14 @@ LOADGEN_SAN := loadgen/build-san
 LOADGEN_OPTIONS := results/schema/loadgen-options.json
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help install run serve reviewer staff password test test-python test-deps test-faults lint migrations-check \
+.PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test loadgen-options bench bench-ingest bench-loadgen bench-web bench-api bench-load \
         bench-pair seed-scale plotly clean test-fresh
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
 	@echo "make serve         the same under gunicorn with the production settings (ADDR=host:port)"
+	@echo "make dump          the open-data dump of the make run database into var/dumps/ (docs/open-data.md)"
 	@echo "make reviewer      NAME=<user>: make a reviewer and print a new API token, once (site running or not)"
 	@echo "make staff         NAME=<user>: make a staff user (superuser, no password yet: make password)"
 	@echo "make password      NAME=<user>: set a user's password, asked on the terminal (for the upload form, the admin)"
@@ -59,6 +60,13 @@ run: $(INSTALLED)
 	$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py load_demo && \
 	  exec $(PY) manage.py runserver 127.0.0.1:8000'
+
+# The open-data dump (docs/open-data.md) of the `make run` database, whether the site runs or
+# not, into BENCH_DUMP_DIR (var/dumps/), keeping the newest BENCH_DUMP_KEEP; `make run` and
+# `make serve` serve it at /data/. Once a day from cron for `make serve` (docs/deploy.md).
+dump: $(INSTALLED)
+	$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py dump_data'
 
 # A reviewer's API token (the reviewer made when there is none), on the `make run` database:
 # also while the site runs, whose database it then uses. NAME reaches the command only

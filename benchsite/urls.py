@@ -8,7 +8,7 @@ from benchsite import views
 from drives import api as drives_api
 from drives import urls as drives_urls
 from results import urls as results_urls
-from results.api import reads, runs
+from results.api import dumps, reads, runs
 
 handler400 = "benchsite.views.bad_request"
 handler403 = "benchsite.views.permission_denied"
@@ -41,6 +41,7 @@ api_urls = [
         "tests/<slug:identifier>/leaderboard/", reads.LeaderboardView.as_view(), name="leaderboard"
     ),
     path("value/", reads.ValueView.as_view(), name="value"),
+    path("dumps/", dumps.DumpListView.as_view(), name="dumps"),
     *router.urls,
     # Last: any other address ending in a slash (one without is first redirected to it).
     re_path(r"^.*/$", views.api_not_found),
@@ -74,6 +75,7 @@ response_scopes = {
     "api:compare": results_urls.compare_scopes,
     "api:leaderboard": results_urls.ranking_scopes,
     "api:value": results_urls.value_scopes,
+    "api:dumps": results_urls.dump_scopes,
     "api:drive-list": drives_urls.drive_list_scopes,
     "api:drive-detail": drives_urls.drive_list_scopes,
 }

@@ -13,7 +13,8 @@ other reads go to. The scopes:
 - DRIVES: the drive lists (a drive added, a price, makers, controllers, NAND types);
 - drive_scope(slug): one drive's pages (its runs, results, series, prices, entries ...);
 - ranking_scope(identifier): one test's ranking (its leaderboard entries);
-- VALUE: the value views (prices, and the priced entries of the 4KB throughput tests).
+- VALUE: the value views (prices, and the priced entries of the 4KB throughput tests);
+- DUMPS: the open-data dumps, files outside the database (scopes_moved).
 
 Each commit that writes draws one value of a sequence, in commit order, and gives it to the
 scopes it touched: the greatest version of a set of scopes (one number) moves on whenever
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from django.db import connections
+from django.db import connections, transaction
 
 from core.db import prepared
 
@@ -35,6 +36,7 @@ ANY = "any"
 CATALOG = "catalog"
 DRIVES = "drives"
 VALUE = "value"
+DUMPS = "dumps"  # the open-data dumps published (results.dumps): no table holds them
 DRIVE_PREFIX = "drive:"
 TEST_PREFIX = "test:"
 TRIGGER_SQL = (Path(__file__).parent / "sql" / "scope_trigger.sql").read_text()
@@ -83,6 +85,15 @@ def read_version(alias: str, scopes: Sequence[str]) -> int | None:
         cursor.execute(_READ_SQL, [list(scopes)])
         version, written = cursor.fetchone()
     return None if written else version
+
+
+def scopes_moved(*scopes: str, alias: str = "default") -> None:
+    """Give `scopes` (and ANY) a new version now, as a committed write touching them would:
+    for a change the database does not hold (a data dump published), on which what was kept
+    under them depends. Inside an open transaction, at its commit."""
+    with transaction.atomic(using=alias), connections[alias].cursor() as cursor:
+        cursor.execute("SELECT core_scopes_touched(%s::text[])", [[ANY, *scopes]])
+        cursor.execute("SELECT core_scopes_move()")
 
 
 def scope_triggers(

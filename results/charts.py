@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from decimal import Decimal
 from html import escape
 
@@ -20,7 +21,7 @@ from markupsafe import escape as escape_html
 from core.db import JsonText
 from results import units
 from results.models import DataPattern, Method, method_label
-from results.selectors.compare import UNSTATED_NOTE, Comparison, Sweep, TestPair
+from results.selectors.compare import UNSTATED_NOTE, Side, Sweep, TestRows
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
 from results.spread import NOT_COMPARED, Spread
@@ -131,20 +132,19 @@ def _whiskers(spreads: list[Spread | None], unit=mbps) -> dict:
     }
 
 
-def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> dict:
-    """Grouped horizontal bars of one test, a bar for each drive (A, B, and C and D when
-    `more_names` names them) in each data pattern, each with whiskers over its run-to-run
+def compare_bars(test: TestRows, names: Sequence[str]) -> dict:
+    """Grouped horizontal bars of one test, a bar for each drive (`names`, A first) in each
+    data pattern, each with whiskers over its run-to-run
     range. Where the drives' figures in a pattern are of two comparability classes, each
     drive's legend entry and each bar's hover name its figure's class, and each other
     drive's hover its verdict against A ("not compared: ..."); the bar's own text stays
     its figure, which a phone's width has room for."""
-    patterns = [p.pattern for p in pair.pairs]
-    names = (a_name, b_name, *more_names)
+    patterns = [p.pattern for p in test.rows]
     traces = []
     for i, ((side, marker), name) in enumerate(zip(_BAR_SIDES, names, strict=False)):
         values, texts, hovers, spreads = [], [], [], []
         classes = []  # this drive's figures' classes where they differ from another's
-        for p in pair.pairs:
+        for p in test.rows:
             figures = p.figures[i]
             bps = figures.bytes_per_second if figures else None
             spreads.append(figures.spread if figures else None)
@@ -199,22 +199,12 @@ def compare_bars(pair: TestPair, a_name: str, b_name: str, *more_names: str) -> 
 
 
 def consistency(
-    level: int,
-    comparison: Comparison,
-    *,
-    scale: str,
-    view: str,
-    a_name: str,
-    b_name: str,
-    more_names: tuple[str, ...] = (),
+    level: int, sides: Sequence[Side], names: Sequence[str], *, scale: str, view: str
 ) -> dict:
-    """Every drive's IOPS in every second at one spare-area level, overlaid (C and D named
-    by `more_names` where compared), one colour and marker a drive."""
+    """Every drive's IOPS in every second at one spare-area level, overlaid (`sides` and
+    their `names`, A first), one colour and marker a drive."""
     traces, starts, ends, windows = [], [], [], []
-    names = (a_name, b_name, *more_names)
-    for side, name, (_, colour, _, symbol, _) in zip(
-        comparison.sides, names, SIDE_STYLES, strict=False
-    ):
+    for side, name, (_, colour, _, symbol, _) in zip(sides, names, SIDE_STYLES, strict=False):
         series = side.consistency.get(level)
         if series is None:
             continue
@@ -297,18 +287,17 @@ _SWEEP_LAYOUT = {
 }
 
 
-def _sweep_lines(sweep: Sweep, a_name: str, b_name: str, more_names: tuple[str, ...] = ()):
+def _sweep_lines(sweep: Sweep, names: Sequence[str]):
     """Each side's points in each data pattern of the sweep, shallowest first: (trace name,
     colour, symbol, dash, [(queue depth, Figures), ...]) for each line with a point."""
-    names = (a_name, b_name, *more_names)
     for i, ((side, colour, symbol, dash), name) in enumerate(
         zip(_SWEEP_SIDES, names, strict=False)
     ):
         for n, pattern in enumerate(sweep.patterns):
             points = []
             for point in sweep.points:
-                pair = next((p for p in point.pairs if p.pattern == pattern), None)
-                figures = pair.figures[i] if pair else None
+                row = next((p for p in point.rows if p.pattern == pattern), None)
+                figures = row.figures[i] if row else None
                 if figures is not None and figures.iops is not None:
                     points.append((point.test.queue_depth, figures))
             if points:
@@ -319,7 +308,7 @@ def _sweep_lines(sweep: Sweep, a_name: str, b_name: str, more_names: tuple[str, 
                 yield trace_name, colour, symbol, dash_here, points
 
 
-def sweep_iops(sweep: Sweep, a_name: str, b_name: str, *more_names: str) -> dict:
+def sweep_iops(sweep: Sweep, names: Sequence[str]) -> dict:
     """IOPS against queue depth (log2 axis) for every drive: where each saturates."""
     traces = [
         {
@@ -333,9 +322,7 @@ def sweep_iops(sweep: Sweep, a_name: str, b_name: str, *more_names: str) -> dict
             "marker": {"symbol": symbol, "size": 8, "color": colour},
             "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
         }
-        for trace_name, colour, symbol, dash, points in _sweep_lines(
-            sweep, a_name, b_name, more_names
-        )
+        for trace_name, colour, symbol, dash, points in _sweep_lines(sweep, names)
     ]
     depths = [point.test.queue_depth for point in sweep.points]
     return {
@@ -353,14 +340,12 @@ def sweep_iops(sweep: Sweep, a_name: str, b_name: str, *more_names: str) -> dict
     }
 
 
-def sweep_demand(sweep: Sweep, a_name: str, b_name: str, *more_names: str) -> dict:
+def sweep_demand(sweep: Sweep, names: Sequence[str]) -> dict:
     """The demand-intensity curve (SNIA PTS): mean latency against IOPS, one point per queue
     depth, for both drives; p99 as a dotted line where measured. Where a curve turns up, more
     outstanding I/O buys latency, not IOPS."""
     traces = []
-    for n, (trace_name, colour, symbol, dash, points) in enumerate(
-        _sweep_lines(sweep, a_name, b_name, more_names)
-    ):
+    for n, (trace_name, colour, symbol, dash, points) in enumerate(_sweep_lines(sweep, names)):
         for which, read, line in (
             ("mean", lambda r: r.latency_mean_ns, dash),
             ("p99", lambda r: (r.latency_percentiles_ns or {}).get("99"), "dot"),
@@ -408,16 +393,11 @@ TRIM_PHASES = (
 )
 
 
-def trim_bars(
-    comparison: Comparison, key: tuple[str, str], a_name: str, b_name: str, *more_names: str
-) -> dict:
-    """One TRIM test in one data pattern: clean, after torture, after TRIM, A beside B (and
-    C and D, where compared)."""
+def trim_bars(sides: Sequence[Side], key: tuple[str, str], names: Sequence[str]) -> dict:
+    """One TRIM test in one data pattern: clean, after torture, after TRIM, every drive's
+    (`sides` and their `names`, A first) side by side."""
     traces = []
-    names = (a_name, b_name, *more_names)
-    for side, name, (_, colour, shape, _, _) in zip(
-        comparison.sides, names, SIDE_STYLES, strict=False
-    ):
+    for side, name, (_, colour, shape, _, _) in zip(sides, names, SIDE_STYLES, strict=False):
         trim = side.trim.get(key)
         rates = [getattr(trim, f) if trim else None for f, _ in TRIM_PHASES]
         traces.append(

@@ -2,7 +2,7 @@ import json
 
 from django.urls import path, register_converter
 
-from core.versions import VALUE, drive_scope, ranking_scope
+from core.versions import DUMPS, VALUE, drive_scope, ranking_scope
 from results import sweeps
 from results.filters import highlight_slugs
 from results.services import TEST_CATALOG
@@ -10,6 +10,7 @@ from results.views import (
     browse,
     chart_images,
     compare,
+    data,
     drives,
     feeds,
     leaderboards,
@@ -24,6 +25,7 @@ COMPARED = tuple("/".join(f"<slug:{key}>" for key in "abcd"[:n]) for n in range(
 
 app_name = "bench"
 register_converter(chart_images.ImageFormatConverter, "image_format")
+register_converter(data.DumpNameConverter, "dump")
 
 
 def with_charts(route: str, view, name: str, source) -> list:
@@ -90,6 +92,9 @@ urlpatterns = [
     path("bench/tests/<slug:test_id>/feed/", feeds.test_feed, name="test_feed"),
     path("bench/methodology/", methodology.methodology_page, name="methodology"),
     path("bench/controllers/<slug:slug>/", browse.controller_page, name="controller"),
+    path("data/", data.data_page, name="data"),
+    path("data/<dump:dump>/", data.data_dump, name="data_dump"),
+    path("data/<dump:dump>/<str:file>", data.data_file, name="data_file"),
     path("bench/nand/<slug:slug>/", browse.nand_page, name="nand"),
     *(route for page in CHARTED_PAGES for route in with_charts(*page)),
 ]
@@ -129,6 +134,11 @@ def ranking_scopes(query, identifier: str) -> list[str] | None:
 
 def value_scopes(query) -> list[str]:
     return [VALUE, *highlighted(query)]
+
+
+def dump_scopes(query) -> list[str]:
+    """The dumps' list: files, not rows; the dump command moves its scope (results.dumps)."""
+    return [DUMPS]
 
 
 def _chart_scopes(page_scopes):

@@ -198,6 +198,13 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env("BENCH_STATIC_ROOT", str(BASE_DIR / "static_root")))
 
+# The open-data dumps (results/dumps.py, `manage.py dump_data`): where they are written and
+# served from (/data/; behind nginx, by nginx itself: deploy/nginx.conf), how many of the
+# newest are kept, and the site's own address, which a dump's links and citation give.
+BENCH_DUMP_DIR = Path(env("BENCH_DUMP_DIR", str(BASE_DIR / "var" / "dumps")))
+BENCH_DUMP_KEEP = env_int("BENCH_DUMP_KEEP", 30)
+BENCH_SITE_URL = env("BENCH_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
 # Only the web benchmark (make bench-web) sets this: synthetic drives then count as real, so
 # that every page searches, ranks and plots among the whole seed_scale catalog.
 BENCH_SHOW_SYNTHETIC = False

@@ -72,13 +72,14 @@ from results.models import (
     TrimValidation,
     method_label,
 )
+from results.sections import sections
 from results.selectors.common import SERIES_POINTS, Figures
 from results.selectors.compare import (
     SIDE_KEYS,
     Comparison,
     RepeatedDrive,
     Side,
-    TestPair,
+    TestRows,
     compare,
 )
 from results.selectors.rankings import (
@@ -707,77 +708,109 @@ def _side(side: Side, value_test: str) -> dict[str, Any]:
 # `loadgen run --compare` reads this body of a drive compared with itself (loadgen/src/compare.c:
 # a.drive.name, tests[].test, tests[].patterns[].pattern and side a's figures): a key it reads
 # renamed is every deployed loadgen's comparison lost.
-def _test_pair(pair: TestPair) -> dict[str, Any]:
+def _test_rows(one: TestRows) -> dict[str, Any]:
     return {
-        "test": pair.test.identifier,
-        "name": pair.test.name,
-        "unit": pair.test.unit,
-        "higher_is_better": pair.test.higher_is_better,
+        "test": one.test.identifier,
+        "name": one.test.name,
+        "unit": one.test.unit,
+        "higher_is_better": one.test.higher_is_better,
         "patterns": [
             {
                 "pattern": p.pattern,
                 **{key: _figures(f) for key, f in zip(SIDE_KEYS, p.figures, strict=False)},
-                "winner": p.winner or None,
-                "difference_percent": p.difference_percent,
-                "verdict": p.verdict.as_dict(),
+                # A against B, as the body of two drives has always said it.
+                "winner": p.verdicts[1].winner or None,
+                "difference_percent": p.verdicts[1].difference_percent,
+                "verdict": p.verdicts[1].as_dict(),
                 "verdicts": {
                     key: v.as_dict() for key, v in zip(SIDE_KEYS[1:], p.verdicts[1:], strict=False)
                 },
                 "best": p.best or None,
             }
-            for p in pair.pairs
+            for p in one.rows
         ],
     }
+
+
+def _each_side(keys, found, write) -> dict[str, Any]:
+    return {key: write(item) for key, item in zip(keys, found, strict=True)}
+
+
+# Each section's entry in the compare body (results.sections; the latency section's figures
+# are its tests'): its key, and its list from the section and the sides' keys.
+SECTION_BODIES: dict[str, tuple[str, Callable[..., list]]] = {
+    "throughput": (
+        "tests",
+        lambda section, keys, points: [_test_rows(t) for t, _ in section.parts],
+    ),
+    "sweeps": (
+        "sweeps",
+        lambda section, keys, points: [
+            {
+                "family": part.sweep.family,
+                "name": part.sweep.name,
+                "points": [
+                    {"queue_depth": point.test.queue_depth, **_test_rows(point)}
+                    for point in part.sweep.points
+                ],
+            }
+            for part in section.parts
+        ],
+    ),
+    "consistency": (
+        "consistency",
+        lambda section, keys, points: [
+            {
+                "spare_area_percent": part.level,
+                **_each_side(keys, part.series, lambda s: _series(s, points)),
+            }
+            for part in section.parts
+        ],
+    ),
+    "trim": (
+        "trim",
+        lambda section, keys, points: [
+            {
+                "test": part.test.identifier,
+                "pattern": part.pattern,
+                **_each_side(keys, part.sides, _trim),
+            }
+            for part in section.parts
+        ],
+    ),
+    "saturation": (
+        "saturation",
+        lambda section, keys, points: [
+            {
+                "pattern": part.pattern,
+                **_each_side(keys, part.series, lambda w: _saturation(w, points)),
+            }
+            for part in section.parts
+        ],
+    ),
+    "wsat": (
+        "wsat",
+        lambda section, keys, points: [
+            {"pattern": part.pattern, **_each_side(keys, part.series, lambda w: _wsat(w, points))}
+            for part in section.parts
+        ],
+    ),
+}
 
 
 def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
     sides = comparison.sides
-    return {
-        "sides": [{"key": side.key, "slug": side.drive.slug} for side in comparison.sides],
+    keys = [side.key for side in sides]
+    body = {
+        "sides": [{"key": side.key, "slug": side.drive.slug} for side in sides],
         **{side.key: _side(side, comparison.value_test) for side in sides},
         "value_test": comparison.value_test,
-        "tests": [_test_pair(pair) for pair in comparison.tests],
-        "sweeps": [
-            {
-                "family": sweep.family,
-                "name": sweep.name,
-                "points": [
-                    {"queue_depth": point.test.queue_depth, **_test_pair(point)}
-                    for point in sweep.points
-                ],
-            }
-            for sweep in comparison.sweeps
-        ],
-        "consistency": [
-            {
-                "spare_area_percent": level,
-                **{side.key: _series(side.consistency.get(level), points) for side in sides},
-            }
-            for level in comparison.consistency_levels
-        ],
-        "trim": [
-            {
-                "test": test.identifier,
-                "pattern": pattern,
-                **{side.key: _trim(side.trim.get((test.identifier, pattern))) for side in sides},
-            }
-            for test, pattern in comparison.trim_keys
-        ],
-        "saturation": [
-            {
-                "pattern": pattern,
-                **{side.key: _saturation(side.saturation.get(pattern), points) for side in sides},
-            }
-            for pattern in comparison.saturation_patterns
-        ],
-        "wsat": [
-            {
-                "pattern": pattern,
-                **{side.key: _wsat(side.wsat.get(pattern), points) for side in sides},
-            }
-            for pattern in comparison.wsat_patterns
-        ],
     }
+    for section in sections(comparison):
+        if section.id in SECTION_BODIES:
+            key, write = SECTION_BODIES[section.id]
+            body[key] = write(section, keys, points)
+    return body
 
 
 MAX_RUN_ID = 2**63 - 1
@@ -831,17 +864,14 @@ class CompareView(APIView):
         self, request: Request, a: str, b: str, c: str | None = None, d: str | None = None
     ) -> Response:
         params = request.query_params
-        given = zip(SIDE_KEYS, (a, b, c, d), strict=True)
-        slugs = {key: slug for key, slug in given if slug is not None}
-        runs = {
-            f"run_{side}": whole_number(
-                params, f"run_{side}", default=None, minimum=1, maximum=MAX_RUN_ID
-            )
-            for side in slugs
-        }
+        slugs = [slug for slug in (a, b, c, d) if slug is not None]
+        runs = [
+            whole_number(params, f"run_{side}", default=None, minimum=1, maximum=MAX_RUN_ID)
+            for side in SIDE_KEYS[: len(slugs)]
+        ]
         points = query_boolean(params, "points")
         try:
-            comparison = compare(**slugs, **runs, points=points)
+            comparison = compare(slugs, runs, points=points)
         except Drive.DoesNotExist as missing:
             raise Http404(str(missing)) from missing
         except RepeatedDrive as repeated:

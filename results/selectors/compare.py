@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -168,115 +169,109 @@ def against_a(v: Verdict, key: str) -> Verdict:
     )
 
 
-def best_of(sides: list) -> int | None:
+def best_of(sides: list, against: list[Verdict] | None = None) -> int | None:
     """Which of the sides' rule sides (results.spread.Side, None where a drive has no
     figure) is better than every other that has one by the winner rule, a real difference
     each time: its index; None when none is, or fewer than two have a figure. The rule
     compares no two classes (results.spread.Comparability): where the figures are of two,
-    none is the best."""
+    none is the best. `against`: the verdicts of the first side against each other, where
+    the caller has them (the rule's winner is the same whichever side is named first)."""
     present = [i for i, s in enumerate(sides) if s is not None]
     if len(present) < 2:
         return None
+    if against is None:
+        against = [verdict(sides[0], other) for other in sides[1:]]
+
+    def beats(i: int, j: int) -> bool:
+        if i == 0:
+            return against[j - 1].winner == "a"
+        if j == 0:
+            return against[i - 1].winner == "b"
+        return verdict(sides[i], sides[j]).winner == "a"
+
     for i in present:
-        if all(verdict(sides[i], sides[j]).winner == "a" for j in present if j != i):
+        if all(beats(i, j) for j in present if j != i):
             return i
     return None
 
 
 @dataclass(slots=True)
-class PatternPair:
-    """Every drive's figures in one data pattern, and who wins by the winner rule
-    (results.spread.verdict): A against B in `verdict` ("a", "b", "tie", "untested",
-    "not_compared" across comparability classes, or "" when a side was not tested), each
-    drive against A in `verdicts` (A's own empty), and the drive better than every other,
+class PatternRow:
+    """Every drive's figures in one data pattern (A first, None where a drive was not
+    tested), each drive's verdict against A by the winner rule (results.spread.verdict:
+    "a", the drive's key, "tie", "untested", "not_compared" across comparability classes,
+    or "" when a side was not tested; A's own empty), and the drive better than every other,
     if one is (`best`, its key, else "")."""
 
     pattern: str
-    a: Figures | None
-    b: Figures | None
-    more: tuple[Figures | None, ...] = ()  # drives C and D, where compared
-    verdict: Verdict = field(init=False)
+    figures: list[Figures | None]
     verdicts: list[Verdict] = field(init=False)
     best: str = field(init=False)
+    rule: list = field(init=False)  # what the winner rule reads of each drive's figures
 
     def __post_init__(self) -> None:
-        rule = [f.rule_side if f else None for f in self.figures]
-        self.verdict = verdict(rule[0], rule[1])
+        self.rule = rule = [f.rule_side if f else None for f in self.figures]
+        against = [verdict(rule[0], other) for other in rule[1:]]
         self.verdicts = [Verdict()] + [
-            against_a(verdict(rule[0], other), key)
-            for key, other in zip(SIDE_KEYS[1:], rule[1:], strict=False)
+            against_a(v, key) for key, v in zip(SIDE_KEYS[1:], against, strict=False)
         ]
-        best = best_of(rule)
+        best = best_of(rule, against)
         self.best = "" if best is None else SIDE_KEYS[best]
-
-    @property
-    def figures(self) -> list[Figures | None]:
-        """Each drive's figures, A first."""
-        return [self.a, self.b, *self.more]
 
     @property
     def classes_differ(self) -> bool:
         """The drives' figures are of two comparability classes, which the winner rule does
         not compare (charts then name each bar's class)."""
-        rule = [f.rule_side for f in self.figures if f is not None]
-        return len({side.comparability for side in rule if side is not None}) > 1
+        return len({side.comparability for side in self.rule if side is not None}) > 1
 
     @property
     def no_best_reason(self) -> str:
         """Why no drive is the best, when it is that their classes differ (else "")."""
         return NO_BEST_ACROSS if not self.best and self.classes_differ else ""
 
-    def _latency_verdict(self, a: Figures | None, other: Figures | None) -> Verdict:
-        sides = [f.latency_rule_side if f else None for f in (a, other)]
-        if None in sides:
-            return Verdict()
-        judged = verdict(*sides)  # across comparability classes: not compared, first
-        if judged.winner != NOT_COMPARED and a.result.latency_kind != other.result.latency_kind:
-            return Verdict("untested", reason=LATENCY_KINDS_DIFFER)
-        return judged
-
-    @property
-    def latency_verdict(self) -> Verdict:
-        """Whose mean latency is lower, by the winner rule on the rates the latencies stand
-        for (Figures.latency_rule_side): "a" or "b", a tie, or why the difference was not
-        tested (latencies of two kinds are not one figure); none when a side has none."""
-        return self._latency_verdict(self.a, self.b)
-
     @property
     def latency_verdicts(self) -> list[Verdict]:
-        """Each drive's mean latency against A's, as latency_verdict (A's own empty)."""
+        """Each drive's mean latency against A's (A's own empty), by the winner rule on the
+        rates the latencies stand for (Figures.latency_rule_side): A or the drive, a tie, or
+        why the difference was not tested (latencies of two kinds are not one figure); none
+        when a side has none."""
+        a = self.figures[0]
         return [Verdict()] + [
-            against_a(self._latency_verdict(self.a, f), key)
+            against_a(_latency_verdict(a, f), key)
             for key, f in zip(SIDE_KEYS[1:], self.figures[1:], strict=False)
         ]
 
-    @property
-    def winner(self) -> str:
-        return self.verdict.winner
 
-    @property
-    def difference_percent(self) -> float | None:
-        return self.verdict.difference_percent
+def _latency_verdict(a: Figures | None, other: Figures | None) -> Verdict:
+    sides = [f.latency_rule_side if f else None for f in (a, other)]
+    if None in sides:
+        return Verdict()
+    judged = verdict(*sides)  # across comparability classes: not compared, first
+    if judged.winner != NOT_COMPARED and a.result.latency_kind != other.result.latency_kind:
+        return Verdict("untested", reason=LATENCY_KINDS_DIFFER)
+    return judged
 
 
 @dataclass
-class TestPair:
+class TestRows:
+    """One test: a row of every drive's figures for each data pattern."""
+
     test: Test
-    pairs: list[PatternPair]
+    rows: list[PatternRow]
 
     @property
     def has_rates(self) -> bool:
         """A side has MB/s or IOPS in some data pattern (else only latency: no bars)."""
         return any(
-            f is not None and f.bytes_per_second is not None for p in self.pairs for f in p.figures
+            f is not None and f.bytes_per_second is not None for p in self.rows for f in p.figures
         )
 
     @property
     def no_rates_reason(self) -> str:
-        """Why neither side has a rate (Figures.missing_rates_reason), the first one given."""
+        """Why no side has a rate (Figures.missing_rates_reason), the first one given."""
         return (
             next(
-                (f.missing_rates_reason for p in self.pairs for f in p.figures if f is not None),
+                (f.missing_rates_reason for p in self.rows for f in p.figures if f is not None),
                 "",
             )
             or ""
@@ -287,48 +282,47 @@ class TestPair:
         return any(
             f is not None
             and (f.result.latency_mean_ns is not None or f.result.latency_max_ns is not None)
-            for p in self.pairs
+            for p in self.rows
             for f in p.figures
         )
 
 
 @dataclass
 class Sweep:
-    """A queue-depth sweep both drives may have points of (results.sweeps): its tests,
-    shallowest first, each with both sides' figures in every data pattern."""
+    """A queue-depth sweep the drives may have points of (results.sweeps): its tests,
+    shallowest first, each with every side's figures in every data pattern."""
 
     family: str
     name: str
-    points: list[TestPair]
+    points: list[TestRows]
 
     @property
     def patterns(self) -> list[str]:
-        found = {p.pattern for point in self.points for p in point.pairs}
+        found = {p.pattern for point in self.points for p in point.rows}
         return sorted(found, key=lambda p: PATTERN_ORDER.get(p, 9))
 
 
 @dataclass
 class Comparison:
-    a: Side
-    b: Side
-    tests: list[TestPair]  # every throughput test but the sweeps'
+    """Two to four drives compared, A (the first side) the reference."""
+
+    sides: list[Side]
+    tests: list[TestRows]  # every throughput test but the sweeps'
     consistency_levels: list[int]
     trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
     value_test: str = VALUE_DEFAULT_TEST
     saturation_patterns: list[str] = field(default_factory=list)
     wsat_patterns: list[str] = field(default_factory=list)
     sweeps: list[Sweep] = field(default_factory=list)
-    c: Side | None = None  # a third drive, and a fourth, where compared
-    d: Side | None = None
 
     @property
-    def sides(self) -> list[Side]:
-        """Every drive compared, in order: A (the reference), B, then C and D if there."""
-        return [s for s in (self.a, self.b, self.c, self.d) if s is not None]
+    def names(self) -> list[str]:
+        """Each drive's name, A first."""
+        return [str(side.drive) for side in self.sides]
 
     @property
-    def throughput(self) -> list[TestPair]:
-        """Every throughput test either drive has: the tests, then each sweep's points."""
+    def throughput(self) -> list[TestRows]:
+        """Every throughput test any drive has: the tests, then each sweep's points."""
         return [*self.tests, *(point for sweep in self.sweeps for point in sweep.points)]
 
     @property
@@ -548,47 +542,35 @@ def _compare_sql(*, points: bool, real: bool) -> str:
 
 
 def compare(
-    *,
-    a: str,
-    b: str,
-    run_a: int | None = None,
-    run_b: int | None = None,
-    points: bool = True,
-    c: str | None = None,
-    d: str | None = None,
-    run_c: int | None = None,
-    run_d: int | None = None,
+    slugs: Sequence[str], runs: Sequence[int | None] = (), *, points: bool = True
 ) -> Comparison:
-    """Two to four drives head to head, A the reference: every throughput test any has
-    (both data patterns; a queue-depth sweep's tests as its points, Comparison.sweeps),
-    consistency series per spare-area level, TRIM validations, write saturation, specs and
-    latest prices. Every consistency and saturation series says how many points it has
-    (`points`; a consistency series also its seconds at 0 IOPS, `stalls`), and holds them
-    with points=True: a consistency series as `iops_json`, the JSON text of its IOPS (its
-    `iops` and `iops_text` fields are not read). A result's RESULT_UNREAD fields are not
-    read either.
+    """Two to four drives head to head, the first (A) the reference: every throughput test
+    any has (both data patterns; a queue-depth sweep's tests as its points,
+    Comparison.sweeps), consistency series per spare-area level, TRIM validations, write
+    saturation, specs and latest prices. Every consistency and saturation series says how
+    many points it has (`points`; a consistency series also its seconds at 0 IOPS,
+    `stalls`), and holds them with points=True: a consistency series as `iops_json`, the
+    JSON text of its IOPS (its `iops` and `iops_text` fields are not read). A result's
+    RESULT_UNREAD fields are not read either.
 
-    By default each test shows the drive's latest result; run_a ... run_d restrict a side
-    to one of its runs (an unknown run falls back to the latest). One query, whatever the
-    number of drives. Raises Drive.DoesNotExist when a slug is unknown, else RepeatedDrive when
-    three or four drives name one twice (two may be the same drive), and ValueError for d
-    without c.
+    By default each test shows the drive's latest result; `runs` (one for each slug, in
+    order, None for the latest) restricts a side to one of its runs (an unknown run falls
+    back to the latest). One query, whatever the number of drives. Raises ValueError for
+    fewer than two or more than MAX_SIDES drives, Drive.DoesNotExist when a slug is
+    unknown, else RepeatedDrive when three or four drives name one twice (two may be the
+    same drive).
     """
-    if d is not None and c is None:
-        raise ValueError("a fourth drive without a third")
-    slugs = [slug for slug in (a, b, c, d) if slug is not None]
+    if not 2 <= len(slugs) <= MAX_SIDES:
+        raise ValueError(f"two to {MAX_SIDES} drives are compared, not {len(slugs)}")
+    runs = [*runs, *([None] * (len(slugs) - len(runs)))]
     sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
     alias = read_alias(Run)
     held = _held_tests.get(alias)
+    given = dict(zip(SIDE_KEYS, slugs, strict=False))
+    chosen_runs = dict(zip(SIDE_KEYS, runs, strict=False))
     params = {
-        "a": a,
-        "b": b,
-        "c": c,
-        "d": d,
-        "run_a": run_a,
-        "run_b": run_b,
-        "run_c": run_c if c is not None else None,
-        "run_d": run_d if d is not None else None,
+        **{key: given.get(key) for key in SIDE_KEYS},
+        **{f"run_{key}": chosen_runs.get(key) for key in SIDE_KEYS},
         "tests_held": held and held.version,
     }
     alias, rows = prepared_rows(Run, sql, params, alias=alias)
@@ -662,7 +644,7 @@ def compare(
         saturation.points = count
         kind = sides[key].wsat if saturation.is_wsat else sides[key].saturation
         kind[saturation.pattern] = saturation
-    return _comparison(*sides.values())
+    return _comparison(list(sides.values()))
 
 
 UNSTATED = "unspecified"  # a published figure whose article does not say its data pattern
@@ -676,11 +658,11 @@ def _stands_in(mine: set[str], other: set[str]) -> bool:
     return mine == {UNSTATED} and bool(other) and UNSTATED not in other
 
 
-def _depth(pair: TestPair) -> int:
-    return pair.test.queue_depth
+def _depth(test: TestRows) -> int:
+    return test.test.queue_depth
 
 
-def _comparison(*sides: Side) -> Comparison:
+def _comparison(sides: list[Side]) -> Comparison:
     """The comparison of two to four filled sides: their tests in order, each data pattern
     set side by side."""
     tests: dict[str, Test] = {}
@@ -689,7 +671,7 @@ def _comparison(*sides: Side) -> Comparison:
         for (identifier, pattern), f in side.results.items():
             tests[identifier] = f.result.test
             found.setdefault(identifier, set()).add(pattern)
-    pairs = []
+    found_tests = []
     for test in sorted(tests.values(), key=test_order_key):
         found = [side.get(test.identifier, set()) for side in patterns]
         stands_in = [
@@ -704,22 +686,19 @@ def _comparison(*sides: Side) -> Comparison:
                 s.results.get((test.identifier, UNSTATED if standing else p))
                 for s, standing in zip(sides, stands_in, strict=True)
             ]
-            rows.append(PatternPair(p, figures[0], figures[1], tuple(figures[2:])))
-        pairs.append(TestPair(test, rows))
-    points: dict[str, list[TestPair]] = {}
-    for pair in pairs:
-        if pair.test.family:
-            points.setdefault(pair.test.family, []).append(pair)
+            rows.append(PatternRow(p, figures))
+        found_tests.append(TestRows(test, rows))
+    points: dict[str, list[TestRows]] = {}
+    for one in found_tests:
+        if one.test.family:
+            points.setdefault(one.test.family, []).append(one)
     sweeps = [
         Sweep(family, sweep_label(found[0].test.name), sorted(found, key=_depth))
         for family, found in points.items()
     ]
-    more = dict(zip(("c", "d"), sides[2:], strict=False))
     return Comparison(
-        a=sides[0],
-        b=sides[1],
-        **more,
-        tests=[pair for pair in pairs if not pair.test.family],
+        sides=sides,
+        tests=[one for one in found_tests if not one.test.family],
         sweeps=sweeps,
         consistency_levels=sorted(set().union(*(side.consistency for side in sides))),
         trim_keys=sorted(

@@ -10,7 +10,7 @@ from drives.filters import search_words
 from drives.models import Drive
 from drives.selectors import DriveLabel, drive_match
 from drives.views import HtmxHttpRequest, bad_request, partial  # noqa: F401 - results' too
-from results.charts import WSAT_AXES, wsat_halved_label, wsat_rounds
+from results.charts import WSAT_AXES
 from results.filters import highlight_slugs
 
 MAX_PAGE = 10_000
@@ -102,44 +102,7 @@ def highlight_list(
     ]
 
 
-def saturation_columns(named) -> list[dict]:
-    """The columns of a write-saturation table (templates/bench/_saturation.html) from
-    (heading, css class, series or None) triples: each with the seconds it recorded."""
-    return [
-        {
-            "heading": heading,
-            "css": css,
-            "series": series,
-            "seconds": len(series.bytes_per_interval) * series.interval_ns / 1e9
-            if series is not None
-            else None,
-        }
-        for heading, css, series in named
-    ]
-
-
 def wsat_axis(request) -> str:
     """The WSAT chart's x-axis the reader asked for (?wsat_x=time|bytes; time otherwise)."""
     axis = request.GET.get("wsat_x", WSAT_AXES[0])
     return axis if axis in WSAT_AXES else WSAT_AXES[0]
-
-
-def wsat_columns(named) -> list[dict]:
-    """The columns of a WSAT table (templates/bench/_wsat.html) from (heading, css class,
-    series or None) triples: each with its first round's IOPS, its rounds and where its
-    rate first fell below half of that."""
-    columns = []
-    for heading, css, series in named:
-        column = {"heading": heading, "css": css, "series": series}
-        if series is not None:
-            iops, seconds, _ = wsat_rounds(series)
-            column.update(
-                first_iops=iops[0] if iops else None,
-                last_iops=iops[-1] if iops else None,
-                rounds=len(series.bytes_per_interval),
-                round_s=series.interval_ns / 1e9,
-                seconds=seconds[-1] if seconds else 0,
-                halved=wsat_halved_label(series),
-            )
-        columns.append(column)
-    return columns

@@ -71,9 +71,9 @@ def test_three_and_four_drives(client, four, count):
         assert body[key]["drive"]["slug"] == drive.slug
     assert ("d" in body) == (count == 4)
     # The verdicts and the best are the selector's: each drive against A.
-    c = compare(**{k: d.slug for k, d in zip(keys, drives, strict=True)})
+    c = compare([d.slug for d in drives])
     for test, pair in zip(body["tests"], c.tests, strict=True):
-        for row, p in zip(test["patterns"], pair.pairs, strict=True):
+        for row, p in zip(test["patterns"], pair.rows, strict=True):
             assert set(row) >= set(keys)
             assert list(row["verdicts"]) == list(keys[1:])
             for key, v in zip(keys[1:], p.verdicts[1:], strict=True):

@@ -152,19 +152,19 @@ def test_series_carry_their_points_in_detail_only(client, two_drives):
 def test_compare_shows_the_compare_pages_numbers(client, two_drives):
     alpha, beta = two_drives
     body = get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/")
-    page = compare(a=alpha.slug, b=beta.slug)
+    page = compare([alpha.slug, beta.slug])
     assert body["a"]["drive"]["slug"] == alpha.slug and body["b"]["drive"]["slug"] == beta.slug
     assert [t["test"] for t in body["tests"]] == [p.test.identifier for p in page.tests]
     for test, pair in zip(body["tests"], page.tests, strict=True):
-        for shown, expected in zip(test["patterns"], pair.pairs, strict=True):
-            assert shown["a"]["bytes_per_second"] == expected.a.bytes_per_second
-            assert shown["b"]["iops"] == expected.b.iops
-            assert shown["winner"] == (expected.winner or None)
+        for shown, expected in zip(test["patterns"], pair.rows, strict=True):
+            assert shown["a"]["bytes_per_second"] == expected.figures[0].bytes_per_second
+            assert shown["b"]["iops"] == expected.figures[1].iops
+            assert shown["winner"] == (expected.verdicts[1].winner or None)
     assert [c["spare_area_percent"] for c in body["consistency"]] == page.consistency_levels
     first = body["consistency"][0]["a"]
     assert "iops" not in first and client.get(first["url"]).json()["iops"]
     full = get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/", points="true")
-    assert full["consistency"][0]["a"]["iops"] == page.a.consistency[0].iops_json.parsed
+    assert full["consistency"][0]["a"]["iops"] == page.sides[0].consistency[0].iops_json.parsed
     run = Run.objects.filter(drive=alpha).first()
     assert get(client, f"/api/v1/compare/{alpha.slug}/{beta.slug}/", run_a=run.pk)["a"][
         "chosen_run"

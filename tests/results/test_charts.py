@@ -46,18 +46,15 @@ def test_bar_labels_write_the_tables_figures(bps, latency_ns, iops_min):
     mbps = f"{units.mbps(bps)} MB/s"
 
     figures = _figures(bps)
-    row = SimpleNamespace(
-        pattern="compressible", a=figures, b=None, figures=[figures, None], classes_differ=False
-    )
-    pair = SimpleNamespace(pairs=[row])
-    a, b = charts.compare_bars(pair, "A", "B")["data"]
+    row = SimpleNamespace(pattern="compressible", figures=[figures, None], classes_differ=False)
+    pair = SimpleNamespace(rows=[row])
+    a, b = charts.compare_bars(pair, ["A", "B"])["data"]
     assert a["text"] == [mbps] and b["text"] == ["not tested"]
 
     trim = SimpleNamespace(**{field: bps for field, _ in TRIM_PHASES})
     key = ("trim", "compressible")
     a, b = SimpleNamespace(trim={key: trim}), SimpleNamespace(trim={})
-    comparison = SimpleNamespace(a=a, b=b, sides=[a, b])
-    a, b = charts.trim_bars(comparison, key, "A", "B")["data"]
+    a, b = charts.trim_bars([a, b], key, ["A", "B"])["data"]
     assert a["text"] == [units.mbps(bps)] * 3 and b["text"] == ["not tested"] * 3
 
     row = SimpleNamespace(rank=1, entry=_entry(bps, latency_ns, iops_min), highlighted=False)
@@ -85,11 +82,9 @@ def test_bar_labels_write_the_tables_figures(bps, latency_ns, iops_min):
 
 def test_a_small_rate_is_not_drawn_as_zero():
     figures = _figures(2e4)
-    row = SimpleNamespace(
-        pattern="compressible", a=figures, b=None, figures=[figures, None], classes_differ=False
-    )
-    pair = SimpleNamespace(pairs=[row])
-    assert charts.compare_bars(pair, "A", "B")["data"][0]["text"] == ["0.02 MB/s"]
+    row = SimpleNamespace(pattern="compressible", figures=[figures, None], classes_differ=False)
+    pair = SimpleNamespace(rows=[row])
+    assert charts.compare_bars(pair, ["A", "B"])["data"][0]["text"] == ["0.02 MB/s"]
 
 
 @settings(max_examples=100)

@@ -149,8 +149,8 @@ def test_every_pair_of_classes_is_compared_exactly_when_ranked_together(client, 
     # The rankings' classes, as the methodology states them: quick runs alone.
     assert together == ((method_a == Method.QUICK) == (method_b == Method.QUICK))
 
-    (pair,) = [p for t in compare(a=a.slug, b=b.slug).tests for p in t.pairs]
-    v = pair.verdict
+    (pair,) = [p for t in compare([a.slug, b.slug]).tests for p in t.rows]
+    v = pair.verdicts[1]
     label = f"not compared: {NOUNS[method_a]} against {NOUNS[method_b]}"
     page = throughput(client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode())
     exported = csv_rows(client, [a, b])[1]
@@ -227,7 +227,7 @@ def test_three_and_four_drives_judge_each_against_a_within_its_class_and_no_best
 ):
     drives = mixed[:count]
     slugs = [d.slug for d in drives]
-    (pair,) = [p for t in compare(**dict(zip("abcd", slugs, strict=False))).tests for p in t.pairs]
+    (pair,) = [p for t in compare(slugs).tests for p in t.rows]
     b_against_a, c_against_a = pair.verdicts[1:3]
     assert b_against_a.winner == "a"  # A beats B in its own class, beyond the margin
     not_compared = "not compared: full-length run against quick run"

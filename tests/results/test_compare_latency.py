@@ -63,15 +63,15 @@ def scaled(model: str, seed: int, scale: float):
 
 def test_the_lower_latency_wins_beyond_the_margin_and_ties_within_it(client):
     fast, slow, close = scaled("Fast", 1, 1.0), scaled("Slow", 2, 0.4), scaled("Close", 3, 1.01)
-    pairs = [p for t in compare(a=fast.slug, b=slow.slug).tests for p in t.pairs]
-    assert pairs and all(p.latency_verdict.winner == "a" for p in pairs)
+    pairs = [p for t in compare([fast.slug, slow.slug]).tests for p in t.rows]
+    assert pairs and all(p.latency_verdicts[1].winner == "a" for p in pairs)
     for p in pairs:
-        ratio = p.b.result.latency_mean_ns / p.a.result.latency_mean_ns
-        assert p.latency_verdict.difference_percent == pytest.approx((ratio - 1) * 100)
+        ratio = p.figures[1].result.latency_mean_ns / p.figures[0].result.latency_mean_ns
+        assert p.latency_verdicts[1].difference_percent == pytest.approx((ratio - 1) * 100)
     html = client.get(reverse("bench:compare", args=[fast.slug, slow.slug])).content.decode()
     assert "A lower" in text(html.split('id="latency"')[1])
     ties = {
-        p.latency_verdict.winner for t in compare(a=fast.slug, b=close.slug).tests for p in t.pairs
+        p.latency_verdicts[1].winner for t in compare([fast.slug, close.slug]).tests for p in t.rows
     }
     assert ties == {"tie"}
 
@@ -80,9 +80,9 @@ def test_latencies_of_two_kinds_are_not_compared():
     completion = measured(model="Completion only")  # schema version 1: fio's clat
     total = scaled("Issue to completion", 4, 1.0)
     verdicts = [
-        p.latency_verdict
-        for t in compare(a=completion.drive.slug, b=total.slug).tests
-        for p in t.pairs
+        p.latency_verdicts[1]
+        for t in compare([completion.drive.slug, total.slug]).tests
+        for p in t.rows
     ]
     assert verdicts and all(
         v.winner == "untested" and v.reason == LATENCY_KINDS_DIFFER for v in verdicts

@@ -125,11 +125,11 @@ def test_the_best_is_marked_on_the_page(client, four):
     for result in document["results"]:
         faster(result, 5)
     fast = ingest(document).drive
-    c = compare(a=four[0].slug, b=four[1].slug, c=fast.slug)
-    assert all(p.best == "c" for pair in c.tests for p in pair.pairs)
-    assert all(p.verdicts[2].winner == "c" for pair in c.tests for p in pair.pairs)
+    c = compare([four[0].slug, four[1].slug, fast.slug])
+    assert all(p.best == "c" for pair in c.tests for p in pair.rows)
+    assert all(p.verdicts[2].winner == "c" for pair in c.tests for p in pair.rows)
     html = client.get(url("bench:compare", [four[0], four[1], fast])).content.decode()
-    rows = sum(len(pair.pairs) for pair in c.tests)
+    rows = sum(len(pair.rows) for pair in c.tests)
     assert html.count("C best</strong>") == rows
     assert html.count('<td class="num best">') == rows
     # Four drives of like speed: no best, and the table says so.

@@ -30,7 +30,7 @@ def pair():
 
 
 def _names(a: str, b: str) -> list[str]:
-    return [p.test.name for p in compare(a=a, b=b).tests]
+    return [p.test.name for p in compare([a, b]).tests]
 
 
 def _held():
@@ -39,9 +39,9 @@ def _held():
 
 
 def test_the_tests_are_read_once_and_held_while_the_catalog_stays(pair):
-    first = compare(a=pair[0], b=pair[1])
+    first = compare([pair[0], pair[1]])
     held = _held()
-    again = compare(a=pair[0], b=pair[1])
+    again = compare([pair[0], pair[1]])
     assert _held() is held
     assert again.tests[0].test is first.tests[0].test is held.by_id[first.tests[0].test.pk]
 

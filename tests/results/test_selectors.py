@@ -26,20 +26,22 @@ def test_compare_pairs_every_test_and_pattern_and_says_who_wins():
     measured(manufacturer="A", model="One", seed=1)
     measured(manufacturer="B", model="Two", seed=2)
     a, b = (d.slug for d in Drive.objects.order_by("manufacturer__name"))
-    c = compare(a=a, b=b)
+    c = compare([a, b])
     assert [p.test.identifier for p in c.tests][:2] == ["randread-4k-qd3", "randwrite-4k-qd3-8g"]
     for pair in c.tests:
-        assert [p.pattern for p in pair.pairs] == ["compressible", "incompressible"]
-        for p in pair.pairs:
-            high = max(p.a.bytes_per_second, p.b.bytes_per_second)
-            low = min(p.a.bytes_per_second, p.b.bytes_per_second)
-            assert p.difference_percent == pytest.approx((high / low - 1) * 100)
-            assert p.winner in ("a", "b", "tie", "untested")
-            if p.winner in ("a", "b"):
-                winner = p.a if p.winner == "a" else p.b
+        assert [p.pattern for p in pair.rows] == ["compressible", "incompressible"]
+        for p in pair.rows:
+            high = max(p.figures[0].bytes_per_second, p.figures[1].bytes_per_second)
+            low = min(p.figures[0].bytes_per_second, p.figures[1].bytes_per_second)
+            assert p.verdicts[1].difference_percent == pytest.approx((high / low - 1) * 100)
+            assert p.verdicts[1].winner in ("a", "b", "tie", "untested")
+            if p.verdicts[1].winner in ("a", "b"):
+                winner = p.figures[0] if p.verdicts[1].winner == "a" else p.figures[1]
                 assert winner.bytes_per_second == high
     assert c.consistency_levels == [0, 25]
-    assert c.a.consistency[0].points == 2000 == len(c.a.consistency[0].iops_json.parsed)
+    assert (
+        c.sides[0].consistency[0].points == 2000 == len(c.sides[0].consistency[0].iops_json.parsed)
+    )
 
 
 def test_compare_reads_every_result_field_it_shows_and_defers_the_rest():
@@ -51,8 +53,8 @@ def test_compare_reads_every_result_field_it_shows_and_defers_the_rest():
     run = measured(manufacturer="A", model="One", seed=1)
     Result.objects.filter(run=run).update(jobs=2, partial=True, span_bytes=2**20)
     slug = Drive.objects.get().slug
-    c = compare(a=slug, b=slug)
-    read = [f.result for f in c.a.results.values()]
+    c = compare([slug, slug])
+    read = [f.result for f in c.sides[0].results.values()]
     assert len(read) == Result.objects.filter(run=run).count() > 0
     unread = {Result._meta.get_field(name).attname for name in RESULT_UNREAD}
     for result in read:
@@ -79,8 +81,8 @@ def test_compare_counts_each_series_seconds_at_zero_iops():
     iops[-1] = 0
     ConsistencySeries.objects.filter(pk=stalled.pk).update(iops=iops)
     slug = Drive.objects.get().slug
-    c = compare(a=slug, b=slug)
-    counted = {s.spare_area_percent: s.stalls for s in c.a.consistency.values()}
+    c = compare([slug, slug])
+    counted = {s.spare_area_percent: s.stalls for s in c.sides[0].consistency.values()}
     expected = {s.spare_area_percent: list(s.iops).count(0) for s in series}
     assert counted == expected and counted[stalled.spare_area_percent] >= 5
 
@@ -97,15 +99,15 @@ def test_compare_prices_each_side_by_its_latest_usd_price_to_the_cent():
         source_url="https://x.example/",
     )
     PriceFactory(drive=a, amount="99.00", currency="EUR", observed_on="2013-07-01", source="eu")
-    c = compare(a=a.slug, b=b.slug)
-    price = c.a.price
+    c = compare([a.slug, b.slug])
+    price = c.sides[0].price
     assert (str(price.amount), price.currency, price.observed_on) == (
         "199.90",
         "USD",
         datetime.date(2013, 6, 1),
     )
     assert (price.source, price.source_url, price.drive) == ("shop", "https://x.example/", a)
-    assert c.b.price is None and c.b.price_per_gb is None
+    assert c.sides[1].price is None and c.sides[1].price_per_gb is None
 
 
 def test_compare_says_not_tested_and_uses_the_latest_run_unless_one_is_chosen():
@@ -120,18 +122,18 @@ def test_compare_says_not_tested_and_uses_the_latest_run_unless_one_is_chosen():
         model="Two",
         results=[{"test": "seqwrite-2m-qd1", "pattern": "unspecified", "bytes_per_second": 2e8}],
     )
-    c = compare(a=old.drive.slug, b=other.drive.slug)
+    c = compare([old.drive.slug, other.drive.slug])
     by_test = {p.test.identifier: p for p in c.tests}
-    assert by_test["randread-4k-qd3"].pairs[0].a.result.run_id == new.pk  # latest
-    assert by_test["randwrite-4k-qd3-8g"].pairs[0].a.result.run_id == old.pk
-    assert by_test["seqwrite-2m-qd1"].pairs[0].a is None  # not tested by A
-    assert by_test["randread-4k-qd3"].pairs[0].b is None
-    assert by_test["randread-4k-qd3"].pairs[0].winner == ""
-    chosen = compare(a=old.drive.slug, b=other.drive.slug, run_a=old.pk)
-    assert chosen.a.chosen_run == old
-    assert {f.result.run_id for f in chosen.a.results.values()} == {old.pk}
+    assert by_test["randread-4k-qd3"].rows[0].figures[0].result.run_id == new.pk  # latest
+    assert by_test["randwrite-4k-qd3-8g"].rows[0].figures[0].result.run_id == old.pk
+    assert by_test["seqwrite-2m-qd1"].rows[0].figures[0] is None  # not tested by A
+    assert by_test["randread-4k-qd3"].rows[0].figures[1] is None
+    assert by_test["randread-4k-qd3"].rows[0].verdicts[1].winner == ""
+    chosen = compare([old.drive.slug, other.drive.slug], [old.pk])
+    assert chosen.sides[0].chosen_run == old
+    assert {f.result.run_id for f in chosen.sides[0].results.values()} == {old.pk}
     # A run of another drive is no choice at all: the latest results again.
-    assert compare(a=old.drive.slug, b=other.drive.slug, run_a=other.pk).a.chosen_run is None
+    assert compare([old.drive.slug, other.drive.slug], [other.pk]).sides[0].chosen_run is None
 
 
 def test_a_drive_compared_with_itself_run_against_run():
@@ -140,21 +142,24 @@ def test_a_drive_compared_with_itself_run_against_run():
     doc["started_at"], doc["finished_at"] = "2026-11-22T00:00:00Z", "2026-11-22T01:00:00Z"
     second = ingest(doc)
     slug = first.drive.slug
-    c = compare(a=slug, b=slug, run_a=first.pk, run_b=second.pk)
-    assert {f.result.run_id for f in c.a.results.values()} == {first.pk}
-    assert {f.result.run_id for f in c.b.results.values()} == {second.pk}
-    assert c.a.consistency[0].run_id == first.pk and c.b.consistency[0].run_id == second.pk
-    latest_against_first = compare(a=slug, b=slug, run_b=first.pk)
-    assert {f.result.run_id for f in latest_against_first.a.results.values()} == {second.pk}
-    assert latest_against_first.a.consistency[0].run_id == second.pk
+    c = compare([slug, slug], [first.pk, second.pk])
+    assert {f.result.run_id for f in c.sides[0].results.values()} == {first.pk}
+    assert {f.result.run_id for f in c.sides[1].results.values()} == {second.pk}
+    assert (
+        c.sides[0].consistency[0].run_id == first.pk
+        and c.sides[1].consistency[0].run_id == second.pk
+    )
+    latest_against_first = compare([slug, slug], [None, first.pk])
+    assert {f.result.run_id for f in latest_against_first.sides[0].results.values()} == {second.pk}
+    assert latest_against_first.sides[0].consistency[0].run_id == second.pk
 
 
 def test_compare_of_unknown_or_withdrawn_data():
     run = measured()
     with pytest.raises(Drive.DoesNotExist):
-        compare(a=run.drive.slug, b="nope")
+        compare([run.drive.slug, "nope"])
     run_withdraw(run=run, reason="wrong drive")
-    c = compare(a=run.drive.slug, b=run.drive.slug)
+    c = compare([run.drive.slug, run.drive.slug])
     assert c.tests == [] and c.consistency_levels == []
 
 
@@ -424,19 +429,24 @@ def test_every_figure_of_a_test_both_drives_have_is_compared(patterns_a, pattern
             result = Result(pattern=pattern, bytes_per_second=1e8 * (n + 1), test=test)
             side.results[(test.identifier, pattern)] = Figures.of(result)
         sides.append(side)
-    (pair,) = _comparison(*sides).tests
-    for row in pair.pairs:
+    (pair,) = _comparison(sides).tests
+    for row in pair.rows:
         for mine, other, figures in (
-            (patterns_a, patterns_b, row.a),
-            (patterns_b, patterns_a, row.b),
+            (patterns_a, patterns_b, row.figures[0]),
+            (patterns_b, patterns_a, row.figures[1]),
         ):
             if figures is None:  # only beside a pattern it lacks, its own figures shown apart
                 assert row.pattern not in mine
                 assert mine != {"unspecified"} or "unspecified" in other
             else:
                 assert figures.result.pattern in (row.pattern, "unspecified")
-        if row.a and row.b:
-            assert row.winner in ("a", "b", "tie", "untested")
-    shown = {(k, f.result.pattern) for r in pair.pairs for k, f in (("a", r.a), ("b", r.b)) if f}
+        if row.figures[0] and row.figures[1]:
+            assert row.verdicts[1].winner in ("a", "b", "tie", "untested")
+    shown = {
+        (k, f.result.pattern)
+        for r in pair.rows
+        for k, f in (("a", r.figures[0]), ("b", r.figures[1]))
+        if f
+    }
     assert shown == {("a", p) for p in patterns_a} | {("b", p) for p in patterns_b}
-    assert len({r.pattern for r in pair.pairs}) == len(pair.pairs)
+    assert len({r.pattern for r in pair.rows}) == len(pair.rows)

@@ -208,11 +208,11 @@ def test_the_compare_page_says_tie_within_the_spread_and_a_winner_beyond_it(clie
     a, b = repeated_pair
     html = client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode()
     assert "(n = 3)" in html and "tie (within ±" in html
-    c = compare(a=a.slug, b=b.slug)
-    assert {p.winner for t in c.tests for p in t.pairs} == {"tie"}
+    c = compare([a.slug, b.slug])
+    assert {p.verdicts[1].winner for t in c.tests for p in t.rows} == {"tie"}
     far = repeated("Cirrus", "Fast", seed=1, scale=1.5).drive
-    c = compare(a=a.slug, b=far.slug)
-    assert {p.winner for t in c.tests for p in t.pairs} == {"b"}
+    c = compare([a.slug, far.slug])
+    assert {p.verdicts[1].winner for t in c.tests for p in t.rows} == {"b"}
     html = client.get(reverse("bench:compare", args=[a.slug, far.slug])).content.decode()
     throughput = html.split('id="throughput"', 1)[1].split('id="latency"', 1)[0]
     assert "beyond ±" in throughput and "tie (within" not in throughput
@@ -221,8 +221,8 @@ def test_the_compare_page_says_tie_within_the_spread_and_a_winner_beyond_it(clie
 def test_a_chosen_run_groups_its_own_passes(repeated_pair):
     a, b = repeated_pair
     run = a.runs.get()
-    c = compare(a=a.slug, b=b.slug, run_a=run.pk)
-    figures = c.a.results[("randread-4k-qd3", "compressible")]
+    c = compare([a.slug, b.slug], [run.pk])
+    figures = c.sides[0].results[("randread-4k-qd3", "compressible")]
     assert figures.spread.n == 3 and figures.method == Method.LOADGEN
     passes = [
         r.bytes_per_second
@@ -233,8 +233,8 @@ def test_a_chosen_run_groups_its_own_passes(repeated_pair):
 
 def test_exports_and_api_carry_the_same_verdict(client, repeated_pair):
     a, b = repeated_pair
-    c = compare(a=a.slug, b=b.slug)
-    labels = [p.verdict.label for t in c.tests for p in t.pairs]
+    c = compare([a.slug, b.slug])
+    labels = [p.verdicts[1].label for t in c.tests for p in t.rows]
     exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     rows = [r for r in csv.reader(io.StringIO(exported)) if r[0] == "throughput"]
     assert [r[7] for r in rows if r[4].startswith("MB/s")] == labels
@@ -277,12 +277,12 @@ def test_run_to_run_reads_each_tests_cv_between_passes(tmp_path):
 def test_bars_carry_whiskers_over_each_groups_range(client, repeated_pair):
     a, b = repeated_pair
     html = client.get(reverse("bench:compare", args=[a.slug, b.slug])).content.decode()
-    c = compare(a=a.slug, b=b.slug)
+    c = compare([a.slug, b.slug])
     pair = next(t for t in c.tests if t.test.identifier == "randread-4k-qd3")
     article = html.split("/randread-4k-qd3/", 1)[1].split("</article>", 1)[0]
     bars = figures(html)[re.search(r'id="(bars-\d+)"', article).group(1)]
-    for trace, key in zip(bars["data"], ("a", "b"), strict=True):
-        spreads = [getattr(p, key).spread for p in pair.pairs]
+    for i, trace in enumerate(bars["data"]):
+        spreads = [p.figures[i].spread for p in pair.rows]
         whiskers = trace["error_x"]
         assert whiskers["array"] == [round((s.high - s.mean) / 1e6, 2) for s in spreads]
         assert whiskers["arrayminus"] == [round((s.mean - s.low) / 1e6, 2) for s in spreads]
@@ -336,7 +336,7 @@ def test_the_guard_line_says_what_is_compared_exactly_when_methods_or_benches_di
         seed=3,
         bench={"cpu": "Other CPU", "os": "Linux 6.1", "chipset": "Test chipset"},
     ).drive
-    c = compare(a=a.slug, b=other.slug)
+    c = compare([a.slug, other.slug])
     assert c.guard is not None and "Other CPU" in c.guard[1]
 
 

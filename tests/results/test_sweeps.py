@@ -170,7 +170,7 @@ def test_ingest_stores_one_result_per_depth_and_the_mixed_halves(pair):
 
 def test_the_comparison_holds_each_sweep_apart_from_the_tests(pair):
     a, b = pair
-    c = compare(a=a.drive.slug, b=b.drive.slug)
+    c = compare([a.drive.slug, b.drive.slug])
     assert [s.family for s in c.sweeps] == [READ_SWEEP, WRITE_SWEEP]
     assert all(not pair.test.family for pair in c.tests)
     assert MIXED in {pair.test.identifier for pair in c.tests}
@@ -182,9 +182,9 @@ def test_the_comparison_holds_each_sweep_apart_from_the_tests(pair):
 
 def test_the_charts_draw_both_drives_at_every_depth(pair):
     a, b = pair
-    c = compare(a=a.drive.slug, b=b.drive.slug)
+    c = compare([a.drive.slug, b.drive.slug])
     sweep = c.sweeps[0]
-    figure = charts.sweep_iops(sweep, "Deep", "Flat")
+    figure = charts.sweep_iops(sweep, ["Deep", "Flat"])
     names = [t["name"] for t in figure["data"]]
     assert names == [
         "A: Deep<br>compressible",
@@ -197,7 +197,7 @@ def test_the_charts_draw_both_drives_at_every_depth(pair):
         assert trace["x"] == depths
         assert trace["y"] == [round(min(ceiling, 5000 * d)) for d in depths]
     assert figure["layout"]["xaxis"]["type"] == "log"
-    demand = charts.sweep_demand(sweep, "Deep", "Flat")
+    demand = charts.sweep_demand(sweep, ["Deep", "Flat"])
     # mean and p99 of each line, one legend entry for both
     assert [(t["name"], t["legendgroup"], t["showlegend"]) for t in demand["data"]] == [
         (name, f"line-{n}", which == "mean")
@@ -218,9 +218,7 @@ def test_the_compare_page_draws_the_sweeps_and_the_mixed_halves(client, pair):
     assert 'id="sweeps"' in html and 'href="#sweeps"' in html
     for i in range(2):
         assert f'id="sweep-{i}-iops"' in html and f'id="sweep-{i}-demand"' in html
-    assert html.count('<article class="test">') == len(
-        compare(a=a.drive.slug, b=b.drive.slug).tests
-    )
+    assert html.count('<article class="test">') == len(compare([a.drive.slug, b.drive.slug]).tests)
     assert (
         'class="direction direction-read"' in html and 'class="direction direction-write"' in html
     )

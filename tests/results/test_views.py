@@ -747,11 +747,11 @@ def test_consistency_charts_show_every_second(points_a, points_b, quick_a, quick
 
     a, b = side(points_a, quick_a, 3), side(points_b, quick_b, 1400)
     c = SimpleNamespace(a=a, b=b, sides=[a, b])
-    linear = charts.consistency(0, c, scale="linear", view="full", a_name="A", b_name="B")
+    linear = charts.consistency(0, c.sides, ["A", "B"], scale="linear", view="full")
     axis = linear["layout"]["yaxis"]
     assert "range" not in axis and axis.get("autorange", True) is True
     assert axis["autorangeoptions"]["include"] == [0, charts.LINEAR_CEILING]
-    log = charts.consistency(0, c, scale="log", view="steady", a_name="A", b_name="B")
+    log = charts.consistency(0, c.sides, ["A", "B"], scale="log", view="steady")
     for trace, points in zip(log["data"], (points_a, points_b), strict=True):
         stalled = points.count(0)
         assert (f"{stalled:,} s at 0 IOPS" in trace["name"]) == bool(stalled)

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.db import transaction
+from django.http import QueryDict
 from django.template import engines
 from django.urls import reverse
 from hypothesis import HealthCheck, example, given, settings
@@ -22,8 +23,9 @@ from markdown_it import MarkdownIt
 from drives.models import Controller, Drive, Manufacturer, NandType
 from results import units
 from results.charts import chart
+from results.sections import LatencyRow, LatencySide
 from results.spread import Spread, Verdict
-from results.views.compare import LatencyRow, LatencySide, _md_cell
+from results.views.compare import _md_cell
 from tests.factories import PriceFactory
 from tests.results.helpers import HOSTILE, measured, published
 
@@ -281,12 +283,15 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     figures.quick = True
     # A verdict's reason is the page's own text, but it is written as text all the same.
     pair = SimpleNamespace(
-        pattern=pattern, a=figures, b=None, verdict=Verdict("untested", 12.34, None, text())
+        pattern=pattern,
+        figures=[figures, None],
+        verdicts=[Verdict(), Verdict("untested", 12.34, None, text())],
     )
     test = SimpleNamespace(
         identifier="randread-4k-qd3", name=text(), queue_depth=3, queue_depth_note="QD3"
     )
-    tests = [(SimpleNamespace(test=test, pairs=[pair]), text(), {"data": []})]
+    plot = SimpleNamespace(figure={"data": []}, element=text(), key="randread-4k-qd3")
+    tests = [(SimpleNamespace(test=test, rows=[pair], has_rates=True), plot)]
     latency = LatencyRow(
         text(),
         text(),
@@ -294,6 +299,7 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
             LatencySide("a", [1000, None, 2e6, 3e9, None, 4e9], text()),
             LatencySide("b", None, ""),
         ),
+        [Verdict(), Verdict("untested", 12.34, None, text())],
     )
     part = Named(name=text(), slug="a-part", compresses_data=True)
     spec_drive = Named(
@@ -309,7 +315,7 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     )
     price = SimpleNamespace(amount=Decimal("99.00"), observed_on=datetime.date(999, 1, 2))
     side = SimpleNamespace(drive=spec_drive, firmware=[text(), text()], price=price)
-    comparison = SimpleNamespace(a=side, b=side, sides=[side, side], value_iops=(12000.0, None))
+    comparison = SimpleNamespace(sides=[side, side], value_iops=(12000.0, None))
     run = SimpleNamespace(
         pk=7,
         source="synthetic",
@@ -346,7 +352,11 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
             (tables, "value_rows", ([point], table))
             for table in ("frontier", "per_kiops", "per_gb")
         ),
-        (tables, "compare_tests", (tests,)),
+        (
+            tables,
+            "compare_tests",
+            (tests, SimpleNamespace(path="/bench/compare/a/b/", GET=QueryDict())),
+        ),
         (tables, "latency_rows", ([latency], 6)),
         (tables, "compare_specs", (comparison, text())),
         ("bench/_run.html", "run_card", (run,)),
