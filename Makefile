@@ -11,10 +11,11 @@ INSTALLED := $(VENV)/.installed
 EPHEMERAL := $(PY) -m benchsite.embedded_pg run --ephemeral --
 LOADGEN_BUILD := loadgen/build
 LOADGEN_SAN := loadgen/build-san
+LOADGEN_OPTIONS := results/schema/loadgen-options.json
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test bench bench-ingest bench-loadgen bench-web bench-api bench-load \
+        loadgen loadgen-test loadgen-san-test loadgen-options bench bench-ingest bench-loadgen bench-web bench-api bench-load \
         bench-pair seed-scale plotly clean test-fresh
 
 help:
@@ -34,6 +35,7 @@ help:
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
+	@echo "make loadgen-options  write loadgen's option table to $(LOADGEN_OPTIONS) (committed)"
 
 install: $(INSTALLED)
 
@@ -165,6 +167,12 @@ $(LOADGEN_BUILD)/build.ninja: | $(INSTALLED)
 
 loadgen: $(LOADGEN_BUILD)/build.ninja
 	meson compile -C $(LOADGEN_BUILD)
+
+# loadgen's option table as results/reproduce.py reads it, committed (the run pages' command is
+# written from it); tests/loadgen/test_options.py fails when it is not what loadgen prints.
+loadgen-options: loadgen
+	$(LOADGEN_BUILD)/loadgen options --json > $(LOADGEN_OPTIONS).tmp
+	mv $(LOADGEN_OPTIONS).tmp $(LOADGEN_OPTIONS)
 
 # The QEMU guests (suite vm) boot once, under the sanitizers (loadgen-san-test): the same
 # binary's behaviour, with its memory checked too. LOADGEN_TEST_ARGS= runs them here as well.

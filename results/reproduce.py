@@ -1,70 +1,95 @@
 """The loadgen command that repeats a stored run, written from its document's `parameters`
-(every setting the run used) and `target`: the same tests, suite version, data patterns,
-durations, passes, spare-area levels, seed, engine, workers and preconditioning, on a drive
-the reader names. The run page shows it to copy (docs/methodology.md, "Reproducing a run")."""
+(every setting the run used) by loadgen's own option table: `loadgen options --json`,
+committed as `schema/loadgen-options.json`, says for each option the `parameters` key it is
+recorded as and how that value is written back as an argument. The same tests, suite
+version, data patterns, durations, passes, spare-area levels, seed, engine, workers and
+preconditioning, the ad-hoc test's settings, on a drive the reader names. The run page
+shows it to copy (docs/methodology.md, "Reproducing a run")."""
 
 from __future__ import annotations
 
+import functools
+import json
 import shlex
+from pathlib import Path
 from typing import Any
-
-from results import units
 
 # What the reader replaces: the device to test (all its data is destroyed), or the file.
 DEVICE = "/dev/DRIVE"
 FILE = "bench-target.dat"
-ALL_PATTERNS = {"compressible", "incompressible"}
+OPTIONS = Path(__file__).resolve().parent / "schema" / "loadgen-options.json"
+# The key of --size: a file's size is the run's; a device's is the device's own.
+TARGET_SIZE = "target_size_bytes"
+BINARY_UNITS = (("T", 40), ("G", 30), ("M", 20), ("K", 10))
+
+
+@functools.cache
+def recorded_options() -> tuple[dict[str, Any], ...]:
+    """loadgen run's options that `parameters` records, in loadgen's order."""
+    table = json.loads(OPTIONS.read_text())
+    return tuple(o for o in table["options"] if o.get("parameter") and "run" in o["commands"])
 
 
 def loadgen_command(document: dict[str, Any]) -> str | None:
     """The shell command (each argument quoted) that runs this document's tests again with
     its settings, on DEVICE for a block device (confirmed with --destroy-data) or FILE of
     the run's size for a file; None for a document loadgen did not write. An ad-hoc test
-    (parameters.ad_hoc) gives its command line as loadgen recorded it."""
+    recorded before loadgen recorded its settings (no parameters.rw) gives its command line
+    as loadgen recorded it."""
     tool = document.get("tool") or {}
     if tool.get("name") != "loadgen":
         return None
     p = document.get("parameters") or {}
-    if p.get("ad_hoc"):
+    if p.get("ad_hoc") and "rw" not in p:
         return tool.get("command_line") or None
-    target = document.get("target") or {}
-    if target.get("kind") == "block":
-        args = ["--target", DEVICE, f"--destroy-data={DEVICE}"]
-    else:
-        size = p.get("target_size_bytes") or target.get("capacity_bytes")
-        args = ["--target", FILE, *(["--size", _size(size)] if size else [])]
-    if p.get("suite"):
-        args += ["--suite", f"{p['suite']['name']}:{p['suite']['version']}"]
-    elif p.get("tests"):
-        args += ["--tests", ",".join(p["tests"])]
-    else:
+    if not (p.get("suite") or p.get("tests")):
         return None
-    patterns = p.get("patterns") or []
-    if patterns and set(patterns) != ALL_PATTERNS:
-        args += ["--pattern", patterns[0]]
-    if p.get("quick"):
-        args.append("--quick")
-    elif p.get("duration_scale", 1) != 1:
-        args += ["--duration-scale", f"{p['duration_scale']:g}"]
-    if "repeat" in p:
-        args += ["--repeat", str(p["repeat"])]
-    if p.get("spare_area_percent"):
-        args += ["--spare-area", ",".join(f"{v:g}" for v in p["spare_area_percent"])]
-    if "seed" in p:
-        args += ["--seed", str(p["seed"])]
-    if p.get("engine"):
-        args += ["--engine", p["engine"]]
-    if p.get("jobs", 1) > 1:
-        args += ["--jobs", str(p["jobs"])]
-    if p.get("direct") is False:
-        args.append("--buffered")
-    if p.get("precondition"):
-        args += ["--precondition", p["precondition"]]
+    block = (document.get("target") or {}).get("kind") == "block"
+    args = ["--target", DEVICE, f"--destroy-data={DEVICE}"] if block else ["--target", FILE]
+    for option in recorded_options():  # the target's size with the target
+        if option["parameter"] == TARGET_SIZE and not block:
+            args += _argument(option, p)
+    for option in recorded_options():
+        if option["parameter"] != TARGET_SIZE:
+            args += _argument(option, p)
     return shlex.join(["loadgen", "run", *args])
 
 
+def _argument(option: dict[str, Any], parameters: dict[str, Any]) -> list[str]:
+    """The option's argument(s) that make loadgen record parameters[its key] again: none
+    when the key is absent, holds what loadgen records without the option, or follows
+    from a key the command gives (the tests of a suite)."""
+    key, record = option["parameter"], option["record"]
+    if key not in parameters or any(parameters.get(k) for k in option["follows"]):
+        return []
+    value = parameters[key]
+    if "recorded_default" in option and value == option["recorded_default"]:
+        return []
+    flag = "--" + option["name"]
+    if record in ("true", "false"):
+        return [flag] if value is (record == "true") else []
+    if record == "list":
+        if not value:
+            return []
+        text = ",".join(_number_or_text(v) for v in value)
+    elif record == "size":
+        text = _size(value)
+    elif record == "suite":
+        text = f"{value['name']}:{value['version']}"
+    else:
+        text = _number_or_text(value)
+    return [f"{flag}={text}"] if option.get("attached") else [flag, text]
+
+
+def _number_or_text(value: Any) -> str:
+    """A recorded value as loadgen reads it: a float in the fewest digits that read back
+    as it (repr), anything else as it prints."""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
 def _size(num_bytes: int) -> str:
-    """A size as loadgen's --size reads it: whole binary units where they divide it."""
-    text = units.size(num_bytes)  # "8 GiB", "512 B"
-    number, unit = text.split()
-    return number + {"GiB": "G", "MiB": "M", "KiB": "K", "B": ""}[unit]
+    """A size as loadgen reads it: whole binary units where they divide it, else bytes."""
+    for suffix, shift in BINARY_UNITS:
+        if num_bytes and num_bytes % (1 << shift) == 0:
+            return f"{num_bytes >> shift}{suffix}"
+    return str(num_bytes)

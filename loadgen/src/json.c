@@ -305,3 +305,33 @@ void lg_json_double(struct lg_json *w, double v, int decimals)
 		strcpy(num, "0");
 	puts_(w, num);
 }
+
+void lg_json_number(struct lg_json *w, double v)
+{
+	char num[64];
+
+	if (!before_value(w))
+		return;
+	if (!isfinite(v)) {
+		puts_(w, "null");
+		return;
+	}
+	/* A whole number as one; else the fewest significant digits that read back as v. */
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(num, sizeof(num), "%.0f", v);
+		puts_(w, strcmp(num, "-0") == 0 ? "0" : num);
+		return;
+	}
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(num, sizeof(num), "%.*g", digits, v);
+		if (strtod(num, NULL) == v)
+			break;
+	}
+	puts_(w, num);
+}
+
+void lg_json_raw(struct lg_json *w, const char *json)
+{
+	if (before_value(w))
+		puts_(w, json);
+}

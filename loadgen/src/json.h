@@ -58,6 +58,11 @@ void lg_json_null(struct lg_json *w);
 /* A number with `decimals` digits after the point, trailing zeros removed;
  * NaN and infinities (not representable in JSON) are written as null. */
 void lg_json_double(struct lg_json *w, double v, int decimals);
+/* A number in the fewest significant digits that read back (strtod) as exactly v:
+ * a setting, which must survive being written and read again. */
+void lg_json_number(struct lg_json *w, double v);
+/* A value already written as JSON (the caller's text is trusted, not checked). */
+void lg_json_raw(struct lg_json *w, const char *json);
 
 /* Append s escaped as a JSON string (with quotes) to w; exposed for tests.
  * Invalid UTF-8 is written as U+FFFD. */

@@ -317,6 +317,26 @@ static void build_catalog(struct lg_json *w, const void *arg)
 	lg_suite_catalog_json(w);
 }
 
+static void build_options(struct lg_json *w, const void *arg)
+{
+	(void)arg;
+	lg_cli_options_json(w);
+}
+
+/* options --json: the option table; options --man: the man page written from it. */
+static int cmd_options(bool json)
+{
+	if (!json) {
+		fputs(lg_cli_man_page(), stdout);
+		return EXIT_OK;
+	}
+	if (print_json(build_options, NULL) < 0) {
+		fprintf(stderr, "loadgen: cannot write the options\n");
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
 static int cmd_list(bool json)
 {
 	size_t ntests, nsuites;
@@ -895,9 +915,39 @@ static const struct lg_compare_reference *fetch_reference(const char *url, bool 
 	return ref;
 }
 
+static void build_plan(struct lg_json *w, const void *arg)
+{
+	lg_report_plan_json(arg, w);
+}
+
+/* run --plan: what the run would record as its tool, target and parameters, on stdout;
+ * no I/O to the target, no document. */
+static int cmd_plan(const struct lg_cli *cli, struct lg_report *report,
+		    const struct lg_run_observer *obs)
+{
+	char message[1024];
+	enum lg_run_outcome outcome = lg_run_plan(cli, obs, report, message, sizeof(message));
+	int code = EXIT_OK;
+
+	if (outcome != LG_RUN_COMPLETE) {
+		fprintf(stderr, "loadgen: %s%s\n", outcome == LG_RUN_FAILED ? "error: " : "",
+			message);
+		code = outcome == LG_RUN_REFUSED ? EXIT_REFUSED
+		       : outcome == LG_RUN_USAGE ? EXIT_USAGE
+						 : EXIT_FAILED;
+	} else if (print_json(build_plan, report) < 0) {
+		fprintf(stderr, "loadgen: cannot write the plan\n");
+		code = EXIT_FAILED;
+	}
+	lg_report_fini(report);
+	free(report);
+	return code;
+}
+
 static int cmd_run(const struct lg_cli *cli)
 {
 	const struct lg_run_options *o = &cli->run;
+	const struct lg_upload_options *upload = &cli->upload;
 	struct lg_report *report = malloc(sizeof(*report));
 	struct ui ui = {
 		.quiet = o->quiet,
@@ -927,10 +977,12 @@ static int cmd_run(const struct lg_cli *cli)
 		return EXIT_FAILED;
 	}
 	lg_report_init(report);
+	if (o->plan)
+		return cmd_plan(cli, report, &obs);
 	/* An upload that cannot be made is found before the run, not after it: before any I/O
 	 * to the target, the site is asked once whether it accepts the token. */
-	if (o->upload.url && (upload_ready(&o->upload, token, sizeof(token)) < 0 ||
-			      upload_check_token(&o->upload, token, o->quiet) < 0)) {
+	if (upload->url && (upload_ready(upload, token, sizeof(token)) < 0 ||
+			    upload_check_token(upload, token, o->quiet) < 0)) {
 		fprintf(stderr, "loadgen: nothing was run.\n");
 		code = EXIT_USAGE;
 		goto out;
@@ -992,9 +1044,9 @@ static int cmd_run(const struct lg_cli *cli)
 			lg_status_name(report->status), output);
 	/* The document is on disk first: an upload that fails loses nothing. A failed or
 	 * interrupted run is not uploaded (the site publishes complete runs). */
-	if (o->upload.url) {
+	if (upload->url) {
 		if (report->status == LG_STATUS_COMPLETE) {
-			if (upload_one(&o->upload, token, output) != EXIT_OK && code == EXIT_OK)
+			if (upload_one(upload, token, output) != EXIT_OK && code == EXIT_OK)
 				code = EXIT_FAILED;
 		} else {
 			fprintf(stderr,
@@ -1044,6 +1096,9 @@ int main(int argc, char **argv)
 		break;
 	case LG_CMD_UPLOAD:
 		code = cmd_upload(&cli->upload);
+		break;
+	case LG_CMD_OPTIONS:
+		code = cmd_options(cli->json);
 		break;
 	case LG_CMD_RUN:
 	default:

@@ -127,6 +127,15 @@ static void opt_uint(struct lg_json *w, const char *key, uint64_t value)
 	}
 }
 
+/* A setting written only when not 0, exactly as given. */
+static void opt_number(struct lg_json *w, const char *key, double value)
+{
+	if (value > 0) {
+		lg_json_key(w, key);
+		lg_json_number(w, value);
+	}
+}
+
 /* A flag written only when set. */
 static void opt_true(struct lg_json *w, const char *key, bool value)
 {
@@ -372,7 +381,7 @@ static void write_parameters(struct lg_json *w, const struct lg_parameters *p)
 	lg_json_key(w, "direct");
 	lg_json_bool(w, p->direct);
 	lg_json_key(w, "duration_scale");
-	lg_json_double(w, p->duration_scale > 0 ? p->duration_scale : 1.0, 6);
+	lg_json_number(w, p->duration_scale > 0 ? p->duration_scale : 1.0);
 	lg_json_key(w, "quick");
 	lg_json_bool(w, p->quick);
 	lg_json_key(w, "patterns");
@@ -393,6 +402,30 @@ static void write_parameters(struct lg_json *w, const struct lg_parameters *p)
 	opt_uint(w, "jobs", p->jobs);
 	opt_uint(w, "repeat", p->repeat);
 	opt_string(w, "precondition", p->precondition);
+	opt_uint(w, "qd_max", p->qd_max);
+	opt_number(w, "round_s", p->round_s);
+	opt_number(w, "time_s", p->time_s);
+	opt_string(w, "rw", p->rw);
+	if (p->has_rwmixread) {
+		lg_json_key(w, "rwmixread");
+		lg_json_uint(w, p->rwmixread);
+	}
+	opt_uint(w, "block_size", p->block_size);
+	opt_uint(w, "queue_depth", p->queue_depth);
+	opt_uint(w, "span_bytes", p->span_bytes);
+	lg_json_end_object(w);
+}
+
+static void write_tool(struct lg_json *w, const struct lg_report *report)
+{
+	lg_json_key(w, "tool");
+	lg_json_begin_object(w);
+	lg_json_key(w, "name");
+	lg_json_string(w, "loadgen");
+	lg_json_key(w, "version");
+	lg_json_string(w, report->tool_version);
+	opt_string(w, "engine", report->engine);
+	opt_string(w, "command_line", report->command_line);
 	lg_json_end_object(w);
 }
 
@@ -507,16 +540,7 @@ void lg_report_json(const struct lg_report *report, struct lg_json *w)
 	lg_json_string(w, "measured");
 	lg_json_end_object(w);
 
-	lg_json_key(w, "tool");
-	lg_json_begin_object(w);
-	lg_json_key(w, "name");
-	lg_json_string(w, "loadgen");
-	lg_json_key(w, "version");
-	lg_json_string(w, report->tool_version);
-	opt_string(w, "engine", report->engine);
-	opt_string(w, "command_line", report->command_line);
-	lg_json_end_object(w);
-
+	write_tool(w, report);
 	lg_json_key(w, "started_at");
 	lg_json_string(w, report->started_at);
 	lg_json_key(w, "finished_at");
@@ -783,4 +807,17 @@ int lg_report_write_file(const struct lg_report *report, const char *path)
 		r = lg_report_write(report, out);
 	lg_output_free(out);
 	return r;
+}
+
+void lg_report_plan_json(const struct lg_report *report, struct lg_json *w)
+{
+	lg_json_begin_object(w);
+	write_tool(w, report);
+	if (report->has_target) {
+		lg_json_key(w, "target");
+		write_target(w, &report->target);
+	}
+	lg_json_key(w, "parameters");
+	write_parameters(w, &report->parameters);
+	lg_json_end_object(w);
 }

@@ -171,6 +171,16 @@ struct lg_parameters {
 	uint32_t jobs;        /* --jobs; 0: absent */
 	uint32_t repeat;      /* --repeat; 0: absent */
 	char precondition[8]; /* "fill" or "none"; empty: absent */
+	uint32_t qd_max;      /* --qd-max of a catalog run; 0: absent */
+	double round_s;       /* --round; 0: absent */
+	double time_s;        /* --time; 0: absent */
+	/* The ad-hoc test's --rw (empty: absent), --rwmixread (of a mixed one), --bs, --qd
+	 * and --span (0: absent, the whole target). */
+	char rw[16];
+	bool has_rwmixread;
+	uint32_t rwmixread;
+	uint32_t block_size, queue_depth;
+	uint64_t span_bytes;
 };
 
 struct lg_report {
@@ -233,6 +243,9 @@ void lg_report_health_json(struct lg_json *w, const struct lg_health *health);
 
 /* Write the document into w (pretty-printed). */
 void lg_report_json(const struct lg_report *report, struct lg_json *w);
+
+/* What run --plan prints of the document it would write: its tool, target and parameters. */
+void lg_report_plan_json(const struct lg_report *report, struct lg_json *w);
 
 /* The file a document goes to, written atomically: a temporary file in the
  * same directory, created by lg_output_open() before the run so that an output

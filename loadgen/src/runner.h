@@ -9,7 +9,8 @@
  * which write incompressible data. Each spare-area level of the consistency
  * test starts with a discard of the whole target, so that its spare area is
  * really unused. Spans larger than the target are clamped
- * (with a warning) and the real span is recorded.
+ * (with a warning) and the real span is recorded. Each kind of test is a file
+ * of its own beside a small shared core (run.h).
  *
  * Ownership: the caller owns the cli, the observer and the report; the runner
  * fills the report and closes everything it opened. Nothing here prints: the
@@ -50,3 +51,10 @@ struct lg_run_observer {
 enum lg_run_outcome lg_run(const struct lg_cli *cli, const struct lg_run_observer *observer,
 			   const volatile sig_atomic_t *stop, struct lg_report *report,
 			   char *message, size_t message_len);
+
+/* What lg_run() would record as the document's parameters (report->parameters), and
+ * nothing else: the target is examined and checked as the run would, but not opened,
+ * created or written. LG_RUN_COMPLETE when the run would start; else the outcome the run
+ * would have before its first I/O, with message. */
+enum lg_run_outcome lg_run_plan(const struct lg_cli *cli, const struct lg_run_observer *observer,
+				struct lg_report *report, char *message, size_t message_len);

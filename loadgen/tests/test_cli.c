@@ -210,7 +210,7 @@ int main(void)
 	CHECK(strcmp(cli.run.drive.part_number, "SSDSC2BW240A4") == 0);
 	CHECK(strcmp(cli.run.drive.firmware, "DC12") == 0);
 	CHECK(strcmp(cli.run.bench.cpu, "Core i7") == 0 && strcmp(cli.run.bench.os, "Linux") == 0);
-	CHECK(strcmp(cli.run.drive_state, "fresh") == 0);
+	CHECK(cli.run.drive_state && strcmp(cli.run.drive_state, "fresh") == 0);
 	CHECK(strstr(cli.command_line, "'manufacturer=Intel,model=SSD 530,") != NULL);
 	/* provenance values are trimmed; blank ones are refused, as the schema would */
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--drive",
@@ -358,5 +358,91 @@ int main(void)
 	CHECK(strstr(lg_cli_usage(), "(lat)") && strstr(lg_cli_usage(), "io_uring_enter") &&
 	      strstr(lg_cli_usage(), "reaping of its completion") &&
 	      strstr(lg_cli_usage(), "clat_ns"));
+
+	/* the table: every row whole, and in --help and the man page */
+	{
+		const struct lg_option *options = lg_cli_options();
+		const char *man = lg_cli_man_page();
+
+		CHECK(strncmp(man, ".\\\"", 3) == 0 && strstr(man, ".TH LOADGEN 1") &&
+		      strstr(man, ".SH OPTIONS") && strstr(man, ".SH EXIT STATUS"));
+		for (size_t id = 0; id < LG_OPT_COUNT; id++) {
+			const struct lg_option *o = &options[id];
+			char in_help[64], in_man[128], *m = in_man;
+
+			CHECKF(o->name && o->help && o->help[0] && o->commands, "row %zu", id);
+			CHECKF((o->type == LG_VAL_FLAG) == (o->arg == NULL), "--%s", o->name);
+			CHECKF(o->type == LG_VAL_CUSTOM ? o->parse != NULL
+							: o->size > 0 || id == LG_OPT_HELP,
+			       "--%s", o->name);
+			CHECKF(o->type != LG_VAL_CHOICE || o->choices, "--%s", o->name);
+			CHECKF(!(o->type == LG_VAL_UINT || o->type == LG_VAL_SIZE ||
+				 o->type == LG_VAL_NUMBER) ||
+				       (o->invalid && o->max > 0),
+			       "--%s", o->name);
+			CHECKF((o->param == NULL) == (o->record == LG_REC_NONE), "--%s", o->name);
+			snprintf(in_help, sizeof(in_help), "\n  --%s%s", o->name,
+				 !o->arg           ? ""
+				 : o->arg_attached ? "="
+						   : " ");
+			CHECKF(strstr(lg_cli_usage(), in_help), "--%s not in --help", o->name);
+			m += sprintf(m, "\n\\fB\\-\\-");
+			for (const char *c = o->name; *c; c++)
+				m += sprintf(m, *c == '-' ? "\\-" : "%c", *c);
+			CHECKF(strstr(man, in_man), "--%s not in the man page", o->name);
+		}
+	}
+	/* run -h is help too; options needs --json or --man */
+	CHECK(P("loadgen", "run", "-h") == 0 && cli.command == LG_CMD_HELP);
+	CHECK(P("loadgen", "options", "--json") == 0 && cli.command == LG_CMD_OPTIONS && cli.json);
+	CHECK(P("loadgen", "options", "--man") == 0 && cli.man && !cli.json);
+	CHECK(P("loadgen", "options") < 0);
+	CHECKF(strstr(err, "--json or --man"), "%s", err);
+	CHECK(P("loadgen", "options", "--json", "--man") < 0);
+	CHECK(P("loadgen", "list", "--man") < 0);
+	/* what the table stores where: the ad-hoc test's values, --time, --round, --plan */
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randrw", "--rwmixread", "30", "--bs",
+		"8k", "--qd", "16", "--span", "1G", "--time", "2.5", "--plan") == 0);
+	CHECK(cli.run.plan && strcmp(cli.run.rw, "randrw") == 0 && cli.run.rwmixread == 30);
+	CHECK(cli.run.adhoc.block_size == 8192 && cli.run.adhoc.queue_depth == 16 &&
+	      cli.run.adhoc.span_bytes == UINT64_C(1) << 30 && cli.run.adhoc.read_percent == 30);
+	CHECK(cli.run.time_s == 2.5 && cli.run.adhoc_time_s == 2.5 && cli.run.time_cap_s == 0);
+	CHECK(cli.given[LG_OPT_BS] && !cli.given[LG_OPT_SEED]);
+	CHECK(P("loadgen", "run", "--target", "f", "--tests", "wsat-4k-qd32", "--time", "30",
+		"--round", "0.5") == 0);
+	CHECK(cli.run.time_cap_s == 30 && cli.run.round_s == 0.5 && cli.run.adhoc_time_s == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--tests", "wsat-4k-qd32", "--round", "0.001") <
+	      0);
+	CHECKF(strstr(err, "--round: \"0.001\" is not a number of seconds from 0.01 to 3600"), "%s",
+	       err);
+	/* --pattern both, one, or both as a list (as results/reproduce.py writes it) */
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--pattern",
+		"compressible,incompressible") == 0);
+	CHECK(cli.run.want_compressible && cli.run.want_incompressible);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--pattern",
+		"compressible") == 0);
+	CHECK(cli.run.want_compressible && !cli.run.want_incompressible);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--pattern",
+		"compressible,zeros") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--pattern", ",") <
+	      0);
+	/* a choice's error names its choices */
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--precondition",
+		"trim") < 0);
+	CHECKF(strcmp(err, "--precondition must be fill or none") == 0, "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--seed",
+		"9007199254740992") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--seed",
+		"9007199254740991") == 0);
+	CHECK(cli.run.seed == UINT64_C(9007199254740991) && cli.run.seed_given);
+	CHECK(P("loadgen", "upload", "--url", "http://h", "--retry-for", "0", "d.json") < 0);
+	CHECK(P("loadgen", "upload", "--url", "http://h", "--retry-for", "5", "d.json") == 0);
+	CHECK(cli.upload.retry_for_s == 5 && cli.upload.ndocuments == 1);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--upload",
+		"http://h", "--token-file", "t") == 0);
+	CHECK(strcmp(cli.upload.url, "http://h") == 0 && strcmp(cli.upload.token_file, "t") == 0 &&
+	      cli.upload.retry_for_s == LG_DEFAULT_RETRY_FOR_S);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--token", "x") < 0);
+	CHECKF(strstr(err, "--token is refused"), "%s", err);
 	return test_result("cli");
 }

@@ -1,7 +1,8 @@
 """The run page's command repeats the run: a quick loadgen run on a file is ingested, the
 command its page gives is run as it is (on a file of its own), and the second document's
-settings are the first's, test for test (results.reproduce). loadgen is built (make
-loadgen) when the tree has no binary yet."""
+settings are the first's, test for test (results.reproduce), its seed too, which the first
+command did not give. tests/loadgen/test_options.py holds the same as a property of every
+option loadgen records. loadgen is built (make loadgen) when the tree has no binary yet."""
 
 import json
 import shlex
@@ -32,12 +33,16 @@ def _run(argv: list[str], cwd: Path) -> None:
     [
         ["--tests", "randread-4k-qd3,seqwrite-128k-qd1", "--quick", "--pattern", "incompressible"],
         ["--tests", "randwrite-4k-qd3-8g", "--duration-scale", "0.01", "--repeat", "2"],
+        # Run 24: a sweep deeper than QD32 (--qd-max); run 25: WSAT's rounds (--round).
+        ["--tests", "randread-4k-qd64-sweep", "--qd-max", "64", "--duration-scale", "0.01",
+         "--pattern", "compressible"],
+        ["--tests", "wsat-4k-qd32", "--time", "1", "--round", "0.25"],
     ],
-)
+)  # fmt: skip
 def test_the_page_command_repeats_the_run(loadgen, client, options):  # noqa: F811
     with tempfile.TemporaryDirectory(dir="/var/tmp") as directory:
         cwd = Path(directory)
-        first = ["run", "--target", "first.bin", "--size", "64M", "--seed", "11"]
+        first = ["run", "--target", "first.bin", "--size", "64M"]
         _run([str(loadgen), *first, *options, "--output", "a.json", "--drive", DRIVE], cwd)
         original = json.loads((cwd / "a.json").read_text())
         run = run_ingest(document=(cwd / "a.json").read_bytes(), submitter=None).run
@@ -53,6 +58,12 @@ def test_the_page_command_repeats_the_run(loadgen, client, options):  # noqa: F8
     assert [(r["test"], r["pattern"], r.get("repeat")) for r in repeated["results"]] == [
         (r["test"], r["pattern"], r.get("repeat")) for r in original["results"]
     ]
+    saturation = [
+        (s["test"], s["interval_ns"], s.get("time_cap_ns")) for s in original.get("saturation", [])
+    ]
+    assert [
+        (s["test"], s["interval_ns"], s.get("time_cap_ns")) for s in repeated.get("saturation", [])
+    ] == saturation
 
 
 def test_no_command_for_a_document_loadgen_did_not_write(client):

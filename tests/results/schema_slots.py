@@ -258,6 +258,10 @@ DOCUMENT_ONLY = {
     ("parameters", "spare_area_percent", STAR),
     ("parameters", "jobs"),
     ("parameters", "repeat"),
+    *{
+        ("parameters", name)
+        for name in ("qd_max", "rwmixread", "block_size", "queue_depth", "span_bytes")
+    },
     ("results", STAR, "rwmixread"),
     # The reads and the writes of a mixed test: their sum is the result's columns, and
     # what pages show of each its <side>_* columns (DIRECTION_COLUMNS); the rest stays here.

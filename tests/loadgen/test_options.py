@@ -1,0 +1,286 @@
+"""loadgen's option table and what is written from it: the committed copy
+(results/schema/loadgen-options.json) is what loadgen prints, docs/loadgen-cli.md names
+every option, `run --plan` records what the run records, and, as a property over generated
+options and values, the command results.reproduce writes from a document's `parameters`
+gives a document with the same `parameters` (issue 48, item 5). Every run here is a plan
+(`run --plan`: no I/O) but those that check the plan against the run. loadgen is built
+(make loadgen) when the tree has no binary yet."""
+
+import json
+import re
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from results import reproduce
+from tests.loadgen.test_interrupted_run import ROOT, loadgen  # noqa: F401 - the fixture
+
+DOC = ROOT / "docs" / "loadgen-cli.md"
+WSAT = "wsat-4k-qd32"
+MAX_SPARE = 8  # LG_MAX_SPARE
+# The recorded options whose values the generator draws by hand: the selection of tests
+# and what goes with it, a value read by a function of its own, the target's size.
+BY_HAND = {
+    "suite", "tests", "qd-max", "time", "round", "rw", "rwmixread", "bs", "qd", "span",
+    "pattern", "spare-area", "engine", "size",
+}  # fmt: skip
+
+
+def run(binary: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(binary), *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def plan(binary: Path, argv: list[str], cwd: Path) -> dict:
+    """What `loadgen run ARGV --plan` says the run would record."""
+    done = run(binary, "run", *argv, "--plan", cwd=cwd)
+    assert done.returncode == 0, (argv, done.stderr)
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def directory() -> Iterator[Path]:
+    """On a disk: a file on tmpfs is refused under O_DIRECT, which measures memory there."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as name:
+        yield Path(name)
+
+
+@pytest.fixture(scope="module")
+def catalog(loadgen) -> dict:  # noqa: F811
+    done = run(loadgen, "list", "--json", cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def engines(loadgen, directory) -> list[str]:  # noqa: F811
+    """The engines this kernel runs: psync always, io_uring when it offers it."""
+    probe = ["run", "--target", "t.bin", "--size", "1M", "--tests", "randread-4k-qd3", "--plan"]
+    offered = run(loadgen, *probe, "--engine", "io_uring", cwd=directory).returncode == 0
+    return ["psync", "io_uring"] if offered else ["psync"]
+
+
+@pytest.fixture(scope="module")
+def table(loadgen) -> dict:  # noqa: F811
+    done = run(loadgen, "options", "--json", cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_committed_table_is_loadgens(table):
+    committed = json.loads(reproduce.OPTIONS.read_text())
+    assert committed == table, "results/schema/loadgen-options.json is stale: make loadgen-options"
+
+
+def test_the_cli_document_names_every_option_under_one_of_its_commands(table):
+    """docs/loadgen-cli.md: the text under `loadgen COMMAND` (up to the next command) names
+    each option of that command, or of another command that takes it too."""
+    text = DOC.read_text()
+    sections: dict[str, str] = {}
+    for match in re.finditer(r"^loadgen (\S+)(.*?)(?=^loadgen |\Z)", text, re.M | re.S):
+        sections[match.group(1)] = sections.get(match.group(1), "") + match.group(2)
+    for option in table["options"]:
+        flag = re.compile(rf"(?<![\w-])--{re.escape(option['name'])}(?![\w-])")
+        where = [c for c in option["commands"] if flag.search(sections.get(c, ""))]
+        if option["name"] == "help":
+            where = ["--help"] if "--help" in sections else []
+        assert where, f"--{option['name']} ({option['commands']}) is not in {DOC.name}"
+
+
+def test_the_man_page_has_every_option(loadgen, table):  # noqa: F811
+    done = run(loadgen, "options", "--man", cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.startswith('.\\"'), done.stderr
+    for option in table["options"]:
+        assert "\\fB\\-\\-" + option["name"].replace("-", "\\-") + "\\fR" in done.stdout
+
+
+def test_every_recorded_parameter_is_the_schemas():
+    """Each key the table says parameters record is one the result document may hold."""
+    schema = json.loads((reproduce.OPTIONS.parent / "result-document.schema.json").read_text())
+    allowed = schema["properties"]["parameters"]["properties"]
+    for option in reproduce.recorded_options():
+        assert option["parameter"] in allowed, option["name"]
+        for key in option["follows"]:
+            assert key in allowed, (option["name"], key)
+
+
+def test_every_recorded_option_is_generated(table):
+    """The property below draws each recorded option: from its row, or by hand (BY_HAND);
+    a new recorded option whose row cannot say its values fails here until it is drawn."""
+    recorded = [o for o in table["options"] if o.get("parameter")]
+    assert {o["name"] for o in recorded} >= BY_HAND
+    for option in filter(_generic, recorded):
+        assert option["type"] in ("flag", "choice", "integer", "size", "number"), option["name"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--tests", "randread-4k-qd3,randwrite-4k-qd3-8g", "--duration-scale", "0.003",
+         "--pattern", "compressible", "--precondition", "none"],
+        ["--tests", WSAT, "--time", "0.6", "--round", "0.2", "--jobs", "2"],
+        ["--rw", "randrw", "--rwmixread", "70", "--bs", "8k", "--qd", "4", "--span", "16M",
+         "--time", "0.5", "--pattern", "incompressible", "--seed", "5"],
+    ],
+)  # fmt: skip
+def test_the_plan_records_what_the_run_records(loadgen, directory, options):  # noqa: F811
+    for old in directory.iterdir():
+        old.unlink()
+    argv = ["--target", "t.bin", "--size", "32M", "--seed", "3", *options]
+    planned = plan(loadgen, argv, directory)
+    assert not (directory / "t.bin").exists(), "a plan creates nothing"
+    done = run(loadgen, "run", *argv, "--output", "doc.json", "--quiet", cwd=directory)
+    assert done.returncode == 0, done.stderr
+    document = json.loads((directory / "doc.json").read_text())
+    assert planned["parameters"] == document["parameters"]
+    assert planned["target"]["capacity_bytes"] == document["target"]["capacity_bytes"]
+
+
+# Generated command lines: a catalog run (a suite or tests) or an ad-hoc test, with any of
+# the options loadgen records, each with a value it takes.
+def _floats(low: float, high: float) -> st.SearchStrategy[float]:
+    return st.floats(min_value=low, max_value=high, allow_nan=False, allow_infinity=False)
+
+
+def _size(num_bytes: int) -> st.SearchStrategy[str]:
+    """A size as a user may write it: in bytes, or in a binary unit that divides it."""
+    texts = [str(num_bytes)]
+    for suffix, shift in (("k", 10), ("M", 20), ("G", 30), ("T", 40)):
+        if num_bytes % (1 << shift) == 0:
+            texts.append(f"{num_bytes >> shift}{suffix}")
+    return st.sampled_from(texts)
+
+
+def _optional(strategy: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]:
+    return st.one_of(st.just([]), strategy)
+
+
+def _number(value: float) -> str:
+    return repr(value)
+
+
+def _value(option: dict) -> st.SearchStrategy[list[str]]:
+    """The option with a value its row allows (a flag alone), from the row itself."""
+    flag = "--" + option["name"]
+    kind = option["type"]
+    if kind == "flag":
+        return st.just([flag])
+    if kind == "choice":
+        values = st.sampled_from(option["choices"])
+    elif kind == "integer":
+        values = st.integers(option["minimum"], option["maximum"]).map(str)
+    elif kind == "size":
+        values = st.integers(option["minimum"], option["maximum"]).flatmap(_size)
+    else:  # a number; strtod refuses a subnormal one (ERANGE), as loadgen says
+        values = _floats(max(option.get("minimum", 0), 1e-6), option["maximum"]).map(_number)
+    return values.map(lambda v: [flag, v])
+
+
+def _generic(option: dict) -> bool:
+    """Whether the option's values are drawn from its row alone (_value)."""
+    return option["name"] not in BY_HAND
+
+
+@st.composite
+def common_options(draw, engines: list[str]) -> list[str]:
+    """The recorded options every run takes: those of a value its row describes, each
+    given or not; the data patterns, spare-area levels and engine; a new file's size."""
+    args: list[str] = []
+    for option in reproduce.recorded_options():
+        if _generic(option):
+            args += draw(_optional(_value(option)))
+    for flag, values in (
+        ("--pattern", st.sampled_from(
+            ["compressible", "incompressible", "both", "compressible,incompressible"])),
+        ("--spare-area", st.lists(st.integers(0, 90), min_size=1, max_size=MAX_SPARE)
+            .map(lambda levels: ",".join(map(str, levels)))),
+        ("--engine", st.sampled_from(engines)),
+    ):  # fmt: skip
+        args += draw(_optional(values.map(lambda v, f=flag: [f, v])))
+    size = draw(st.integers(4096, 2**44))
+    args += ["--size", draw(_size(size))]
+    return args
+
+
+@st.composite
+def catalog_options(draw, catalog: dict) -> list[str]:
+    """A suite (by name alone when it is the latest version) or tests, and --qd-max; a
+    sweep's depths beyond it are left out of a suite and not named in --tests, which
+    refuses them; --time and --round when the write saturation WSAT is run."""
+    qd_max = draw(st.one_of(st.none(), st.integers(1, 1024)))
+    args = [] if qd_max is None else ["--qd-max", str(qd_max)]
+    tests = {t["id"]: t for t in catalog["tests"]}
+    deepest = 32 if qd_max is None else qd_max
+    runnable = [i for i, t in tests.items() if not (t.get("family") and t["queue_depth"] > deepest)]
+    if draw(st.booleans()):
+        suite = draw(st.sampled_from(catalog["suites"]))
+        latest = max(s["version"] for s in catalog["suites"] if s["name"] == suite["name"])
+        names = [f"{suite['name']}:{suite['version']}"]
+        names += [suite["name"]] if suite["version"] == latest else []
+        args += ["--suite", draw(st.sampled_from(names))]
+        ids = [i for i in suite["tests"] if i in runnable]
+    else:
+        ids = draw(st.lists(st.sampled_from(runnable), min_size=1, max_size=6, unique=True))
+        args += ["--tests", ",".join(ids)]
+    if WSAT in ids:
+        args += draw(_optional(_floats(1e-3, 1e6).map(lambda v: ["--time", _number(v)])))
+        args += draw(_optional(_floats(0.01, 3600).map(lambda v: ["--round", _number(v)])))
+    return args
+
+
+@st.composite
+def adhoc_options(draw) -> list[str]:
+    rw = draw(st.sampled_from(["randread", "randwrite", "read", "write", "randrw", "rw"]))
+    bs = draw(st.integers(1, 131072)) * 512
+    args = ["--rw", rw, "--time", _number(draw(_floats(1e-3, 1e6)))]
+    if rw in ("randrw", "rw"):
+        args += draw(_optional(st.integers(0, 100).map(lambda v: ["--rwmixread", str(v)])))
+    args += draw(_optional(_size(bs).map(lambda v: ["--bs", v])))
+    args += draw(_optional(st.integers(1, 1024).map(lambda v: ["--qd", str(v)])))
+    span = draw(st.integers(bs, 2**44))
+    args += draw(_optional(_size(span).map(lambda v: ["--span", v])))
+    return args
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_the_page_command_records_the_same_parameters(
+    loadgen,  # noqa: F811
+    catalog,
+    engines,
+    directory,
+    data,
+):
+    """For generated options of every kind loadgen records, the command results.reproduce
+    writes from the plan's document, run as it is, records the same parameters."""
+    selection = data.draw(st.one_of(catalog_options(catalog), adhoc_options()), "selection")
+    options = ["--target", "first.bin", *selection, *data.draw(common_options(engines), "options")]
+    first = plan(loadgen, options, directory)
+    command = reproduce.loadgen_command(first)
+    assert command is not None
+    argv = shlex.split(command)
+    assert argv[:4] == ["loadgen", "run", "--target", reproduce.FILE]
+    again = plan(loadgen, argv[2:], directory)
+    assert again["parameters"] == first["parameters"], command
+
+
+def test_a_block_device_command_names_the_reader_drive_and_no_size():
+    document = {
+        "tool": {"name": "loadgen"},
+        "target": {"kind": "block"},
+        "parameters": {"tests": ["randread-4k-qd3"], "target_size_bytes": 2**30, "seed": 1},
+    }
+    argv = shlex.split(reproduce.loadgen_command(document))
+    assert argv[:5] == ["loadgen", "run", "--target", "/dev/DRIVE", "--destroy-data=/dev/DRIVE"]
+    assert "--size" not in argv and argv[-2:] == ["--seed", "1"]
