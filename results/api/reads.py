@@ -737,9 +737,9 @@ def _each_side(keys, found, write) -> dict[str, Any]:
     return {key: write(item) for key, item in zip(keys, found, strict=True)}
 
 
-# Each section's entry in the compare body (results.sections; the latency section's figures
-# are its tests'): its key, and its list from the section and the sides' keys.
-SECTION_BODIES: dict[str, tuple[str, Callable[..., list]]] = {
+# Each section's entry in the compare body (results.sections): its key, and its list from the
+# section and the sides' keys; None for a section whose figures the body writes elsewhere.
+SECTION_BODIES: dict[str, tuple[str, Callable[..., list]] | None] = {
     "throughput": (
         "tests",
         lambda section, keys, points: [_test_rows(t) for t, _ in section.parts],
@@ -758,6 +758,7 @@ SECTION_BODIES: dict[str, tuple[str, Callable[..., list]]] = {
             for part in section.parts
         ],
     ),
+    "latency": None,  # its figures are its tests' (each side's `latency`)
     "consistency": (
         "consistency",
         lambda section, keys, points: [
@@ -808,8 +809,8 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
         "value_test": comparison.value_test,
     }
     for section in sections(comparison):
-        if section.id in SECTION_BODIES:
-            key, write = SECTION_BODIES[section.id]
+        if written := SECTION_BODIES[section.id]:
+            key, write = written
             body[key] = write(section, keys, points)
     return body
 

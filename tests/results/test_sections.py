@@ -1,0 +1,90 @@
+"""A comparison's sections are declared once (results/sections.py) and every view of a
+comparison is made from them: the page shows each section that has parts, under its id and
+in its contents; every chart a section draws is an image of the page; the exports write each
+section's rows; and the API's body writes each section, or says where its figures are."""
+
+import csv
+import io
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from results.api.reads import SECTION_BODIES
+from results.sections import sections
+from results.selectors.compare import Comparison, compare
+
+pytestmark = pytest.mark.django_db
+
+# Demo drives whose comparison has a part in every section: the two zram runs (one with the
+# queue-depth sweeps, one with WSAT and write saturation), beside a published drive.
+DRIVES = (
+    "linux-zram-compressed-ram-disk",
+    "linux-zram-compressed-ram-disk-lzo-rle-43gb",
+    "intel-ssd-530-240gb",
+)
+
+
+@pytest.fixture
+def shown():
+    call_command("load_demo", stdout=StringIO())
+    c = compare(list(DRIVES))
+    return c, sections(c)
+
+
+def test_every_section_has_its_api_entry_decided():
+    """A section added without saying what the API body writes of it fails here."""
+    nothing = Comparison(sides=[], tests=[], consistency_levels=[], trim_keys=[])
+    assert [section.id for section in sections(nothing)] == list(SECTION_BODIES)  # in order
+
+
+def test_the_demo_comparison_has_parts_in_every_section(shown):
+    c, found = shown
+    assert all(section.parts for section in found), [s.id for s in found if not s.parts]
+
+
+def test_the_page_shows_each_section_under_its_id_and_in_its_contents(client, shown):
+    c, found = shown
+    html = client.get(reverse("bench:compare", args=DRIVES)).content.decode()
+    contents = html.split('<nav class="toc"', 1)[1].split("</nav>", 1)[0]
+    for section in found:
+        assert f'<section id="{section.id}">' in html
+        assert f'<a href="#{section.id}">{section.title}</a>' in contents
+    for plot in (plot for section in found for plot in section.plots):
+        assert f'id="{plot.element}"' in html, plot.key
+        assert f"chart/{plot.key}.svg" in html, plot.key
+
+
+def test_every_chart_of_every_section_is_an_image(client, shown):
+    c, found = shown
+    page = reverse("bench:compare", args=DRIVES)
+    for plot in (plot for section in found for plot in section.plots):
+        response = client.get(f"{page}chart/{plot.key}.svg")
+        assert response.status_code == 200, plot.key
+        assert plot.title in response.content.decode(), plot.key
+
+
+def test_the_exports_write_every_sections_rows(client, shown):
+    c, found = shown
+    text = client.get(reverse("bench:compare_csv", args=DRIVES)).content.decode()
+    rows = list(csv.reader(io.StringIO(text)))
+    for section in found:
+        for row in section.export():
+            assert row in rows, (section.id, row)
+    assert {row[0] for row in rows[1:]} >= {"throughput", "latency", "consistency", "specs"}
+
+
+def test_the_api_writes_every_section_the_body_names(client, shown):
+    c, found = shown
+    body = client.get(reverse("api:compare", args=DRIVES)).json()
+    for section in found:
+        written = SECTION_BODIES[section.id]
+        if written is None:
+            continue
+        key, _ = written
+        assert len(body[key]) == len(section.parts), section.id
+        assert all(
+            set(entry) >= {"a", "b", "c"} or "patterns" in entry or "points" in entry
+            for entry in body[key]
+        ), section.id
