@@ -62,16 +62,29 @@ class Plot:
         return self._figure
 
 
-@dataclass(slots=True)
 class Section:
-    """One section of a comparison; `parts` empty where no drive has its figures (the page
-    leaves it out; the API writes its list empty)."""
+    """One section of a comparison; its `parts` empty where no drive has its figures (the
+    page leaves it out; the API writes its list empty). Parts given as a function are made
+    when first read: a section only the page shows costs nothing to the exports and API."""
 
-    id: str
-    title: str
-    parts: list
-    plots: list[Plot] = field(default_factory=list)
-    export: Callable[[], Iterator[list[str]]] = lambda: iter(())
+    __slots__ = ("id", "title", "_parts", "plots", "export")
+
+    def __init__(
+        self,
+        id: str,  # noqa: A002 (the section's id: its anchor, template and API entry)
+        title: str,
+        parts: list | Callable[[], list],
+        plots: list[Plot] | None = None,
+        export: Callable[[], Iterator[list[str]]] = lambda: iter(()),
+    ):
+        self.id, self.title, self._parts = id, title, parts
+        self.plots, self.export = plots or [], export
+
+    @property
+    def parts(self) -> list:
+        if callable(self._parts):
+            self._parts = self._parts()
+        return self._parts
 
 
 # -- throughput ------------------------------------------------------------------------------
@@ -270,22 +283,26 @@ class LatencyRow:
 
 def _latency(c: Comparison) -> Section:
     """The latency table: each test and data pattern with a latency, every side's figures
-    (its rows in the exports are the throughput section's)."""
-    sources = _sources(c)
-    rows = []
-    for one in c.tests:
-        if not one.has_latency:
-            continue
-        for p in one.rows:
-            sides = tuple(
-                LatencySide(
-                    key,
-                    None if f is None else [read(f.result) for _, read in LATENCY_FIGURES],
-                    _which_latency(f, sources),
+    (its rows in the exports are the throughput section's; the page alone reads it)."""
+
+    def rows() -> list[LatencyRow]:
+        sources = _sources(c)
+        found = []
+        for one in c.tests:
+            if not one.has_latency:
+                continue
+            for p in one.rows:
+                sides = tuple(
+                    LatencySide(
+                        key,
+                        None if f is None else [read(f.result) for _, read in LATENCY_FIGURES],
+                        _which_latency(f, sources),
+                    )
+                    for key, f in zip(SIDE_KEYS, p.figures, strict=False)
                 )
-                for key, f in zip(SIDE_KEYS, p.figures, strict=False)
-            )
-            rows.append(LatencyRow(one.test.name, p.pattern, sides, p.latency_verdicts))
+                found.append(LatencyRow(one.test.name, p.pattern, sides, p.latency_verdicts))
+        return found
+
     return Section("latency", "Latency", rows)
 
 

@@ -286,11 +286,20 @@ class DirectionSerializer(serializers.Serializer):
         self.side = side
         super().__init__(*args, **kwargs)
 
-    def to_representation(self, result) -> dict[str, Any] | None:
+    @functools.cached_property
+    def _read(self) -> tuple[tuple[str, ...], Callable[[Any], tuple], Callable[[Any], tuple]]:
+        """The fields' names, and how their figures are read from a values() row and from
+        an instance (made once: a compare body writes a direction for every figure)."""
         columns = [f"{self.side}_{name}" for name in self.fields]
-        read = (itemgetter if isinstance(result, dict) else attrgetter)(*columns)
-        block = dict(zip(self.fields, read(result), strict=True))
-        return block if any(v is not None for v in block.values()) else None
+        return tuple(self.fields), itemgetter(*columns), attrgetter(*columns)
+
+    def to_representation(self, result) -> dict[str, Any] | None:
+        names, from_row, from_instance = self._read
+        read = from_row if isinstance(result, dict) else from_instance
+        values = read(result)
+        if all(v is None for v in values):
+            return None
+        return dict(zip(names, values, strict=True))
 
 
 class FioSteadySerializer(serializers.Serializer):

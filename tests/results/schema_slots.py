@@ -258,9 +258,20 @@ DOCUMENT_ONLY = {
     ("parameters", "spare_area_percent", STAR),
     ("parameters", "jobs"),
     ("parameters", "repeat"),
+    # Version 4's settings loadgen records so that the run page's command repeats the run
+    # (results/reproduce.py): the document holds them, no column does.
     *{
         ("parameters", name)
-        for name in ("qd_max", "rwmixread", "block_size", "queue_depth", "span_bytes")
+        for name in (
+            "qd_max",
+            "round_s",
+            "time_s",
+            "rw",
+            "rwmixread",
+            "block_size",
+            "queue_depth",
+            "span_bytes",
+        )
     },
     ("results", STAR, "rwmixread"),
     # The reads and the writes of a mixed test: their sum is the result's columns, and
@@ -537,8 +548,9 @@ def maximal_measured_v3() -> dict:
 
 def maximal_measured_v4() -> dict:
     """Version 4 with every member it added: a WSAT (SNIA PTS write saturation) with its
-    target, time cap, what stopped it and its half-rate point; and fio's own steady-state
-    verdict on a result (a member of every version)."""
+    target, time cap, what stopped it and its half-rate point; the settings loadgen records
+    to repeat a run; and fio's own steady-state verdict on a result (a member of every
+    version)."""
     document = maximal_measured_v3()
     document["schema_version"] = 4
     document["consistency"][0].pop("partial")
@@ -573,6 +585,17 @@ def maximal_measured_v4() -> dict:
             "bytes_before_halved": sum(rounds[:4]),
             "bytes_per_interval": rounds,
         }
+    )
+    # The settings loadgen records for the run page's command (results/reproduce.py).
+    document["parameters"].update(
+        qd_max=64,
+        round_s=60.0,
+        time_s=86400.0,
+        rw="randrw",
+        rwmixread=70,
+        block_size=4096,
+        queue_depth=32,
+        span_bytes=span,
     )
     document["results"][0]["fio_steadystate"] = {
         "criterion": "iops_slope:0.1%",
