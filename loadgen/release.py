@@ -56,10 +56,13 @@ class ReleaseError(Exception):
 
 
 def run(*cmd: str | Path, cwd: Path | None = None, env: dict | None = None) -> str:
+    """A command's output; meson and ninja first from this interpreter's environment (the
+    project's .venv, which installs them), as `make` finds them."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
     done = subprocess.run(
         [str(c) for c in cmd],
         cwd=cwd,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "PATH": path, **(env or {})},
         capture_output=True,
         text=True,
     )
