@@ -111,6 +111,11 @@ test: test-deps lint migrations-check test-python loadgen-test loadgen-san-test
 test-python: $(INSTALLED) test-deps
 	$(PY) -m pytest
 
+# `make loadgen-dist`: git (meson dist archives the commit), xz, dpkg-deb and dpkg-shlibdeps
+# (the package and its Depends), libcurl's headers (the release uploads).
+RELEASE_TOOLS := git:git xz:xz-utils dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev \
+  curl-config:libcurl4-openssl-dev pkg-config:pkg-config
+
 # Every program `make test` runs, as command:Debian package, installed where missing (and
 # said so): clang-format for make lint; redis-server; nginx, with openssl for its
 # certificate, runs deploy/nginx.conf; curl runs the README's upload commands; fio, whose
@@ -145,11 +150,6 @@ define install_missing
 	  else echo "$(2):$$need (apt-get install$$need)" >&2; exit 1; fi; \
 	fi
 endef
-
-# `make loadgen-dist`: git (meson dist archives the commit), xz, dpkg-deb and dpkg-shlibdeps
-# (the package and its Depends), libcurl's headers (the release uploads).
-RELEASE_TOOLS := git:git xz:xz-utils dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev \
-  curl-config:libcurl4-openssl-dev pkg-config:pkg-config
 
 test-deps:
 	$(call install_missing,$(TEST_TOOLS),the tests need)
