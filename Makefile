@@ -15,7 +15,7 @@ LOADGEN_OPTIONS := results/schema/loadgen-options.json
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test loadgen-options bench bench-ingest bench-loadgen bench-web bench-api bench-load \
+        loadgen loadgen-test loadgen-san-test loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load \
         bench-pair seed-scale plotly clean test-fresh
 
 help:
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
+	@echo "make loadgen-dist  a release of loadgen (source tarball, .deb, SHA-256s) in var/loadgen-dist/<version>/"
 	@echo "make loadgen-options  write loadgen's option table to $(LOADGEN_OPTIONS) (committed)"
 
 install: $(INSTALLED)
@@ -110,6 +111,11 @@ test: test-deps lint migrations-check test-python loadgen-test loadgen-san-test
 test-python: $(INSTALLED) test-deps
 	$(PY) -m pytest
 
+# `make loadgen-dist`: git (meson dist archives the commit), xz, dpkg-deb and dpkg-shlibdeps
+# (the package and its Depends), libcurl's headers (the release uploads).
+RELEASE_TOOLS := git:git xz:xz-utils dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev \
+  curl-config:libcurl4-openssl-dev pkg-config:pkg-config
+
 # Every program `make test` runs, as command:Debian package, installed where missing (and
 # said so): clang-format for make lint; redis-server; nginx, with openssl for its
 # certificate, runs deploy/nginx.conf; curl runs the README's upload commands; fio, whose
@@ -119,26 +125,34 @@ test-python: $(INSTALLED) test-deps
 # tests; libcurl's headers and pkg-config, through which meson finds them, for loadgen's
 # upload; and files, by their absolute paths: zlib's header, the real compressor loadgen's
 # pattern test measures compressibility with, and the DejaVu fonts chart images are drawn
-# with as PNG. tests/site/test_test_deps.py holds the tests' tools to this list.
+# with as PNG; and what `make loadgen-dist` runs, which a test runs too (RELEASE_TOOLS).
+# tests/site/test_test_deps.py holds the tests' tools to this list.
 TEST_TOOLS := clang-format:clang-format redis-server:redis-server nginx:nginx openssl:openssl \
   curl:curl fio:fio chromium:chromium wrk:wrk losetup:mount mount:mount dmsetup:dmsetup \
   mkfs.ext4:e2fsprogs sfdisk:fdisk mkswap:util-linux swapon:mount swapoff:mount \
   qemu-system-x86_64:qemu-system-x86 curl-config:libcurl4-openssl-dev pkg-config:pkg-config \
-  /usr/include/zlib.h:zlib1g-dev /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core
+  /usr/include/zlib.h:zlib1g-dev /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf:fonts-dejavu-core \
+  $(RELEASE_TOOLS)
 
-test-deps:
-	@need=""; for p in $(TEST_TOOLS); do \
+# Installs the missing ones of a list of command:package ($(1)) as root with apt-get;
+# otherwise names them after $(2) ("the tests need") and fails.
+define install_missing
+	@need=""; for p in $(1); do \
 	  command -v $${p%%:*} >/dev/null || [ -x /usr/sbin/$${p%%:*} ] || [ -x /sbin/$${p%%:*} ] || \
 	    case $${p%%:*} in /*) [ -e $${p%%:*} ];; *) false;; esac || \
 	    case " $$need " in *" $${p#*:} "*) ;; *) need="$$need $${p#*:}";; esac; \
 	done; \
 	if [ -n "$$need" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "make test-deps: installing$$need"; \
+	    echo "make $@: installing$$need"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	      apt-get install -y -qq --no-install-recommends $$need; \
-	  else echo "the tests need:$$need (apt-get install$$need)" >&2; exit 1; fi; \
+	  else echo "$(2):$$need (apt-get install$$need)" >&2; exit 1; fi; \
 	fi
+endef
+
+test-deps:
+	$(call install_missing,$(TEST_TOOLS),the tests need)
 
 # The README's two commands on a machine that has only what the README asks for: a fresh
 # Debian bookworm chroot with python3, gcc and make (tests/fresh_machine.sh; root, network).
@@ -173,6 +187,18 @@ loadgen: $(LOADGEN_BUILD)/build.ninja
 loadgen-options: loadgen
 	$(LOADGEN_BUILD)/loadgen options --json > $(LOADGEN_OPTIONS).tmp
 	mv $(LOADGEN_OPTIONS).tmp $(LOADGEN_OPTIONS)
+
+# A release of loadgen (loadgen/release.py): the source tarball (meson dist of the committed
+# tree) and a Debian package built from it, each with its SHA-256, and a manifest, in
+# $(LOADGEN_DIST)/<version>/, which the site serves at /bench/loadgen/ (docs/deploy.md).
+# The version is loadgen/meson.build's; a version released already is refused.
+# ALLOW_DIRTY=1 builds from a tree with uncommitted changes (the tarball is the commit's).
+LOADGEN_DIST ?= var/loadgen-dist
+release-deps:
+	$(call install_missing,$(RELEASE_TOOLS),a loadgen release needs)
+
+loadgen-dist: release-deps $(INSTALLED)
+	$(PY) loadgen/release.py --out $(LOADGEN_DIST) $(if $(ALLOW_DIRTY),--allow-dirty)
 
 # The QEMU guests (suite vm) boot once, under the sanitizers (loadgen-san-test): the same
 # binary's behaviour, with its memory checked too. LOADGEN_TEST_ARGS= runs them here as well.

@@ -20,7 +20,7 @@ from knox.models import AuthToken
 
 from drives.models import Drive, FirmwareVersion, is_placeholder
 from drives.services import DriveSpecProblem, drive_listed, drive_resolve, drive_reviewed
-from results import documents, permissions, plausibility
+from results import documents, loadgen, permissions, plausibility
 from results.documents import (
     MIXED_SIDES,
     DocumentProblem,
@@ -57,6 +57,9 @@ RUN_RELATIONS = ["drive", "firmware", "bench", "suite", "submitter", "citation"]
 class IngestOutcome:
     run: Run
     created: bool  # False: the same document was ingested before; nothing was written
+    # What the submitter is told of the document beside its run: a loadgen older than its
+    # suite version needs (results.loadgen.document_warnings). Never a reason to refuse it.
+    warnings: tuple[str, ...] = ()
 
 
 def _test_specs(tests: dict[str, Test]) -> dict[str, TestSpec]:
@@ -392,7 +395,9 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     the submitted document's, so that the same document sent again finds its run, also one
     stored before serials were hashed (migration 0036). A drive the catalog does not hold
     is created from the document's drive block; with a submitter (an upload) it is flagged
-    for staff review (Drive.needs_review). Raises DocumentRejected with
+    for staff review (Drive.needs_review). A document measured by a loadgen older than its
+    suite version needs is stored, with a warning (IngestOutcome.warnings). Raises
+    DocumentRejected with
     every problem found (JSON pointer and message) when the document is not acceptable;
     then nothing is written.
     """
@@ -400,9 +405,10 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     tests = {t.identifier: t for t in Test.objects.all()}
     documents.validate(parsed, _test_specs(tests))
     digest = documents.content_hash(parsed)
+    warnings = tuple(loadgen.document_warnings(parsed))
     existing = Run.objects.filter(content_hash=digest).first()
     if existing is not None:
-        return IngestOutcome(existing, created=False)
+        return IngestOutcome(existing, created=False, warnings=warnings)
     suite = _suite(parsed)
     if documents.hash_serial(parsed):
         raw = json.dumps(parsed, ensure_ascii=False)
@@ -416,8 +422,8 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
         existing = Run.objects.filter(content_hash=digest).first()
         if existing is None:
             raise
-        return IngestOutcome(existing, created=False)
-    return IngestOutcome(run, created=True)
+        return IngestOutcome(existing, created=False, warnings=warnings)
+    return IngestOutcome(run, created=True, warnings=warnings)
 
 
 def run_approve(*, run: Run) -> Run:

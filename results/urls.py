@@ -14,6 +14,7 @@ from results.views import (
     drives,
     feeds,
     leaderboards,
+    loadgen,
     methodology,
     runs,
     upload,
@@ -26,6 +27,7 @@ COMPARED = tuple("/".join(f"<slug:{key}>" for key in "abcd"[:n]) for n in range(
 app_name = "bench"
 register_converter(chart_images.ImageFormatConverter, "image_format")
 register_converter(data.DumpNameConverter, "dump")
+register_converter(loadgen.ReleaseVersionConverter, "release")
 
 
 def with_charts(route: str, view, name: str, source) -> list:
@@ -91,6 +93,8 @@ urlpatterns = [
     path("bench/tests/", leaderboards.test_index, name="tests"),
     path("bench/tests/<slug:test_id>/feed/", feeds.test_feed, name="test_feed"),
     path("bench/methodology/", methodology.methodology_page, name="methodology"),
+    path("bench/loadgen/", loadgen.loadgen_page, name="loadgen"),
+    path("bench/loadgen/<release:version>/<str:file>", loadgen.loadgen_file, name="loadgen_file"),
     path("bench/controllers/<slug:slug>/", browse.controller_page, name="controller"),
     path("data/", data.data_page, name="data"),
     path("data/<dump:dump>/", data.data_dump, name="data_dump"),

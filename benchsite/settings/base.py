@@ -204,6 +204,8 @@ STATIC_ROOT = Path(env("BENCH_STATIC_ROOT", str(BASE_DIR / "static_root")))
 BENCH_DUMP_DIR = Path(env("BENCH_DUMP_DIR", str(BASE_DIR / "var" / "dumps")))
 BENCH_DUMP_KEEP = env_int("BENCH_DUMP_KEEP", 30)
 BENCH_SITE_URL = env("BENCH_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# loadgen's releases (`make loadgen-dist`, results/loadgen.py), served at /bench/loadgen/.
+BENCH_LOADGEN_DIST_DIR = Path(env("BENCH_LOADGEN_DIST_DIR", str(BASE_DIR / "var" / "loadgen-dist")))
 
 # Only the web benchmark (make bench-web) sets this: synthetic drives then count as real, so
 # that every page searches, ranks and plots among the whole seed_scale catalog.

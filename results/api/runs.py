@@ -468,6 +468,12 @@ class UploadResultSerializer(serializers.Serializer):
     """The answer to an upload (documentation only: upload_body builds it)."""
 
     created = serializers.BooleanField(help_text="False: the same document was uploaded before")
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the uploader is told beside the stored run: the document was measured "
+        "by a loadgen older than its suite version needs (each suite's loadgen_min, "
+        "/bench/loadgen/). Empty when there is nothing to say",
+    )
     run = OwnRunSerializer()
     fio = _FioReportSerializer(required=False, help_text="For fio's output: the jobs mapped or not")
 
@@ -613,10 +619,12 @@ def _upload_schema(*, fio_only: bool):
 
 
 def upload_body(upload: Upload, request: Request) -> dict[str, Any]:
-    """An upload's response: the run, whether it is new, and for fio's output which jobs
-    became results and which did not (by name, with the reason)."""
+    """An upload's response: the run, whether it is new, what the uploader is told of it
+    (warnings), and for fio's output which jobs became results and which did not (by name,
+    with the reason)."""
     body = {
         "created": upload.outcome.created,
+        "warnings": list(upload.outcome.warnings),
         "run": OwnRunSerializer(upload.outcome.run, context={"request": request}).data,
     }
     if upload.fio is not None:

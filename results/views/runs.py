@@ -12,7 +12,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from results import charts
+from results import charts, loadgen
 from results.models import Run
 from results.permissions import HELD_KEY_PARAMETER
 from results.selectors.runs import RunPage, run_page
@@ -48,6 +48,7 @@ def run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if any(g.n > 1 for g in page.standings.values())
         else None,
         "held_key_parameter": HELD_KEY_PARAMETER,
+        "tool_warnings": loadgen.document_warnings(page.document),
     }
     return _private(page, render(request, "bench/run.html", context))
 

@@ -71,6 +71,7 @@ def upload(request: HttpRequest) -> HttpResponse:
     problems: list[DocumentProblem] = []
     note = ""  # what is checked once the document passes the schema
     held: Run | None = None  # an upload stored but held for review (results.plausibility)
+    warnings: list[str] = []  # what it is told beside (results.loadgen)
     status = 200
     if request.method == "POST":
         form = UploadForm(request.POST, request.FILES)
@@ -87,9 +88,10 @@ def upload(request: HttpRequest) -> HttpResponse:
                 problems, note = rejected.problems, rejected.note
             else:
                 run = done.outcome.run
-                if run.status != Run.Status.HELD:
+                if run.status != Run.Status.HELD:  # its page says what the upload is told
                     return HttpResponseRedirect(run.get_absolute_url())
                 held, form = run, UploadForm()  # stored: the reasons, and a fresh form
+                warnings = list(done.outcome.warnings)
         status = status if status != 200 or held else 400
     else:
         form = UploadForm()
@@ -98,6 +100,7 @@ def upload(request: HttpRequest) -> HttpResponse:
         "problems": problems,
         "problems_note": note,
         "held": held,
+        "warnings": warnings,
         "limit": settings.BENCH_MAX_DOCUMENT_BYTES,
     }
     return render(request, "bench/upload.html", context, status=status)

@@ -14,8 +14,10 @@ NEEDS = re.compile(r"""(?:shutil\.which|require_tool)\(\s*["']([\w.+-]+)["']""")
 
 
 def _make_variable(name: str) -> str:
+    """A variable's value, the variables it names ($(OTHER)) expanded."""
     joined = MAKEFILE.replace("\\\n", " ")
-    return re.search(rf"^{name}\s*[:?]?=\s*(.*)$", joined, re.MULTILINE)[1]
+    value = re.search(rf"^{name}\s*[:?]?=\s*(.*)$", joined, re.MULTILINE)[1]
+    return re.sub(r"\$\((\w+)\)", lambda m: _make_variable(m[1]), value)
 
 
 def _listed_tools() -> dict[str, str]:

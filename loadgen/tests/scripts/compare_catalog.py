@@ -2,14 +2,21 @@
 """`loadgen list --json` must describe exactly the tests and suites of catalog.json.
 
 Only the tests loadgen produces: catalog tests of another tool's method (produced_by,
-e.g. AS-SSD for published figures) are not loadgen's to run.
+e.g. AS-SSD for published figures) are not loadgen's to run. A suite's loadgen_min (the
+oldest loadgen that runs it) is the site's, not loadgen's: loadgen does not list it, but
+its own version (`loadgen --version`) must be at least every suite's loadgen_min.
 
 usage: compare_catalog.py LOADGEN CATALOG_JSON
 """
 
 import json
+import re
 import subprocess
 import sys
+
+
+def release(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", text).groups())
 
 
 def main() -> int:
@@ -24,6 +31,18 @@ def main() -> int:
         if test["produced_by"] == "loadgen"
     ]
     ok = True
+    version = subprocess.run(
+        [loadgen, "--version"], check=True, capture_output=True, text=True
+    ).stdout.split()[-1]
+    for suite in catalog.get("suites", []):
+        needs = suite.pop("loadgen_min")
+        if release(version) < release(needs):
+            ok = False
+            print(
+                f"suites/{suite['name']}:{suite['version']} needs loadgen {needs}:"
+                f" this loadgen is {version} (raise its version in meson.build)",
+                file=sys.stderr,
+            )
     for key in ("tests", "suites"):
         if built_in.get(key) != catalog.get(key):
             ok = False
