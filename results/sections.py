@@ -429,8 +429,6 @@ class SeriesPart:
     """One data pattern's write saturation or WSAT (templates/bench/_saturation.html,
     _wsat.html): every side's series, its chart and its table's columns (made when shown)."""
 
-    __slots__ = ("pattern", "plot", "series", "_columns", "__dict__")
-
     def __init__(self, pattern: str, plot: Plot, series: list, columns: Callable[[list], list]):
         self.pattern, self.plot, self.series, self._columns = pattern, plot, series, columns
 
