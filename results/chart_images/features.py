@@ -4,16 +4,17 @@ image leaves out on purpose. A figure's key is named by its path: a trace's by i
 ("layout.axis.autorange"), a list of dicts by its items' keys ("layout.shapes.x0").
 
 `unknown_features(figure)` names every key of a figure that is neither drawn nor left out,
-and every value of a key in VALUES that the drawing does not know (a new marker symbol, a
-dash): tests/results/test_chart_images.py runs it on every figure the pages build, so that a
-chart using a feature the images do not draw fails there, not in a reader's image.
+every value of a key in VALUES that the drawing does not know (a new marker symbol, a
+dash), and every value of a key in ASSUMED other than the one it is drawn as:
+tests/results/test_chart_images.py runs it on every figure of the pages' chart images, so
+that a chart using a feature the images do not draw fails there, not in a reader's image.
 """
 
 from __future__ import annotations
 
 from results.chart_images.text import DASHES
 
-_ERROR_BAR = ("array", "arrayminus", "color", "thickness", "width", "type", "symmetric")
+_ERROR_BAR = ("array", "arrayminus", "color", "thickness", "width")
 _NAMED = ("name", "showlegend", "x", "y", "text")
 
 # Keys the images draw (bars.py, scatter.py, axes.py, shapes.py, legend.py, figure.py).
@@ -25,7 +26,6 @@ DRAWN = frozenset(
         "bar.orientation",
         "bar.hovertext",
         "bar.textposition",
-        "bar.cliponaxis",  # False: a bar's text may go past the plot's end, as on the page
         "bar.marker.color",
         "bar.marker.pattern.shape",
         "scatter.mode",
@@ -35,6 +35,7 @@ DRAWN = frozenset(
         "scatter.marker.size",
         "scatter.marker.symbol",
         "scatter.marker.opacity",
+        "scatter.marker.line.width",
         "scatter.line.color",
         "scatter.line.width",
         "scatter.line.dash",
@@ -44,7 +45,6 @@ DRAWN = frozenset(
         "scatter.textfont.color",
         "layout.height",
         "layout.showlegend",
-        "layout.barmode",
         *(f"layout.margin.{side}" for side in "lrtb"),
         "layout.font.family",
         "layout.font.size",
@@ -61,6 +61,7 @@ DRAWN = frozenset(
                 "autorangeoptions.include",
             )
         ),
+        "layout.shapes",
         *(
             f"layout.shapes.{key}"
             for key in (
@@ -89,14 +90,7 @@ VALUES: dict[str, frozenset] = {
     "scatter.type": frozenset({"scatter"}),
     "bar.orientation": frozenset({"h", "v"}),
     "bar.textposition": frozenset({"auto", "outside"}),
-    "bar.cliponaxis": frozenset({False}),
     "bar.marker.pattern.shape": frozenset({"", "/", ".", "x"}),
-    "bar.error_x.type": frozenset({"data"}),
-    "bar.error_x.symmetric": frozenset({False}),
-    "bar.error_y.type": frozenset({"data"}),
-    "bar.error_y.symmetric": frozenset({False}),
-    "scatter.error_y.type": frozenset({"data"}),
-    "scatter.error_y.symmetric": frozenset({False}),
     "scatter.mode": frozenset({"markers", "lines", "lines+markers", "markers+text"}),
     "scatter.marker.symbol": frozenset({*_SYMBOLS, *(f"{s}-open" for s in _SYMBOLS)}),
     "scatter.line.dash": frozenset(DASHES),
@@ -104,7 +98,6 @@ VALUES: dict[str, frozenset] = {
     "scatter.textposition": frozenset(
         f"{v} {h}" for v in ("top", "middle", "bottom") for h in ("left", "center", "right")
     ),
-    "layout.barmode": frozenset({"group"}),
     "layout.axis.type": frozenset({"linear", "log", "category"}),
     "layout.axis.autorange": frozenset({"reversed"}),
     "layout.axis.rangemode": frozenset({"tozero", "normal"}),
@@ -115,7 +108,18 @@ VALUES: dict[str, frozenset] = {
     "layout.shapes.line.dash": frozenset(DASHES),
 }
 
-# Keys an image leaves out, and why.
+# Keys drawn as if they had the one value charts.py gives them: another value is unknown.
+ASSUMED = {
+    "bar.cliponaxis": False,  # a bar's text may go past the plot's end, as on the page
+    "layout.barmode": "group",  # bars of one category side by side
+    **{
+        f"{trace}.{error}.{key}": value
+        for trace, error in (("bar", "error_x"), ("bar", "error_y"), ("scatter", "error_y"))
+        for key, value in (("type", "data"), ("symmetric", False))  # array and arrayminus
+    },
+}
+
+# Keys an image leaves out, and why; a key's parts with it.
 LEFT_OUT = {
     **{
         f"{trace}.{key}": "hover only: the image carries each mark's text as its <title>"
@@ -136,6 +140,9 @@ LEFT_OUT = {
         f"layout.legend.{key}": "an image's legend is under its plot, a row after another"
         for key in ("orientation", "x", "y", "xanchor", "yanchor", "traceorder")
     },
+    "scatter.legendgroup": "a page's legend toggles a group at once; an image's lists each",
+    "layout.updatemenus": "the page's buttons that switch its chart (the WSAT chart's axis):"
+    " an image is the chart as its address chose it (?wsat_x=)",
     "layout.hovermode": "hover only",
     "layout.axis.automargin": "an image makes room for its axes' labels itself",
 }
@@ -169,7 +176,13 @@ def unknown_features(figure: dict) -> list[str]:
     values the drawing does not know, as "path" and "path = value"."""
     unknown = set()
     for path, value in figure_paths(figure):
-        if path not in DRAWN and path not in LEFT_OUT:
+        parts = path.split(".")
+        if any(".".join(parts[:n]) in LEFT_OUT for n in range(2, len(parts))):
+            continue  # a part of a key left out whole (layout.updatemenus)
+        if path in ASSUMED:
+            if value != ASSUMED[path]:
+                unknown.add(f"{path} = {value!r}")
+        elif path not in DRAWN and path not in LEFT_OUT:
             unknown.add(path)
         elif path in VALUES:
             for one in value if isinstance(value, list) else [value]:

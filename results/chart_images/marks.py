@@ -19,17 +19,21 @@ def outline(base: str, x: float, y: float, r: float) -> str:
     return f"M{x - r:.1f},{y:.1f}{arc} {2 * r:.1f},0{arc} {-2 * r:.1f},0"
 
 
-def symbol_paint(name: str, colour: str, opacity=None) -> str:
+def symbol_paint(name: str, colour: str, opacity=None, width=None) -> str:
+    """A marker's fill and outline: an "-open" symbol's outline alone, `width` px wide
+    (its marker.line.width) or Plotly's default."""
     open_ = name.endswith("-open")
-    paint = f'fill="{"none" if open_ else colour}" stroke="{colour}" '
-    paint += f'stroke-width="{1.5 if open_ else 0.5}"'
+    width = width if width is not None else 1.5 if open_ else 0.5
+    paint = f'fill="{"none" if open_ else colour}" stroke="{colour}" stroke-width="{width}"'
     return paint + (f' opacity="{opacity}"' if opacity is not None else "")
 
 
-def marker_path(name: str, x: float, y: float, size: float, colour: str, opacity=None) -> str:
+def marker_path(
+    name: str, x: float, y: float, size: float, colour: str, opacity=None, width=None
+) -> str:
     """A marker of Plotly's `name` at (x, y), `size` px across."""
     d = outline(name.removesuffix("-open"), x, y, size / 2)
-    return f'<path d="{d}" {symbol_paint(name, colour, opacity)}/>'
+    return f'<path d="{d}" {symbol_paint(name, colour, opacity, width)}/>'
 
 
 def polygon(*corners) -> str:
@@ -50,25 +54,38 @@ def luminance(colour: str) -> float:
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
+# A pattern's marks over its bar's colour, in a 7 px tile: Plotly's "/" (stripes), "."
+# (dots) and "x" (crossed stripes), in white as charts._pattern draws them.
+_PATTERN_MARKS = {
+    "/": '<rect width="2.1" height="7" fill="#ffffff"/>',
+    ".": '<circle cx="3.5" cy="3.5" r="1.4" fill="#ffffff"/>',
+    "x": (
+        '<rect width="1.6" height="7" fill="#ffffff"/><rect width="7" height="1.6" fill="#ffffff"/>'
+    ),
+}
+
+
 class Patterns:
-    """The stripe patterns bars use, one <pattern> per colour."""
+    """The patterns bars use, one <pattern> per colour and shape."""
 
     def __init__(self) -> None:
-        self.defs: dict[str, str] = {}
+        self.defs: dict[str, str] = {}  # <pattern> by its id
+        self._ids: dict[tuple[str, str], str] = {}
 
     def fill(self, colour: str, shape: str | None) -> str:
         if not shape:
             return colour
-        key = f"stripes-{len(self.defs)}"
-        for existing, definition in self.defs.items():
-            if f'fill="{colour}"' in definition:
-                return f"url(#{existing})"
-        self.defs[key] = (
-            f'<pattern id="{key}" width="7" height="7" patternUnits="userSpaceOnUse" '
-            f'patternTransform="rotate(45)"><rect width="7" height="7" fill="{colour}"/>'
-            f'<rect width="2.1" height="7" fill="#ffffff"/></pattern>'
-        )
-        return f"url(#{key})"
+        key = (colour, shape)
+        if key not in self._ids:
+            self._ids[key] = name = f"pattern-{len(self._ids)}"
+            # Stripes and crosses turned 45 degrees; dots on a square grid.
+            turn = ' patternTransform="rotate(45)"' if shape != "." else ""
+            self.defs[name] = (
+                f'<pattern id="{name}" width="7" height="7" patternUnits="userSpaceOnUse"'
+                f'{turn}><rect width="7" height="7" fill="{colour}"/>'
+                f"{_PATTERN_MARKS[shape]}</pattern>"
+            )
+        return f"url(#{self._ids[key]})"
 
 
 def hover_title(text) -> str:

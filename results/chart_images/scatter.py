@@ -58,6 +58,7 @@ def draw_scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
                             f'stroke-width="{error.get("thickness", 1.5)}"/>'
                         )
         texts = trace.get("text") or []
+        outline_width = (marker.get("line") or {}).get("width")
         if (
             "markers" in mode
             and not texts
@@ -67,7 +68,9 @@ def draw_scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
             symbol = marker.get("symbol") or "circle"
             r = float(marker.get("size") or 6) / 2
             d = "".join(outline(symbol.removesuffix("-open"), px, py, r) for _, px, py in points)
-            paint = symbol_paint(symbol, marker.get("color") or colour, marker.get("opacity"))
+            paint = symbol_paint(
+                symbol, marker.get("color") or colour, marker.get("opacity"), outline_width
+            )
             out.append(f'<path class="points" d="{d}" {paint}/>')
         elif "markers" in mode:
             group = []
@@ -79,6 +82,7 @@ def draw_scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
                     float(nth(marker.get("size"), i, 6)),
                     nth(marker.get("color"), i, colour),
                     marker.get("opacity"),
+                    outline_width,
                 )
                 title = hover_title(nth(texts, i, ""))
                 if title:

@@ -14,7 +14,15 @@ MUTED = "#555555"
 GRID = "#e3e6ea"
 TITLE_SIZE = 20
 LINE = 1.35  # line height, in font sizes
-DASHES = {"solid": None, "dash": "9,5", "dot": "2,4", "dashdot": "9,4,2,4"}
+# Plotly's line dashes, as SVG dash arrays.
+DASHES = {
+    "solid": None,
+    "dash": "9,5",
+    "dot": "2,4",
+    "dashdot": "9,4,2,4",
+    "longdash": "15,6",
+    "longdashdot": "15,5,2,5",
+}
 TAG = re.compile(r"<[^>]+>")
 
 
