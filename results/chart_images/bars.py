@@ -74,6 +74,8 @@ def draw_bars(bars, xaxis: Axis, yaxis: Axis, horizontal: bool, size, patterns) 
                     x_text, anchor = (high - 5, "end") if end >= zero else (low + 5, "start")
                     if ink == TEXT:  # dark on a light bar, its stripes too: a white outline
                         halo = ' stroke="#ffffff" stroke-width="3" paint-order="stroke"'
+                    elif fill != colour:  # white on a dark bar's white dots or crosses
+                        halo = f' stroke="{colour}" stroke-width="3" paint-order="stroke"'
                 else:
                     ink = TEXT
                     x_text, anchor = (high + 5, "start") if end >= zero else (low - 5, "end")
