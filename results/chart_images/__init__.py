@@ -24,6 +24,13 @@ pages build and fails on a key or value outside the declaration. One module a pa
 Each mark carries its hover text as an SVG <title>, so that the image's text holds every
 figure the chart shows. Text from the figure is as charts.label left it (HTML-escaped for
 Plotly): unescaped here, then escaped for XML.
+
+Why not Plotly's own static export (kaleido, driving Debian's chromium): `make bench-charts`
+measured it on the 2-core machine at 110-600 ms an image warm (this renderer: 0.4-24 ms an
+SVG, 36-345 ms a PNG), 1.2-1.7 s to start, 740-765 MiB held by its browser, and its images
+without the numbers a chart shows only on hover (the value frontier's price and IOPS, 0 of
+5): an image from it would have to be rendered off the request path by a queue's worker
+holding a browser, for figures the page's script already draws.
 """
 
 from results.chart_images.features import unknown_features

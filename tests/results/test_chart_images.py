@@ -26,6 +26,7 @@ from benchsite.settings.base import cache_settings
 from drives.models import Drive
 from results import chart_images, charts
 from results.chart_images import features
+from results.chart_images.text import plain
 from results.models import Test
 from results.services import run_ingest
 from results.synthetic import measured_document
@@ -560,7 +561,7 @@ def test_the_renderer_draws_every_figure_of_a_chart_image(demo, monkeypatch):
         for trace in chart_images.plain_figure(chart.figure)["data"]:
             if trace.get("name") and trace.get("showlegend", True):
                 first = re.split(r"<br\s*/?>", trace["name"])[0]
-                assert chart_images.text.plain(first) in drawn, chart.title
+                assert plain(first) in drawn, chart.title
 
 
 def test_the_pages_only_figures_are_on_pages_without_images(client, twice):
