@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load \
-        bench-pair seed-scale plotly clean test-fresh
+        bench-pair bench-charts seed-scale plotly clean test-fresh
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
@@ -34,6 +34,7 @@ help:
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
+	@echo "make bench-charts  chart images: the site's renderer beside kaleido (Plotly's export)"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 	@echo "make loadgen-dist  a release of loadgen (source tarball, .deb, SHA-256s) in var/loadgen-dist/<version>/"
 	@echo "make loadgen-options  write loadgen's option table to $(LOADGEN_OPTIONS) (committed)"
@@ -224,6 +225,18 @@ bench-ingest: $(INSTALLED)
 
 bench-loadgen: loadgen
 	LOADGEN=$(CURDIR)/$(LOADGEN_BUILD)/loadgen loadgen/bench/run
+
+# Chart images: the site's renderer (results/chart_images/) beside kaleido, Plotly's static
+# export, driving Debian's chromium (BROWSER_PATH; never a browser kaleido downloads) with the
+# site's own Plotly bundle. kaleido is no dependency of the site: its pinned wheels
+# (loadtests/kaleido.lock) go into var/kaleido/, on PYTHONPATH for this command only.
+KALEIDO := var/kaleido
+bench-charts: $(INSTALLED) test-deps
+	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes --only-binary=:all: \
+	  --upgrade --target $(KALEIDO) -r loadtests/kaleido.lock
+	DJANGO_SETTINGS_MODULE=benchsite.settings.test PYTHONPATH=$(CURDIR)/$(KALEIDO) \
+	  BROWSER_PATH=$${BROWSER_PATH:-/usr/bin/chromium} $(EPHEMERAL) \
+	  $(PY) manage.py bench_charts $(if $(ROUNDS),--rounds $(ROUNDS))
 
 # Rebuild static/vendor/plotly.min.js from the plotly.js npm package (the result is committed).
 plotly:

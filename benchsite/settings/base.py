@@ -215,7 +215,7 @@ BENCH_SHOW_SYNTHETIC = False
 BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
 BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
 
-# The fonts chart images are drawn with as PNG (results/chart_images.py): Debian's
+# The fonts chart images are drawn with as PNG (results/chart_images/png.py): Debian's
 # fonts-dejavu-core.
 BENCH_CHART_FONTS = os.environ.get("BENCH_CHART_FONTS", "/usr/share/fonts/truetype/dejavu")
 

@@ -2,22 +2,36 @@
 text holding the numbers the page's table shows), as PNG, and as a page another site may
 frame; cached as its page is."""
 
+import inspect
+import itertools
 import json
 import re
 import struct
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from html.parser import HTMLParser
+from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
+from django.http import Http404, HttpResponse
+from django.test import RequestFactory
 from django.urls import reverse
 
 from benchsite import response_cache
 from benchsite.response_cache import CACHE_STATUS_HEADER
 from benchsite.settings.base import cache_settings
-from results import chart_images
+from drives.models import Drive
+from results import chart_images, charts
+from results.chart_images import features
+from results.chart_images.text import plain
+from results.models import Test
 from results.services import run_ingest
 from results.synthetic import measured_document
+from results.views import compare, leaderboards, value
+from results.views.chart_images import Chart
 from tests.factories import PriceFactory
 from tests.results.helpers import HOSTILE, ingest, measured
 from tests.results.test_sweeps import workloads_document
@@ -384,3 +398,173 @@ def test_the_renderer_draws_every_feature_charts_py_uses():
     assert named["#1 a"] < named["#2 b"]  # reversed: the first at the top
     png = chart_images.render_png(chart_images.render_svg(bars, chart_images.ImageText("t", "s")))
     assert png_size(png) == (int(root.get("width")), int(root.get("height")))
+
+
+def test_patterns_and_dashes_tell_every_compared_drive_apart():
+    """A to D: no pattern, stripes, dots, crosses (charts.SIDE_STYLES), each its own
+    <pattern>; every dash charts.py gives a line is drawn dashed but "solid"."""
+    shapes = [style[2] for style in charts.SIDE_STYLES]
+    bars = {
+        "data": [
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": ["a", "b", "c", "d"],
+                "x": [4, 3, 2, 1],
+                "marker": {"color": "#0072B2", "pattern": {"shape": shapes}},
+            }
+        ],
+        "layout": {"showlegend": False},
+    }
+    root, _ = svg_texts(chart_images.render_svg(bars, chart_images.ImageText("t", "s")).encode())
+    fills = [e.get("fill") for e in root.iter(f"{SVG}rect") if e.get("class") == "bar"]
+    assert fills[0] == "#0072B2" and len(set(fills)) == 4
+    patterns = {e.get("id"): e for e in root.iter(f"{SVG}pattern")}
+    assert sorted(patterns) == sorted(f[len("url(#") : -1] for f in fills[1:])
+    assert any(e.tag == f"{SVG}circle" for e in patterns[fills[2][5:-1]])  # the dots
+    for dash in {style[4] for style in charts.SIDE_STYLES}:
+        line = {"type": "scatter", "mode": "lines", "x": [1, 2], "y": [1, 2]}
+        figure = {"data": [dict(line, line={"dash": dash})], "layout": {}}
+        root, _ = svg_texts(chart_images.render_svg(figure, chart_images.ImageText("t", "s")))
+        drawn = [e for e in root.iter(f"{SVG}path") if e.get("class") == "line"]
+        assert ("stroke-dasharray" in drawn[0].attrib) == (dash != "solid"), dash
+
+
+@pytest.mark.django_db(databases=[])
+def test_a_figure_key_the_images_do_not_draw_is_named():
+    figure = {
+        "data": [
+            {"type": "scatter", "x": [1], "y": [2], "fill": "tozeroy"},
+            {"type": "scatter", "x": [1], "y": [2], "marker": {"symbol": ["circle", "star"]}},
+            {"type": "pie", "values": [1]},
+        ],
+        "layout": {"xaxis": {"type": "date"}, "yaxis": {"type": "log"}, "hovermode": "x"},
+    }
+    assert chart_images.unknown_features(figure) == [
+        "layout.axis.type = 'date'",
+        "pie.type",
+        "pie.values",
+        "scatter.fill",
+        "scatter.marker.symbol = 'star'",
+    ]
+
+
+def _said_by_the_renderer(key: str) -> bool:
+    """The last part of a declared key is a string the renderer's code reads."""
+    code = " ".join(
+        path.read_text()
+        for path in Path(chart_images.__file__).parent.glob("*.py")
+        if path.name not in ("features.py", "__init__.py")
+    )
+    last = key.rsplit(".", 1)[-1]
+    return f'"{last}"' in code or f"'{last}'" in code
+
+
+@pytest.mark.django_db(databases=[])
+def test_every_key_declared_drawn_is_read_by_the_renderer():
+    unread = [key for key in sorted(features.DRAWN) if not _said_by_the_renderer(key)]
+    assert not unread, unread
+    assert not features.DRAWN & (features.LEFT_OUT.keys() | features.ASSUMED.keys())
+    assert not features.LEFT_OUT.keys() & features.ASSUMED.keys()
+    assert set(features.VALUES) <= features.DRAWN
+
+
+# Every function of results/charts.py that builds a figure: a chart image's, or one of the
+# pages that have no chart images (PAGE_ONLY). A new one is one or the other, or the test
+# below fails.
+FIGURE_FUNCTIONS = sorted(
+    name
+    for name, function in inspect.getmembers(charts, inspect.isfunction)
+    if function.__module__ == charts.__name__
+    and not name.startswith("_")
+    and inspect.signature(function).return_annotation in ("dict", dict)
+)
+PAGE_ONLY = {
+    "price_history": "the drive page's (a date axis, which the images do not draw)",
+    "run_standings": "the drive and run pages' (box traces, which the images do not draw)",
+}
+
+
+@pytest.fixture
+def twice():
+    """A drive measured twice: its runs' standings (no demo drive has two alike runs)."""
+    measured(manufacturer="Acme", model="Twice", seed=1)
+    return measured(manufacturer="Acme", model="Twice", seed=2).drive
+
+
+@pytest.fixture
+def demo(twice):
+    call_command("load_demo", stdout=StringIO())
+
+
+def _demo_charts() -> list[Callable[[], Chart]]:
+    """Every chart image of the demo's pages, through the pages' chart sources: every drive
+    in a comparison of four (each scale, view and WSAT axis), every test's ranking, the
+    value page."""
+    factory = RequestFactory()
+    slugs = sorted(Drive.objects.values_list("slug", flat=True))
+    groups = [slugs[i : i + 4] for i in range(0, len(slugs), 4)]
+    groups[-1] = (groups[-1] + slugs)[:4]
+    sources = [
+        compare.compare_charts(factory.get("/", query), *group)
+        for group, query in itertools.product(
+            groups, ({}, {"scale": "linear"}, {"view": "steady"}, {"wsat_x": "bytes"})
+        )
+    ]
+    for test in Test.objects.values_list("identifier", flat=True):
+        try:
+            sources.append(leaderboards.ranking_charts(factory.get("/"), test))
+        except Http404:  # a test with no ranking (TRIM, saturation)
+            continue
+    sources.append(value.value_charts(factory.get("/")))
+    return [
+        chart
+        for source in sources
+        if not isinstance(source, HttpResponse)
+        for chart in source.values()
+    ]
+
+
+def test_the_renderer_draws_every_figure_of_a_chart_image(demo, monkeypatch):
+    """Every figure results/charts.py builds for the demo's chart images: each of its keys
+    and values one the images draw (results/chart_images/features.py), and drawn, each
+    legend entry in the image's text. Every figure function is one of theirs but the pages'
+    that have no images."""
+    built: dict[str, list[dict]] = {name: [] for name in FIGURE_FUNCTIONS}
+
+    def keeping(name, build):
+        def build_and_keep(*args, **kwargs):
+            figure = build(*args, **kwargs)
+            built[name].append(figure)
+            return figure
+
+        return build_and_keep
+
+    for name in FIGURE_FUNCTIONS:
+        monkeypatch.setattr(charts, name, keeping(name, getattr(charts, name)))
+    shown = [make() for make in _demo_charts()]
+    assert sorted(name for name, figures in built.items() if not figures) == sorted(PAGE_ONLY)
+
+    unknown = {
+        f"{name}: {feature}"
+        for name, figures in built.items()
+        for figure in figures
+        for feature in chart_images.unknown_features(chart_images.plain_figure(figure))
+    }
+    assert not unknown, "\n".join(sorted(unknown))
+    for chart in shown:
+        root, texts = svg_texts(
+            chart_images.render_svg(chart.figure, chart_images.ImageText(chart.title, "s"))
+        )
+        drawn = " ".join(texts)
+        assert " ".join(by_class(root, "title")).split() == chart.title.split()
+        for trace in chart_images.plain_figure(chart.figure)["data"]:
+            if trace.get("name") and trace.get("showlegend", True):
+                first = re.split(r"<br\s*/?>", trace["name"])[0]
+                assert plain(first) in drawn, chart.title
+
+
+def test_the_pages_only_figures_are_on_pages_without_images(client, twice):
+    """PAGE_ONLY's figures are drawn on their pages (a drive's with two alike runs)."""
+    html = client.get(reverse("bench:drive", args=[twice.slug])).content.decode()
+    assert html.count('class="chart"') >= 1 and '"type":"box"' in html
