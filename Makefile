@@ -16,7 +16,7 @@ export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
         loadgen loadgen-test loadgen-san-test loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load \
-        bench-pair bench-charts seed-scale plotly clean test-fresh
+        bench-pair bench-charts bench-dump seed-scale plotly clean test-fresh
 
 help:
 	@echo "make run           serve the demo site on http://127.0.0.1:8000/ (its own PostgreSQL)"
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make bench-charts  chart images: the site's renderer beside kaleido (Plotly's export)"
+	@echo "make bench-dump    the open-data dump of the 10,000-drive seed_scale catalog: time, size, memory"
 	@echo "make loadgen       build loadgen into $(LOADGEN_BUILD)/loadgen"
 	@echo "make loadgen-dist  a release of loadgen (source tarball, .deb, SHA-256s) in var/loadgen-dist/<version>/"
 	@echo "make loadgen-options  write loadgen's option table to $(LOADGEN_OPTIONS) (committed)"
@@ -237,6 +238,12 @@ bench-charts: $(INSTALLED) test-deps
 	DJANGO_SETTINGS_MODULE=benchsite.settings.test PYTHONPATH=$(CURDIR)/$(KALEIDO) \
 	  BROWSER_PATH=$${BROWSER_PATH:-/usr/bin/chromium} $(EPHEMERAL) \
 	  $(PY) manage.py bench_charts $(if $(ROUNDS),--rounds $(ROUNDS))
+
+# The open-data dump of the seed_scale catalog (bench-web's, built there once): its time,
+# size and peak memory (loadtests/management/commands/bench_dump.py).
+bench-dump: $(INSTALLED)
+	DJANGO_SETTINGS_MODULE=benchsite.settings.test $(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && $(PY) manage.py bench_dump'
 
 # Rebuild static/vendor/plotly.min.js from the plotly.js npm package (the result is committed).
 plotly:

@@ -21,12 +21,15 @@ from results.views.common import HtmxHttpRequest
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "public, max-age=0, must-revalidate"
+# What the page says of the licence: its name and id, and its deed's address (the project's
+# constant, never a stored URL, which the templates write only through the safe properties).
+LICENCE_SHOWN = {"licence": LICENCE, "licence_deed": LICENCE["url"]}
 
 
 @require_safe
 def data_page(request: HtmxHttpRequest) -> HttpResponse:
     dumps = dumps_listed()
-    context = {"dumps": dumps, "latest": dumps[0] if dumps else None, "licence": LICENCE}
+    context = {"dumps": dumps, "latest": dumps[0] if dumps else None, **LICENCE_SHOWN}
     context["keep"] = settings.BENCH_DUMP_KEEP
     return render(request, "bench/data.html", context)
 
@@ -42,7 +45,7 @@ def data_dump(request: HtmxHttpRequest, dump: str) -> HttpResponse:
     shown = next((d for d in dumps if d.name == dump), None)
     if shown is None:
         raise Http404("No such dump")
-    context = {"dumps": [shown], "latest": dumps[0], "licence": LICENCE, "one": True}
+    context = {"dumps": [shown], "latest": dumps[0], **LICENCE_SHOWN, "one": True}
     context["keep"] = settings.BENCH_DUMP_KEEP
     return render(request, "bench/data.html", context)
 
