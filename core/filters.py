@@ -59,7 +59,9 @@ _OPERATORS = {"exact": "=", "gte": ">=", "lte": "<="}
 
 
 def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> None:
-    """The condition of a filter of a field of its model's table (aliased `table`)."""
+    """The condition of a filter of a field of its model's table (aliased `table`): its
+    column named by Django's Model._meta API (documented and public, underscore and all;
+    the only way Django names a field's column)."""
     column = flt.model._meta.get_field(flt.field_name).column
     where.conditions.append(f"{table}.{column} {_OPERATORS[flt.lookup_expr]} {where.add(value)}")
 
@@ -84,13 +86,15 @@ class SlugFilter(django_filters.CharFilter):
     def filter(self, qs, value):
         if value in EMPTY_VALUES:
             return qs
-        named = self.to._default_manager.filter(slug=value).order_by().values("pk")[:1]
+        named = self.to.objects.filter(slug=value).order_by().values("pk")[:1]
         return self.get_method(qs)(**{self.field_name: Subquery(named)})
 
     def mask(self, value, columns: Columns):
         return columns.compare(f"{self.field_name}__slug", "exact", value)
 
     def sql(self, value, table: str, where: Where) -> None:
+        """The condition as SQL: the column and table named by Django's documented
+        Model._meta API (public, the only way Django names them)."""
         column = self.model._meta.get_field(self.field_name).column
         where.conditions.append(
             f"{table}.{column} = (SELECT id FROM {self.to._meta.db_table} "
@@ -153,12 +157,12 @@ def _form_class(
     making fields and a class for every request cost a filtered list a fifth of its time.
     The fields are made by an instance of its own on `model` (a filter keeps the field it
     makes, and names itself after its model's field), so a filter's field may not depend
-    on the request. `filterset._meta.form` is django-filter's reading of the class's Meta
-    (its FilterSetOptions, where django-filter itself reads the form class from): the
-    FilterSet declares it, and django-filter has no other accessor for it."""
-    filters = filterset(queryset=model._default_manager.none()).filters
+    on the request. The form class is the one the FilterSet's Meta declares (forms.Form
+    where it declares none, as django-filter reads it)."""
+    filters = filterset(queryset=model.objects.none()).filters
     fields = {name: filters[name].field for name in names}
-    return type(f"{filterset.__name__}Form", (filterset._meta.form,), fields)
+    form = getattr(getattr(filterset, "Meta", None), "form", forms.Form)
+    return type(f"{filterset.__name__}Form", (form,), fields)
 
 
 class FilterSet(django_filters.FilterSet):
@@ -281,10 +285,9 @@ NO_NUL = "^[^\\u0000]*$"
 def declared_filters(filterset: type[FilterSet]) -> dict[str, django_filters.Filter]:
     """A FilterSet's filters as an instance has them (bound to its model, so a filter's
     label is its field's verbose name where it declares none), read without a database; the
-    class's own are left as declared (a filter keeps the field it first makes).
-    `_meta.model` is the model the FilterSet's Meta declares, as django-filter reads it
-    (FilterSetOptions): django-filter has no other accessor for it."""
-    return filterset(queryset=filterset._meta.model._default_manager.none()).filters
+    class's own are left as declared (a filter keeps the field it first makes): on the
+    model its Meta declares."""
+    return filterset(queryset=filterset.Meta.model.objects.none()).filters
 
 
 def query_schema(flt: django_filters.Filter) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
+from django.db.models.signals import class_prepared
+from django.dispatch import receiver
 from django.utils.hashable import make_hashable
 
 from core.links import page_url, safe_http_url
@@ -79,23 +81,40 @@ http_url_validator = URLValidator(schemes=["http", "https"])
 
 
 class LabelledModel(models.Model):
-    """The apps' models: Django's, whose get_FOO_display() reads a table of labels made once
-    per field (Django's rebuilds it from the field's choices at every call: a page that
-    names the source, state and kind of dozens of rows spent a millisecond there).
-
-    Why it overrides a private name: _get_FIELD_display is the one method every
-    get_FOO_display() calls, and Django offers no public hook for the label table; it
-    stays until issue 44 moves the pages to labels read once per column (a read model)."""
+    """The apps' models: their get_FOO_display() reads a table of labels made once per field
+    (Django's rebuilds it from the field's choices at every call: a page that names the
+    source, state and kind of dozens of rows spent a millisecond there). The methods are
+    set when the model class is ready (`labels_read_once`, on Django's class_prepared
+    signal), replacing the ones Django made: public hooks only."""
 
     class Meta:
         abstract = True
 
-    def _get_FIELD_display(self, field):
-        labels = field.__dict__.get("_labels")
-        if labels is None:
-            labels = field._labels = {k: str(v) for k, v in make_hashable(field.flatchoices)}
-        value = getattr(self, field.attname)
+
+def _display(field: models.Field):
+    """get_FOO_display() of a field with choices: its value's label, the value itself when
+    no choice names it; the labels made on the first call (when translations are ready)."""
+    labels: dict = {}
+
+    def get_display(instance) -> str:
+        if not labels:
+            labels.update((k, str(v)) for k, v in make_hashable(field.flatchoices))
+        value = getattr(instance, field.attname)
         return labels.get(make_hashable(value), value)
+
+    get_display.__name__ = f"get_{field.name}_display"
+    return get_display
+
+
+@receiver(class_prepared)
+def labels_read_once(sender, **kwargs) -> None:
+    """Every LabelledModel's get_FOO_display(), one for each of its fields with choices
+    (the model's fields through Django's documented Model._meta API)."""
+    if not issubclass(sender, LabelledModel):
+        return
+    for field in sender._meta.local_fields:
+        if field.choices:
+            setattr(sender, f"get_{field.name}_display", _display(field))
 
 
 class Manufacturer(LabelledModel):
