@@ -746,6 +746,14 @@ def _each_side(keys, found, write) -> dict[str, Any]:
     return {key: write(item) for key, item in zip(keys, found, strict=True)}
 
 
+def _by_pattern(section, keys, points: bool, write) -> list[dict[str, Any]]:
+    """A series section's entries: each data pattern's series of every side."""
+    return [
+        {"pattern": part.pattern, **_each_side(keys, part.series, lambda w: write(w, points))}
+        for part in section.parts
+    ]
+
+
 # Each section's entry in the compare body (results.sections): its key, and its list from the
 # section and the sides' keys; None for a section whose figures the body writes elsewhere.
 SECTION_BODIES: dict[str, tuple[str, Callable[..., list]] | None] = {
@@ -791,21 +799,9 @@ SECTION_BODIES: dict[str, tuple[str, Callable[..., list]] | None] = {
     ),
     "saturation": (
         "saturation",
-        lambda section, keys, points: [
-            {
-                "pattern": part.pattern,
-                **_each_side(keys, part.series, lambda w: _saturation(w, points)),
-            }
-            for part in section.parts
-        ],
+        lambda section, keys, points: _by_pattern(section, keys, points, _saturation),
     ),
-    "wsat": (
-        "wsat",
-        lambda section, keys, points: [
-            {"pattern": part.pattern, **_each_side(keys, part.series, lambda w: _wsat(w, points))}
-            for part in section.parts
-        ],
-    ),
+    "wsat": ("wsat", lambda section, keys, points: _by_pattern(section, keys, points, _wsat)),
 }
 
 

@@ -315,9 +315,9 @@ class Comparison:
     wsat_patterns: list[str] = field(default_factory=list)
     sweeps: list[Sweep] = field(default_factory=list)
 
-    @property
+    @functools.cached_property
     def names(self) -> list[str]:
-        """Each drive's name, A first."""
+        """Each drive's name, A first (made once: every chart of the comparison names them)."""
         return [str(side.drive) for side in self.sides]
 
     @property
