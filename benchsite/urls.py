@@ -40,6 +40,7 @@ api_urls = [
     path(
         "tests/<slug:identifier>/leaderboard/", reads.LeaderboardView.as_view(), name="leaderboard"
     ),
+    path("tests/<slug:identifier>/ranking/", reads.RankingView.as_view(), name="ranking"),
     path("value/", reads.ValueView.as_view(), name="value"),
     path("dumps/", dumps.DumpListView.as_view(), name="dumps"),
     *router.urls,

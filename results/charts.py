@@ -559,25 +559,28 @@ def value_scatter(view: ValueView) -> dict:
     }
 
 
-def steady_bars(ranking) -> dict:
-    """A consistency ranking's steady-state IOPS as horizontal bars, best at the top: a
-    series that settled (SNIA PTS) in the first colour, one ranked by its last window
-    striped, highlighted drives in the highlight colour."""
-    rows = ranking.rows + ranking.elsewhere
+def kind_bars(ranking) -> dict:
+    """A ranking of a test of a kind that is not throughput (results.selectors.kind_rankings)
+    as horizontal bars, best at the top: each its ranked figure as the first column writes
+    it, a row with a note (a series that never settled, a cache that never ran out) striped,
+    highlighted drives in the highlight colour."""
+    by = ranking.by
+    first = by.columns[0]
     names, values, texts, hovers, colours, shapes = [], [], [], [], [], []
-    for row in rows:
-        s = row.series
-        names.append(label(f"#{row.rank} {s.run.drive}"))
-        values.append(round(s.steady_mean_iops))
-        texts.append(f"{units.iops(s.steady_mean_iops)} IOPS")
-        hovers.append(f"{texts[-1]} · {s.steady_label}")
+    for row in ranking.rows + ranking.elsewhere:
+        r = row.row
+        names.append(label(f"#{row.rank} {r.run.drive}"))
+        values.append(round(r.figure * by.scale, 3))
+        texts.append(first.shown(first.value(r)))
+        note = by.note(r)
+        hovers.append(f"{texts[-1]} · {note}" if note else texts[-1])
         colours.append(COLOUR_HIGHLIGHT if row.highlighted else COLOUR_A)
-        shapes.append("" if s.steady else PATTERN_B)
+        shapes.append(PATTERN_B if by.striped(r) else "")
     marker = {
         "color": colours,
         "pattern": {"shape": shapes, "fgcolor": "#ffffff", "solidity": 0.3},
     }
-    return _ranked_bars(names, values, texts, hovers, marker, "IOPS (higher is better)")
+    return _ranked_bars(names, values, texts, hovers, marker, by.unit)
 
 
 UNIT_DIGITS = 8  # of a unit's serial hash: enough to tell a drive's units apart

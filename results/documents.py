@@ -36,6 +36,9 @@ from jsonschema import Draft7Validator
 from core.links import is_http_url
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
+TEST_CATALOG = SCHEMA_PATH.with_name("catalog.json")  # the tests and suites (suite_catalog_sync)
+# loadgen's measured run-to-run variation of each test (manage.py run_to_run --write).
+TEST_VARIATION = SCHEMA_PATH.with_name("run-to-run.json")
 SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4)
 UNITS_TOLERANCE = Fraction(1, 100)  # bytes/s against IOPS x block size: 1%
 QUOTE_LIMIT = 60  # characters of a submitted value that a message repeats

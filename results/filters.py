@@ -12,9 +12,9 @@ from core.filters import DefaultChoiceFilter, FilterSet, Where
 from core.links import SLUG
 from drives.filters import DriveFilter
 from results import sweeps
+from results.documents import TEST_CATALOG
 from results.models import DRIVE_COPIES, DataPattern, LeaderboardEntry, Run, Test, copy_field
 from results.selectors.common import VALUE_DEFAULT_TEST
-from results.services import TEST_CATALOG
 from results.spread import Comparability
 
 SOURCE_CHOICES = [(Run.Source.MEASURED, "measured"), (Run.Source.PUBLISHED, "published")]

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -22,30 +20,24 @@ from drives.models import Drive, FirmwareVersion, is_placeholder
 from drives.services import DriveSpecProblem, drive_listed, drive_resolve, drive_reviewed
 from results import documents, loadgen, permissions, plausibility
 from results.documents import (
-    MIXED_SIDES,
+    TEST_CATALOG,
+    TEST_VARIATION,
     DocumentProblem,
     DocumentRejected,
     TestSpec,
-    with_defaults,
 )
+from results.kinds import KINDS
 from results.models import (
-    DIRECTION_FIGURES,
-    RESULT_FIGURES,
     Citation,
-    ConsistencySeries,
     IdempotencyKey,
-    Result,
     Run,
-    SaturationSeries,
     Suite,
     SuiteTest,
     Test,
     TestBench,
-    TrimValidation,
 )
 from results.permissions import REVIEWER_GROUP, TRUSTED_GROUP
 from results.spread import BPS_SQL, DERIVED_SQL, IOPS_SQL, METHOD_SQL, QUICK_SQL
-from results.steady_state import steady_state
 
 UNKNOWN_SUITE = "unknown suite {name} version {version}"
 ALREADY_WITHDRAWN = "run {pk} is already withdrawn"
@@ -128,51 +120,6 @@ def _suite(document: dict[str, Any]) -> Suite | None:
     return suite
 
 
-def steady_state_fields(iops: list[int], interval_ns: int) -> dict[str, Any]:
-    """The steady-state fields of a consistency series: the window results.steady_state
-    found (the first steady one, else the last), or the last 30% of a series too short to
-    test; the IOPS over it (mean, standard deviation and the slowest interval's)."""
-    found = steady_state(iops, interval_ns)
-    seconds = interval_ns / 1e9
-    window = found.window
-    if window is None:
-        start, end = int(len(iops) * 0.7), len(iops)
-        start_s, end_s = round(start * seconds), round(end * seconds)
-    else:
-        start_s, end_s = window.start_s, window.end_s
-        start, end = round(start_s / seconds), round(end_s / seconds)
-    tail = [v / seconds for v in iops[start:end]]
-    return {
-        "steady": found.steady,
-        "steady_state_start_s": start_s,
-        "steady_state_end_s": end_s,
-        "steady_excursion": window.excursion if window else None,
-        "steady_slope": window.slope if window else None,
-        "steady_mean_iops": window.mean_iops if window else statistics.fmean(tail),
-        "steady_stddev_iops": statistics.pstdev(tail),
-        "steady_min_iops": round(min(tail)),
-    }
-
-
-def _latency_fields(prefix: str, latency: Mapping[str, Any]) -> dict[str, Any]:
-    """A latency summary of the document as the model's <prefix>_* fields."""
-    return {
-        f"{prefix}_mean_ns": latency.get("mean"),
-        f"{prefix}_stddev_ns": latency.get("stddev"),
-        f"{prefix}_min_ns": latency.get("min"),
-        f"{prefix}_max_ns": latency.get("max"),
-        f"{prefix}_percentiles_ns": latency.get("percentiles"),
-    }
-
-
-# What a result stores where its document leaves a figure out and the field has a default.
-_FIGURE_DEFAULTS = {
-    field.attname: field.get_default()
-    for field in map(Result._meta.get_field, RESULT_FIGURES)
-    if field.has_default()
-}
-
-
 def bench_fields(document: Mapping[str, Any]) -> dict[str, str] | None:
     """A document's test bench (TestBench.FIELDS): each field as its `bench` gives it (empty too),
     else as the tool read it (`host`: CPU and how many, memory, OS and kernel; `target`: the
@@ -189,87 +136,6 @@ def bench_fields(document: Mapping[str, Any]) -> dict[str, str] | None:
     }
     fields = {f: (given[f] if f in given else read.get(f, ""))[:200] for f in TestBench.FIELDS}
     return fields if any(fields.values()) else None
-
-
-def result_figures(entry: Mapping[str, Any], latency_kind: str) -> dict[str, Any]:
-    """A throughput entry of a document as a Result's figures (RESULT_FIGURES, in order):
-    every figure under the name the document and the model both give it (or the field's
-    default, None without one, where the entry leaves it out), but the latency summaries:
-    latency_ns and clat_ns as the latency_* and clat_* fields, and latency_kind saying
-    which latency latency_ns is."""
-    figures = {name: entry.get(name, _FIGURE_DEFAULTS.get(name)) for name in RESULT_FIGURES}
-    latency = entry.get("latency_ns", {})
-    figures.update(
-        _latency_fields("latency", latency),
-        **_latency_fields("clat", entry.get("clat_ns", {})),
-        latency_kind=latency_kind if latency else "",
-    )
-    for side in MIXED_SIDES:
-        figures.update(direction_fields(side, entry.get(side, {})))
-    return figures
-
-
-def direction_fields(side: str, figures: Mapping[str, Any]) -> dict[str, Any]:
-    """A mixed result's reads or writes (the document's `read` or `write`) as the Result's
-    `<side>_<figure>` fields (DIRECTION_FIGURES); all None for a result that is not mixed."""
-    latency = figures.get("latency_ns", {})
-    read = {
-        "iops": figures.get("iops"),
-        "latency_mean_ns": latency.get("mean"),
-        "latency_max_ns": latency.get("max"),
-        "latency_percentiles_ns": latency.get("percentiles"),
-    }
-    return {f"{side}_{name}": read[name] for name in DIRECTION_FIGURES}
-
-
-def _result(run: Run, test: Test, entry: dict[str, Any], latency_kind: str) -> Result:
-    """One throughput result; latency_kind says which latency its latency_ns is."""
-    return Result(run=run, test=test, **result_figures(entry, latency_kind))
-
-
-def consistency_figures(entry: Mapping[str, Any]) -> dict[str, Any]:
-    """A consistency entry of a document as a ConsistencySeries' fields (the run and test
-    aside): its series, and the steady state read from it."""
-    entry = with_defaults("consistency", entry)
-    return {
-        "spare_area_percent": entry["spare_area_percent"],
-        "pattern": entry["pattern"],
-        "span_bytes": entry.get("span_bytes"),
-        "interval_ns": entry["interval_ns"],
-        "iops": entry["iops"],
-        **steady_state_fields(entry["iops"], entry["interval_ns"]),
-        "partial": entry.get("partial", False),
-    }
-
-
-def _saturation(run: Run, test: Test, entry: dict[str, Any]) -> SaturationSeries:
-    """One write saturation: its series and where its cache ran out."""
-    entry = with_defaults("saturation", entry)
-    return SaturationSeries(
-        run=run,
-        test=test,
-        pattern=entry["pattern"],
-        span_bytes=entry.get("span_bytes"),
-        interval_ns=entry["interval_ns"],
-        duration_ns=entry.get("duration_ns"),
-        discard_method=entry.get("discard_method", ""),
-        bytes_per_interval=entry["bytes_per_interval"],
-        bytes_written=entry["bytes_written"],
-        mean_bytes_per_second=entry.get("mean_bytes_per_second"),
-        initial_bytes_per_second=entry.get("initial_bytes_per_second"),
-        threshold_fraction=entry.get("threshold_fraction"),
-        exhausted=entry["exhausted"],
-        exhausted_at_s=entry.get("exhausted_at_s"),
-        bytes_before_exhausted=entry.get("bytes_before_exhausted"),
-        bytes_per_second_before=entry.get("bytes_per_second_before"),
-        bytes_per_second_after=entry.get("bytes_per_second_after"),
-        partial=entry.get("partial", False),
-        target_bytes=entry.get("target_bytes"),
-        time_cap_ns=entry.get("time_cap_ns"),
-        stopped_by=entry.get("stopped_by", ""),
-        halved_at_s=entry.get("halved_at_s"),
-        bytes_before_halved=entry.get("bytes_before_halved"),
-    )
 
 
 def _write(
@@ -344,37 +210,10 @@ def _write(
     if not drive.listed:  # every run of it had been withdrawn: listed again
         drive_listed(drive_id=drive.pk, listed=True)
 
-    kind = documents.latency_kind(document)
-    Result.objects.bulk_create(
-        [_result(run, tests[entry["test"]], entry, kind) for entry in document.get("results", [])]
-    )
-
-    ConsistencySeries.objects.bulk_create(
-        [
-            ConsistencySeries(run=run, test=tests[entry["test"]], **consistency_figures(entry))
-            for entry in document.get("consistency", [])
-        ]
-    )
-
-    TrimValidation.objects.bulk_create(
-        [
-            TrimValidation(
-                run=run,
-                test=tests[entry["test"]],
-                pattern=entry["pattern"],
-                span_bytes=entry.get("span_bytes"),
-                torture_seconds=entry.get("torture_seconds"),
-                discard_method=entry.get("discard_method", ""),
-                clean_bytes_per_second=entry["clean_bytes_per_second"],
-                after_torture_bytes_per_second=entry["after_torture_bytes_per_second"],
-                after_trim_bytes_per_second=entry["after_trim_bytes_per_second"],
-            )
-            for entry in (with_defaults("trim", e) for e in document.get("trim", []))
-        ]
-    )
-    SaturationSeries.objects.bulk_create(
-        [_saturation(run, tests[entry["test"]], entry) for entry in document.get("saturation", [])]
-    )
+    for kind in KINDS:
+        kind.model.objects.bulk_create(
+            kind.rows(run, document.get(kind.section, []), tests, document)
+        )
     # A reviewer's run is judged against the drive's runs once its own are stored beside
     # them (grouped as every read groups them).
     outside = plausibility.outside_distribution(run) if submitter is not None else []
@@ -683,11 +522,6 @@ def _leaderboard_sql(*, where: str, entries: str) -> str:
         stored=", ".join(f"e.{c}" for c in columns),
         proposed=", ".join(f"EXCLUDED.{c}" for c in columns),
     )
-
-
-TEST_CATALOG = Path(__file__).resolve().parent / "schema" / "catalog.json"
-# loadgen's measured run-to-run variation of each test (manage.py run_to_run --write).
-TEST_VARIATION = TEST_CATALOG.with_name("run-to-run.json")
 
 
 def suite_catalog_sync(

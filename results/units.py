@@ -168,3 +168,9 @@ def megabytes(num_bytes) -> str:
 def _decimal_size(num_bytes, factor: float, unit: str) -> str:
     num_bytes = _number(num_bytes)
     return "—" if num_bytes is None else f"{num_bytes / factor:,.1f} {unit}"
+
+
+def share(fraction) -> str:
+    """A part of a whole (0.873), as a percentage to a tenth: "87.3%"."""
+    fraction = _number(fraction)
+    return "—" if fraction is None else f"{fraction * 100:,.1f}%"

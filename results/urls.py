@@ -4,8 +4,9 @@ from django.urls import path, register_converter
 
 from core.versions import DUMPS, VALUE, drive_scope, ranking_scope
 from results import sweeps
+from results.documents import TEST_CATALOG
 from results.filters import highlight_slugs
-from results.services import TEST_CATALOG
+from results.kinds import RANKED_KINDS
 from results.views import (
     browse,
     chart_images,
@@ -118,18 +119,19 @@ def compare_scopes(query, *slugs: str, **named: str) -> list[str]:
     return [drive_scope(slug) for slug in (*slugs, *named.values())]
 
 
-# A consistency test's ranking reads series and the status of their runs, and withdrawing a
-# run touches no series row: that ranking depends on every write.
+# The ranking of a test of a kind that is not throughput (results.kinds: its `ranked_by`)
+# reads its kind's rows and the status of their runs, and withdrawing a run touches none of
+# those rows: that ranking depends on every write.
 _SERIES_RANKED = frozenset(
     test["id"]
     for test in json.loads(TEST_CATALOG.read_text())["tests"]
-    if test["kind"] == "consistency"
+    if test["kind"] in RANKED_KINDS
 )
 
 
 def ranking_scopes(query, identifier: str) -> list[str] | None:
     """A ranking's: the test it ranks (a queue-depth sweep's at the depth ?qd= chooses), and
-    the drives it highlights; a consistency test's, every write."""
+    the drives it highlights; a test's of another kind than throughput, every write."""
     if identifier in _SERIES_RANKED:
         return None
     ranked = sweeps.member_of_query(identifier, query.get("qd"))

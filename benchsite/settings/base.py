@@ -278,7 +278,11 @@ SPECTACULAR_SETTINGS = {
     # $defs) can be the upload's request body (results.api.runs.upload_components).
     "OAS_VERSION": "3.1.0",
     # A compared drive's key (results.api.shapes): one enum wherever a body names one.
-    "ENUM_NAME_OVERRIDES": {"DriveKeyEnum": "results.api.shapes.SIDE_CHOICES"},
+    "ENUM_NAME_OVERRIDES": {
+        "DriveKeyEnum": "results.api.shapes.SIDE_CHOICES",
+        "RunsClassEnum": "results.api.shapes.RUNS_CLASSES",
+        "MethodEnum": "results.models.Method",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "results.api.runs.upload_components",

@@ -6,10 +6,8 @@ out, as on the pages."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
-from operator import attrgetter, itemgetter
 from typing import Any
 
 import django_filters
@@ -41,17 +39,17 @@ from core.filters import (
 )
 from core.links import SLUG
 from core.serializers import RowWriter
+from drives.filters import DriveFilter
 from drives.models import Drive
 from results import sweeps
 from results.api.shapes import (
     ComparisonShape,
-    LatencyShape,
+    KindRankingShape,
     LeaderboardShape,
     ValueShape,
     derived_field,
     missing_rates_field,
 )
-from results.documents import MIXED_SIDES
 from results.filters import (
     ENTRIES,
     LeaderboardFilter,
@@ -62,6 +60,8 @@ from results.filters import (
     highlight_slugs,
     value_query,
 )
+from results.kinds import KIND_OF, RANKED_KINDS, compare_sections
+from results.kinds.throughput import DirectionSerializer, LatencySerializer
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -73,16 +73,16 @@ from results.models import (
     TrimValidation,
     method_label,
 )
-from results.sections import sections
-from results.selectors.common import SERIES_POINTS, Figures
+from results.selectors.common import SERIES_POINTS
 from results.selectors.compare import (
     SIDE_KEYS,
     Comparison,
     RepeatedDrive,
     Side,
-    TestRows,
     compare,
 )
+from results.selectors.kind_rankings import METHODS as KIND_METHODS
+from results.selectors.kind_rankings import KindRow, RankedBy, kind_ranking, ranked_test
 from results.selectors.rankings import (
     Metric,
     RankedEntry,
@@ -244,62 +244,6 @@ class SuiteViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 # -- results and series ----------------------------------------------------------------------
-
-
-# A latency summary (shapes.LatencyShape): a result's <prefix>_<field> figures as stored
-# (prefix "latency" or "clat"; a values() row or an instance), null when it has none (no
-# mean, maximum or percentiles). No docstring: it would be the schema's description of the
-# block.
-class LatencySerializer(LatencyShape):
-    def __init__(self, *args, prefix: str = "latency", **kwargs):
-        self.prefix = prefix
-        super().__init__(*args, **kwargs)
-
-    @functools.cached_property
-    def _read(self) -> tuple[tuple[str, ...], Callable[[Any], tuple], Callable[[Any], tuple]]:
-        """The fields' names, and how their figures are read from a values() row and from
-        an instance."""
-        columns = [f"{self.prefix}_{name}" for name in self.fields]
-        return tuple(self.fields), itemgetter(*columns), attrgetter(*columns)
-
-    def to_representation(self, result) -> dict[str, Any] | None:
-        names, from_row, from_instance = self._read
-        read = from_row if isinstance(result, dict) else from_instance
-        block = dict(zip(names, read(result), strict=False))
-        if block["mean_ns"] is None and block["max_ns"] is None and not block["percentiles_ns"]:
-            return None
-        block["percentiles_ns"] = block["percentiles_ns"] or {}
-        return block
-
-
-# A mixed result's reads or writes (`side`: read or write): its <side>_<figure> columns
-# (results.models.DIRECTION_FIGURES), null for a result that is not mixed.
-class DirectionSerializer(serializers.Serializer):
-    iops = serializers.FloatField(allow_null=True)
-    latency_mean_ns = serializers.FloatField(allow_null=True)
-    latency_max_ns = serializers.IntegerField(allow_null=True)
-    latency_percentiles_ns = serializers.DictField(
-        child=serializers.IntegerField(), allow_null=True
-    )
-
-    def __init__(self, *args, side: str = "read", **kwargs):
-        self.side = side
-        super().__init__(*args, **kwargs)
-
-    @functools.cached_property
-    def _read(self) -> tuple[tuple[str, ...], Callable[[Any], tuple], Callable[[Any], tuple]]:
-        """The fields' names, and how their figures are read from a values() row and from
-        an instance (made once: a compare body writes a direction for every figure)."""
-        columns = [f"{self.side}_{name}" for name in self.fields]
-        return tuple(self.fields), itemgetter(*columns), attrgetter(*columns)
-
-    def to_representation(self, result) -> dict[str, Any] | None:
-        names, from_row, from_instance = self._read
-        read = from_row if isinstance(result, dict) else from_instance
-        values = read(result)
-        if all(v is None for v in values):
-            return None
-        return dict(zip(names, values, strict=True))
 
 
 class FioSteadySerializer(serializers.Serializer):
@@ -594,112 +538,6 @@ def _drive(drive: Drive) -> dict[str, Any]:
     }
 
 
-LATENCY = LatencySerializer()
-DIRECTIONS = {side: DirectionSerializer(side=side) for side in MIXED_SIDES}
-
-
-def _figures(figures: Figures | None) -> dict[str, Any] | None:
-    if figures is None:
-        return None
-    result = figures.result
-    return {
-        "result": result.pk,
-        "run": result.run_id,
-        "bytes_per_second": figures.bytes_per_second,
-        "iops": figures.iops,
-        "iops_stddev": result.iops_stddev,
-        "iops_min": result.iops_min,
-        "derived": figures.derived or None,
-        "missing_rates_reason": figures.missing_rates_reason,
-        "method": figures.method or None,
-        "method_label": method_label(figures.method, result.run.tool_name)
-        if figures.method
-        else None,
-        "spread": figures.spread.as_dict() if figures.spread else None,
-        "quick": figures.quick,
-        "comparability": figures.comparability,
-        "partial": result.partial,
-        "latency_kind": result.latency_kind,
-        "latency": LATENCY.to_representation(result),
-        **{side: writer.to_representation(result) for side, writer in DIRECTIONS.items()},
-    }
-
-
-def _series(series: ConsistencySeries | None, points: bool) -> dict[str, Any] | None:
-    if series is None:
-        return None
-    body = {
-        "id": series.pk,
-        "run": series.run_id,
-        "pattern": series.pattern,
-        "interval_ns": series.interval_ns,
-        "steady": series.steady,
-        "steady_label": series.steady_label,
-        "steady_state_start_s": series.steady_state_start_s,
-        "steady_state_end_s": series.steady_state_end_s,
-        "steady_excursion": series.steady_excursion,
-        "steady_slope": series.steady_slope,
-        "steady_mean_iops": series.steady_mean_iops,
-        "steady_min_iops": series.steady_min_iops,
-        "partial": series.partial,
-        "url": f"/api/v1/consistency/{series.pk}/",
-    }
-    if points:
-        body["iops"] = series.iops_json  # JSON text, as the selector read it
-    return body
-
-
-def _trim(trim: TrimValidation | None) -> dict[str, Any] | None:
-    if trim is None:
-        return None
-    return {
-        "run": trim.run_id,
-        "clean_bytes_per_second": trim.clean_bytes_per_second,
-        "after_torture_bytes_per_second": trim.after_torture_bytes_per_second,
-        "after_trim_bytes_per_second": trim.after_trim_bytes_per_second,
-    }
-
-
-def _saturation(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
-    if series is None:
-        return None
-    body = {
-        "run": series.run_id,
-        "interval_ns": series.interval_ns,
-        "bytes_written": series.bytes_written,
-        "exhausted": series.exhausted,
-        "exhausted_at_s": series.exhausted_at_s,
-        "bytes_before_exhausted": series.bytes_before_exhausted,
-        "bytes_per_second_before": series.bytes_per_second_before,
-        "bytes_per_second_after": series.bytes_per_second_after,
-        "partial": series.partial,
-        "url": f"/api/v1/saturation/{series.pk}/",
-    }
-    if points:
-        body["bytes_per_interval"] = series.bytes_per_interval
-    return body
-
-
-def _wsat(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
-    if series is None:
-        return None
-    body = {
-        "run": series.run_id,
-        "interval_ns": series.interval_ns,
-        "bytes_written": series.bytes_written,
-        "target_bytes": series.target_bytes,
-        "time_cap_ns": series.time_cap_ns,
-        "stopped_by": series.stopped_by,
-        "halved_at_s": series.halved_at_s,
-        "bytes_before_halved": series.bytes_before_halved,
-        "partial": series.partial,
-        "url": f"/api/v1/saturation/{series.pk}/",
-    }
-    if points:
-        body["bytes_per_interval"] = series.bytes_per_interval
-    return body
-
-
 def _side(side: Side, value_test: str) -> dict[str, Any]:
     price = side.price
     per_gb = side.price_per_gb
@@ -715,96 +553,6 @@ def _side(side: Side, value_test: str) -> dict[str, Any]:
     }
 
 
-# `loadgen run --compare` reads this body of a drive compared with itself (loadgen/src/compare.c:
-# a.drive.name, tests[].test, tests[].patterns[].pattern and side a's figures): a key it reads
-# renamed is every deployed loadgen's comparison lost.
-def _test_rows(one: TestRows) -> dict[str, Any]:
-    return {
-        "test": one.test.identifier,
-        "name": one.test.name,
-        "unit": one.test.unit,
-        "higher_is_better": one.test.higher_is_better,
-        "patterns": [
-            {
-                "pattern": p.pattern,
-                **{key: _figures(f) for key, f in zip(SIDE_KEYS, p.figures, strict=False)},
-                # A against B, as the body of two drives has always said it.
-                "winner": p.verdicts[1].winner or None,
-                "difference_percent": p.verdicts[1].difference_percent,
-                "verdict": p.verdicts[1].as_dict(),
-                "verdicts": {
-                    key: v.as_dict() for key, v in zip(SIDE_KEYS[1:], p.verdicts[1:], strict=False)
-                },
-                "best": p.best or None,
-            }
-            for p in one.rows
-        ],
-    }
-
-
-def _each_side(keys, found, write) -> dict[str, Any]:
-    return {key: write(item) for key, item in zip(keys, found, strict=True)}
-
-
-def _by_pattern(section, keys, points: bool, write) -> list[dict[str, Any]]:
-    """A series section's entries: each data pattern's series of every side."""
-    return [
-        {"pattern": part.pattern, **_each_side(keys, part.series, lambda w: write(w, points))}
-        for part in section.parts
-    ]
-
-
-# Each section's entry in the compare body (results.sections): its key, and its list from the
-# section and the sides' keys; None for a section whose figures the body writes elsewhere.
-SECTION_BODIES: dict[str, tuple[str, Callable[..., list]] | None] = {
-    "throughput": (
-        "tests",
-        lambda section, keys, points: [_test_rows(t) for t, _ in section.parts],
-    ),
-    "sweeps": (
-        "sweeps",
-        lambda section, keys, points: [
-            {
-                "family": part.sweep.family,
-                "name": part.sweep.name,
-                "points": [
-                    {"queue_depth": point.test.queue_depth, **_test_rows(point)}
-                    for point in part.sweep.points
-                ],
-            }
-            for part in section.parts
-        ],
-    ),
-    "latency": None,  # its figures are its tests' (each side's `latency`)
-    "consistency": (
-        "consistency",
-        lambda section, keys, points: [
-            {
-                "spare_area_percent": part.level,
-                **_each_side(keys, part.series, lambda s: _series(s, points)),
-            }
-            for part in section.parts
-        ],
-    ),
-    "trim": (
-        "trim",
-        lambda section, keys, points: [
-            {
-                "test": part.test.identifier,
-                "pattern": part.pattern,
-                **_each_side(keys, part.sides, _trim),
-            }
-            for part in section.parts
-        ],
-    ),
-    "saturation": (
-        "saturation",
-        lambda section, keys, points: _by_pattern(section, keys, points, _saturation),
-    ),
-    "wsat": ("wsat", lambda section, keys, points: _by_pattern(section, keys, points, _wsat)),
-}
-
-
 def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
     sides = comparison.sides
     keys = [side.key for side in sides]
@@ -813,10 +561,10 @@ def comparison_body(comparison: Comparison, *, points: bool) -> dict[str, Any]:
         **{side.key: _side(side, comparison.value_test) for side in sides},
         "value_test": comparison.value_test,
     }
-    for section in sections(comparison):
-        if written := SECTION_BODIES[section.id]:
-            key, write = written
-            body[key] = write(section, keys, points)
+    for section in compare_sections(comparison):
+        if section.body:
+            key, write = section.body
+            body[key] = write(keys, points)
     return body
 
 
@@ -1022,6 +770,122 @@ class LeaderboardView(APIView):
                 "has_next": board.has_next,
                 "rows": [_entry(r) for r in board.rows],
                 "elsewhere": [_entry(r) for r in board.elsewhere],
+            }
+        )
+
+
+def _kind_row(row: KindRow, by: RankedBy) -> dict[str, Any]:
+    return {
+        "rank": row.rank,
+        "drive": row.drive.slug,
+        "drive_name": str(row.drive),
+        "run": row.row.run_id,
+        "figure": row.row.figure,
+        "figures": {column.key: column.value(row.row) for column in by.columns},
+        "note": by.note(row.row),
+        "highlighted": row.highlighted,
+    }
+
+
+KIND_RANKING_PARAMETERS = [
+    *filter_parameters(DriveFilter),
+    OpenApiParameter(
+        "spare",
+        whole_number_schema(0, 90),
+        description="A consistency test's spare-area level, percent (default: the lowest)",
+    ),
+    OpenApiParameter(
+        "pattern",
+        {"type": "string", "enum": list(DataPattern.values)},
+        description="The data pattern of a TRIM, write-saturation or WSAT test (default: the "
+        "first recorded)",
+    ),
+    OpenApiParameter(
+        "method",
+        {"type": "string", "enum": list(KIND_METHODS)},
+        description="Full-length runs and published figures (the default), or quick runs",
+    ),
+    OpenApiParameter("page", whole_number_schema(1, MAX_LEADERBOARD_PAGES), description="1-based"),
+    OpenApiParameter("page_size", whole_number_schema(1, MAX_LEADERBOARD_PAGE)),
+    HIGHLIGHT,
+    TEST_PATH,
+]
+
+
+NO_CHOICE = "a {test} test is ranked without a {name}"
+
+
+class RankingView(APIView):
+    """The ranking of a consistency, TRIM, write-saturation or WSAT test, as on its page:
+    each drive once, by its kind's figure of its latest whole row at one spare-area level or
+    data pattern."""
+
+    @extend_schema(
+        summary="A test's ranking (a kind other than throughput)",
+        parameters=KIND_RANKING_PARAMETERS,
+        responses={200: KindRankingShape},
+    )
+    def get(self, request: Request, identifier: str) -> Response:
+        test = ranked_test(identifier, RANKED_KINDS)
+        if test is None:
+            raise Http404("no such test (a throughput test's ranking is its leaderboard)")
+        by = KIND_OF[test.kind].ranked_by(test)
+        params = request.query_params
+        filters = DriveFilter(params, queryset=Drive.objects.all())
+        errors = dict(filters.errors) if not filters.is_valid() else {}
+        given = {
+            "spare": whole_number(params, "spare", default=None, minimum=0, maximum=90),
+            "pattern": params.get("pattern"),
+        }
+        if given["pattern"] is not None and given["pattern"] not in DataPattern.values:
+            errors["pattern"] = [f"must be one of {list(DataPattern.values)}"]
+        method = params.get("method", KIND_METHODS[0])
+        if method not in KIND_METHODS:
+            errors["method"] = [f"must be one of {list(KIND_METHODS)}"]
+        if errors:
+            raise query_errors(errors)
+        # A value the schema allows of a ranking the test does not have (a pattern of a
+        # consistency test, a spare-area level never recorded): no such ranking, as an
+        # unknown test is none.
+        for name, value in given.items():
+            if value is not None and name != by.choice_param:
+                message = NO_CHOICE.format(test=test.get_kind_display(), name=name)
+                raise NotFound([{"pointer": f"/query/{name}", "message": message}])
+        chosen = given[by.choice_param]
+        page = whole_number(params, "page", default=1, minimum=1, maximum=MAX_LEADERBOARD_PAGES)
+        size = whole_number(
+            params, "page_size", default=50, minimum=1, maximum=MAX_LEADERBOARD_PAGE
+        )
+        ranking = kind_ranking(
+            test=test,
+            by=by,
+            choice=chosen,
+            method=method,
+            drives=filters.qs if any(filters.form.cleaned_data.values()) else None,
+            page=page,
+            page_size=size,
+            highlight=highlight_slugs(params.getlist("highlight")),
+        )
+        if chosen is not None and ranking.choice != chosen:
+            recorded = [str(c) for c in ranking.choices]
+            raise NotFound(
+                [{"pointer": f"/query/{by.choice_param}", "message": f"recorded: {recorded}"}]
+            )
+        return Response(
+            {
+                "test": test.identifier,
+                "kind": test.kind,
+                "unit": by.unit,
+                "choice_parameter": by.choice_param,
+                "choice": None if ranking.choice is None else str(ranking.choice),
+                "choices": [str(c) for c in ranking.choices],
+                "method": ranking.method,
+                "page": ranking.page,
+                "page_size": ranking.page_size,
+                "has_next": ranking.has_next,
+                "considered": ranking.considered,
+                "rows": [_kind_row(r, by) for r in ranking.rows],
+                "elsewhere": [_kind_row(r, by) for r in ranking.elsewhere],
             }
         )
 

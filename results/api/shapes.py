@@ -2,10 +2,12 @@
 the OpenAPI schema: what results.api.reads writes (comparison_body, _entry, _point) and
 results.api.runs (a run's results), field by field. The shapes never write a response;
 tests/api/test_schemathesis.py validates every response against them. The fields every
-read of results declares alike (derived_field, missing_rates_field) are made here."""
+read of results declares alike (derived_field, missing_rates_field) are made here; a
+result's latency summary is its kind's (results.kinds.throughput.LatencyShape)."""
 
 from rest_framework import serializers
 
+from results.kinds.throughput import LatencyShape
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -43,15 +45,6 @@ def missing_rates_field() -> serializers.ChoiceField:
         help_text="Why bytes_per_second and iops are both null: the source published, or "
         "the run measured, only latency for this test; null when they are given",
     )
-
-
-# A latency summary (results.api.reads.LatencySerializer writes it from a result's figures).
-class LatencyShape(serializers.Serializer):
-    mean_ns = serializers.FloatField(allow_null=True)
-    stddev_ns = serializers.FloatField(allow_null=True)
-    min_ns = serializers.IntegerField(allow_null=True)
-    max_ns = serializers.IntegerField(allow_null=True)
-    percentiles_ns = serializers.DictField(child=serializers.IntegerField())
 
 
 class SpreadShape(serializers.Serializer):
@@ -389,6 +382,47 @@ class LeaderboardShape(serializers.Serializer):
     has_next = serializers.BooleanField()
     rows = EntryShape(many=True)
     elsewhere = EntryShape(many=True)
+
+
+# The comparability classes a ranking of another kind orders one of (its `method`), named
+# apart from a figure's Method in the schema (settings' ENUM_NAME_OVERRIDES).
+RUNS_CLASSES = Comparability.CHOICES
+
+
+class KindRowShape(serializers.Serializer):
+    """A drive ranked in a test of a kind that is not throughput (results.api.reads._kind_row)."""
+
+    rank = serializers.IntegerField(min_value=1)
+    drive = serializers.CharField()
+    drive_name = serializers.CharField()
+    run = serializers.IntegerField()
+    figure = serializers.FloatField(help_text="what the ranking orders by, highest first")
+    figures = serializers.DictField(
+        help_text="the row's figures as the page's columns show them, by key (stored units: "
+        "bytes, bytes per second, IOPS, seconds; a share from 0 to 1)"
+    )
+    note = serializers.CharField(
+        allow_blank=True, help_text="a qualification of its figure (never settled, …)"
+    )
+    highlighted = serializers.BooleanField()
+
+
+class KindRankingShape(serializers.Serializer):
+    """The ranking of a test of a kind that is not throughput (results.api.reads.RankingView)."""
+
+    test = serializers.CharField()
+    kind = serializers.CharField()
+    unit = serializers.CharField(help_text="what `figure` is")
+    choice_parameter = serializers.CharField(help_text="the query's name for the choice")
+    choice = serializers.CharField(allow_null=True, help_text="the value ranked at")
+    choices = serializers.ListField(child=serializers.CharField())
+    method = serializers.ChoiceField(choices=RUNS_CLASSES)
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    has_next = serializers.BooleanField()
+    considered = serializers.IntegerField(help_text="drives ranked")
+    rows = KindRowShape(many=True)
+    elsewhere = KindRowShape(many=True)
 
 
 class ValueRowShape(serializers.Serializer):

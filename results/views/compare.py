@@ -20,14 +20,10 @@ from drives.filters import search_words
 from drives.models import Drive
 from drives.selectors import drive_match, drive_search
 from results.filters import highlight_slugs
+from results.kinds import Shown, compare_sections
+from results.kinds.throughput import LATENCY_PERCENTILES
 from results.models import Run
-from results.sections import (
-    LATENCY_PERCENTILES,
-    Section,
-    export_rows,
-    sections,
-    value_test_name,
-)
+from results.sections import Section, export_rows, value_test_name
 from results.selectors.compare import (
     MAX_SIDES,
     SIDE_KEYS,
@@ -264,9 +260,8 @@ def compare_page(
 
 def _sections(request: HtmxHttpRequest, comparison: Comparison, state: dict) -> list[Section]:
     """The comparison's sections as the address asks to see them (scale, view, ?wsat_x=)."""
-    return sections(
-        comparison, scale=state["scale"], view=state["view"], wsat_axis=wsat_axis(request)
-    )
+    shown = Shown(scale=state["scale"], view=state["view"], wsat_axis=wsat_axis(request))
+    return compare_sections(comparison, shown)
 
 
 def compare_charts(
@@ -357,7 +352,7 @@ def compare_csv(
     state, slugs, comparison = read
     out = io.StringIO()
     writer = csv.writer(out)
-    for row in export_rows(comparison, sections(comparison)):
+    for row in export_rows(comparison, compare_sections(comparison)):
         writer.writerow([_csv_cell(cell) for cell in row])
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     filename = "-vs-".join(slugs)
@@ -373,7 +368,7 @@ def compare_markdown(
     if isinstance(read, HttpResponse):
         return read
     state, slugs, comparison = read
-    rows = export_rows(comparison, sections(comparison))
+    rows = export_rows(comparison, compare_sections(comparison))
     header, body = rows[0], rows[1:]
     first, *others = (str(side.drive) for side in comparison.sides)
     unused = {f"run_{key}" for key in SIDE_KEYS[len(slugs) :]}

@@ -6,7 +6,7 @@ from django.views.decorators.http import require_safe
 
 from drives.models import Drive
 from results import charts
-from results.sections import saturation_columns, wsat_columns
+from results.kinds.saturation import saturation_columns, wsat_columns
 from results.selectors.drive_pages import drive_page
 from results.views.common import HtmxHttpRequest, wsat_axis
 

@@ -9,10 +9,14 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from core.filters import filter_context
+from drives.filters import DriveFilter
+from drives.models import Drive
+from drives.selectors import controllers
 from results import charts, sweeps
 from results.filters import ENTRIES, LeaderboardFilter, MethodFilter, QueueDepthFilter
+from results.kinds import KIND_OF, RANKED_KINDS
+from results.selectors.kind_rankings import METHODS, kind_ranking, ranked_test
 from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
-from results.selectors.steady_ranking import METHODS, consistency_test, steady_ranking
 from results.views.chart_images import Chart
 from results.views.common import (
     MAX_PAGE,
@@ -68,7 +72,7 @@ class BoardRead:
 
 def _board(request: HtmxHttpRequest, test_id: str) -> BoardRead | HttpResponse | None:
     """The leaderboard of `test_id` for the request's query (its page and its chart's
-    image read it alike); None for a test ranked by steady state (`_steady`); or the page
+    image read it alike); None for a test of another kind (`_ranked`); or the page
     saying what in the query is wrong."""
     filters = LeaderboardFilter(request.GET, queryset=ENTRIES)
     valid = filters.is_valid()
@@ -102,7 +106,7 @@ def _board(request: HtmxHttpRequest, test_id: str) -> BoardRead | HttpResponse |
 def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     read = _board(request, test_id)
     if read is None:
-        return steady_page(request, test_id)
+        return kind_page(request, test_id)
     if isinstance(read, HttpResponse):
         return read
     test, board, page = read.test, read.board, read.page
@@ -142,38 +146,54 @@ def _pager(request: HtmxHttpRequest, page: int, has_next: bool) -> dict[str, str
     }
 
 
-def _steady(request: HtmxHttpRequest, test_id: str):
-    """A consistency test's ranking for the request's query (404 for a test that is none):
-    the drives by steady-state IOPS at one spare-area level (`spare`), full-length or quick
-    series (`method`, as the other rankings' filter)."""
-    test = consistency_test(test_id)
+def _ranked(request: HtmxHttpRequest, test_id: str):
+    """The ranking of a test of a kind that is not throughput (results.kinds: the kind's
+    `ranked_by`) for the request's query: the drive filters, the kind's choice (a spare-area
+    level, a data pattern), full-length or quick runs (`method`, as the other rankings'
+    filter); 404 for no such test; or the page saying what in the query is wrong."""
+    test = ranked_test(test_id, RANKED_KINDS)
     if test is None:
         raise Http404("No such test")
-    spare = request.GET.get("spare")
-    ranking = steady_ranking(
+    by = KIND_OF[test.kind].ranked_by(test)
+    filters = DriveFilter(request.GET, queryset=Drive.objects.all())
+    if not filters.is_valid():
+        return test, bad_request(request, filters.errors)
+    chosen = request.GET.get(by.choice_param)
+    ranking = kind_ranking(
         test=test,
-        spare_area=int(spare) if spare and spare.isascii() and spare.isdigit() else None,
+        by=by,
+        choice=by.choice_value(chosen) if chosen else None,
         method=choice(request.GET.get("method"), METHODS),
+        drives=filters.qs if any(filters.form.cleaned_data.values()) else None,
         page=positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE),
         page_size=PAGE_SIZE,
         highlight=highlighted(request),
     )
-    return test, ranking
+    return test, ranking, filters
 
 
-def steady_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
-    """A consistency test's ranking page (`_steady`)."""
-    test, ranking = _steady(request, test_id)
+def kind_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
+    """A ranking page of a test that is not throughput (`_ranked`)."""
+    read = _ranked(request, test_id)
+    if isinstance(read[1], HttpResponse):
+        return read[1]
+    test, ranking, filters = read
+    by = ranking.by
+    rows = ranking.rows + ranking.elsewhere
     context = {
         **_pager(request, ranking.page, ranking.has_next),
         "test": test,
         "methodology": test_links(test),
         "ranking": ranking,
-        "figure": charts.steady_bars(ranking),
-        "spare_choices": [(level, f"{level}% of the target unused") for level in ranking.levels],
+        "by": by,
+        "rows": rows,
+        "figure": charts.kind_bars(ranking),
+        "choices": [(value, by.choice_text(value)) for value in ranking.choices],
         "method_choices": MethodFilter.CHOICES,
+        "highlight": highlight_list(request, highlighted(request), (r.drive for r in rows)),
+        **filter_context(DriveFilter, filters.form.cleaned_data, controllers()),
     }
-    return render(request, "bench/steady_ranking.html", context)
+    return render(request, partial(request, "bench/kind_ranking.html", "board"), context)
 
 
 def ranking_charts(
@@ -185,9 +205,12 @@ def ranking_charts(
     if isinstance(read, HttpResponse):
         return read
     if read is None:
-        test, ranking = _steady(request, test_id)
-        title = f"{test.name}: steady-state IOPS, ranks {_ranks(ranking.rows)}"
-        return {"ranking": lambda: Chart(title, charts.steady_bars(ranking))}
+        read = _ranked(request, test_id)
+        if isinstance(read[1], HttpResponse):
+            return read[1]
+        test, ranking, _ = read
+        title = f"{test.name}: {ranking.by.unit.split(' (')[0]}, ranks {_ranks(ranking.rows)}"
+        return {"ranking": lambda: Chart(title, charts.kind_bars(ranking))}
     board = read.board
     name = sweeps.sweep_label(read.test.name) if read.test.family else read.test.name
     if read.test.family:

@@ -1,5 +1,5 @@
 """One list of a result's figures (results.models.RESULT_FIGURES, Result's own fields):
-ingest writes every one from a document (services.result_figures), and a figure the
+ingest writes every one from a document (throughput.result_figures), and a figure the
 document and the model name alike needs no line of its own there, nor in the results
 list's statement."""
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from results import services
+from results.kinds import throughput
 from results.models import RESULT_FIGURES, Result
 from results.selectors.runs import RESULT_LIST_COLUMNS
 
@@ -33,8 +33,8 @@ figure = st.none() | st.integers(min_value=0, max_value=2**40) | st.floats(min_v
 def test_a_figure_named_alike_in_document_and_model_is_written_as_given(entry, spread):
     # As if Result had a field iops_p99: written from the document's own iops_p99.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(services, "RESULT_FIGURES", (*RESULT_FIGURES, "iops_p99"))
-        figures = services.result_figures({**entry, "iops_p99": spread}, "lat")
+        patch.setattr(throughput, "RESULT_FIGURES", (*RESULT_FIGURES, "iops_p99"))
+        figures = throughput.result_figures({**entry, "iops_p99": spread}, "lat")
     assert figures["iops_p99"] == spread
     assert list(figures) == [*RESULT_FIGURES, "iops_p99"]
     for name in ("iops", "block_size"):
@@ -49,7 +49,7 @@ def test_a_figure_named_alike_in_document_and_model_is_written_as_given(entry, s
 )
 def test_the_latency_summaries_are_written_to_their_own_fields(latency, clat, kind):
     entry = {"pattern": "compressible", "latency_ns": latency, "clat_ns": clat}
-    figures = services.result_figures(entry, kind)
+    figures = throughput.result_figures(entry, kind)
     for prefix, summary in (("latency", latency), ("clat", clat)):
         for part in ("mean", "stddev", "min", "max", "percentiles"):
             assert figures[f"{prefix}_{part}_ns"] == summary.get(part)

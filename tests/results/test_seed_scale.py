@@ -5,6 +5,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from drives.models import Drive
+from results.kinds.throughput import result_figures
 from results.models import (
     RESULT_FIGURES,
     ConsistencySeries,
@@ -13,7 +14,6 @@ from results.models import (
     Result,
     Run,
 )
-from results.services import result_figures
 
 pytestmark = pytest.mark.django_db(transaction=True)  # catalog: tests/conftest.py
 

@@ -249,7 +249,7 @@ def test_exports_and_api_carry_the_same_verdict(client, repeated_pair):
 
 
 def test_the_measured_variation_comes_from_the_catalog():
-    from results.services import TEST_VARIATION
+    from results.documents import TEST_VARIATION
 
     measured_cvs = json.loads(TEST_VARIATION.read_text())["tests"]
     assert measured_cvs  # loadgen's throughput tests, measured

@@ -13,8 +13,8 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from results.kinds.consistency import steady_state_fields
 from results.models import ConsistencySeries
-from results.services import steady_state_fields
 from results.steady_state import ROUND_S, WINDOW, rounds_of, steady_state
 from results.synthetic import measured_document
 from tests.results.helpers import ingest

@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from drives.models import Controller, Drive, Manufacturer, NandType
 from results import units
 from results.charts import chart
-from results.sections import LatencyRow, LatencySide
+from results.kinds.throughput import LatencyRow, LatencySide
 from results.spread import Spread, Verdict
 from results.views.compare import _md_cell
 from tests.factories import PriceFactory

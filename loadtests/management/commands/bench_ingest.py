@@ -26,13 +26,10 @@ from psycopg.types.json import Jsonb
 from rest_framework.test import APIClient
 
 from results import documents
+from results.kinds.consistency import consistency_figures
+from results.kinds.throughput import result_figures
 from results.models import Run, Test
-from results.services import (
-    consistency_figures,
-    result_figures,
-    reviewer_token_issue,
-    run_ingest,
-)
+from results.services import reviewer_token_issue, run_ingest
 from results.synthetic import measured_document
 
 TARGET_RATIO = 3.0

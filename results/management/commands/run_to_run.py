@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from results.services import TEST_VARIATION
+from results.documents import TEST_VARIATION
 from results.spread import Spread
 
 

@@ -14,8 +14,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
 from drives.models import Controller, Manufacturer, NandType, catalog_key
+from results.kinds.consistency import steady_state_fields
+from results.kinds.throughput import result_figures
 from results.models import RESULT_FIGURES, LatencyKind, Test
-from results.services import leaderboard_refresh, result_figures, steady_state_fields
+from results.services import leaderboard_refresh
 
 PATTERNS = ("compressible", "incompressible", "unspecified")
 REPEATS = 3  # passes of each run's tests (loadgen --repeat's default)

@@ -1,0 +1,454 @@
+"""Throughput: a rate (MB/s, IOPS) and its latency in one test at one queue depth and span,
+of each data pattern and repeat (results.models.Result). Its variants: a queue-depth sweep's
+tests (Test.family: a sweep's points, compared in a section of their own) and a mixed test
+(Test.rwmixread: its reads and writes apart, Result.<direction>_*).
+
+Its sections of a comparison: throughput (each test's rates and verdicts), sweeps (each
+sweep's IOPS against queue depth and latency against IOPS) and latency (the page's table of
+every test's latency; the exports and the API write it with each test's rows)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
+from typing import Any
+
+from rest_framework import serializers
+
+from results import charts
+from results.documents import MIXED_SIDES, latency_kind
+from results.kinds.base import Kind, Shown
+from results.models import (
+    DIRECTION_FIGURES,
+    RESULT_FIGURES,
+    Result,
+    Run,
+    Test,
+    latency_description,
+    method_label,
+)
+from results.sections import Plot, Section, verdict_cells, verdict_heads
+from results.selectors.common import Figures
+from results.selectors.compare import SIDE_KEYS, UNSTATED_NOTE, Comparison, Sweep, TestRows
+from results.spread import Verdict
+from results.units import iops, latency, mbps
+
+LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
+# The latency figures of a result the latency table and the exports show, in order.
+LATENCY_FIGURES = (
+    ("mean", lambda r: r.latency_mean_ns),
+    *(
+        (f"p{q}", lambda r, q=q: (r.latency_percentiles_ns or {}).get(q))
+        for q in LATENCY_PERCENTILES
+    ),
+    ("max", lambda r: r.latency_max_ns),
+)
+
+
+# -- ingest ----------------------------------------------------------------------------------
+
+
+def _latency_fields(prefix: str, latency: Mapping[str, Any]) -> dict[str, Any]:
+    """A latency summary of the document as the model's <prefix>_* fields."""
+    return {
+        f"{prefix}_mean_ns": latency.get("mean"),
+        f"{prefix}_stddev_ns": latency.get("stddev"),
+        f"{prefix}_min_ns": latency.get("min"),
+        f"{prefix}_max_ns": latency.get("max"),
+        f"{prefix}_percentiles_ns": latency.get("percentiles"),
+    }
+
+
+# What a result stores where its document leaves a figure out and the field has a default.
+_FIGURE_DEFAULTS = {
+    field.attname: field.get_default()
+    for field in map(Result._meta.get_field, RESULT_FIGURES)
+    if field.has_default()
+}
+
+
+def result_figures(entry: Mapping[str, Any], latency_kind: str) -> dict[str, Any]:
+    """A throughput entry of a document as a Result's figures (RESULT_FIGURES, in order):
+    every figure under the name the document and the model both give it (or the field's
+    default, None without one, where the entry leaves it out), but the latency summaries:
+    latency_ns and clat_ns as the latency_* and clat_* fields, and latency_kind saying
+    which latency latency_ns is."""
+    figures = {name: entry.get(name, _FIGURE_DEFAULTS.get(name)) for name in RESULT_FIGURES}
+    latency = entry.get("latency_ns", {})
+    figures.update(
+        _latency_fields("latency", latency),
+        **_latency_fields("clat", entry.get("clat_ns", {})),
+        latency_kind=latency_kind if latency else "",
+    )
+    for side in MIXED_SIDES:
+        figures.update(direction_fields(side, entry.get(side, {})))
+    return figures
+
+
+def direction_fields(side: str, figures: Mapping[str, Any]) -> dict[str, Any]:
+    """A mixed result's reads or writes (the document's `read` or `write`) as the Result's
+    `<side>_<figure>` fields (DIRECTION_FIGURES); all None for a result that is not mixed."""
+    latency = figures.get("latency_ns", {})
+    read = {
+        "iops": figures.get("iops"),
+        "latency_mean_ns": latency.get("mean"),
+        "latency_max_ns": latency.get("max"),
+        "latency_percentiles_ns": latency.get("percentiles"),
+    }
+    return {f"{side}_{name}": read[name] for name in DIRECTION_FIGURES}
+
+
+def rows(
+    run: Run, entries: list[dict[str, Any]], tests: Mapping[str, Test], document: Mapping[str, Any]
+) -> list[Result]:
+    """A document's results as rows of the run; the document says which latency its
+    latency_ns is (documents.latency_kind)."""
+    kind = latency_kind(document)
+    return [Result(run=run, test=tests[e["test"]], **result_figures(e, kind)) for e in entries]
+
+
+# -- the compare sections ----------------------------------------------------------------
+
+
+def _export_notes(f: Figures, pattern: str) -> str:
+    """What an exported figure is, beyond its number: a quick run's, or one whose data
+    pattern was not stated, compared in a row of a stated one."""
+    notes = " (quick run)" if f.quick else ""
+    return notes + (f" ({UNSTATED_NOTE})" if f.result.pattern != pattern else "")
+
+
+def _which_latency(f: Figures | None, sources: dict[int, str]) -> str:
+    """Which latency a side's figures are (results.models.latency_description)."""
+    if f is None:
+        return ""
+    return latency_description(f.result.latency_kind, sources.get(f.result.run_id, ""))
+
+
+def _sources(c: Comparison) -> dict[int, str]:
+    return {r.pk: r.source for side in c.sides for r in side.runs}
+
+
+# The spread of a result's IOPS second by second within its run, as the exports name it:
+# (measure, unit, field).
+SPREAD_EXPORT = (
+    ("IOPS per second, standard deviation", "IOPS", "iops_stddev"),
+    ("IOPS of the slowest second", "IOPS (higher is better)", "iops_min"),
+)
+# A mixed result's reads and writes, each as the exports write it: (measure, unit, read, write).
+DIRECTION_EXPORT = (
+    ("mean", "IOPS (higher is better)", lambda h: h["iops"], iops),
+    ("mean latency", "lower is better", lambda h: h["latency_mean_ns"], latency),
+)
+
+
+def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]]:
+    """Each test's rows in the exports: MB/s and IOPS with the verdict, a mixed test's reads
+    and writes, the run-to-run spread, the spread within the run, and the latencies."""
+    keys = SIDE_KEYS[: len(c.sides)]
+    blank = [""] * len(verdict_heads(len(keys)))
+    sources = _sources(c)
+    for one in tests:
+        name = one.test.name
+        for p in one.rows:
+            figures = p.figures
+            cells = []
+            for f in figures:
+                if f is None:
+                    cells.append("not tested")
+                else:
+                    note = " (derived)" if f.derived == "bytes_per_second" else ""
+                    cells.append(mbps(f.bytes_per_second) + note + _export_notes(f, p.pattern))
+            who = verdict_cells(p)
+            yield ["throughput", name, p.pattern, "mean", "MB/s (higher is better)", *cells, *who]
+            cells = []
+            for f in figures:
+                if f is None or f.iops is None:
+                    cells.append("not tested" if f is None else "")
+                else:
+                    note = " (derived)" if f.derived == "iops" else ""
+                    cells.append(iops(f.iops) + note + _export_notes(f, p.pattern))
+            yield ["throughput", name, p.pattern, "mean", "IOPS (higher is better)", *cells, *who]
+            for side in MIXED_SIDES:
+                halves = [f.result.directions.get(side) if f else None for f in figures]
+                if any(halves):
+                    for measure, unit, read, write in DIRECTION_EXPORT:
+                        cells = [write(read(h)) if h else "" for h in halves]
+                        yield [
+                            "throughput",
+                            name,
+                            p.pattern,
+                            f"{side}s: {measure}",
+                            unit,
+                            *cells,
+                            *blank,
+                        ]
+            if any(figures):
+                spreads = [f.spread.label if f and f.spread else "" for f in figures]
+                yield ["throughput", name, p.pattern, "run-to-run spread of MB/s"] + [
+                    "± coefficient of variation (n averaged)",
+                    *spreads,
+                    *blank,
+                ]
+            for measure, unit, figure in SPREAD_EXPORT:
+                values = [getattr(f.result, figure) if f else None for f in figures]
+                if any(v is not None for v in values):
+                    cells = ["" if v is None else iops(v) for v in values]
+                    yield ["throughput", name, p.pattern, measure, unit, *cells, *blank]
+            kinds = [_which_latency(f, sources) for f in figures]
+            named = {kind for kind in kinds if kind}
+            if len(named) > 1:
+                which = ", ".join(
+                    f"{key.upper()} {kind}" for key, kind in zip(keys, kinds, strict=True) if kind
+                )
+            else:
+                which = next(iter(named), "")
+            unit = f"{which}; lower is better" if which else "lower is better"
+            for measure, read in LATENCY_FIGURES:
+                values = [read(f.result) if f else None for f in figures]
+                if any(v is not None for v in values):
+                    cells = [latency(v) for v in values]
+                    yield ["latency", name, p.pattern, measure, unit, *cells, *blank]
+
+
+def _throughput(c: Comparison) -> Section:
+    parts = []
+    for i, one in enumerate(c.tests):
+        plot = Plot(
+            one.test.identifier,
+            f"bars-{i}",
+            one.test.name,
+            lambda one=one: charts.compare_bars(one, c.names),
+        )
+        parts.append((one, plot))
+    return Section(
+        "throughput",
+        "Throughput",
+        parts,
+        [plot for one, plot in parts if one.has_rates],
+        lambda: _throughput_rows(c, c.tests),
+        ("tests", lambda keys, points: [_test_rows(one) for one, _ in parts]),
+    )
+
+
+def _sweeps(c: Comparison) -> Section:
+    parts = []
+    for i, sweep in enumerate(c.sweeps):
+        element = f"sweep-{i}"
+        iops_plot = Plot(
+            f"{sweep.family}-iops",
+            f"{element}-iops",
+            f"{sweep.name}, IOPS against queue depth",
+            lambda sweep=sweep: charts.sweep_iops(sweep, c.names),
+        )
+        demand = Plot(
+            f"{sweep.family}-demand",
+            f"{element}-demand",
+            f"{sweep.name}, latency against IOPS",
+            lambda sweep=sweep: charts.sweep_demand(sweep, c.names),
+        )
+        parts.append(SweepPart(sweep, element, iops_plot, demand))
+    return Section(
+        "sweeps",
+        "Queue depth",
+        parts,
+        [plot for part in parts for plot in (part.iops, part.demand)],
+        lambda: _throughput_rows(c, [point for sweep in c.sweeps for point in sweep.points]),
+        ("sweeps", lambda keys, points: [_sweep_body(part.sweep) for part in parts]),
+    )
+
+
+@dataclass(slots=True)
+class SweepPart:
+    sweep: Sweep
+    id: str
+    iops: Plot
+    demand: Plot
+
+
+# -- latency ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class LatencySide:
+    key: str  # "a" to "d"
+    figures: list | None  # mean, LATENCY_PERCENTILES, max in ns; None: not tested
+    kind: str  # which latency they are (results.models.latency_description)
+
+
+@dataclass(slots=True)
+class LatencyRow:
+    test: str
+    pattern: str
+    sides: tuple[LatencySide, ...]
+    verdicts: list[Verdict] = field(default_factory=list)  # each side's against A's
+
+
+def _latency(c: Comparison) -> Section:
+    """The latency table: each test and data pattern with a latency, every side's figures
+    (its rows in the exports are the throughput section's; the page alone reads it)."""
+
+    def rows() -> list[LatencyRow]:
+        sources = _sources(c)
+        found = []
+        for one in c.tests:
+            if not one.has_latency:
+                continue
+            for p in one.rows:
+                sides = tuple(
+                    LatencySide(
+                        key,
+                        None if f is None else [read(f.result) for _, read in LATENCY_FIGURES],
+                        _which_latency(f, sources),
+                    )
+                    for key, f in zip(SIDE_KEYS, p.figures, strict=False)
+                )
+                found.append(LatencyRow(one.test.name, p.pattern, sides, p.latency_verdicts))
+        return found
+
+    # No entry of its own in the API's body: its figures are its tests' (each side's `latency`).
+    return Section("latency", "Latency", rows)
+
+
+# -- the API's compare body ---------------------------------------------------------------
+
+
+# A latency summary (LatencySerializer writes it from a result's figures).
+class LatencyShape(serializers.Serializer):
+    mean_ns = serializers.FloatField(allow_null=True)
+    stddev_ns = serializers.FloatField(allow_null=True)
+    min_ns = serializers.IntegerField(allow_null=True)
+    max_ns = serializers.IntegerField(allow_null=True)
+    percentiles_ns = serializers.DictField(child=serializers.IntegerField())
+
+
+# A latency summary (LatencyShape): a result's <prefix>_<field> figures as stored
+# (prefix "latency" or "clat"; a values() row or an instance), null when it has none (no
+# mean, maximum or percentiles). No docstring: it would be the schema's description of the
+# block.
+class LatencySerializer(LatencyShape):
+    def __init__(self, *args, prefix: str = "latency", **kwargs):
+        self.prefix = prefix
+        super().__init__(*args, **kwargs)
+
+    @functools.cached_property
+    def _read(self) -> tuple[tuple[str, ...], Callable[[Any], tuple], Callable[[Any], tuple]]:
+        """The fields' names, and how their figures are read from a values() row and from
+        an instance."""
+        columns = [f"{self.prefix}_{name}" for name in self.fields]
+        return tuple(self.fields), itemgetter(*columns), attrgetter(*columns)
+
+    def to_representation(self, result) -> dict[str, Any] | None:
+        names, from_row, from_instance = self._read
+        read = from_row if isinstance(result, dict) else from_instance
+        block = dict(zip(names, read(result), strict=False))
+        if block["mean_ns"] is None and block["max_ns"] is None and not block["percentiles_ns"]:
+            return None
+        block["percentiles_ns"] = block["percentiles_ns"] or {}
+        return block
+
+
+# A mixed result's reads or writes (`side`: read or write): its <side>_<figure> columns
+# (results.models.DIRECTION_FIGURES), null for a result that is not mixed.
+class DirectionSerializer(serializers.Serializer):
+    iops = serializers.FloatField(allow_null=True)
+    latency_mean_ns = serializers.FloatField(allow_null=True)
+    latency_max_ns = serializers.IntegerField(allow_null=True)
+    latency_percentiles_ns = serializers.DictField(
+        child=serializers.IntegerField(), allow_null=True
+    )
+
+    def __init__(self, *args, side: str = "read", **kwargs):
+        self.side = side
+        super().__init__(*args, **kwargs)
+
+    @functools.cached_property
+    def _read(self) -> tuple[tuple[str, ...], Callable[[Any], tuple], Callable[[Any], tuple]]:
+        """The fields' names, and how their figures are read from a values() row and from
+        an instance (made once: a compare body writes a direction for every figure)."""
+        columns = [f"{self.side}_{name}" for name in self.fields]
+        return tuple(self.fields), itemgetter(*columns), attrgetter(*columns)
+
+    def to_representation(self, result) -> dict[str, Any] | None:
+        names, from_row, from_instance = self._read
+        read = from_row if isinstance(result, dict) else from_instance
+        values = read(result)
+        if all(v is None for v in values):
+            return None
+        return dict(zip(names, values, strict=True))
+
+
+LATENCY = LatencySerializer()
+DIRECTIONS = {side: DirectionSerializer(side=side) for side in MIXED_SIDES}
+
+
+def _figures(figures: Figures | None) -> dict[str, Any] | None:
+    if figures is None:
+        return None
+    result = figures.result
+    return {
+        "result": result.pk,
+        "run": result.run_id,
+        "bytes_per_second": figures.bytes_per_second,
+        "iops": figures.iops,
+        "iops_stddev": result.iops_stddev,
+        "iops_min": result.iops_min,
+        "derived": figures.derived or None,
+        "missing_rates_reason": figures.missing_rates_reason,
+        "method": figures.method or None,
+        "method_label": method_label(figures.method, result.run.tool_name)
+        if figures.method
+        else None,
+        "spread": figures.spread.as_dict() if figures.spread else None,
+        "quick": figures.quick,
+        "comparability": figures.comparability,
+        "partial": result.partial,
+        "latency_kind": result.latency_kind,
+        "latency": LATENCY.to_representation(result),
+        **{side: writer.to_representation(result) for side, writer in DIRECTIONS.items()},
+    }
+
+
+# `loadgen run --compare` reads this body of a drive compared with itself (loadgen/src/compare.c:
+# a.drive.name, tests[].test, tests[].patterns[].pattern and side a's figures): a key it reads
+# renamed is every deployed loadgen's comparison lost.
+def _test_rows(one: TestRows) -> dict[str, Any]:
+    return {
+        "test": one.test.identifier,
+        "name": one.test.name,
+        "unit": one.test.unit,
+        "higher_is_better": one.test.higher_is_better,
+        "patterns": [
+            {
+                "pattern": p.pattern,
+                **{key: _figures(f) for key, f in zip(SIDE_KEYS, p.figures, strict=False)},
+                # A against B, as the body of two drives has always said it.
+                "winner": p.verdicts[1].winner or None,
+                "difference_percent": p.verdicts[1].difference_percent,
+                "verdict": p.verdicts[1].as_dict(),
+                "verdicts": {
+                    key: v.as_dict() for key, v in zip(SIDE_KEYS[1:], p.verdicts[1:], strict=False)
+                },
+                "best": p.best or None,
+            }
+            for p in one.rows
+        ],
+    }
+
+
+def _sweep_body(sweep: Sweep) -> dict[str, Any]:
+    return {
+        "family": sweep.family,
+        "name": sweep.name,
+        "points": [
+            {"queue_depth": point.test.queue_depth, **_test_rows(point)} for point in sweep.points
+        ],
+    }
+
+
+def sections(c: Comparison, shown: Shown) -> list[Section]:
+    return [_throughput(c), _sweeps(c), _latency(c)]
+
+
+KIND = Kind(Test.Kind.THROUGHPUT, Result, rows, sections)
