@@ -123,6 +123,14 @@ def _latest(
     ).distinct("run__drive_id")
 
 
+def ranked_count(
+    *, test: Test, by: RankedBy, choice: Any, method: str, drives: QuerySet[Drive] | None = None
+) -> int:
+    """How many drives `kind_ranking` ranks at this choice and method (a page that ranks none
+    says how many another class of runs has). One query."""
+    return _latest(test, by, choice, method, drives).count()
+
+
 def kind_ranking(
     *,
     test: Test,

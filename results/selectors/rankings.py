@@ -310,6 +310,24 @@ def leaderboard(
     )
 
 
+_COUNT_SQL = """
+SELECT count(DISTINCT e.drive_id) FROM results_leaderboardentry e
+WHERE e.test_id = %(test)s AND e.{field} IS NOT NULL{real}{where}
+"""
+
+
+def ranked_drives(*, test: Test, filters: FilterSet, metric: str = Metric.THROUGHPUT) -> int:
+    """How many drives `leaderboard` ranks with these filters (a page that ranks none says
+    how many another class of runs has). One query."""
+    where = filters.where("e")
+    field, _, _ = _METRIC_ORDER[metric]
+    real = _shown(not settings.BENCH_SHOW_SYNTHETIC, metric)
+    sql = _COUNT_SQL.format(field=field, real=real, where=where.sql)
+    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
+        cursor.execute(sql, {**where.params, "test": test.pk})
+        return cursor.fetchone()[0]
+
+
 def suites_with_tests() -> QuerySet[Suite]:
     """Every suite with its tests in order, for the test index and the API. Two queries."""
     return Suite.objects.prefetch_related(

@@ -15,8 +15,14 @@ from drives.selectors import controllers
 from results import charts, sweeps
 from results.filters import ENTRIES, LeaderboardFilter, MethodFilter, QueueDepthFilter
 from results.kinds import KIND_OF, RANKED_KINDS
-from results.selectors.kind_rankings import METHODS, kind_ranking, ranked_test
-from results.selectors.rankings import Metric, leaderboard, leaderboard_choices, suites_with_tests
+from results.selectors.kind_rankings import METHODS, kind_ranking, ranked_count, ranked_test
+from results.selectors.rankings import (
+    Metric,
+    leaderboard,
+    leaderboard_choices,
+    ranked_drives,
+    suites_with_tests,
+)
 from results.views.chart_images import Chart
 from results.views.common import (
     MAX_PAGE,
@@ -130,7 +136,34 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     }
     if not test.family:  # one depth: nothing to choose
         context["filter_fields"] = [f for f in context["filter_fields"] if f.name != "qd"]
+    if not context["rows"] and page == 1:
+        context.update(
+            _quick_instead(
+                request,
+                read.filters.form.cleaned_data.get("method"),
+                lambda query: _ranked_drives(
+                    test, LeaderboardFilter(query, queryset=ENTRIES), read.metric
+                ),
+            )
+        )
     return render(request, partial(request, "bench/leaderboard.html", "board"), context)
+
+
+def _ranked_drives(test, filters: LeaderboardFilter, metric: str) -> int:
+    return ranked_drives(test=test, filters=filters, metric=metric) if filters.is_valid() else 0
+
+
+def _quick_instead(request: HtmxHttpRequest, method: str | None, count) -> dict:
+    """What a ranking of full-length runs that ranks no drive says instead: how many drives
+    its quick runs rank with the same query (`count(query)`), and the address that ranks
+    them; nothing for a ranking of quick runs, or when none has one either."""
+    if method == MethodFilter.QUICK:
+        return {}
+    query = request.GET.copy()
+    query.pop("page", None)
+    query["method"] = MethodFilter.QUICK
+    found = count(query)
+    return {"quick_count": found, "quick_url": f"?{query.urlencode()}"} if found else {}
 
 
 def _pager(request: HtmxHttpRequest, page: int, has_next: bool) -> dict[str, str]:
@@ -180,6 +213,19 @@ def kind_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     test, ranking, filters = read
     by = ranking.by
     rows = ranking.rows + ranking.elsewhere
+    instead = {}
+    if not rows and ranking.page == 1:
+        instead = _quick_instead(
+            request,
+            ranking.method,
+            lambda query: ranked_count(
+                test=test,
+                by=by,
+                choice=ranking.choice,
+                method=MethodFilter.QUICK,
+                drives=filters.qs if any(filters.form.cleaned_data.values()) else None,
+            ),
+        )
     context = {
         **_pager(request, ranking.page, ranking.has_next),
         "test": test,
@@ -192,6 +238,7 @@ def kind_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "method_choices": MethodFilter.CHOICES,
         "highlight": highlight_list(request, highlighted(request), (r.drive for r in rows)),
         **filter_context(DriveFilter, filters.form.cleaned_data, controllers()),
+        **instead,
     }
     return render(request, partial(request, "bench/kind_ranking.html", "board"), context)
 

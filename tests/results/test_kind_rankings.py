@@ -198,3 +198,27 @@ def test_equal_figures_share_a_rank():
     slug = ranking.rows[2].drive.slug
     paged = kind_ranking(test=test, by=RANKED_BY, choice=0, page_size=1, highlight=(slug,))
     assert [(r.rank, r.drive.slug) for r in paged.elsewhere] == [(2, slug)]
+
+
+def test_a_ranking_of_quick_runs_only_says_so_and_links_them(client):
+    """A ranking whose full-length class is empty says how many drives its quick runs rank,
+    and links the ranking of them: a leaderboard and a ranking of another kind alike."""
+    for seed in (1, 2):
+        document = measured_document(seed=seed, model=f"Quick {seed}", series_seconds=300)
+        for result in document["results"]:
+            # 10 s, under 90% of the test's: a quick run (its counts kept to its rates).
+            result["duration_ns"] = 10 * 10**9
+            result["io_count"] = round(result["iops"] * 10)
+            result["bytes"] = result["io_count"] * result["block_size"]
+        run_ingest(document=json.dumps(document).encode(), submitter=None)
+    for test_id in ("randread-4k-qd3", "consistency-4k-qd32"):
+        url = reverse("bench:leaderboard", args=[test_id])
+        html = client.get(url).content.decode()
+        assert "Quick runs rank 2 drives in it" in html, test_id
+        link = re.search(r'<a href="(\?[^"]*)"[^>]*>rank the quick runs</a>', html).group(1)
+        assert "method=quick" in link
+        quick = client.get(url + link.replace("&amp;", "&")).content.decode()
+        assert "Quick 1" in quick and "Quick 2" in quick and "rank the quick runs" not in quick
+        # Filters that keep no drive: nothing to link.
+        none = client.get(url, {"interface": "sas"}).content.decode()
+        assert "rank the quick runs" not in none
