@@ -32,6 +32,34 @@ from results.spread import Spread
 
 
 @dataclass
+class FirmwareGroup:
+    """The runs of a drive measured on one firmware version ("" where the run does not say
+    which), newest first; `older`: the group of the version before it, which its compare
+    link sets against it (None for the oldest)."""
+
+    version: str
+    runs: list[Run]
+    older: FirmwareGroup | None = None
+
+    @property
+    def latest(self) -> Run:
+        return self.runs[0]
+
+
+def firmware_history(runs: list[Run]) -> list[FirmwareGroup]:
+    """A drive's runs (newest first) grouped by the firmware they were measured on, the
+    version of the newest run first; each group set against the one before it in time."""
+    groups: dict[str, FirmwareGroup] = {}
+    for run in runs:
+        version = run.firmware.version if run.firmware_id else ""
+        groups.setdefault(version, FirmwareGroup(version, [])).runs.append(run)
+    ordered = list(groups.values())
+    for newer, older in zip(ordered, ordered[1:], strict=False):
+        newer.older = older
+    return ordered
+
+
+@dataclass
 class DrivePage:
     """A drive with everything published about it, grouped for display."""
 
@@ -48,6 +76,7 @@ class DrivePage:
     spreads: dict[tuple[int, str], Spread] = field(default_factory=dict)
     # Each published run's rate by test, pattern and method: where each run falls.
     run_groups: list[RunGroup] = field(default_factory=list)
+    firmware: list[FirmwareGroup] = field(default_factory=list)  # firmware_history(runs)
 
 
 def drive_page(*, slug: str) -> DrivePage:
@@ -85,7 +114,9 @@ def drive_page(*, slug: str) -> DrivePage:
         ),
         key=run_recency,
     )
-    page = DrivePage(drive=drive, runs=runs, held_runs=drive.held_runs or 0)
+    page = DrivePage(
+        drive=drive, runs=runs, held_runs=drive.held_runs or 0, firmware=firmware_history(runs)
+    )
     for run in runs:
         page.results.extend(Figures.of(r) for r in run.results.all())
         for series in run.consistency_series.all():
