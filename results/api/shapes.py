@@ -145,12 +145,26 @@ class PatternPairShape(serializers.Serializer):
     )
 
 
+class DifferenceShape(serializers.Serializer):
+    parameter = serializers.CharField(help_text="tool, engine, test bench, firmware, …")
+    values = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="each drive's value, by its key (its values in the test's rows, ' / ')",
+    )
+
+
 class TestPairShape(serializers.Serializer):
     test = serializers.CharField()
     name = serializers.CharField()
     unit = serializers.CharField()
     higher_is_better = serializers.BooleanField()
     patterns = PatternPairShape(many=True)
+    differences = DifferenceShape(
+        many=True, help_text="the parameters in which the drives' figures differ"
+    )
+    same = serializers.ListField(
+        child=serializers.CharField(), help_text="the parameters that are the same"
+    )
 
 
 class SweepPointShape(TestPairShape):

@@ -210,6 +210,11 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
                 if any(v is not None for v in values):
                     cells = [latency(v) for v in values]
                     yield ["latency", name, p.pattern, measure, unit, *cells, *blank]
+        if params := one.parameters:
+            for d in params.differ:
+                yield ["parameters", name, "", d.parameter, "differs", *d.values, *blank]
+            same = ", ".join(params.same) or "nothing"
+            yield ["parameters", name, "", "the same", same, *[""] * len(keys), *blank]
 
 
 def _throughput(c: Comparison) -> Section:
@@ -434,6 +439,21 @@ def _test_rows(one: TestRows) -> dict[str, Any]:
             }
             for p in one.rows
         ],
+        **_parameters(one),
+    }
+
+
+def _parameters(one: TestRows) -> dict[str, Any]:
+    """What differs between the sides' figures of the test, and what is the same."""
+    params = one.parameters
+    if params is None:
+        return {"differences": [], "same": []}
+    return {
+        "differences": [
+            {"parameter": d.parameter, "values": dict(zip(SIDE_KEYS, d.values, strict=False))}
+            for d in params.differ
+        ],
+        "same": list(params.same),
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -33,6 +33,7 @@ from results.models import (
     Test,
     TestBench,
     TrimValidation,
+    method_label,
 )
 from results.selectors.common import (
     PATTERN_ORDER,
@@ -252,12 +253,102 @@ def _latency_verdict(a: Figures | None, other: Figures | None) -> Verdict:
     return judged
 
 
+# What a figure was measured with and under, for "what differs" (issue 48): each parameter's
+# name and how it is read from a side's figures ("" where its run does not say). Declared once:
+# the page, the exports and the API show TestRows.parameters.
+def _bench(field_name: str):
+    return lambda f: getattr(f.result.run.bench, field_name) if f.result.run.bench_id else ""
+
+
+def _queue_depth(f: Figures) -> str:
+    r = f.result
+    depth = f"QD{r.queue_depth or r.test.queue_depth}"
+    return depth + (f" × {r.jobs} jobs" if r.jobs > 1 else "")
+
+
+def _span(f: Figures) -> str:
+    span = f.result.span_bytes or f.result.test.span_bytes
+    return f"{span / 2**30:,.3g} GiB" if span else "whole drive"
+
+
+PARAMETERS: tuple[tuple[str, Callable[[Figures], str]], ...] = (
+    ("tool", lambda f: " ".join(filter(None, (f.result.run.tool_name, f.result.run.tool_version)))),
+    ("engine", lambda f: f.result.run.engine),
+    ("test bench", _bench("name")),
+    ("CPU", _bench("cpu")),
+    ("OS", _bench("os")),
+    ("kernel", _bench("kernel")),
+    ("link", _bench("link")),
+    ("firmware", lambda f: f.result.run.firmware.version if f.result.run.firmware_id else ""),
+    ("drive state", lambda f: f.result.run.get_drive_state_display()),
+    (
+        "how obtained",
+        lambda f: (
+            method_label(f.method, f.result.run.tool_name)
+            if f.method
+            else f.result.run.get_source_display()
+        ),
+    ),
+    ("duration", lambda f: f"{f.result.duration_ns / 1e9:,.0f} s" if f.result.duration_ns else ""),
+    ("queue depth", _queue_depth),
+    ("span", _span),
+    ("block size", lambda f: f"{(f.result.block_size or f.result.test.block_size) // 1024} KiB"),
+    ("data pattern", lambda f: f.result.pattern),
+)
+NOT_STATED = "not stated"
+NOT_TESTED = "not tested"
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    parameter: str
+    values: tuple[str, ...]  # each side's, A first: its values in the test's rows, " / "
+
+
+@dataclass(frozen=True, slots=True)
+class Parameters:
+    """What differs between the sides' figures of one test, and what is the same."""
+
+    differ: tuple[Difference, ...]
+    same: tuple[str, ...]
+
+
 @dataclass
 class TestRows:
     """One test: a row of every drive's figures for each data pattern."""
 
     test: Test
     rows: list[PatternRow]
+
+    @functools.cached_property
+    def parameters(self) -> Parameters | None:
+        """Each PARAMETERS' value on every side (its values over the test's rows, in order),
+        and which differ: those whose values differ between the sides in a data pattern's row
+        (in the rows where two sides or more have figures; where no row has, between the
+        sides' values); None where fewer than two sides have figures."""
+        sides = len(self.rows[0].figures) if self.rows else 0
+        tested = [[f for p in self.rows if (f := p.figures[i]) is not None] for i in range(sides)]
+        if sum(1 for found in tested if found) < 2:
+            return None
+        shared = [p for p in self.rows if sum(f is not None for f in p.figures) > 1]
+        differ, same = [], []
+        for name, read in PARAMETERS:
+            values = [
+                tuple(dict.fromkeys(read(f) or NOT_STATED for f in found)) for found in tested
+            ]
+            if shared:
+                differs = any(
+                    len({read(f) or NOT_STATED for f in p.figures if f is not None}) > 1
+                    for p in shared
+                )
+            else:
+                differs = len({v for v in values if v}) > 1
+            if differs:
+                shown = tuple(" / ".join(v) if v else NOT_TESTED for v in values)
+                differ.append(Difference(name, shown))
+            else:
+                same.append(name)
+        return Parameters(tuple(differ), tuple(same))
 
     @property
     def has_rates(self) -> bool:
