@@ -276,12 +276,15 @@ def csv_cell(value: Any) -> str:
 
 def _serializer_columns(serializer: serializers.BaseSerializer, prefix: str = "") -> list[str]:
     """The CSV columns a serializer's items have, in its field order: a nested serializer's
-    fields as dotted columns (prefix.field), any other field one column (a mapping such as
-    latency percentiles, or a list of objects, is written in it as JSON)."""
+    fields as dotted columns (prefix.field), and so a mapping whose keys its field declares
+    (`csv_keys`: latency percentiles, prefix.field.99.9); any other field one column (another
+    mapping, or a list of objects, is written in it as JSON)."""
     columns: list[str] = []
     for name, field in serializer.fields.items():
         if isinstance(field, serializers.Serializer):
             columns += _serializer_columns(field, f"{prefix}{name}.")
+        elif keys := getattr(field, "csv_keys", None):
+            columns += [f"{prefix}{name}.{key}" for key in keys]
         else:
             columns.append(f"{prefix}{name}")
     return columns

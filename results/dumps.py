@@ -78,7 +78,7 @@ from results.api.reads import (
 from results.api.runs import OwnRunSerializer
 from results.api.shapes import EntryShape
 from results.filters import ENTRIES, LeaderboardFilter, MethodFilter
-from results.models import Run, Test, TestBench
+from results.models import Run, Test
 from results.selectors.rankings import Metric, leaderboard
 from results.selectors.runs import RUN_PROVENANCE, results_listed
 
@@ -275,21 +275,8 @@ def _run_rows() -> Iterator[list[dict]]:
 RUN_METHOD_FIELDS = {
     "url": "url",
     "page": "url",
-    "drive": {"slug": "str", "name": "str"},
     "firmware": "str",
-    "tool": {"name": "str", "version": "str", "engine": "str"},
-    "suite": {"name": "str", "version": "int"},
-    "bench": {name: "str" for name in TestBench.FIELDS},
     "submitter": "str",
-    "citation": {
-        "publisher": "str",
-        "title": "str",
-        "author": "str",
-        "published_on": "date",
-        "url": "str",
-        "locator": "str",
-        "rate_unit": "str",
-    },
     **dict.fromkeys(RUN_HIDDEN),
 }
 

@@ -57,7 +57,7 @@ from results import documents, permissions
 from results.api.reads import MAX_RUN_ID, filter_parameters
 from results.api.shapes import RunResultShape
 from results.documents import MEANING_CHECKS, SCHEMA_PATH, TOO_LARGE, DocumentRejected
-from results.models import Run
+from results.models import Run, TestBench
 from results.selectors import runs as selectors
 from results.services import IdempotencyConflict, run_approve, run_withdraw, upload_idempotent
 from results.uploads import (
@@ -212,21 +212,62 @@ class MayWithdraw(BasePermission):
 
 
 # -- serializers: formatting only --------------------------------------------------------
+class RunDriveSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField(source="__str__")
+
+
+class ToolSerializer(serializers.Serializer):
+    name = serializers.CharField(source="tool_name")
+    version = serializers.CharField(source="tool_version")
+    engine = serializers.CharField()
+
+
+class SuiteRefSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+# A run's test bench: each of TestBench.FIELDS.
+BenchSerializer = type(
+    "BenchSerializer",
+    (serializers.Serializer,),
+    {name: serializers.CharField() for name in TestBench.FIELDS},
+)
+
+
+class CitationSerializer(serializers.Serializer):
+    """The article a published run's figures are from, and where in it (of the run: null
+    when it has no article)."""
+
+    publisher = serializers.CharField(source="citation.publisher")
+    title = serializers.CharField(source="citation.title")
+    author = serializers.CharField(source="citation.author")
+    published_on = serializers.DateField(source="citation.published_on")
+    url = serializers.CharField(source="citation.safe_url")
+    locator = serializers.CharField(source="citation_locator")
+    rate_unit = serializers.CharField(source="citation.rate_unit")
+
+    def to_representation(self, run: Run) -> dict[str, Any] | None:
+        return None if run.citation_id is None else super().to_representation(run)
+
+
 class RunSerializer(serializers.ModelSerializer):
-    """A run with its provenance: the drive, tool, bench, date, submitter and citation."""
+    """A run with its provenance: the drive, tool, bench, date, submitter and citation (each
+    nested object a serializer of its own: the CSV writes its fields as dotted columns)."""
 
     url = serializers.SerializerMethodField(help_text="This run in the API")
     page = serializers.SerializerMethodField(
         help_text="The run's page on the site; for a run held for review, to its submitter "
         "and staff, with the key that opens it without signing in (share it with no one)"
     )
-    drive = serializers.SerializerMethodField()
+    drive = RunDriveSerializer(read_only=True)
     firmware = serializers.SerializerMethodField()
-    tool = serializers.SerializerMethodField()
-    suite = serializers.SerializerMethodField()
-    bench = serializers.SerializerMethodField()
+    tool = ToolSerializer(source="*", read_only=True)
+    suite = SuiteRefSerializer(read_only=True, allow_null=True)
+    bench = BenchSerializer(read_only=True, allow_null=True)
     submitter = serializers.SerializerMethodField(help_text="The uploader's user name")
-    citation = serializers.SerializerMethodField()
+    citation = CitationSerializer(source="*", read_only=True, allow_null=True)
 
     class Meta:
         model = Run
@@ -272,39 +313,11 @@ class RunSerializer(serializers.ModelSerializer):
             return None
         return run.held_reason.splitlines()
 
-    def get_drive(self, run: Run) -> dict[str, Any]:
-        return {"slug": run.drive.slug, "name": str(run.drive)}
-
     def get_firmware(self, run: Run) -> str | None:
         return run.firmware.version if run.firmware else None
 
-    def get_tool(self, run: Run) -> dict[str, str]:
-        return {"name": run.tool_name, "version": run.tool_version, "engine": run.engine}
-
-    def get_suite(self, run: Run) -> dict[str, Any] | None:
-        return {"name": run.suite.name, "version": run.suite.version} if run.suite else None
-
-    def get_bench(self, run: Run) -> dict[str, str] | None:
-        if run.bench is None:
-            return None
-        return {f: getattr(run.bench, f) for f in run.bench.FIELDS}
-
     def get_submitter(self, run: Run) -> str | None:
         return run.submitter.get_username() if run.submitter else None
-
-    def get_citation(self, run: Run) -> dict[str, Any] | None:
-        c = run.citation
-        if c is None:
-            return None
-        return {
-            "publisher": c.publisher,
-            "title": c.title,
-            "author": c.author,
-            "published_on": c.published_on.isoformat(),
-            "url": c.safe_url,
-            "locator": run.citation_locator,
-            "rate_unit": c.rate_unit,
-        }
 
 
 HELD_REASONS_HELP = (

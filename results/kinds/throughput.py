@@ -319,13 +319,28 @@ def _latency(c: Comparison) -> Section:
 # -- the API's compare body ---------------------------------------------------------------
 
 
+# The percentiles loadgen writes (loadgen/src/histogram.c), in order: a latency summary's
+# columns in the API's CSV (another percentile a result has, as fio writes them, follows).
+PERCENTILE_KEYS = ("1", "5", "10", "25", "50", "75", "90", "95", "99", "99.9", "99.99")
+
+
+class PercentilesField(serializers.DictField):
+    """Percentile (a decimal string) to latency in ns; in the API's CSV a column each
+    (benchsite.api: a field's `csv_keys`)."""
+
+    csv_keys = PERCENTILE_KEYS
+
+    def __init__(self, **kwargs):
+        super().__init__(child=serializers.IntegerField(), **kwargs)
+
+
 # A latency summary (LatencySerializer writes it from a result's figures).
 class LatencyShape(serializers.Serializer):
     mean_ns = serializers.FloatField(allow_null=True)
     stddev_ns = serializers.FloatField(allow_null=True)
     min_ns = serializers.IntegerField(allow_null=True)
     max_ns = serializers.IntegerField(allow_null=True)
-    percentiles_ns = serializers.DictField(child=serializers.IntegerField())
+    percentiles_ns = PercentilesField()
 
 
 # A latency summary (LatencyShape): a result's <prefix>_<field> figures as stored
@@ -360,9 +375,7 @@ class DirectionSerializer(serializers.Serializer):
     iops = serializers.FloatField(allow_null=True)
     latency_mean_ns = serializers.FloatField(allow_null=True)
     latency_max_ns = serializers.IntegerField(allow_null=True)
-    latency_percentiles_ns = serializers.DictField(
-        child=serializers.IntegerField(), allow_null=True
-    )
+    latency_percentiles_ns = PercentilesField(allow_null=True)
 
     def __init__(self, *args, side: str = "read", **kwargs):
         self.side = side
