@@ -330,7 +330,9 @@ class CSVRenderer(BaseRenderer):
     """A list (or a page of one) as CSV: one row per item, nested objects as dotted columns.
     The columns are the serializer's, in its order (the header too for an empty list), so
     every page of a list has the same ones; a ranking's rows come with its highlighted
-    drives ranked elsewhere. The pages' links travel in the Link header (Pagination)."""
+    drives ranked elsewhere; a view's body that is no list, as the view's `csv_items` say
+    (the compare: one row per drive, test and pattern). The pages' links travel in the Link
+    header (Pagination)."""
 
     media_type = "text/csv"
     format = "csv"
@@ -340,7 +342,11 @@ class CSVRenderer(BaseRenderer):
         if data is None:
             return b""
         page_links((renderer_context or {}).get("response"), data)
-        if isinstance(data, dict) and isinstance(data.get("results"), list):
+        view = (renderer_context or {}).get("view")
+        long = getattr(view, "csv_items", None)
+        if long is not None and isinstance(data, dict) and "errors" not in data:
+            items = long(data)  # a body that is not a list, written long (the compare's)
+        elif isinstance(data, dict) and isinstance(data.get("results"), list):
             items = data["results"]
         elif isinstance(data, dict) and isinstance(data.get("rows"), list):
             items = data["rows"] + list(data.get("elsewhere") or [])

@@ -7,7 +7,7 @@ out, as on the pages."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import django_filters
@@ -649,6 +649,48 @@ class CompareView(APIView):
         except RepeatedDrive as repeated:
             raise ValidationError({"drives": [str(repeated)]}) from repeated
         return Response(comparison_body(comparison, points=points))
+
+    @staticmethod
+    def csv_items(body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The comparison as the CSV writes it, long: one row per drive, test and data
+        pattern (a consistency series per spare-area level), its figures as dotted columns,
+        a throughput row with the drive's verdict against A and the best."""
+        return list(compare_long_rows(body))
+
+
+def compare_long_rows(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The rows of CompareView.csv_items, from the compare body."""
+    sides = [(side["key"], side["slug"]) for side in body["sides"]]
+
+    def each_side(head: dict[str, Any], entry: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        for key, slug in sides:
+            if entry.get(key) is not None:
+                yield {**head, "drive": slug, "side": key, **entry[key]}
+
+    def test_rows(section: str, test: dict[str, Any], depth: int | None = None):
+        for p in test["patterns"]:
+            head = {"section": section, "test": test["test"], "pattern": p["pattern"]}
+            if depth is not None:
+                head["queue_depth"] = depth
+            for row in each_side(head, p):
+                row["verdict"] = p["verdicts"].get(row["side"])  # against A; A's own: none
+                row["best"] = p["best"]
+                yield row
+
+    for test in body.get("tests", []):
+        yield from test_rows("throughput", test)
+    for sweep in body.get("sweeps", []):
+        for point in sweep["points"]:
+            yield from test_rows("sweeps", point, point["queue_depth"])
+    for level in body.get("consistency", []):
+        head = {"section": "consistency", "spare_area_percent": level["spare_area_percent"]}
+        yield from each_side(head, level)
+    for trim in body.get("trim", []):
+        head = {"section": "trim", "test": trim["test"], "pattern": trim["pattern"]}
+        yield from each_side(head, trim)
+    for section in ("saturation", "wsat"):
+        for entry in body.get(section, []):
+            yield from each_side({"section": section, "pattern": entry["pattern"]}, entry)
 
 
 def _entry(ranked: RankedEntry) -> dict[str, Any]:
