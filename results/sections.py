@@ -18,6 +18,36 @@ from typing import Any
 from results.selectors.compare import SIDE_KEYS, Comparison, PatternRow
 from results.units import dollars, per_gb, per_kiops
 
+
+class Figure:
+    """A figure of an export row: its value as data (a number in the row's unit, plain: the
+    CSV writes 35217.4 where the page writes "35,217"), the text the page writes with its
+    qualifiers (the Markdown's), and the qualifiers alone (the CSV's column beside it)."""
+
+    __slots__ = ("value", "text", "notes")
+
+    def __init__(self, value, text: str, notes: tuple[str, ...] = ()):
+        self.value, self.text, self.notes = value, text, notes
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def noted(cls, value, text: str, notes: tuple[str, ...]) -> Figure:
+        """A figure whose page text is its number's, then each qualifier in brackets."""
+        return cls(value, text + "".join(f" ({note})" for note in notes), notes)
+
+
+def per_million(value) -> float | None:
+    """Bytes a second as the MB/s the exports' unit says (10^6 B/s)."""
+    return None if value is None else value / 1e6
+
+
+def per_thousand(value) -> float | None:
+    """Nanoseconds as the µs the exports' unit says."""
+    return None if value is None else value / 1e3
+
+
 # A section's entry in the API's compare body: its key, and its list from the sides' keys
 # and whether series carry their points.
 Body = tuple[str, Callable[[list[str], bool], list]]
@@ -73,14 +103,14 @@ def each_side(keys: list[str], found: list, write: Callable[[Any], Any]) -> dict
 
 
 def verdict_heads(n: int) -> list[str]:
-    """The exports' verdict columns for n drives: two drives' winner and difference; three
-    or four drives' best and each one's verdict against A."""
+    """The exports' verdict columns for n drives: two drives' winner and difference (in
+    percent); three or four drives' best and each one's verdict against A."""
     if n > 2:
         return ["best", *(f"{key.upper()} against A" for key in SIDE_KEYS[1:n])]
-    return ["winner", "difference"]
+    return ["winner", "difference (%)"]
 
 
-def verdict_cells(row: PatternRow) -> list[str]:
+def verdict_cells(row: PatternRow) -> list:
     """A row's verdict cells under verdict_heads."""
     if len(row.figures) > 2:
         return [
@@ -88,17 +118,19 @@ def verdict_cells(row: PatternRow) -> list[str]:
             *(v.label for v in row.verdicts[1:]),
         ]
     v = row.verdicts[1]
-    diff = f"{v.difference_percent:.1f}%" if v.difference_percent is not None else ""
-    return [v.winner.upper() if v.winner in ("a", "b") else v.label, diff]
+    diff = v.difference_percent
+    shown = Figure(diff, f"{diff:.1f}%") if diff is not None else ""
+    return [v.winner.upper() if v.winner in ("a", "b") else v.label, shown]
 
 
 EXPORT_HEADER = ("section", "test", "data pattern", "measure", "unit")
 
 
-def export_rows(c: Comparison, shown: list[Section]) -> list[list[str]]:
+def export_rows(c: Comparison, shown: list[Section]) -> list[list]:
     """The comparison as rows: section, test, data pattern, measure, unit, each drive's
     figure (A first), then the verdict columns (verdict_heads); every section's rows, then
-    the specifications. Numbers are written as the page writes them (results.units)."""
+    the specifications. A figure is a Figure (its value as data, its text as the page writes
+    it, results.units), a word a string."""
     heads = [f"{key.upper()}: {side.drive}" for key, side in zip(SIDE_KEYS, c.sides, strict=False)]
     rows = [[*EXPORT_HEADER, *heads, *verdict_heads(len(c.sides))]]
     for section in shown:
@@ -120,9 +152,13 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
     drives = [s.drive for s in sides]
     blank = [""] * len(verdict_heads(len(sides)))
 
-    def row(what: str, unit: str, values) -> list[str]:
-        cells = [str(v) if v not in (None, "") else "—" for v in values]
+    def row(what: str, unit: str, values) -> list:
+        cells = [v if v not in (None, "") else "—" for v in values]
         return ["specs", "", "", what, unit, *cells, *blank]
+
+    def dollar_figure(text: str) -> Figure | str:
+        """A price the page writes "$1,234.56", its value 1234.56."""
+        return text if text == "—" else Figure(text.replace("$", "").replace(",", ""), text)
 
     prices = [s.price.amount if s.price else None for s in sides]
     return [
@@ -131,21 +167,31 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
         row("controller", "", (str(d.controller) if d.controller else "" for d in drives)),
         row("NAND", "", (str(d.nand) if d.nand else "" for d in drives)),
         row("firmware tested", "", (", ".join(s.firmware) for s in sides)),
-        row("capacity", "bytes", (d.capacity_bytes for d in drives)),
+        row(
+            "capacity",
+            "bytes",
+            (Figure(d.capacity_bytes, str(d.capacity_bytes)) for d in drives),
+        ),
         row("interface", "", (d.get_interface_display() for d in drives)),
         row("form factor", "", (d.get_form_factor_display() for d in drives)),
         row(
             "latest price",
             "USD",
             (
-                f"{dollars(s.price.amount)} ({s.price.observed_on})" if s.price else ""
+                Figure.noted(s.price.amount, dollars(s.price.amount), (str(s.price.observed_on),))
+                if s.price
+                else ""
                 for s in sides
             ),
         ),
-        row("price per GB", "USD", map(per_gb, prices, (d.capacity_bytes for d in drives))),
+        row(
+            "price per GB",
+            "USD",
+            map(dollar_figure, map(per_gb, prices, (d.capacity_bytes for d in drives))),
+        ),
         row(
             f"price per 1,000 IOPS ({value_test_name(c)}, worst case)",
             "USD",
-            map(per_kiops, prices, c.value_iops),
+            map(dollar_figure, map(per_kiops, prices, c.value_iops)),
         ),
     ]

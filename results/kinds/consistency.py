@@ -16,7 +16,7 @@ from results import charts
 from results.documents import SECTION_OF_KIND, with_defaults
 from results.kinds.base import Kind, Shown
 from results.models import ConsistencySeries, Run, Test
-from results.sections import Plot, Section, each_side, verdict_heads
+from results.sections import Figure, Plot, Section, each_side, verdict_heads
 from results.selectors.compare import Comparison
 from results.selectors.kind_rankings import Column, RankedBy
 from results.steady_state import steady_state
@@ -103,7 +103,10 @@ def sections(c: Comparison, shown: Shown) -> list[Section]:
     def rows() -> Iterator[list[str]]:
         blank = [""] * len(verdict_heads(len(c.sides)))
         for part in parts:
-            values = [iops(s.steady_mean_iops) if s else "not tested" for s in part.series]
+            values = [
+                Figure(s.steady_mean_iops, iops(s.steady_mean_iops)) if s else "not tested"
+                for s in part.series
+            ]
             yield [
                 "consistency",
                 f"{part.level}% spare area",

@@ -19,7 +19,7 @@ from results.charts import wsat_halved_label, wsat_rounds
 from results.documents import SECTION_OF_KIND, with_defaults
 from results.kinds.base import Kind, Shown
 from results.models import Run, SaturationSeries, Test
-from results.sections import Plot, Section, each_side, verdict_heads
+from results.sections import Figure, Plot, Section, each_side, per_million, verdict_heads
 from results.selectors.compare import SIDE_KEYS, Comparison
 from results.selectors.kind_rankings import Column, RankedBy
 from results.units import gigabytes, iops, mbps
@@ -129,16 +129,28 @@ class SeriesPart:
         )
 
 
+def _gb(num_bytes) -> Figure:
+    return Figure(None if num_bytes is None else num_bytes / 1e9, gigabytes(num_bytes))
+
+
+def _mbps(bytes_per_second) -> Figure:
+    return Figure(per_million(bytes_per_second), mbps(bytes_per_second))
+
+
+def _seconds_figure(seconds: float) -> Figure:
+    return Figure(seconds, f"{seconds:.0f}")
+
+
 SATURATION_EXPORT = (
-    ("mean", "MB/s (higher is better)", lambda w: mbps(w.mean_bytes_per_second)),
-    ("cache ran out after", "seconds", lambda w: f"{w.exhausted_at_s:.0f}"),
-    ("written before the fall", "GB", lambda w: gigabytes(w.bytes_before_exhausted or 0)),
-    ("rate before", "MB/s", lambda w: mbps(w.bytes_per_second_before)),
-    ("rate after", "MB/s", lambda w: mbps(w.bytes_per_second_after)),
+    ("mean", "MB/s (higher is better)", lambda w: _mbps(w.mean_bytes_per_second)),
+    ("cache ran out after", "seconds", lambda w: _seconds_figure(w.exhausted_at_s)),
+    ("written before the fall", "GB", lambda w: _gb(w.bytes_before_exhausted or 0)),
+    ("rate before", "MB/s", lambda w: _mbps(w.bytes_per_second_before)),
+    ("rate after", "MB/s", lambda w: _mbps(w.bytes_per_second_after)),
 )
 
 
-def _saturation_cell(w: SaturationSeries | None, measure: str, value) -> str:
+def _saturation_cell(w: SaturationSeries | None, measure: str, value) -> Figure | str:
     if w is None:
         return "not tested"
     if measure != "mean" and not w.exhausted:
@@ -146,24 +158,25 @@ def _saturation_cell(w: SaturationSeries | None, measure: str, value) -> str:
     return value(w)
 
 
+def _wsat_iops(w: SaturationSeries) -> Figure:
+    rate = (w.mean_bytes_per_second or 0) / (w.test.block_size or 4096)
+    return Figure(rate, iops(rate))
+
+
 WSAT_EXPORT = (
     # From the stored figures only: the export reads no series (compare(points=False)).
-    (
-        "mean",
-        "IOPS (higher is better)",
-        lambda w: iops((w.mean_bytes_per_second or 0) / (w.test.block_size or 4096)),
-    ),
+    ("mean", "IOPS (higher is better)", _wsat_iops),
     (
         "below half of it from",
         "seconds",
-        lambda w: "never" if w.halved_at_s is None else f"{w.halved_at_s:.0f}",
+        lambda w: "never" if w.halved_at_s is None else _seconds_figure(w.halved_at_s),
     ),
     (
         "written before",
         "GB",
-        lambda w: "—" if w.bytes_before_halved is None else gigabytes(w.bytes_before_halved),
+        lambda w: "—" if w.bytes_before_halved is None else _gb(w.bytes_before_halved),
     ),
-    ("written in all", "GB", lambda w: gigabytes(w.bytes_written)),
+    ("written in all", "GB", lambda w: _gb(w.bytes_written)),
     ("stopped by", "", lambda w: w.get_stopped_by_display()),
 )
 

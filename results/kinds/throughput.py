@@ -29,7 +29,15 @@ from results.models import (
     latency_description,
     method_label,
 )
-from results.sections import Plot, Section, verdict_cells, verdict_heads
+from results.sections import (
+    Figure,
+    Plot,
+    Section,
+    per_million,
+    per_thousand,
+    verdict_cells,
+    verdict_heads,
+)
 from results.selectors.common import Figures
 from results.selectors.compare import SIDE_KEYS, UNSTATED_NOTE, Comparison, Sweep, TestRows
 from results.spread import Verdict
@@ -112,11 +120,15 @@ def rows(
 # -- the compare sections ----------------------------------------------------------------
 
 
-def _export_notes(f: Figures, pattern: str) -> str:
-    """What an exported figure is, beyond its number: a quick run's, or one whose data
-    pattern was not stated, compared in a row of a stated one."""
-    notes = " (quick run)" if f.quick else ""
-    return notes + (f" ({UNSTATED_NOTE})" if f.result.pattern != pattern else "")
+def _export_notes(f: Figures, pattern: str, derived: str) -> tuple[str, ...]:
+    """What an exported figure is, beyond its number: derived (from the other rate, where
+    `derived` is the figure derived), a quick run's, or one whose data pattern was not
+    stated, compared in a row of a stated one."""
+    return (
+        *(("derived",) if f.derived == derived else ()),
+        *(("quick run",) if f.quick else ()),
+        *((UNSTATED_NOTE,) if f.result.pattern != pattern else ()),
+    )
 
 
 def _which_latency(f: Figures | None, sources: dict[int, str]) -> str:
@@ -136,10 +148,14 @@ SPREAD_EXPORT = (
     ("IOPS per second, standard deviation", "IOPS", "iops_stddev"),
     ("IOPS of the slowest second", "IOPS (higher is better)", "iops_min"),
 )
-# A mixed result's reads and writes, each as the exports write it: (measure, unit, read, write).
+# A mixed result's reads and writes, each as the exports write it: (measure, unit, figure).
 DIRECTION_EXPORT = (
-    ("mean", "IOPS (higher is better)", lambda h: h["iops"], iops),
-    ("mean latency", "lower is better", lambda h: h["latency_mean_ns"], latency),
+    ("mean", "IOPS (higher is better)", lambda h: Figure(h["iops"], iops(h["iops"]))),
+    (
+        "mean latency",
+        "µs, lower is better",
+        lambda h: Figure(per_thousand(h["latency_mean_ns"]), latency(h["latency_mean_ns"])),
+    ),
 )
 
 
@@ -153,28 +169,30 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
         name = one.test.name
         for p in one.rows:
             figures = p.figures
-            cells = []
-            for f in figures:
-                if f is None:
-                    cells.append("not tested")
-                else:
-                    note = " (derived)" if f.derived == "bytes_per_second" else ""
-                    cells.append(mbps(f.bytes_per_second) + note + _export_notes(f, p.pattern))
+            cells = [
+                "not tested"
+                if f is None
+                else Figure.noted(
+                    per_million(f.bytes_per_second),
+                    mbps(f.bytes_per_second),
+                    _export_notes(f, p.pattern, "bytes_per_second"),
+                )
+                for f in figures
+            ]
             who = verdict_cells(p)
             yield ["throughput", name, p.pattern, "mean", "MB/s (higher is better)", *cells, *who]
-            cells = []
-            for f in figures:
-                if f is None or f.iops is None:
-                    cells.append("not tested" if f is None else "")
-                else:
-                    note = " (derived)" if f.derived == "iops" else ""
-                    cells.append(iops(f.iops) + note + _export_notes(f, p.pattern))
+            cells = [
+                ("not tested" if f is None else "")
+                if f is None or f.iops is None
+                else Figure.noted(f.iops, iops(f.iops), _export_notes(f, p.pattern, "iops"))
+                for f in figures
+            ]
             yield ["throughput", name, p.pattern, "mean", "IOPS (higher is better)", *cells, *who]
             for side in MIXED_SIDES:
                 halves = [f.result.directions.get(side) if f else None for f in figures]
                 if any(halves):
-                    for measure, unit, read, write in DIRECTION_EXPORT:
-                        cells = [write(read(h)) if h else "" for h in halves]
+                    for measure, unit, figure in DIRECTION_EXPORT:
+                        cells = [figure(h) if h else "" for h in halves]
                         yield [
                             "throughput",
                             name,
@@ -185,16 +203,25 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
                             *blank,
                         ]
             if any(figures):
-                spreads = [f.spread.label if f and f.spread else "" for f in figures]
+                spreads = [
+                    Figure(
+                        None if f.spread.cv is None else f.spread.cv * 100,
+                        f.spread.label,
+                        (f"n = {f.spread.n}",),
+                    )
+                    if f and f.spread
+                    else ""
+                    for f in figures
+                ]
                 yield ["throughput", name, p.pattern, "run-to-run spread of MB/s"] + [
-                    "± coefficient of variation (n averaged)",
+                    "± coefficient of variation, % (n averaged)",
                     *spreads,
                     *blank,
                 ]
             for measure, unit, figure in SPREAD_EXPORT:
                 values = [getattr(f.result, figure) if f else None for f in figures]
                 if any(v is not None for v in values):
-                    cells = ["" if v is None else iops(v) for v in values]
+                    cells = ["" if v is None else Figure(v, iops(v)) for v in values]
                     yield ["throughput", name, p.pattern, measure, unit, *cells, *blank]
             kinds = [_which_latency(f, sources) for f in figures]
             named = {kind for kind in kinds if kind}
@@ -204,11 +231,11 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
                 )
             else:
                 which = next(iter(named), "")
-            unit = f"{which}; lower is better" if which else "lower is better"
+            unit = f"µs, {which}; lower is better" if which else "µs, lower is better"
             for measure, read in LATENCY_FIGURES:
                 values = [read(f.result) if f else None for f in figures]
                 if any(v is not None for v in values):
-                    cells = [latency(v) for v in values]
+                    cells = [Figure(per_thousand(v), latency(v)) for v in values]
                     yield ["latency", name, p.pattern, measure, unit, *cells, *blank]
         if params := one.parameters:
             for d in params.differ:

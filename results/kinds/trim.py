@@ -17,7 +17,7 @@ from results.charts import TRIM_PHASES
 from results.documents import SECTION_OF_KIND, with_defaults
 from results.kinds.base import Kind, Shown
 from results.models import Run, Test, TrimValidation
-from results.sections import Plot, Section, each_side, verdict_heads
+from results.sections import Figure, Plot, Section, each_side, per_million, verdict_heads
 from results.selectors.compare import Comparison
 from results.selectors.kind_rankings import Column, RankedBy
 from results.units import mbps, share
@@ -74,7 +74,12 @@ def sections(c: Comparison, shown: Shown) -> list[Section]:
         blank = [""] * len(verdict_heads(len(c.sides)))
         for part in parts:
             for attr, phase in TRIM_PHASES:
-                values = [mbps(getattr(t, attr)) if t else "not tested" for t in part.sides]
+                values = [
+                    Figure(per_million(getattr(t, attr)), mbps(getattr(t, attr)))
+                    if t
+                    else "not tested"
+                    for t in part.sides
+                ]
                 yield [
                     "TRIM validation",
                     part.test.name,

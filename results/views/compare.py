@@ -7,7 +7,8 @@ import csv
 import datetime
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -23,7 +24,7 @@ from results.filters import highlight_slugs
 from results.kinds import Shown, compare_sections
 from results.kinds.throughput import LATENCY_PERCENTILES
 from results.models import Run
-from results.sections import Section, export_rows, value_test_name
+from results.sections import EXPORT_HEADER, Figure, Section, export_rows, value_test_name
 from results.selectors.compare import (
     MAX_SIDES,
     SIDE_KEYS,
@@ -303,9 +304,37 @@ def _export_url(name: str, slugs: list[str], runs: dict) -> str:
 # -- exports ---------------------------------------------------------------------------------
 
 
-def _csv_cell(value: str) -> str:
+def _csv_cell(value) -> str:
+    """A cell of the CSV: a number plain (a figure's value: 35217.4, never "35,217"), as
+    data; text so that a spreadsheet never runs it as a formula."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value).lower()
+    if isinstance(value, int | float | Decimal):
+        return repr(value) if isinstance(value, float) else str(value)
     # A spreadsheet would run a cell starting with one of these as a formula.
     return f"'{value}" if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def _csv_rows(rows: list[list], sides: int) -> Iterator[list[str]]:
+    """The export's rows as the CSV writes them: each drive's figure as its value, with its
+    qualifiers (quick run, derived, …) in a column of their own beside it."""
+    header, *body = rows
+    fixed = len(EXPORT_HEADER)
+    heads = header[fixed : fixed + sides]
+    yield [
+        *header[:fixed],
+        *(name for head in heads for name in (head, f"{head.split(':', 1)[0]}: notes")),
+        *header[fixed + sides :],
+    ]
+    for row in body:
+        cells = [*row[:fixed]]
+        for cell in row[fixed : fixed + sides]:
+            if isinstance(cell, Figure):
+                cells += [cell.value, "; ".join(cell.notes)]
+            else:
+                cells += [cell, ""]
+        cells += [c.value if isinstance(c, Figure) else c for c in row[fixed + sides :]]
+        yield [_csv_cell(cell) for cell in cells]
 
 
 # Markdown that text could turn into something else: inline code, emphasis, strikethrough,
@@ -352,8 +381,8 @@ def compare_csv(
     state, slugs, comparison = read
     out = io.StringIO()
     writer = csv.writer(out)
-    for row in export_rows(comparison, compare_sections(comparison)):
-        writer.writerow([_csv_cell(cell) for cell in row])
+    rows = export_rows(comparison, compare_sections(comparison))
+    writer.writerows(_csv_rows(rows, len(comparison.sides)))
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     filename = "-vs-".join(slugs)
     response["Content-Disposition"] = f'attachment; filename="compare-{filename}.csv"'
@@ -380,5 +409,5 @@ def compare_markdown(
         "| " + " | ".join(_md_cell(h) for h in header) + " |",
         "|" + "---|" * len(header),
     ]
-    lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in body]
+    lines += ["| " + " | ".join(_md_cell(str(cell)) for cell in row) + " |" for row in body]
     return HttpResponse("\n".join(lines) + "\n", content_type="text/markdown; charset=utf-8")

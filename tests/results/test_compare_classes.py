@@ -157,7 +157,7 @@ def test_every_pair_of_classes_is_compared_exactly_when_ranked_together(client, 
     api = api_pattern(client, [a, b])
     if together:
         assert v.winner != NOT_COMPARED and "not compared" not in v.label
-        assert "not compared" not in page and "not compared" not in exported[7]
+        assert "not compared" not in page and "not compared" not in exported[9]
         assert api["winner"] != NOT_COMPARED and api["difference_percent"] is not None
         return
     # Never a winner, nor a difference: the same verdict on the page, in both exports and
@@ -165,7 +165,7 @@ def test_every_pair_of_classes_is_compared_exactly_when_ranked_together(client, 
     assert (v.winner, v.difference_percent, v.label) == (NOT_COMPARED, None, label)
     assert f'<small class="verdict-not_compared">{label}</small>' in page
     assert "beyond ±" not in page and "tie (within" not in page
-    assert exported[7:] == [label, ""]
+    assert exported[9:] == [label, ""]
     assert f"| {label} |  |" in markdown_row(client, [a, b])
     assert api["winner"] == NOT_COMPARED and api["difference_percent"] is None
     assert api["verdict"] == {
@@ -191,7 +191,7 @@ def test_the_issues_quick_passes_against_a_full_length_group(client):
     assert label in article and "beyond ±" not in article
     assert '<strong class="side-a">' not in article and '<strong class="side-b">' not in article
     header, row = csv_rows(client, [quick, full])
-    assert header[7:] == ["winner", "difference"] and row[7:] == [label, ""]
+    assert header[9:] == ["winner", "difference (%)"] and row[9:] == [label, ""]
     assert f"| {label} |  |" in markdown_row(client, [quick, full])
     api = api_pattern(client, [quick, full])
     assert (api["winner"], api["verdict"]["label"]) == (NOT_COMPARED, label)
@@ -241,9 +241,9 @@ def test_three_and_four_drives_judge_each_against_a_within_its_class_and_no_best
     assert f"vs A: {not_compared}" in page and NO_BEST_ACROSS in page
     assert "best-mark" not in page
     header, row = csv_rows(client, drives)
-    assert header[5 + count :] == ["best", *(f"{k} against A" for k in "BCD"[: count - 1])]
-    assert row[5 + count] == NO_BEST_ACROSS
-    assert row[5 + count + 2] == not_compared
+    assert header[5 + 2 * count :] == ["best", *(f"{k} against A" for k in "BCD"[: count - 1])]
+    assert row[5 + 2 * count] == NO_BEST_ACROSS
+    assert row[5 + 2 * count + 2] == not_compared
     assert f"| {not_compared} |" in markdown_row(client, drives)
     api = api_pattern(client, drives)
     assert api["best"] is None

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from results.kinds import KINDS, compare_sections
+from results.sections import Figure
 from results.selectors.compare import Comparison, compare
 
 pytestmark = pytest.mark.django_db
@@ -77,13 +78,34 @@ def test_every_chart_of_every_section_is_an_image(client, shown):
 
 
 def test_the_exports_write_every_sections_rows(client, shown):
+    """Each section's rows are the exports': in the Markdown as the page writes each figure,
+    in the CSV each figure's plain value with its qualifiers in the column beside it."""
     c, found = shown
     text = client.get(reverse("bench:compare_csv", args=DRIVES)).content.decode()
     rows = list(csv.reader(io.StringIO(text)))
+    markdown = client.get(reverse("bench:compare_markdown", args=DRIVES)).content.decode()
+    n = len(c.sides)
     for section in found:
         for row in section.export():
-            assert row in rows, (section.id, row)
+            sides = row[5 : 5 + n]
+            written = [
+                [cell.value, "; ".join(cell.notes)] if isinstance(cell, Figure) else [cell, ""]
+                for cell in sides
+            ]
+            plain = [
+                "" if v is None else repr(v) if isinstance(v, float) else str(v)
+                for pair in written
+                for v in pair
+            ]
+            assert [*map(str, row[:5]), *plain] in [r[: 5 + 2 * n] for r in rows], (
+                section.id,
+                row[:5],
+            )
+            assert str(row[5]).replace("|", "\\|") in markdown or "|" in str(row[5])
     assert {row[0] for row in rows[1:]} >= {"throughput", "latency", "consistency", "specs"}
+    for line in rows[1:]:
+        for cell in line[5 : 5 + 2 * n : 2]:
+            assert "," not in cell or not cell.replace(",", "").replace(".", "").isdigit()
 
 
 def test_the_api_writes_every_section_the_body_names(client, shown):

@@ -237,9 +237,12 @@ def test_exports_and_api_carry_the_same_verdict(client, repeated_pair):
     labels = [p.verdicts[1].label for t in c.tests for p in t.rows]
     exported = client.get(reverse("bench:compare_csv", args=[a.slug, b.slug])).content.decode()
     rows = [r for r in csv.reader(io.StringIO(exported)) if r[0] == "throughput"]
-    assert [r[7] for r in rows if r[4].startswith("MB/s")] == labels
+    # Each drive's value and notes (A: 5, 6; B: 7, 8), then the winner.
+    assert [r[9] for r in rows if r[4].startswith("MB/s")] == labels
     spreads = [r for r in rows if r[3].startswith("run-to-run spread")]
-    assert spreads and all(r[5].endswith("(n = 3)") and r[6].endswith("(n = 3)") for r in spreads)
+    assert spreads and all(
+        float(r[5]) > 0 and r[6] == "n = 3" and float(r[7]) > 0 and r[8] == "n = 3" for r in spreads
+    )
     body = client.get(f"/api/v1/compare/{a.slug}/{b.slug}/").json()
     api = [p for t in body["tests"] for p in t["patterns"]]
     assert [p["verdict"]["label"] for p in api] == labels
