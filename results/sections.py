@@ -13,6 +13,7 @@ nothing here is written per side."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 from results.selectors.compare import SIDE_KEYS, Comparison, PatternRow
@@ -158,7 +159,9 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
 
     def dollar_figure(text: str) -> Figure | str:
         """A price the page writes "$1,234.56", its value 1234.56."""
-        return text if text == "—" else Figure(text.replace("$", "").replace(",", ""), text)
+        if text == "—":
+            return text
+        return Figure(Decimal(text.replace("$", "").replace(",", "")), text)
 
     prices = [s.price.amount if s.price else None for s in sides]
     return [

@@ -254,10 +254,24 @@ def _latency_verdict(a: Figures | None, other: Figures | None) -> Verdict:
 
 
 # What a figure was measured with and under, for "what differs" (issue 48): each parameter's
-# name and how it is read from a side's figures ("" where its run does not say). Declared once:
-# the page, the exports and the API show TestRows.parameters.
-def _bench(field_name: str):
-    return lambda f: getattr(f.result.run.bench, field_name) if f.result.run.bench_id else ""
+# name and how it is read ("" where it is not said), from a side's run (the same for every
+# figure of the run: read once a comparison) or from its figures. Declared once: the page, the
+# exports and the API show TestRows.parameters.
+def _bench(field_name: str) -> Callable[[Run], str]:
+    return lambda run: getattr(run.bench, field_name) if run.bench_id else ""
+
+
+RUN_PARAMETERS: tuple[tuple[str, Callable[[Run], str]], ...] = (
+    ("tool", lambda run: " ".join(filter(None, (run.tool_name, run.tool_version)))),
+    ("engine", lambda run: run.engine),
+    ("test bench", _bench("name")),
+    ("CPU", _bench("cpu")),
+    ("OS", _bench("os")),
+    ("kernel", _bench("kernel")),
+    ("link", _bench("link")),
+    ("firmware", lambda run: run.firmware.version if run.firmware_id else ""),
+    ("drive state", lambda run: run.get_drive_state_display()),
+)
 
 
 def _queue_depth(f: Figures) -> str:
@@ -271,16 +285,7 @@ def _span(f: Figures) -> str:
     return f"{span / 2**30:,.3g} GiB" if span else "whole drive"
 
 
-PARAMETERS: tuple[tuple[str, Callable[[Figures], str]], ...] = (
-    ("tool", lambda f: " ".join(filter(None, (f.result.run.tool_name, f.result.run.tool_version)))),
-    ("engine", lambda f: f.result.run.engine),
-    ("test bench", _bench("name")),
-    ("CPU", _bench("cpu")),
-    ("OS", _bench("os")),
-    ("kernel", _bench("kernel")),
-    ("link", _bench("link")),
-    ("firmware", lambda f: f.result.run.firmware.version if f.result.run.firmware_id else ""),
-    ("drive state", lambda f: f.result.run.get_drive_state_display()),
+FIGURE_PARAMETERS: tuple[tuple[str, Callable[[Figures], str]], ...] = (
     (
         "how obtained",
         lambda f: (
@@ -294,6 +299,11 @@ PARAMETERS: tuple[tuple[str, Callable[[Figures], str]], ...] = (
     ("span", _span),
     ("block size", lambda f: f"{(f.result.block_size or f.result.test.block_size) // 1024} KiB"),
     ("data pattern", lambda f: f.result.pattern),
+)
+# Every parameter, as read from a side's figures.
+PARAMETERS: tuple[tuple[str, Callable[[Figures], str]], ...] = (
+    *((name, lambda f, read=read: read(f.result.run)) for name, read in RUN_PARAMETERS),
+    *FIGURE_PARAMETERS,
 )
 NOT_STATED = "not stated"
 NOT_TESTED = "not tested"
@@ -320,27 +330,43 @@ class TestRows:
     test: Test
     rows: list[PatternRow]
 
+    # Each run's RUN_PARAMETERS values, by its id: one dict for every test of a comparison.
+    runs_read: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def _read(self, f: Figures) -> tuple[str, ...]:
+        """Every PARAMETERS value of a side's figures, in order (NOT_STATED for "")."""
+        run = f.result.run
+        found = self.runs_read.get(run.pk)
+        if found is None:
+            found = self.runs_read[run.pk] = tuple(
+                read(run) or NOT_STATED for _, read in RUN_PARAMETERS
+            )
+        return found + tuple(read(f) or NOT_STATED for _, read in FIGURE_PARAMETERS)
+
     @functools.cached_property
     def parameters(self) -> Parameters | None:
         """Each PARAMETERS' value on every side (its values over the test's rows, in order),
         and which differ: those whose values differ between the sides in a data pattern's row
         (in the rows where two sides or more have figures; where no row has, between the
         sides' values); None where fewer than two sides have figures."""
+        read = {id(f): self._read(f) for p in self.rows for f in p.figures if f is not None}
         sides = len(self.rows[0].figures) if self.rows else 0
-        tested = [[f for p in self.rows if (f := p.figures[i]) is not None] for i in range(sides)]
+        tested = [
+            [read[id(f)] for p in self.rows if (f := p.figures[i]) is not None]
+            for i in range(sides)
+        ]
         if sum(1 for found in tested if found) < 2:
             return None
-        shared = [p for p in self.rows if sum(f is not None for f in p.figures) > 1]
+        shared = [
+            [read[id(f)] for f in p.figures if f is not None]
+            for p in self.rows
+            if sum(f is not None for f in p.figures) > 1
+        ]
         differ, same = [], []
-        for name, read in PARAMETERS:
-            values = [
-                tuple(dict.fromkeys(read(f) or NOT_STATED for f in found)) for found in tested
-            ]
+        for n, (name, _) in enumerate(PARAMETERS):
+            values = [tuple(dict.fromkeys(v[n] for v in found)) for found in tested]
             if shared:
-                differs = any(
-                    len({read(f) or NOT_STATED for f in p.figures if f is not None}) > 1
-                    for p in shared
-                )
+                differs = any(len({v[n] for v in row}) > 1 for row in shared)
             else:
                 differs = len({v for v in values if v}) > 1
             if differs:
@@ -763,6 +789,7 @@ def _comparison(sides: list[Side]) -> Comparison:
             tests[identifier] = f.result.test
             found.setdefault(identifier, set()).add(pattern)
     found_tests = []
+    runs_read: dict[int, tuple[str, ...]] = {}  # each run's parameters, read once (TestRows)
     for test in sorted(tests.values(), key=test_order_key):
         found = [side.get(test.identifier, set()) for side in patterns]
         stands_in = [
@@ -778,7 +805,7 @@ def _comparison(sides: list[Side]) -> Comparison:
                 for s, standing in zip(sides, stands_in, strict=True)
             ]
             rows.append(PatternRow(p, figures))
-        found_tests.append(TestRows(test, rows))
+        found_tests.append(TestRows(test, rows, runs_read))
     points: dict[str, list[TestRows]] = {}
     for one in found_tests:
         if one.test.family:

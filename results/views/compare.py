@@ -8,7 +8,6 @@ import datetime
 import io
 import re
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -304,15 +303,18 @@ def _export_url(name: str, slugs: list[str], runs: dict) -> str:
 # -- exports ---------------------------------------------------------------------------------
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def _csv_cell(value) -> str:
     """A cell of the CSV: a number plain (a figure's value: 35217.4, never "35,217"), as
     data; text so that a spreadsheet never runs it as a formula."""
-    if isinstance(value, bool) or value is None:
-        return "" if value is None else str(value).lower()
-    if isinstance(value, int | float | Decimal):
-        return repr(value) if isinstance(value, float) else str(value)
-    # A spreadsheet would run a cell starting with one of these as a formula.
-    return f"'{value}" if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+    kind = type(value)
+    if kind is str:  # most cells: a spreadsheet would run one starting so as a formula
+        return f"'{value}" if value[:1] in FORMULA_STARTS else value
+    if kind is float:
+        return repr(value)
+    return "" if value is None else str(value)
 
 
 def _csv_rows(rows: list[list], sides: int) -> Iterator[list[str]]:
