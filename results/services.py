@@ -416,13 +416,15 @@ _LATEST_COLUMNS = (
     ("tool_name", "run.tool_name"),
 )
 # Of the group, over g its results' rates (each the missing one derived, as in `latest`).
+# Sums of floats in a stated order: the same rows give the same last digit, whatever order
+# the table holds them in.
 _GROUP_COLUMNS = (
-    ("bytes_per_second", "avg(g.bps)"),
-    ("iops", "avg(g.iops)"),
+    ("bytes_per_second", "avg(g.bps ORDER BY g.bps)"),
+    ("iops", "avg(g.iops ORDER BY g.iops)"),
     ("runs", "count(*)"),
     ("low_bps", "min(g.bps)"),
     ("high_bps", "max(g.bps)"),
-    ("cv", "stddev_samp(g.bps) / NULLIF(avg(g.bps), 0)"),
+    ("cv", "stddev_samp(g.bps ORDER BY g.bps) / NULLIF(avg(g.bps ORDER BY g.bps), 0)"),
 )
 _FRESH_COLUMNS = (
     (

@@ -8,6 +8,7 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 import orjson
 from django.conf import settings
@@ -274,36 +275,48 @@ RUN_PARAMETERS: tuple[tuple[str, Callable[[Run], str]], ...] = (
 )
 
 
-def _queue_depth(f: Figures) -> str:
-    r = f.result
-    depth = f"QD{r.queue_depth or r.test.queue_depth}"
-    return depth + (f" × {r.jobs} jobs" if r.jobs > 1 else "")
-
-
-def _span(f: Figures) -> str:
-    span = f.result.span_bytes or f.result.test.span_bytes
+def _span(span: int | None) -> str:
     return f"{span / 2**30:,.3g} GiB" if span else "whole drive"
 
 
-FIGURE_PARAMETERS: tuple[tuple[str, Callable[[Figures], str]], ...] = (
+def _depth_text(depth: tuple[int, int]) -> str:
+    queue_depth, jobs = depth
+    return f"QD{queue_depth}" + (f" × {jobs} jobs" if jobs > 1 else "")
+
+
+# Read raw from a figure (compared as read: formatted only where shown, where they differ).
+FIGURE_PARAMETERS: tuple[tuple[str, Callable[[Figures], Any], Callable[[Any], str]], ...] = (
     (
         "how obtained",
-        lambda f: (
-            method_label(f.method, f.result.run.tool_name)
-            if f.method
-            else f.result.run.get_source_display()
-        ),
+        lambda f: (f.method, f.result.run.tool_name, f.result.run.source),
+        lambda raw: method_label(raw[0], raw[1]) if raw[0] else Run.Source(raw[2]).label,
     ),
-    ("duration", lambda f: f"{f.result.duration_ns / 1e9:,.0f} s" if f.result.duration_ns else ""),
-    ("queue depth", _queue_depth),
-    ("span", _span),
-    ("block size", lambda f: f"{(f.result.block_size or f.result.test.block_size) // 1024} KiB"),
-    ("data pattern", lambda f: f.result.pattern),
+    (
+        "duration",  # in whole seconds, as shown
+        lambda f: round(f.result.duration_ns / 1e9) if f.result.duration_ns else None,
+        lambda seconds: "" if seconds is None else f"{seconds:,} s",
+    ),
+    (
+        "queue depth",
+        lambda f: (f.result.queue_depth or f.result.test.queue_depth, f.result.jobs),
+        _depth_text,
+    ),
+    (
+        "span",  # as shown, to three digits
+        lambda f: _span(f.result.span_bytes or f.result.test.span_bytes),
+        str,
+    ),
+    (
+        "block size",
+        lambda f: f.result.block_size or f.result.test.block_size,
+        lambda size: f"{size // 1024} KiB",
+    ),
+    ("data pattern", lambda f: f.result.pattern, str),
 )
 # Every parameter, as read from a side's figures.
 PARAMETERS: tuple[tuple[str, Callable[[Figures], str]], ...] = (
     *((name, lambda f, read=read: read(f.result.run)) for name, read in RUN_PARAMETERS),
-    *FIGURE_PARAMETERS,
+    *((name, lambda f, raw=raw, text=text: text(raw(f))) for name, raw, text in FIGURE_PARAMETERS),
 )
 NOT_STATED = "not stated"
 NOT_TESTED = "not tested"
@@ -333,15 +346,16 @@ class TestRows:
     # Each run's RUN_PARAMETERS values, by its id: one dict for every test of a comparison.
     runs_read: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
-    def _read(self, f: Figures) -> tuple[str, ...]:
-        """Every PARAMETERS value of a side's figures, in order (NOT_STATED for "")."""
+    def _read(self, f: Figures) -> tuple:
+        """Every PARAMETERS value of a side's figures, in order: its run's as text
+        (NOT_STATED for ""), its own raw (FIGURE_PARAMETERS)."""
         run = f.result.run
         found = self.runs_read.get(run.pk)
         if found is None:
             found = self.runs_read[run.pk] = tuple(
                 read(run) or NOT_STATED for _, read in RUN_PARAMETERS
             )
-        return found + tuple(read(f) or NOT_STATED for _, read in FIGURE_PARAMETERS)
+        return found + tuple(raw(f) for _, raw, _ in FIGURE_PARAMETERS)
 
     @functools.cached_property
     def parameters(self) -> Parameters | None:
@@ -362,18 +376,24 @@ class TestRows:
             for p in self.rows
             if sum(f is not None for f in p.figures) > 1
         ]
+        runs = len(RUN_PARAMETERS)
         differ, same = [], []
         for n, (name, _) in enumerate(PARAMETERS):
-            values = [tuple(dict.fromkeys(v[n] for v in found)) for found in tested]
             if shared:
                 differs = any(len({v[n] for v in row}) > 1 for row in shared)
             else:
-                differs = len({v for v in values if v}) > 1
-            if differs:
-                shown = tuple(" / ".join(v) if v else NOT_TESTED for v in values)
-                differ.append(Difference(name, shown))
-            else:
+                differs = len({frozenset(v[n] for v in found) for found in tested if found}) > 1
+            if not differs:
                 same.append(name)
+                continue
+            text = (lambda v: v) if n < runs else FIGURE_PARAMETERS[n - runs][2]
+            shown = tuple(
+                " / ".join(dict.fromkeys(text(v[n]) or NOT_STATED for v in found))
+                if found
+                else NOT_TESTED
+                for found in tested
+            )
+            differ.append(Difference(name, shown))
         return Parameters(tuple(differ), tuple(same))
 
     @property
@@ -584,7 +604,8 @@ SELECT 0 AS n, json_build_object(
       JOIN results_result r ON r.run_id = side.chosen
       JOIN results_run run ON run.id = r.run_id
       JOIN results_test t ON t.id = r.test_id
-      WINDOW w AS (PARTITION BY side.key, r.test_id, r.pattern)
+      WINDOW w AS (PARTITION BY side.key, r.test_id, r.pattern ORDER BY {bps}, r.id
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
       ORDER BY side.key, r.test_id, r.pattern, r.partial, r.repeat DESC)
     ) r),
   'series', (
