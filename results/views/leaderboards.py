@@ -15,18 +15,19 @@ from results.selectors.rankings import Metric, leaderboard, leaderboard_choices,
 from results.selectors.steady_ranking import METHODS, consistency_test, steady_ranking
 from results.views.chart_images import Chart
 from results.views.common import (
-    MAX_PAGE,
     HtmxHttpRequest,
     bad_request,
     choice,
     highlight_list,
     highlighted,
+    page_number,
     partial,
-    positive_int,
+    whole_number,
 )
 from results.views.methodology import test_links
 
 PAGE_SIZE = 25
+MAX_SPARE_PERCENT = 90  # a consistency series' spare area (its check constraint)
 METRICS = tuple(m for m, _ in Metric.CHOICES)
 
 
@@ -84,8 +85,8 @@ def _board(request: HtmxHttpRequest, test_id: str) -> BoardRead | HttpResponse |
         return None
     if errors:
         return bad_request(request, errors)
-    metric = choice(request.GET.get("metric"), METRICS)
-    page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
+    metric = choice(request.GET, "metric", METRICS)
+    page = page_number(request.GET)
     highlight = highlighted(request)
     board = leaderboard(
         test=test,
@@ -149,12 +150,11 @@ def _steady(request: HtmxHttpRequest, test_id: str):
     test = consistency_test(test_id)
     if test is None:
         raise Http404("No such test")
-    spare = request.GET.get("spare")
     ranking = steady_ranking(
         test=test,
-        spare_area=int(spare) if spare and spare.isascii() and spare.isdigit() else None,
-        method=choice(request.GET.get("method"), METHODS),
-        page=positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE),
+        spare_area=whole_number(request.GET, "spare", minimum=0, maximum=MAX_SPARE_PERCENT),
+        method=choice(request.GET, "method", METHODS),
+        page=page_number(request.GET),
         page_size=PAGE_SIZE,
         highlight=highlighted(request),
     )
