@@ -74,6 +74,9 @@ def _layout(**extra) -> dict:
         "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
     }
     layout.update(extra)
+    # Tick numbers as the pages write numbers (results/units.py): 1,500, not 1500.
+    for axis in ("xaxis", "yaxis"):
+        layout[axis] = {"separatethousands": True, **layout.get(axis, {})}
     return layout
 
 
@@ -247,7 +250,7 @@ def consistency(
                 "x0": 0,
                 "dx": step,
                 "marker": {"color": colour, "symbol": symbol, "size": 4, "opacity": 0.75},
-                "hovertemplate": "%{y:,} IOPS at %{x} s<extra>%{fullData.name}</extra>",
+                "hovertemplate": "%{y:,} IOPS at %{x:,} s<extra>%{fullData.name}</extra>",
             }
         )
     xaxis: dict = {"title": {"text": "seconds"}}
@@ -760,7 +763,7 @@ def saturation(sides) -> dict:
                 "line": {"color": colour, "width": 2, "dash": dash},
                 # Each point's MB/s as the tables write it (units.mbps), not as a d3 format.
                 "text": [units.mbps(rate) for rate in rates],
-                "hovertemplate": "%{text} MB/s at %{x} s<extra>%{fullData.name}</extra>",
+                "hovertemplate": "%{text} MB/s at %{x:,} s<extra>%{fullData.name}</extra>",
             }
         )
         if series.exhausted and series.exhausted_at_s is not None:

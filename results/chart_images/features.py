@@ -111,6 +111,7 @@ VALUES: dict[str, frozenset] = {
 
 # Keys drawn as if they had the one value charts.py gives them: another value is unknown.
 ASSUMED = {
+    "layout.axis.separatethousands": True,  # every tick's number as the pages write numbers
     "bar.cliponaxis": False,  # a bar's text may go past the plot's end, as on the page
     "layout.barmode": "group",  # bars of one category side by side
     **{

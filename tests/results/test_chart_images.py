@@ -588,3 +588,14 @@ def test_the_pages_only_figures_are_on_pages_without_images(client, twice):
     """PAGE_ONLY's figures are drawn on their pages (a drive's with two alike runs)."""
     html = client.get(reverse("bench:drive", args=[twice.slug])).content.decode()
     assert html.count('class="chart"') >= 1 and '"type":"box"' in html
+
+
+@pytest.mark.django_db(databases=[])
+def test_ticks_are_written_as_the_pages_write_them():
+    """As Plotly writes an axis with separatethousands (results.charts sets it on every
+    axis): separators below 10,000, an SI suffix from there."""
+    from results.chart_images.text import tick_label
+
+    cases = {300: "300", 0.5: "0.5", 1000: "1,000", 1500: "1,500", 9999: "9,999"}
+    cases |= {10_000: "10k", 40_000: "40k", 2_500_000: "2.5M", -2000: "-2,000"}
+    assert {value: tick_label(value) for value in cases} == cases

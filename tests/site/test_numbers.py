@@ -1,8 +1,9 @@
 """Numbers are written one way on every page (results/units.py states the rule): read as a
 reader reads them, every page of the demo (tests/pages.py) has no whole number of four digits
 or more without its thousands separators ("2000 s", "3600", "rounds 1620"), in its text or
-in the texts its charts write (bar labels, hovers, names); no duration with spurious zeros
-("1.000 s"); and a percentage without a space before its sign. Years, ids (#25), versions,
+in the texts its charts write (bar labels, hovers, names, the numbers a hover formats, the
+axes' ticks); no duration with spurious zeros ("1.000 s"); and a percentage without a space
+before its sign. Years, ids (#25), versions,
 dates, addresses and code are not figures and are left alone."""
 
 import json
@@ -49,6 +50,26 @@ def problems_in(text: str, *, figures: bool = False) -> list[str]:
     return found
 
 
+# A number a hover writes from the data without a format of its own (d3's "," separates).
+UNFORMATTED = re.compile(r"%\{(x|y|customdata\[\d+\])\}")
+
+
+def figure_problems(figure: dict) -> list[str]:
+    """What a chart writes against the rule: in its texts, its hovers' numbers, its ticks."""
+    found = [f"{p!r} in {text[:80]!r}" for text in figure_texts(figure) for p in problems_in(text)]
+    for trace in figure.get("data") or []:
+        names = set()  # a bar's category axis holds names, not numbers
+        if trace.get("type") == "bar":
+            names.add("y" if trace.get("orientation") == "h" else "x")
+        unformatted = UNFORMATTED.findall(trace.get("hovertemplate") or "")
+        found += [f"hover {m!r}" for m in unformatted if m not in names]
+    layout = figure.get("layout") or {}
+    for axis in ("xaxis", "yaxis"):
+        if not (layout.get(axis) or {}).get("separatethousands"):
+            found.append(f"{axis} ticks without thousands separators")
+    return found
+
+
 def figure_texts(value, key: str = ""):
     if isinstance(value, dict):
         for k, item in value.items():
@@ -79,8 +100,7 @@ class Numbers(HTMLParser):
             self.cells.append("num" in (dict(attrs).get("class") or "").split())
         for name, value in attrs:
             if name == "data-figure" and value:
-                for text in figure_texts(json.loads(value)):
-                    self.problems += [f"chart: {p!r} in {text[:80]!r}" for p in problems_in(text)]
+                self.problems += [f"chart: {p}" for p in figure_problems(json.loads(value))]
             elif name in ("title", "aria-label", "alt") and value:
                 self.problems += [f"{tag}[{name}]: {p!r}" for p in problems_in(value)]
 
@@ -112,6 +132,10 @@ def test_the_check_finds_what_it_is_for():
         "<p>percentile 50 %</p>",
         "<p>ran 1999 s</p>",  # a year's digits beside a unit are a figure
         """<div data-figure='{"data": [{"text": ["12345 IOPS"]}], "layout": {}}'></div>""",
+        """<div data-figure='{"data": [{"hovertemplate": "%{y:,} IOPS at %{x} s"}],
+           "layout": {"xaxis": {"separatethousands": true}, "yaxis": {"separatethousands": true}}}'>
+           </div>""",
+        """<div data-figure='{"data": [], "layout": {"xaxis": {}}}'></div>""",
     ]
     for html in bad:
         assert page_problems(html), html
@@ -121,6 +145,9 @@ def test_the_check_finds_what_it_is_for():
         "<p><code>--seed 20261122</code> <a href='/bench/runs/1234/'>run</a></p>",
         "<p>latency 1.50 ms, 251.70 MB/s, 3.25 MB/s</p>",
         "<p>AnandTech's, last year's drive, 'that everyone was selling for $1000'</p>",
+        """<div data-figure='{"data": [{"hovertemplate": "%{y:,.0f} IOPS at %{x:,} s"}],
+           "layout": {"xaxis": {"separatethousands": true}, "yaxis": {"separatethousands": true}}}'>
+           </div>""",
     ]
     for html in good:
         assert page_problems(html) == [], html
