@@ -154,3 +154,29 @@ def test_compare_tables_fit_beside_their_charts_on_a_desktop(page, live_server, 
     for path in demo_pages()["bench:compare"]:
         visit(page, live_server.url + path)
         assert page.evaluate(SCROLLED_TABLES) == [], path
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_long_words_wrap(page, live_server, test_catalog, size):
+    """A name that is one long word (a model number, a part number) wraps where it is text
+    and scrolls where it is a table's cell: the pages that show it fit the window."""
+    from tests.results.helpers import measured
+
+    word = "Ultrawide" + "X" * 150
+    a = measured(manufacturer="Acme", model=word, seed=1)
+    b = measured(manufacturer="Bolt" + "Y" * 120, model="Two", seed=2).drive
+    page.set_viewport_size(size)
+    wide = {}
+    for path in (
+        "/",
+        f"/drives/{a.drive.slug}/",
+        f"/bench/runs/{a.pk}/",
+        f"/bench/compare/{a.drive.slug}/{b.slug}/",
+        f"/bench/tests/randwrite-4k-qd3-8g/?highlight={a.drive.slug}",
+        "/bench/tests/consistency-4k-qd32/",
+    ):
+        visit(page, live_server.url + path)
+        found = page.evaluate(OVERFLOW)
+        if found["scroll"] > found["width"]:
+            wide[path] = found
+    assert wide == {}, "\n".join(f"{path}: {found}" for path, found in wide.items())
