@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.http import HttpRequest, QueryDict
 from django.urls import Resolver404, resolve, reverse
 
-from core.query import MAX_PAGE, QueryError, choice, page_number, whole_number  # noqa: F401
+from core.query import choice, page_number, whole_number  # noqa: F401 - results' views
 from drives.filters import search_words
 from drives.models import Drive
 from drives.selectors import DriveLabel, drive_match
