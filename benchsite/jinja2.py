@@ -10,7 +10,8 @@ A stock Jinja2 environment with autoescaping on: every value a page writes is es
 markupsafe. Tables and run cards are macros (templates/bench/_tables.html, _run.html) that
 pages import; everything else a template may call is listed here: `url`
 (core.links.page_url), `static`, `chart` (results.charts), the display units of
-results.units and a few of Django's filters.
+results.units (every number a page writes: the one rule its docstring states) and a few of
+Django's filters.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ def environment(**options) -> jinja2.Environment:
         UNSTATED_NOTE=UNSTATED_NOTE,
     )
     env.filters.update(
+        count=units.count,
+        decimal=units.decimal,
+        seconds=units.seconds,
+        percent=units.percent,
         mbps=units.mbps,
         iops=units.iops,
         iops_spread=units.iops_spread,
@@ -89,7 +94,6 @@ def environment(**options) -> jinja2.Environment:
         # in UTC, as they say). It looks up the language's formats at every call (tens of
         # microseconds): tables write Y-m-d dates with the date's own isoformat().
         date=django_filters.date,
-        floatformat=django_filters.floatformat,
         pluralize=django_filters.pluralize,
         capfirst=django_filters.capfirst,
     )

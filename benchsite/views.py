@@ -11,6 +11,9 @@ from django.views.decorators.http import require_safe
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from core.query import QueryError
+from drives.views import bad_request as bad_query
+
 RETRY_AFTER_S = 5
 UNAVAILABLE = "Bench is briefly unavailable (its database cannot be reached); try again shortly."
 SERVER_ERROR = "Something went wrong on our side; it has been logged."
@@ -55,6 +58,23 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler400: what Django refuses before any view (more fields or files than it reads,
     a malformed Host header), as a page or the API's error body."""
     return _error(request, 400, BAD_REQUEST)
+
+
+class QueryErrorMiddleware:
+    """A page's query parameter it cannot take (core.query.QueryError, raised by the view
+    or by what it reads through): the 400 page naming it, as a filter form's errors are
+    shown (to htmx, the list of problems alone)."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if isinstance(exception, QueryError):
+            return bad_query(request, exception.errors)  # type: ignore[arg-type]
+        return None
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_safe
 from django_htmx.middleware import HtmxDetails
 
 from core.filters import filter_context
+from core.query import page_number
 from drives.filters import DriveFilter
 from drives.models import Drive
 from drives.selectors import controllers, drive_page
@@ -19,19 +20,12 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _page(filters: DriveFilter | None, number: str | None) -> Page:
-    """The page of the drives `filters` keeps (all without) that `number` asks for, as
-    Paginator.get_page chooses it (the first for anything but an integer, the last for one
-    below 1 or beyond the last), its rows read with the count (drive_page)."""
-    try:
-        wanted = int(number)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        wanted = 1
-    total, rows = drive_page(
-        filters=filters, offset=max(wanted - 1, 0) * PAGE_SIZE, limit=PAGE_SIZE
-    )
+def _page(filters: DriveFilter | None, wanted: int) -> Page:
+    """The page of the drives `filters` keeps (all without) that `wanted` asks for (the last
+    for one beyond it), its rows read with the count (drive_page)."""
+    total, rows = drive_page(filters=filters, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
     paginator = Paginator(range(total), PAGE_SIZE)
-    if wanted < 1 or wanted > paginator.num_pages:
+    if wanted > paginator.num_pages:
         wanted = paginator.num_pages
         total, rows = drive_page(filters=filters, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
         paginator = Paginator(range(total), PAGE_SIZE)
@@ -61,7 +55,7 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     if not filters.is_valid():
         return bad_request(request, filters.errors)
     form = filter_context(DriveFilter, filters.form.cleaned_data, controllers())
-    page = _page(filters, request.GET.get("page"))
+    page = _page(filters, page_number(request.GET))
     query = request.GET.copy()
     query.pop("page", None)
     context = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Sequence
 from decimal import Decimal
 from html import escape
@@ -73,6 +74,9 @@ def _layout(**extra) -> dict:
         "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
     }
     layout.update(extra)
+    # Tick numbers as the pages write numbers (results/units.py): 1,500, not 1500.
+    for axis in ("xaxis", "yaxis"):
+        layout[axis] = {"separatethousands": True, **layout.get(axis, {})}
     return layout
 
 
@@ -246,7 +250,7 @@ def consistency(
                 "x0": 0,
                 "dx": step,
                 "marker": {"color": colour, "symbol": symbol, "size": 4, "opacity": 0.75},
-                "hovertemplate": "%{y:,} IOPS at %{x} s<extra>%{fullData.name}</extra>",
+                "hovertemplate": "%{y:,} IOPS at %{x:,} s<extra>%{fullData.name}</extra>",
             }
         )
     xaxis: dict = {"title": {"text": "seconds"}}
@@ -505,7 +509,10 @@ def _value_hover(
 
 
 def value_scatter(view: ValueView) -> dict:
-    """Price against IOPS; the frontier joined by a line, highlighted drives marked."""
+    """Price against IOPS; the frontier joined by a line, highlighted drives marked. The
+    frontier's drives and the highlighted ones are named beside their points (on the page
+    and in its image, which has no hover), each name on the side of its point with room;
+    every point's hover says what it is."""
 
     def trace(points, name, colour, **extra):
         return {
@@ -514,7 +521,7 @@ def value_scatter(view: ValueView) -> dict:
             "name": name,
             "x": [float(p.price) for p in points],
             "y": [round(p.iops) for p in points],
-            "text": [
+            "hovertext": [
                 _value_hover(
                     str(p.drive), p.method, p.spread.label, p.iops_derived, p.price, p.iops
                 )
@@ -522,17 +529,16 @@ def value_scatter(view: ValueView) -> dict:
             ],
             "marker": {"color": colour, "size": 7},
             "error_y": _whiskers([p.spread for p in points], round),
-            "hovertemplate": "%{text}<extra></extra>",
+            "hovertemplate": "%{hovertext}<extra></extra>",
             **extra,
         }
 
     others = [p for p in view.points if not p.frontier and not p.highlighted]
-    frontier = view.frontier
     highlighted = [p for p in view.points if p.highlighted]
     data = [
         trace(others, "other drives", COLOUR_OTHER),
         trace(
-            frontier,
+            view.frontier,
             "value frontier",
             COLOUR_FRONTIER,
             mode="lines+markers",
@@ -548,6 +554,9 @@ def value_scatter(view: ValueView) -> dict:
                 marker={"color": COLOUR_HIGHLIGHT, "size": 11, "symbol": "diamond"},
             )
         )
+    named = [*highlighted, *(p for p in view.frontier if not p.highlighted)]
+    if named:
+        data.append(_point_names(named, [float(p.price) for p in view.points]))
     return {
         "data": data,
         "layout": _layout(
@@ -556,6 +565,33 @@ def value_scatter(view: ValueView) -> dict:
             xaxis={"title": {"text": "price, USD (lower is better)"}, "type": "log"},
             yaxis={"title": {"text": "IOPS (higher is better)"}},
         ),
+    }
+
+
+def _point_names(points, prices: list[float]) -> dict:
+    """The value scatter's drives named beside their points: each name on the side of its
+    point with the more room on the logarithmic price axis (`prices`: every point's)."""
+    logs = [math.log10(p) for p in prices if p > 0]
+    low, high = (min(logs), max(logs)) if logs else (0.0, 0.0)
+
+    def side(price: float) -> str:
+        at = (math.log10(price) - low) / (high - low) if high > low and price > 0 else 0.5
+        return "top left" if at > 0.5 else "top right"
+
+    return {
+        "type": "scatter",
+        "mode": "text",
+        "name": "drive names",
+        "showlegend": False,
+        "x": [float(p.price) for p in points],
+        "y": [round(p.iops) for p in points],
+        "text": [label(p.drive) for p in points],
+        "textposition": [side(float(p.price)) for p in points],
+        "textfont": {
+            "size": 11,
+            "color": [COLOUR_HIGHLIGHT if p.highlighted else COLOUR_FRONTIER for p in points],
+        },
+        "hoverinfo": "skip",
     }
 
 
@@ -730,7 +766,7 @@ def saturation(sides) -> dict:
                 "line": {"color": colour, "width": 2, "dash": dash},
                 # Each point's MB/s as the tables write it (units.mbps), not as a d3 format.
                 "text": [units.mbps(rate) for rate in rates],
-                "hovertemplate": "%{text} MB/s at %{x} s<extra>%{fullData.name}</extra>",
+                "hovertemplate": "%{text} MB/s at %{x:,} s<extra>%{fullData.name}</extra>",
             }
         )
         if series.exhausted and series.exhausted_at_s is not None:
@@ -785,8 +821,8 @@ def saturation(sides) -> dict:
 
 
 WSAT_AXES = ("time", "bytes")  # ?wsat_x=: what the WSAT chart's x-axis shows
+WSAT_AXIS_NAMES = {"time": "time", "bytes": "GB written"}  # the page's switch between them
 _WSAT_TITLES = {"time": "seconds from the start", "bytes": "GB written (total)"}
-_WSAT_BUTTONS = {"time": "against time", "bytes": "against GB written"}
 
 
 def wsat_rounds(series) -> tuple[list[float], list[float], list[float]]:
@@ -823,26 +859,33 @@ def wsat_halved_label(series) -> str:
     )
 
 
+def wsat_halved_mark(series, axis: str) -> str:
+    """A WSAT's half-rate point as its chart labels it, short enough to fit beside the
+    point on a phone: where it falls on the `axis` shown."""
+    if axis == "bytes":
+        return f"half rate after {units.gigabytes(series.bytes_before_halved)}"
+    return f"half rate from {units.seconds(series.halved_at_s)}"
+
+
 def wsat(sides, x_axis: str = "time") -> dict:
     """WSAT (SNIA PTS write saturation): IOPS in each round against the time or against the
-    total bytes written (x_axis, the reader's ?wsat_x=; buttons on the chart switch between
-    the two in place), one line per (name, series) of `sides` (a None series is left out,
-    the others keep their colours), and where each rate first fell below half its first
-    round's, marked by a dotted line and labelled."""
-    traces, marks = [], []
-    xs: dict[str, list] = {axis: [] for axis in WSAT_AXES}
+    total bytes written (x_axis, the reader's ?wsat_x=, which the page switches with links
+    of its own), one line per (name, series) of `sides` (a None series is left out, the
+    others keep their colours), and where each rate first fell below half its first
+    round's, marked by a dotted line and labelled on the side of the point with room."""
+    traces, shapes, marks = [], [], []
     for i, (name, series) in enumerate(sides):
         if series is None:
             continue
         colour, symbol, dash = SATURATION_STYLES[i % len(SATURATION_STYLES)]
         iops, seconds, written = wsat_rounds(series)
-        by_axis = {"time": seconds, "bytes": written}
+        xs = {"time": seconds, "bytes": written}[x_axis]
         traces.append(
             {
                 "type": "scatter",
                 "mode": "lines+markers" if len(iops) <= 200 else "lines",
                 "name": label(name),
-                "x": by_axis[x_axis],
+                "x": xs,
                 "y": iops,
                 "line": {"color": colour, "width": 2, "dash": dash},
                 "marker": {"color": colour, "symbol": symbol, "size": 4},
@@ -851,25 +894,34 @@ def wsat(sides, x_axis: str = "time") -> dict:
                 "%{customdata[1]:,.1f} GB written<extra>%{fullData.name}</extra>",
             }
         )
-        for axis in WSAT_AXES:
-            xs[axis].append(by_axis[axis])
         if series.halved_at_s is None:
             continue
         at = {"time": series.halved_at_s, "bytes": round(series.bytes_before_halved / 1e9, 3)}
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": at[x_axis],
+                "x1": at[x_axis],
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": colour, "width": 1.5, "dash": "dot"},
+            }
+        )
         # The point of the first round below half: the round that starts at the mark.
         first_below = next(
             (k for k, t in enumerate(seconds) if t > series.halved_at_s + 1e-9), len(iops) - 1
         )
-        marks.append((colour, at))
-        traces.append(
+        marks.append(
             {
                 "type": "scatter",
                 "mode": "markers+text",
                 "name": label(f"{name}: below half"),
-                "x": [by_axis[x_axis][first_below]],
+                "x": [xs[first_below]],
                 "y": [iops[first_below]],
-                "text": [label(wsat_halved_label(series))],
-                "textposition": "top right",
+                "text": [label(wsat_halved_mark(series, x_axis))],
+                "hovertext": [label(wsat_halved_label(series))],
                 "textfont": {"color": colour, "size": 11},
                 "marker": {
                     "color": colour,
@@ -877,60 +929,22 @@ def wsat(sides, x_axis: str = "time") -> dict:
                     "size": 13,
                     "line": {"width": 2},
                 },
-                "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+                "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
             }
         )
-        for axis in WSAT_AXES:
-            xs[axis].append([by_axis[axis][first_below]])
-
-    def shapes(axis: str) -> list[dict]:
-        return [
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "paper",
-                "x0": at[axis],
-                "x1": at[axis],
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": colour, "width": 1.5, "dash": "dot"},
-            }
-            for colour, at in marks
-        ]
-
-    buttons = [
-        {
-            "label": _WSAT_BUTTONS[axis],
-            "method": "update",
-            "args": [
-                {"x": xs[axis]},
-                {"xaxis.title.text": _WSAT_TITLES[axis], "shapes": shapes(axis)},
-            ],
-        }
-        for axis in WSAT_AXES
-    ]
+    # Each label on the side of its point with the more room: the axis starts at 0 and ends
+    # about at the largest x drawn.
+    end = max((x for t in traces for x in t["x"]), default=0) or 1
+    for mark in marks:
+        mark["textposition"] = "top left" if mark["x"][0] > end / 2 else "top right"
     return {
-        "data": traces,
+        "data": traces + marks,
         "layout": _layout(
             height=360,
             margin={"l": 70, "r": 20, "t": 40, "b": 45},
             xaxis={"title": {"text": _WSAT_TITLES[x_axis]}, "rangemode": "tozero"},
             yaxis={"title": {"text": "IOPS (higher is better)"}, "rangemode": "tozero"},
-            shapes=shapes(x_axis),
-            updatemenus=[
-                {
-                    "type": "buttons",
-                    "direction": "right",
-                    "showactive": True,
-                    "active": WSAT_AXES.index(x_axis),
-                    "x": 1,
-                    "xanchor": "right",
-                    "y": 1.02,
-                    "yanchor": "bottom",
-                    "pad": {"t": 0, "r": 0},
-                    "buttons": buttons,
-                }
-            ],
+            shapes=shapes,
             legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         ),
     }

@@ -1,6 +1,7 @@
 """docs/methodology.md as a page of the site: rendered once per change of the file, with an
 id on every heading (its GitHub-style slug, so the document's own #links work) and on every
-row of the tests table ("test-<id>", for the test pages to link to).
+row of the tests table ("test-<id>", for the test pages to link to); each table in a box
+that scrolls sideways (.scroll).
 
 Safe by construction: raw HTML in the Markdown is shown as text (html=False), link targets
 pass markdown-it's validation (no javascript: or data: URLs), and a relative link to another
@@ -21,6 +22,19 @@ from markdown_it.token import Token
 PATH = Path(settings.BASE_DIR) / "docs" / "methodology.md"
 
 _md = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def _table_open(self, tokens, idx, options, env) -> str:
+    return '<div class="scroll">\n' + self.renderToken(tokens, idx, options, env)
+
+
+def _table_close(self, tokens, idx, options, env) -> str:
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
+# A table scrolls sideways in its own box (the site's .scroll), never the page on a phone.
+_md.add_render_rule("table_open", _table_open)
+_md.add_render_rule("table_close", _table_close)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from core.links import safe_http_url
 from drives.models import LabelledModel, http_url_validator
+from results import units
 from results.documents import ENTRY_IDENTITY, MIXED_SIDES
 
 
@@ -533,7 +534,7 @@ class Result(LabelledModel):
         if not ss:
             return ""
         verdict = "attained" if ss.get("attained") else "not attained"
-        window = f"{ss['window_s']} s window"
+        window = f"{units.seconds(ss['window_s'])} window"
         return f"fio steady state (criterion {ss['criterion']}, {window}): {verdict}"
 
     class Meta:
@@ -603,11 +604,13 @@ class Result(LabelledModel):
             notes.append(f"{self.jobs} jobs of QD{self.queue_depth or self.test.queue_depth}")
         seconds = self.duration_ns / 1e9 if self.duration_ns else None
         if seconds is not None and seconds < 0.9 * self.test.duration_s:
-            notes.append(f"ran {seconds:.0f} s, not {self.test.duration_s} s")
+            notes.append(
+                f"ran {units.seconds(seconds, 0)}, not {units.seconds(self.test.duration_s)}"
+            )
         if self.span_bytes and self.test.span_bytes and self.span_bytes < self.test.span_bytes:
             notes.append(
-                f"span {self.span_bytes / 2**20:.0f} MiB, not "
-                f"{self.test.span_bytes / 2**30:.0f} GiB"
+                f"span {self.span_bytes / 2**20:,.0f} MiB, not "
+                f"{self.test.span_bytes / 2**30:,.0f} GiB"
             )
         return notes
 
@@ -716,12 +719,12 @@ class ConsistencySeries(LabelledModel):
     def steady_label(self) -> str:
         """What the PTS rule found, in words: "steady from 840 s", "not steady in 2,000 s
         (the last window, from 1,680 s)" or "too short to test (the last 30%, from 1 s)"."""
-        start = f"{self.steady_state_start_s:,} s"
+        start = units.seconds(self.steady_state_start_s)
         if self.steady:
             return f"steady from {start}"
         if self.steady is False:
             seconds = round(self.points * self.interval_ns / 1e9)
-            return f"not steady in {seconds:,} s (the last window, from {start})"
+            return f"not steady in {units.seconds(seconds)} (the last window, from {start})"
         return f"too short to test (the last 30%, from {start})"
 
 

@@ -1,4 +1,13 @@
-"""Display conversions: stored values are base units, pages show MB/s (10^6 B/s), µs, GB."""
+"""Display conversions: stored values are base units, pages show MB/s (10^6 B/s), µs, GB.
+
+One rule for every number a reader sees (pages, chart texts, exports' display strings): a
+count or any figure of 1,000 or more has thousands separators ("2,000", "1,620 s"); a figure
+measured to a precision keeps its digits (latency "1.50 ms", MB/s "3.25"); an exact quantity
+(a duration set or counted, a percentage) shows no spurious trailing zeros ("1 s", not
+"1.000 s"); a unit follows its number after a space, spelled as below (s, ms, µs, ns, MB/s,
+IOPS, GB, MB, KiB). The templates write numbers only through these filters
+(benchsite/jinja2.py), and tests/site/test_numbers.py reads every demo page for a number
+written otherwise."""
 
 import functools
 import math
@@ -24,6 +33,37 @@ def mbps(bytes_per_second) -> str:
         return "—"
     value = bytes_per_second / 1e6
     return f"{value:,.2f}" if value < 10 else f"{value:,.1f}"
+
+
+def count(value) -> str:
+    """A whole number of things (rounds, runs, points, bytes), with thousands separators."""
+    value = _number(value)
+    return "—" if value is None else f"{round(value):,}"
+
+
+def decimal(value, places: int = 3) -> str:
+    """An exact quantity to at most `places` decimals, without trailing zeros, with
+    thousands separators: 1.0 is "1", 1620 "1,620", 0.25 "0.25"."""
+    value = _number(value)
+    if value is None:
+        return "—"
+    text = f"{value:,.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def seconds(value, places: int = 3) -> str:
+    """A duration or a moment in seconds, to at most `places` decimals: "1 s", "0.5 s",
+    "1,620 s"."""
+    value = _number(value)
+    return "—" if value is None else f"{decimal(value, places)} s"
+
+
+def percent(value, places: int = 1) -> str:
+    """A percentage to `places` decimals, with thousands separators: "312.6%", "1,250.0%"."""
+    value = _number(value)
+    return "—" if value is None else f"{value:,.{places}f}%"
 
 
 def iops(value) -> str:

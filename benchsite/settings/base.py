@@ -66,6 +66,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A page's query parameter it cannot take: its 400 page (core.query).
+    "benchsite.views.QueryErrorMiddleware",
     # The API's query, a parameter given twice refused where one value is read: last.
     "benchsite.api.ApiQueryMiddleware",
 ]

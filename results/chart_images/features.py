@@ -25,6 +25,7 @@ DRAWN = frozenset(
         *(f"{trace}.error_y.{key}" for trace in ("bar", "scatter") for key in _ERROR_BAR),
         "bar.orientation",
         "bar.hovertext",
+        "scatter.hovertext",
         "bar.textposition",
         "bar.marker.color",
         "bar.marker.pattern.shape",
@@ -91,7 +92,7 @@ VALUES: dict[str, frozenset] = {
     "bar.orientation": frozenset({"h", "v"}),
     "bar.textposition": frozenset({"auto", "outside"}),
     "bar.marker.pattern.shape": frozenset({"", "/", ".", "x"}),
-    "scatter.mode": frozenset({"markers", "lines", "lines+markers", "markers+text"}),
+    "scatter.mode": frozenset({"markers", "lines", "lines+markers", "markers+text", "text"}),
     "scatter.marker.symbol": frozenset({*_SYMBOLS, *(f"{s}-open" for s in _SYMBOLS)}),
     "scatter.line.dash": frozenset(DASHES),
     "scatter.line.shape": frozenset({"linear", "hv"}),
@@ -110,6 +111,7 @@ VALUES: dict[str, frozenset] = {
 
 # Keys drawn as if they had the one value charts.py gives them: another value is unknown.
 ASSUMED = {
+    "layout.axis.separatethousands": True,  # every tick's number as the pages write numbers
     "bar.cliponaxis": False,  # a bar's text may go past the plot's end, as on the page
     "layout.barmode": "group",  # bars of one category side by side
     **{
@@ -141,8 +143,6 @@ LEFT_OUT = {
         for key in ("orientation", "x", "y", "xanchor", "yanchor", "traceorder")
     },
     "scatter.legendgroup": "a page's legend toggles a group at once; an image's lists each",
-    "layout.updatemenus": "the page's buttons that switch its chart (the WSAT chart's axis):"
-    " an image is the chart as its address chose it (?wsat_x=)",
     "layout.hovermode": "hover only",
     "layout.axis.automargin": "an image makes room for its axes' labels itself",
 }
@@ -178,7 +178,7 @@ def unknown_features(figure: dict) -> list[str]:
     for path, value in figure_paths(figure):
         parts = path.split(".")
         if any(".".join(parts[:n]) in LEFT_OUT for n in range(2, len(parts))):
-            continue  # a part of a key left out whole (layout.updatemenus)
+            continue  # a part of a key left out whole (bar.marker.pattern.size)
         if path in ASSUMED:
             if value != ASSUMED[path]:
                 unknown.add(f"{path} = {value!r}")

@@ -58,10 +58,11 @@ def draw_scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
                             f'stroke-width="{error.get("thickness", 1.5)}"/>'
                         )
         texts = trace.get("text") or []
+        hovers = trace.get("hovertext") or texts  # each mark's <title>
         outline_width = (marker.get("line") or {}).get("width")
         if (
             "markers" in mode
-            and not texts
+            and not hovers
             and not any(isinstance(marker.get(k), list) for k in ("symbol", "size", "color"))
         ):
             # Alike markers with nothing to say each (a series of seconds): one path.
@@ -84,7 +85,7 @@ def draw_scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
                     marker.get("opacity"),
                     outline_width,
                 )
-                title = hover_title(nth(texts, i, ""))
+                title = hover_title(nth(hovers, i, ""))
                 if title:
                     mark = mark.replace("/>", f">{title}</{mark[1 : mark.index(' ')]}>", 1)
                 group.append(mark)
@@ -95,22 +96,23 @@ def draw_scatters(traces, xaxis: Axis, yaxis: Axis) -> list[str]:
 
 
 def point_texts(trace: dict, points, texts, colour: str) -> list[str]:
-    """A "markers+text" trace's words beside each point, where its textposition puts them
-    ("top right", "bottom center", ...), as Plotly writes them on the page."""
-    position = str(trace.get("textposition") or "middle center")
-    vertical, _, horizontal = position.partition(" ")
+    """A text trace's words beside each point, where its textposition (one, or one a point)
+    puts them ("top right", "bottom center", ...), as Plotly writes them on the page."""
     font = trace.get("textfont") or {}
     size = float(font.get("size") or 12)
-    dx, anchor = {"left": (-6, "end"), "right": (6, "start")}.get(horizontal, (0, "middle"))
-    dy = {"top": -6, "bottom": size + 4}.get(vertical, size * 0.35)
     out = []
     for i, px, py in points:
         words = plain(nth(texts, i, ""))
-        if words:
-            out.append(
-                f'<text class="point-text" x="{px + dx:.1f}" y="{py + dy:.1f}" '
-                f'text-anchor="{anchor}" font-size="{number(size)}" '
-                f'fill="{nth(font.get("color"), i, colour)}" stroke="#ffffff" '
-                f'stroke-width="3" paint-order="stroke">{xml(words)}</text>'
-            )
+        if not words:
+            continue
+        position = str(nth(trace.get("textposition"), i, None) or "middle center")
+        vertical, _, horizontal = position.partition(" ")
+        dx, anchor = {"left": (-6, "end"), "right": (6, "start")}.get(horizontal, (0, "middle"))
+        dy = {"top": -6, "bottom": size + 4}.get(vertical, size * 0.35)
+        out.append(
+            f'<text class="point-text" x="{px + dx:.1f}" y="{py + dy:.1f}" '
+            f'text-anchor="{anchor}" font-size="{number(size)}" '
+            f'fill="{nth(font.get("color"), i, colour)}" stroke="#ffffff" '
+            f'stroke-width="3" paint-order="stroke">{xml(words)}</text>'
+        )
     return out

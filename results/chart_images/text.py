@@ -62,11 +62,14 @@ def number(value: float) -> str:
 
 
 def tick_label(value: float) -> str:
-    """A tick's number as Plotly writes it by default: 20k, 1.5M, 0.5, 300."""
+    """A tick's number as Plotly writes it on the pages (its SI suffixes from 10,000, and
+    the thousands separated, as results.charts asks of every axis): 20k, 1.5M, 1,500, 0.5."""
     magnitude = abs(value)
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+    for limit, unit, suffix in ((1e9, 1e9, "G"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
         if magnitude >= limit:
-            return number(value / limit) + suffix
+            return number(value / unit) + suffix
+    if magnitude >= 1e3:
+        return f"{value:,.2f}".rstrip("0").rstrip(".")
     if magnitude and magnitude < 0.01:
         return f"{value:.1g}"
     return number(value)

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db.models import F, Q
 
+from core.query import whole_number
 from results import charts
 from results.documents import SECTION_OF_KIND, with_defaults
 from results.kinds.base import Kind, Shown
@@ -183,7 +184,8 @@ RANKED_BY = RankedBy(
     choice_param="spare",
     choice_label="Spare area",
     choice_text=lambda level: f"{level}% of the target unused",
-    choice_value=lambda text: int(text) if text.isascii() and text.isdigit() else None,
+    # At most 90%: a series' check constraint.
+    read_choice=lambda query: whole_number(query, "spare", minimum=0, maximum=90),
     # Recorded for less than 90% of the test's duration (selectors.common.series_is_quick).
     quick=Q(points__lt=0.9 * F("test__duration_s") * 1e9 / F("interval_ns")),
     whole=Q(partial=False),

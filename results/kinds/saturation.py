@@ -21,7 +21,7 @@ from results.kinds.base import Kind, Shown
 from results.models import Run, SaturationSeries, Test
 from results.sections import Figure, Plot, Section, each_side, per_million, verdict_heads
 from results.selectors.compare import SIDE_KEYS, Comparison
-from results.selectors.kind_rankings import Column, RankedBy
+from results.selectors.kind_rankings import Column, RankedBy, read_pattern
 from results.units import gigabytes, iops, mbps
 
 KIND_SECTION = SECTION_OF_KIND[Test.Kind.SATURATION]
@@ -318,7 +318,7 @@ SATURATION_RANKED = RankedBy(
     choice_param="pattern",
     choice_label="Data",
     choice_text=lambda pattern: f"{pattern} data",
-    choice_value=lambda text: text,
+    read_choice=read_pattern,
     # Wrote less than 90% of the drive (a quick run writes a capped span).
     quick=Q(bytes_written__lt=0.9 * F("run__drive__capacity_bytes")),
     whole=Q(partial=False, target_bytes__isnull=True),
@@ -365,7 +365,7 @@ WSAT_RANKED = RankedBy(
     choice_param="pattern",
     choice_label="Data",
     choice_text=lambda pattern: f"{pattern} data",
-    choice_value=lambda text: text,
+    read_choice=read_pattern,
     # Stopped by a time cap under 90% of the test's duration (a quick run's) before it wrote
     # its target.
     quick=Q(time_cap_ns__lt=0.9 * F("test__duration_s") * 1e9) & ~Q(stopped_by="bytes"),

@@ -19,7 +19,7 @@ from results.kinds.base import Kind, Shown
 from results.models import Run, Test, TrimValidation
 from results.sections import Figure, Plot, Section, each_side, per_million, verdict_heads
 from results.selectors.compare import Comparison
-from results.selectors.kind_rankings import Column, RankedBy
+from results.selectors.kind_rankings import Column, RankedBy, read_pattern
 from results.units import mbps, share
 
 KIND_SECTION = SECTION_OF_KIND[Test.Kind.TRIM]
@@ -132,7 +132,7 @@ RANKED_BY = RankedBy(
     choice_param="pattern",
     choice_label="Data",
     choice_text=lambda pattern: f"{pattern} data",
-    choice_value=lambda text: text,
+    read_choice=read_pattern,
     # Tortured for less than 90% of the test's duration (a quick smoke run).
     quick=Q(torture_seconds__lt=0.9 * F("test__duration_s")),
     columns=(

@@ -7,7 +7,7 @@ quick runs alone)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +16,9 @@ from django.db import models
 from django.db.models import Count, F, Q, QuerySet, Window
 from django.db.models.functions import Coalesce, Rank
 
+from core.query import QueryError, choice_message
 from drives.models import Drive
-from results.models import Run, Test
+from results.models import DataPattern, Run, Test
 from results.spread import Comparability
 
 METHODS = tuple(value for value, _ in Comparability.CHOICES)
@@ -53,7 +54,8 @@ class RankedBy:
     choice_param: str  # the query's name for it
     choice_label: str  # the form's label for it
     choice_text: Callable[[Any], str]  # a value of it, as the form offers it
-    choice_value: Callable[[str], Any]  # a value of it from the query (None: not one)
+    # The value of it the query asks for (None: none; core.query.QueryError: not one).
+    read_choice: Callable[[Mapping[str, str]], Any]
     quick: Q  # the rows of quick (smoke) runs
     columns: tuple[Column, ...]
     whole: Q = field(default_factory=Q)
@@ -91,6 +93,15 @@ class KindRanking:
     @property
     def has_previous(self) -> bool:
         return self.page > 1
+
+
+def read_pattern(query: Mapping[str, str]) -> str | None:
+    """The data pattern a query ranks (`pattern`), None for none; a QueryError for a value
+    that is not one."""
+    value = query.get("pattern") or None
+    if value is not None and value not in DataPattern.values:
+        raise QueryError("pattern", choice_message(DataPattern.values))
+    return value
 
 
 def ranked_test(identifier: str, kinds: tuple[str, ...]) -> Test | None:

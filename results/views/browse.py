@@ -6,11 +6,11 @@ from django.views.decorators.http import require_safe
 
 from drives.models import Controller, Drive, NandType
 from results.selectors.drive_pages import controller_by_slug, drive_group, nand_by_slug
-from results.views.common import MAX_PAGE, HtmxHttpRequest, partial, positive_int
+from results.views.common import HtmxHttpRequest, page_number, partial
 
 
 def _group(request: HtmxHttpRequest, *, kind: str, subject, drives) -> HttpResponse:
-    page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
+    page = page_number(request.GET)
     group = drive_group(drives=drives, title=str(subject), page=page)
     context = {"group": group, "kind": kind, "subject": subject}
     return render(request, partial(request, "bench/group.html", "group_table"), context)

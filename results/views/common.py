@@ -1,4 +1,5 @@
-"""What every results page needs: the request type, query-string parsing, the 400 page."""
+"""What every results page needs: the request type, query-string parsing (core.query), the
+400 page."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -6,28 +7,13 @@ from dataclasses import dataclass
 from django.http import HttpRequest, QueryDict
 from django.urls import Resolver404, resolve, reverse
 
+from core.query import choice, page_number, whole_number  # noqa: F401 - results' views
 from drives.filters import search_words
 from drives.models import Drive
 from drives.selectors import DriveLabel, drive_match
 from drives.views import HtmxHttpRequest, bad_request, partial  # noqa: F401 - results' too
-from results.charts import WSAT_AXES
+from results.charts import WSAT_AXES, WSAT_AXIS_NAMES
 from results.filters import highlight_slugs
-
-MAX_PAGE = 10_000
-
-
-def positive_int(value: str | None, *, default: int | None = None, maximum: int = 2**31 - 1):
-    """A positive integer from the query string, or `default` for anything else."""
-    if value is None or not value.isascii() or not value.isdigit():
-        return default
-    number = int(value)
-    return number if 1 <= number <= maximum else default
-
-
-def choice(value: str | None, choices: tuple[str, ...]) -> str:
-    """`value` when it is one of `choices`, else the first choice."""
-    return value if value in choices else choices[0]
-
 
 PICKER_RESULTS = 10  # drives a picker lists as the reader types
 MARK = "mark"  # the filter form's box naming a drive to highlight
@@ -102,7 +88,41 @@ def highlight_list(
     ]
 
 
+WSAT_X = "wsat_x"  # the WSAT chart's x-axis: results.charts.WSAT_AXES
+
+
 def wsat_axis(request) -> str:
-    """The WSAT chart's x-axis the reader asked for (?wsat_x=time|bytes; time otherwise)."""
-    axis = request.GET.get("wsat_x", WSAT_AXES[0])
-    return axis if axis in WSAT_AXES else WSAT_AXES[0]
+    """The WSAT chart's x-axis the reader asked for (?wsat_x=time|bytes; time when the query
+    names none)."""
+    return choice(request.GET, WSAT_X, WSAT_AXES)
+
+
+def wsat_links(request: HttpRequest) -> dict[str, str]:
+    """The address of this page with the WSAT chart against each axis, its query kept."""
+    links = {}
+    for axis in WSAT_AXES:
+        query = request.GET.copy()
+        query.pop(WSAT_X, None)
+        if axis != WSAT_AXES[0]:
+            query[WSAT_X] = axis
+        links[axis] = f"{request.path}?{query.urlencode()}" if query else request.path
+    return links
+
+
+def wsat_switch(current: str, links: dict[str, str], target: str, select: str = "") -> dict:
+    """The switch of the WSAT chart's x-axis (templates/bench/_wsat.html): a link to each
+    axis's address (`links`), which htmx follows in place, pushing the address, into
+    `target` (the part `select` of the page it answers, when given)."""
+    return {
+        "axes": [
+            {
+                "value": axis,
+                "name": WSAT_AXIS_NAMES[axis],
+                "href": links[axis],
+                "on": axis == current,
+            }
+            for axis in WSAT_AXES
+        ],
+        "target": target,
+        "select": select,
+    }

@@ -19,6 +19,7 @@ from core.links import SLUG, page_url
 from drives.filters import search_words
 from drives.models import Drive
 from drives.selectors import drive_match, drive_search
+from results.charts import WSAT_AXES
 from results.filters import highlight_slugs
 from results.kinds import Shown, compare_sections
 from results.kinds.throughput import LATENCY_PERCENTILES
@@ -35,22 +36,30 @@ from results.views.chart_images import Chart
 from results.views.common import (
     MARK,
     PICKER_RESULTS,
+    WSAT_X,
     HtmxHttpRequest,
     choice,
     highlighting_view,
     partial,
-    positive_int,
+    whole_number,
     with_highlights,
     wsat_axis,
+    wsat_switch,
 )
 
 SCALES = ("log", "linear")
 VIEWS = ("full", "steady")
+# Where a picker's options lead: a drive's "compare with" box (the page), or the compare page.
+PICK_TARGETS = ("page", "compare")
+
+
+# The page's state a permalink leaves out when it is the default (as the page reads it).
+DEFAULT_STATE = {"scale": SCALES[0], "view": VIEWS[0], WSAT_X: WSAT_AXES[0]}
 
 
 def _permalink(a: str, b: str, *more: str, **state) -> str:
     url = page_url("bench:compare", a, b, *more)
-    query = {k: v for k, v in state.items() if v not in (None, "", "log", "full")}
+    query = {k: v for k, v in state.items() if v not in (None, "") and v != DEFAULT_STATE.get(k)}
     return f"{url}?{urlencode(query)}" if query else url
 
 
@@ -90,7 +99,7 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
     """Search-as-you-type for one picker: links that land on the comparison, or, for the
     highlight box of a ranking or value view (side=mark; `at` its path), links to that view
     with its form's fields (which come along) and the drive highlighted too."""
-    side = choice(request.GET.get("side"), (*SIDE_KEYS, MARK))
+    side = choice(request.GET, "side", (*SIDE_KEYS, MARK))
     text = search_words(request.GET.get(side, ""))
     drives = drive_search(text, limit=PICKER_RESULTS) if text else []
     if side == MARK:
@@ -104,7 +113,7 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "options": options,
         "text": text,
-        "in_compare": request.GET.get("target") == "compare",
+        "in_compare": choice(request.GET, "target", PICK_TARGETS) == "compare",
         "boosted": side == MARK,
     }
     return render(request, "bench/_picker_options.html", context)
@@ -133,9 +142,10 @@ def _compare_link(request: HtmxHttpRequest, side: str, drive: Drive) -> str:
 
 def _state(request: HtmxHttpRequest) -> dict:
     return {
-        **{f"run_{key}": positive_int(request.GET.get(f"run_{key}")) for key in SIDE_KEYS},
-        "scale": choice(request.GET.get("scale"), SCALES),
-        "view": choice(request.GET.get("view"), VIEWS),
+        **{f"run_{key}": whole_number(request.GET, f"run_{key}") for key in SIDE_KEYS},
+        "scale": choice(request.GET, "scale", SCALES),
+        "view": choice(request.GET, "view", VIEWS),
+        WSAT_X: wsat_axis(request),
     }
 
 
@@ -183,12 +193,11 @@ def _repeated(request: HtmxHttpRequest, slugs: list[str], state: dict) -> HttpRe
 
 def _ordered(slugs: list[str], runs: list, order: list[int], state: dict) -> str:
     """The permalink of the drives in `order` (indices into `slugs`), each keeping its
-    run, and the page's scale and view."""
+    run, and the page's scale, view and WSAT axis."""
     keys = SIDE_KEYS[: len(order)]
     chosen = {f"run_{key}": runs[i] for key, i in zip(keys, order, strict=True)}
-    return _permalink(
-        *(slugs[i] for i in order), **chosen, scale=state["scale"], view=state["view"]
-    )
+    shown = {name: state[name] for name in DEFAULT_STATE}
+    return _permalink(*(slugs[i] for i in order), **chosen, **shown)
 
 
 @require_safe
@@ -204,7 +213,7 @@ def compare_page(
     runs = [side.chosen_run.pk if side.chosen_run else None for side in sides]
     tz = get_current_timezone()  # the runs' dates in the picker, read once for them all
     chosen = {f"run_{key}": run for key, run in zip(keys, runs, strict=True)}
-    here = {**chosen, "scale": state["scale"], "view": state["view"]}
+    here = {**chosen, **{name: state[name] for name in DEFAULT_STATE}}
     order = list(range(len(sides)))
     context = {
         "c": comparison,
@@ -254,13 +263,18 @@ def compare_page(
             "here": _permalink(*slugs, **here),
         },
         "latency_percentiles": LATENCY_PERCENTILES,
+        "wsat_switch": wsat_switch(
+            state[WSAT_X],
+            {axis: _permalink(*slugs, **{**here, WSAT_X: axis}) for axis in WSAT_AXES},
+            "#compare-page",
+        ),
     }
     return render(request, partial(request, "bench/compare.html", "compare_page"), context)
 
 
 def _sections(request: HtmxHttpRequest, comparison: Comparison, state: dict) -> list[Section]:
     """The comparison's sections as the address asks to see them (scale, view, ?wsat_x=)."""
-    shown = Shown(scale=state["scale"], view=state["view"], wsat_axis=wsat_axis(request))
+    shown = Shown(scale=state["scale"], view=state["view"], wsat_axis=state[WSAT_X])
     return compare_sections(comparison, shown)
 
 

@@ -8,7 +8,7 @@ from drives.models import Drive
 from results import charts
 from results.kinds.saturation import saturation_columns, wsat_columns
 from results.selectors.drive_pages import drive_page
-from results.views.common import HtmxHttpRequest, wsat_axis
+from results.views.common import HtmxHttpRequest, wsat_axis, wsat_links, wsat_switch
 
 
 @require_safe
@@ -17,12 +17,15 @@ def drive_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         page = drive_page(slug=slug)
     except Drive.DoesNotExist as exc:
         raise Http404("No such drive") from exc
+    axis = wsat_axis(request)
     context = {
         "drive": page.drive,
         "page": page,
         "price_figure": charts.price_history(page.prices) if page.prices else None,
         "saturation": _saturation([w for w in page.saturation if not w.is_wsat]),
-        "wsat": _wsat([w for w in page.saturation if w.is_wsat], wsat_axis(request)),
+        "wsat": _wsat([w for w in page.saturation if w.is_wsat], axis),
+        # The switch swaps the WSAT part of the page it asks for into this one's.
+        "wsat_switch": wsat_switch(axis, wsat_links(request), "#wsat-part", "#wsat-part"),
         "standing_figure": charts.run_standings(page.run_groups)
         if any(g.n > 1 for g in page.run_groups)
         else None,

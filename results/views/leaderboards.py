@@ -25,14 +25,13 @@ from results.selectors.rankings import (
 )
 from results.views.chart_images import Chart
 from results.views.common import (
-    MAX_PAGE,
     HtmxHttpRequest,
     bad_request,
     choice,
     highlight_list,
     highlighted,
+    page_number,
     partial,
-    positive_int,
 )
 from results.views.methodology import test_links
 
@@ -94,8 +93,8 @@ def _board(request: HtmxHttpRequest, test_id: str) -> BoardRead | HttpResponse |
         return None
     if errors:
         return bad_request(request, errors)
-    metric = choice(request.GET.get("metric"), METRICS)
-    page = positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE)
+    metric = choice(request.GET, "metric", METRICS)
+    page = page_number(request.GET)
     highlight = highlighted(request)
     board = leaderboard(
         test=test,
@@ -191,14 +190,13 @@ def _ranked(request: HtmxHttpRequest, test_id: str):
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
         return test, bad_request(request, filters.errors)
-    chosen = request.GET.get(by.choice_param)
     ranking = kind_ranking(
         test=test,
         by=by,
-        choice=by.choice_value(chosen) if chosen else None,
-        method=choice(request.GET.get("method"), METHODS),
+        choice=by.read_choice(request.GET),
+        method=choice(request.GET, "method", METHODS),
         drives=filters.qs if any(filters.form.cleaned_data.values()) else None,
-        page=positive_int(request.GET.get("page"), default=1, maximum=MAX_PAGE),
+        page=page_number(request.GET),
         page_size=PAGE_SIZE,
         highlight=highlighted(request),
     )

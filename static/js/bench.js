@@ -43,6 +43,42 @@
     axis.tickfont = Object.assign({}, axis.tickfont, { size: 11 });
   }
 
+  // On a narrow screen a legend's entry or the x-axis title longer than the chart has room
+  // for would be cut at its edge: each is broken into lines at its spaces (Plotly writes
+  // "<br>" as a line break), so it shows whole. An entry may take the chart's width; the
+  // title, centred on the plot, half of it (the plot may be the right half, beside names).
+  var TEXT_PX = 7.4;  // an average character of the charts' 13px text
+
+  function wrap(text, room) {
+    var lines = [], line = "";
+    text.split(" ").forEach(function (word) {
+      if (line && (line + " " + word).length > room) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? line + " " + word : word;
+      }
+    });
+    if (line) lines.push(line);
+    return lines.join("<br>");
+  }
+
+  function fitNarrow(el, figure) {
+    var width = el.clientWidth;
+    if (!width || width >= 640) return;
+    var entry = Math.max(16, Math.floor((width - 60) / TEXT_PX));
+    figure.data.forEach(function (t) {
+      if (t.name && t.name.length > entry && t.name.indexOf("<br>") < 0) t.name = wrap(t.name, entry);
+    });
+    var axis = figure.layout.xaxis, title = axis && axis.title;
+    var text = title && (typeof title === "string" ? title : title.text);
+    var room = Math.max(16, Math.floor(width * 0.5 / TEXT_PX));
+    if (text && text.length > room && text.indexOf("<br>") < 0) {
+      axis.title = Object.assign({}, typeof title === "string" ? {} : title, { text: wrap(text, room) });
+      axis.automargin = true;
+    }
+  }
+
   function draw(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("[data-figure]").forEach(function (el) {
@@ -50,6 +86,7 @@
       var figure = JSON.parse(el.dataset.figure);
       el.dataset.drawn = "1";
       shortenNames(el, figure);
+      fitNarrow(el, figure);
       window.Plotly.newPlot(el, figure.data, figure.layout, config);
     });
   }

@@ -1,16 +1,18 @@
 """No page is wider than the window: at desktop (1280 px) and phone (390 px) widths, every
-kind of page of the demo (compare with throughput, latency-only and published sides, of two,
-three and four drives, a drive,
-a run, each kind of ranking, the value view, the catalog, the tests) fits without scrolling
-sideways; wide tables scroll inside their own box."""
+page of every kind (tests/pages.py: every route's pages of the demo, with every run, drive
+and ranking, a dump's page, the upload form signed in, the 400 and 404 pages) fits without
+scrolling sideways, the document's scrollWidth within the window; wide tables scroll inside
+their own box. On each, no text of a chart is drawn beyond the chart's box, and no control
+(a link, a button, a chart's own buttons) lies over a chart's legend."""
 
 import pytest
-from django.core.management import call_command
+from django.conf import settings as site_settings
+from django.test import Client
 
-from drives.models import Drive
-from results.models import Run
+from results.dumps import dump_publish
 from tests.browser.conftest import DESKTOP, PHONE
-from tests.browser.test_walk import shoot
+from tests.browser.test_walk import shoot, until
+from tests.pages import demo_pages, every_page, load, reviewer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,45 +26,116 @@ OVERFLOW = """() => {
   return {scroll: document.documentElement.scrollWidth, width, wide: wide.slice(0, 5)};
 }"""
 
+# Text of a chart drawn beyond the chart's own box (cut off on screen): bar labels, ticks,
+# a point's label.
+CLIPPED_TEXT = """() => [...document.querySelectorAll('.chart')].flatMap(chart => {
+  const box = chart.getBoundingClientRect();
+  return [...chart.querySelectorAll('svg text')]
+    .filter(t => t.textContent.trim())
+    .filter(t => { const r = t.getBoundingClientRect();
+                   return r.width && (r.right > box.right + 1 || r.left < box.left - 1); })
+    .map(t => chart.id + ': ' + t.textContent);
+})"""
+
+# Controls over a chart's legend: any link, button or field of the page, or a chart's own
+# buttons (Plotly's updatemenus), whose box meets the box of a legend's entries.
+OVER_LEGEND = """() => {
+  const meet = (a, b) => a.width && b.width && a.left < b.right - 1 && b.left < a.right - 1
+                         && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const legends = [...document.querySelectorAll('.chart .legend .traces')]
+    .map(e => [e.closest('.chart').id, e.getBoundingClientRect()]);
+  const controls = [...document.querySelectorAll(
+      'a, button, input, select, .updatemenu-button, .updatemenu-header')]
+    .filter(c => !c.closest('.legend'));
+  return legends.flatMap(([id, box]) => controls
+    .filter(c => meet(c.getBoundingClientRect(), box))
+    .map(c => id + ': ' + (c.textContent || c.getAttribute('class') || c.tagName).trim()));
+}"""
+
 
 @pytest.fixture
-def pages(test_catalog):
-    call_command("load_demo", verbosity=0)
-    run = Run.objects.filter(tool_name="loadgen").order_by("pk").first()
-    slugs = set(Drive.objects.values_list("slug", flat=True))
-    pairs = [
-        ("red-hat-virtio-blk-virtual-disk", "linux-zram-compressed-ram-disk"),
-        ("crucial-m4-256gb", "crucial-c300"),
-        ("intel-x25-m", "ocz-vertex"),
-    ]
-    assert {s for pair in pairs for s in pair} <= slugs
-    many = [pairs[0][0], pairs[1][0], pairs[2][0], pairs[0][1]]  # measured, latency-only, published
-    return [
-        *(f"/bench/compare/{a}/{b}/" for a, b in pairs),
-        "/bench/compare/" + "/".join(many[:3]) + "/",
-        "/bench/compare/" + "/".join(many) + "/",
-        "/drives/red-hat-virtio-blk-virtual-disk/",
-        f"/bench/runs/{run.pk}/",
-        "/bench/tests/randwrite-4k-qd3-8g/",
-        "/bench/tests/consistency-4k-qd32/",
-        "/bench/value/",
-        "/bench/tests/",
-        "/",
+def pages(test_catalog, tmp_path, settings):
+    """Every page of the demo, and the page of a dump of it."""
+    load()
+    settings.BENCH_DUMP_DIR = tmp_path / "dumps"
+    dump = dump_publish(store=settings.BENCH_DUMP_DIR)
+    return demo_pages(dump=dump.name)
+
+
+def signed_in(page, live_server) -> None:
+    """The browser signed in as a reviewer (the upload form), by the session's cookie."""
+    client = Client()
+    client.force_login(reviewer())
+    name = site_settings.SESSION_COOKIE_NAME
+    page.context.add_cookies(
+        [{"name": name, "value": client.cookies[name].value, "url": live_server.url}]
+    )
+
+
+# Every chart of the page drawn (static/js/bench.js marks each).
+DRAWN = "[...document.querySelectorAll('[data-figure]')].every(e => e.dataset.drawn)"
+
+
+def visit(page, url: str) -> None:
+    """Load a page and wait until its charts are drawn. An error page's own status is what
+    it is for: the console's report of it is not a problem of the page."""
+    before = len(page.problems)
+    response = page.goto(url, wait_until="load")
+    until(page, DRAWN)
+    said = f"status of {response.status}" if response.status >= 400 else None
+    page.problems[before:] = [
+        f"{url}: {p}" for p in page.problems[before:] if not said or said not in p
     ]
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_no_page_scrolls_sideways(page, live_server, pages, size):
+def test_every_page_fits_its_window(page, live_server, pages, size):
     page.set_viewport_size(size)
-    wide = {}
-    for path in pages:
-        page.goto(live_server.url + path)
-        page.wait_for_load_state("networkidle")
-        shoot(page, "layout" + path.replace("/", "-").rstrip("-"), size)
-        found = page.evaluate(OVERFLOW)
-        if found["scroll"] > found["width"] + 1:
-            wide[path] = found
-    assert wide == {}
+    signed_in(page, live_server)
+    wide, clipped, covered = {}, {}, {}
+    try:
+        for path in every_page(pages):
+            visit(page, live_server.url + path)
+            shoot(page, "layout" + path.replace("/", "-").rstrip("-"), size)
+            found = page.evaluate(OVERFLOW)
+            if found["scroll"] > found["width"]:
+                wide[path] = found
+            if texts := page.evaluate(CLIPPED_TEXT):
+                clipped[path] = texts[:5]
+            if controls := page.evaluate(OVER_LEGEND):
+                covered[path] = controls[:5]
+    finally:
+        page.context.clear_cookies()
+
+    def listed(found: dict) -> str:
+        return "\n".join(f"{path}: {what}" for path, what in found.items())
+
+    assert wide == {}, listed(wide)
+    assert clipped == {}, listed(clipped)
+    assert covered == {}, listed(covered)
+
+
+def test_the_checks_find_what_they_are_for(page, live_server, test_catalog):
+    """A table, a word and a chart's label too wide for a phone, and a button over a
+    legend, on a page of their own: each check finds its own."""
+    page.set_viewport_size(PHONE)
+    page.set_content("""<main><table><tr><td>""" + "x" * 200 + """</td></tr></table></main>""")
+    assert page.evaluate(OVERFLOW)["scroll"] > PHONE["width"]
+    page.set_content(
+        """<main><div class="scroll" style="overflow-x: auto"><table><tr><td>"""
+        + "x" * 200
+        + """</td></tr></table></div></main>"""
+    )
+    assert page.evaluate(OVERFLOW)["scroll"] <= PHONE["width"]
+    page.set_content(
+        """<div class="chart" id="c" style="width:100px"><svg width="300" height="50">
+        <text x="60" y="20">a label past the edge</text></svg>
+        <div class="legend"><div class="traces"
+          style="position:absolute;top:100px;left:0;width:100px;height:20px"></div></div>
+        </div><a href="#" style="position:absolute;top:105px;left:10px">over</a>"""
+    )
+    assert page.evaluate(CLIPPED_TEXT) == ["c: a label past the edge"]
+    assert page.evaluate(OVER_LEGEND) == ["c: over"]
 
 
 # Tables beside a chart that scroll inside their box at this width: (the first header, the
@@ -73,34 +146,37 @@ SCROLLED_TABLES = """() => [...document.querySelectorAll('.chart-and-table > tab
              t.clientWidth])"""
 
 
-def test_compare_tables_fit_beside_their_charts_on_a_desktop(page, live_server, pages):
+def test_compare_tables_fit_beside_their_charts_on_a_desktop(page, live_server, test_catalog):
     """At 1280 px every column of the compare page's numbers, the winner's included, shows
     without scrolling."""
+    load()
     page.set_viewport_size(DESKTOP)
-    for path in (p for p in pages if p.startswith("/bench/compare/")):
-        page.goto(live_server.url + path)
-        page.wait_for_load_state("networkidle")
+    for path in demo_pages()["bench:compare"]:
+        visit(page, live_server.url + path)
         assert page.evaluate(SCROLLED_TABLES) == [], path
 
 
-# Text of a chart drawn beyond the chart's own box (cut off on screen): bar labels, ticks.
-CLIPPED_TEXT = """() => [...document.querySelectorAll('.chart')].flatMap(chart => {
-  const box = chart.getBoundingClientRect();
-  return [...chart.querySelectorAll('svg text')]
-    .filter(t => t.textContent.trim())
-    .filter(t => { const r = t.getBoundingClientRect();
-                   return r.width && (r.right > box.right + 1 || r.left < box.left - 1); })
-    .map(t => chart.id + ': ' + t.textContent);
-})"""
-
-
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_no_chart_text_is_cut_off(page, live_server, pages, size):
+def test_long_words_wrap(page, live_server, test_catalog, size):
+    """A name that is one long word (a model number, a part number) wraps where it is text
+    and scrolls where it is a table's cell: the pages that show it fit the window."""
+    from tests.results.helpers import measured
+
+    word = "Ultrawide" + "X" * 150
+    a = measured(manufacturer="Acme", model=word, seed=1)
+    b = measured(manufacturer="Bolt" + "Y" * 120, model="Two", seed=2).drive
     page.set_viewport_size(size)
-    clipped = {}
-    for path in pages:
-        page.goto(live_server.url + path)
-        page.wait_for_load_state("networkidle")
-        if found := page.evaluate(CLIPPED_TEXT):
-            clipped[path] = found[:5]
-    assert clipped == {}
+    wide = {}
+    for path in (
+        "/",
+        f"/drives/{a.drive.slug}/",
+        f"/bench/runs/{a.pk}/",
+        f"/bench/compare/{a.drive.slug}/{b.slug}/",
+        f"/bench/tests/randwrite-4k-qd3-8g/?highlight={a.drive.slug}",
+        "/bench/tests/consistency-4k-qd32/",
+    ):
+        visit(page, live_server.url + path)
+        found = page.evaluate(OVERFLOW)
+        if found["scroll"] > found["width"]:
+            wide[path] = found
+    assert wide == {}, "\n".join(f"{path}: {found}" for path, found in wide.items())

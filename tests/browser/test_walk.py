@@ -318,28 +318,30 @@ def test_the_queue_depth_sweeps_of_the_demo_drives_are_drawn_for_both(page, live
 
 
 def test_the_wsat_chart_switches_its_axis_in_place(page, live_server, test_catalog):
-    """WSAT's buttons redraw the chart against the bytes written and back to the time
-    without a reload; the half-rate point stays marked and labelled on either axis."""
+    """WSAT's switch (the links beside the chart) redraws it against the bytes written and
+    back to the time without a reload; the half-rate point stays marked and labelled on
+    either axis. tests/browser/test_wsat_switch.py follows the address."""
     from tests.results.test_views_wsat import with_wsat
 
     drive = with_wsat(manufacturer="Acme", model="Purged One", seed=1).drive
     page.goto(live_server.url + reverse("bench:drive", args=[drive.slug]))
     page.locator("#wsat .cartesianlayer .trace").first.wait_for()
-    title = "document.querySelector('#wsat .xtitle').textContent"
+    title = "document.querySelector('#wsat .xtitle')?.textContent"  # none while swapped
     assert page.evaluate(title) == "seconds from the start"
     mark = "document.getElementById('wsat').data[1]"
     assert page.evaluate(f"{mark}.x") == [240]
-    label = page.locator("#wsat .scatterlayer .textpoint").first
-    assert label.text_content() == "below half the first round's IOPS from 180 s, after 2.9 GB"
+    label = "document.querySelector('#wsat .scatterlayer .textpoint').textContent"
+    assert page.evaluate(label) == "half rate from 180 s"
     assert page.locator("#wsat .shapelayer path").count() == 1
     page.evaluate("window.reloaded = false")
-    page.locator("#wsat .updatemenu-button", has_text="against GB written").click()
+    page.locator("[data-wsat-x=bytes]").click()
     until(page, f"{title} === 'GB written (total)'")
     assert page.evaluate("document.getElementById('wsat').data[0].x") == [1.2, 2.2, 2.9, 3.4, 3.8]
     assert page.evaluate(f"{mark}.x") == [3.4]
+    assert page.evaluate(label) == "half rate after 2.9 GB"
     assert page.evaluate("document.getElementById('wsat').layout.shapes[0].x0") == 2.9
     assert page.locator("#wsat .shapelayer path").count() == 1
     assert page.evaluate("window.reloaded") is False  # the same page: no reload
-    page.locator("#wsat .updatemenu-button", has_text="against time").click()
+    page.locator("[data-wsat-x=time]").click()
     until(page, f"{title} === 'seconds from the start'")
     assert page.evaluate(f"{mark}.x") == [240]

@@ -8,11 +8,13 @@ from decimal import Decimal
 
 import pytest
 from django.core.paginator import Paginator
+from django.http import QueryDict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchsite.api import MAX_OFFSET
 from core.filters import nulls_last
+from core.query import QueryError, page_number
 from drives import views
 from drives.filters import DriveFilter
 from drives.models import NandType
@@ -104,9 +106,18 @@ def test_a_page_is_the_listed_drives_with_their_names_and_latest_price(
 def test_the_catalog_page_number_is_chosen_as_djangos_paginator_chooses_it(
     catalog, monkeypatch, number
 ):
+    """A page the query names (core.query: none or empty is the first; a number it cannot
+    take, a 400) is the page Django's paginator gives for it (the last, beyond the last)."""
     monkeypatch.setattr(views, "PAGE_SIZE", 4)
     drives = drive_list()
-    page = views._page(None, number)
+    query = QueryDict(mutable=True)
+    if number is not None:
+        query["page"] = number
+    if number not in (None, "", "1", "2", "3", "4", "99"):
+        with pytest.raises(QueryError):
+            page_number(query)
+        return
+    page = views._page(None, page_number(query))
     expected = Paginator(list(drives), 4).get_page(number)
     assert page.number == expected.number
     assert page.paginator.num_pages == expected.paginator.num_pages

@@ -38,16 +38,21 @@ def test_home_filters_and_bad_parameters(client, demo):
     html = client.get(reverse("drives:home"), {"kind": "hdd"}).content.decode()
     assert "VelociRaptor" in html and "X25-E" not in html
     # A filter value the page does not know is a 400 naming it (the same FilterSet as the
-    # leaderboards and the API); a page number it cannot use falls back to page 1.
+    # leaderboards and the API), and so is a page that is no page number (core.query); a
+    # page beyond the last is the last.
     for bad in ({"kind": "floppy"}, {"interface": "usb"}, {"capacity_min": "big"}):
         response = client.get(reverse("drives:home"), bad)
         assert response.status_code == 400, bad
         assert next(iter(bad)) in response.content.decode()
-    default = client.get(reverse("drives:home"))
-    for bad in ({"page": "x"}, {"page": "-1"}, {"page": "99999"}):
+    for bad in ({"page": "x"}, {"page": "-1"}, {"page": "0"}, {"page": "99999"}):
         response = client.get(reverse("drives:home"), bad)
-        assert response.status_code == 200, bad
-        assert response.content == default.content, bad
+        assert response.status_code == 400, bad
+        assert (
+            "<code>page</code>: must be a whole number from 1 to 10,000"
+            in response.content.decode()
+        )
+    default = client.get(reverse("drives:home"))
+    assert client.get(reverse("drives:home"), {"page": "50"}).content == default.content
 
 
 def test_price_per_gb(client):

@@ -175,6 +175,26 @@ def test_the_value_chart_holds_its_tables_numbers(client, pair):
         assert f"{price}, {iops} IOPS" in titles  # each point's price and IOPS
 
 
+def test_the_value_charts_image_names_its_points(client, test_catalog):
+    """An image has no hover: the frontier's drives (a single point is the frontier) and the
+    highlighted ones are named beside their points, inside the image."""
+    a = measured(manufacturer="Acme", model="Lone One", seed=1).drive
+    PriceFactory(drive=a, amount="1000.00")
+    url = f"{reverse('bench:value')}chart/frontier.svg"
+    root, _ = svg_texts(client.get(url).content)
+    assert by_class(root, "point-text") == [str(a)]
+    b = measured(manufacturer="Bolt", model="Dear Two", seed=2).drive
+    PriceFactory(drive=b, amount="5000.00")
+    root, _ = svg_texts(client.get(url, {"highlight": b.slug}).content)
+    named = by_class(root, "point-text")
+    assert str(b) in named and len(named) == len(set(named))  # each drive named once
+    width = float(root.get("width"))
+    for text in root.iter(f"{SVG}text"):
+        if text.get("class") == "point-text":  # on the side of its point with room
+            x, end = float(text.get("x")), text.get("text-anchor")
+            assert (end == "start" and x < width / 2) or (end == "end" and x > width / 2)
+
+
 def test_the_embed_view_may_be_framed_and_only_it(client, pair):
     a, b = pair
     page_url = reverse("bench:compare", args=[a.slug, b.slug])
@@ -568,3 +588,14 @@ def test_the_pages_only_figures_are_on_pages_without_images(client, twice):
     """PAGE_ONLY's figures are drawn on their pages (a drive's with two alike runs)."""
     html = client.get(reverse("bench:drive", args=[twice.slug])).content.decode()
     assert html.count('class="chart"') >= 1 and '"type":"box"' in html
+
+
+@pytest.mark.django_db(databases=[])
+def test_ticks_are_written_as_the_pages_write_them():
+    """As Plotly writes an axis with separatethousands (results.charts sets it on every
+    axis): separators below 10,000, an SI suffix from there."""
+    from results.chart_images.text import tick_label
+
+    cases = {300: "300", 0.5: "0.5", 1000: "1,000", 1500: "1,500", 9999: "9,999"}
+    cases |= {10_000: "10k", 40_000: "40k", 2_500_000: "2.5M", -2000: "-2,000"}
+    assert {value: tick_label(value) for value in cases} == cases

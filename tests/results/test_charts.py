@@ -105,7 +105,7 @@ def test_value_and_price_hovers_write_prices_as_the_tables_do(price, iops):
     )
     view = SimpleNamespace(points=[point], frontier=[])
     (others, _) = charts.value_scatter(view)["data"]
-    assert others["text"][0].endswith(f"<br>{units.dollars(price)}, {units.iops(iops)} IOPS")
+    assert others["hovertext"][0].endswith(f"<br>{units.dollars(price)}, {units.iops(iops)} IOPS")
     assert "%{x" not in others["hovertemplate"] and "%{y" not in others["hovertemplate"]
 
     seen = SimpleNamespace(

@@ -79,8 +79,12 @@ def test_the_page_says_what_the_rule_found_and_ranks_highlighted_drives(client):
     assert 'class="highlighted"' in html
     page = client.get(URL, {"highlight": runs[0].drive.slug, "page": 2}).content.decode()
     assert 'class="highlighted"' in page  # ranked elsewhere, shown beside the page
-    for query in ({"spare": "25"}, {"spare": "x"}, {"method": "bogus"}, {"page": "0"}):
-        assert client.get(URL, query).status_code == 200
+    assert client.get(URL, {"spare": "25"}).status_code == 200  # a level no series has
+    # A value the page cannot take is a 400 naming it (core.query), not the default unsaid.
+    for query in ({"spare": "x"}, {"spare": "91"}, {"method": "bogus"}, {"page": "0"}):
+        response = client.get(URL, query)
+        assert response.status_code == 400, query
+        assert f"<code>{next(iter(query))}</code>: must be" in response.content.decode()
     assert client.get(reverse("bench:leaderboard", args=["no-such-test"])).status_code == 404
     tests = client.get(reverse("bench:tests")).content.decode()
     assert f'href="{URL}"' in tests

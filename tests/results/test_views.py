@@ -107,12 +107,15 @@ def test_compare_htmx_returns_the_fragment(client, pair):
 
 
 @pytest.mark.parametrize(
-    "query", ["scale=cubic", "view=x", "run_a=abc", "run_a=-1", "run_b=99999999999999999999"]
+    "query",
+    ["scale=cubic", "view=x", "wsat_x=<b>", "run_a=abc", "run_a=-1", "run_b=99999999999999999999"],
 )
-def test_compare_bad_query_values_fall_back(client, pair, query):
+def test_compare_bad_query_values_are_a_400_naming_them(client, pair, query):
+    """A value the page cannot take is said, not replaced by the default (core.query)."""
     a, b = pair
     response = client.get(compare_url(a, b) + "?" + query)
-    assert response.status_code == 200
+    assert response.status_code == 400
+    assert f"<code>{query.partition('=')[0]}</code>: must be" in response.content.decode()
 
 
 def test_compare_unknown_drive_is_404(client, pair):
@@ -236,7 +239,9 @@ def test_every_price_is_written_in_dollars_with_separators_and_rounded_half_up(c
         assert "$1500" not in html and "1500.00" not in html, name
         assert "$0.63" in html and "$0.62" not in html, name
     value = client.get(pages["value"]).content.decode()
-    hovers = [t for trace in figures(value)["value-chart"]["data"] for t in trace["text"]]
+    hovers = [
+        t for trace in figures(value)["value-chart"]["data"] for t in trace.get("hovertext", [])
+    ]
     assert any(t.endswith(" IOPS") and "<br>$1,500.00, " in t for t in hovers), hovers
     (history,) = figures(client.get(pages["drive"]).content.decode())["price-chart"]["data"]
     assert history["text"][0].startswith("$1,500.00 on 2014-01-01<br>")
@@ -278,8 +283,11 @@ def test_compare_start_without_javascript(client, pair):
 @example({"side": "b", "b": "Acme\x00", "cur_a": "\x00", "target": "compare"})
 def test_picker_and_pickers_form_answer_any_query_string(client, pair, query):
     """Any text in any parameter of the picker, or of the pickers' plain form: a list, "no
-    match" or the comparison, never a 5xx."""
-    assert client.get(reverse("bench:pick"), query).status_code == 200
+    match" or the comparison, or the 400 of a side or target it does not know; never a 5xx."""
+    known = query.get("side", "a") in ("a", "b", "c", "d", "mark", "") and query.get(
+        "target", "page"
+    ) in ("page", "compare", "")
+    assert client.get(reverse("bench:pick"), query).status_code == (200 if known else 400)
     assert client.get(reverse("bench:compare_start"), query).status_code in (200, 302)
 
 
@@ -296,7 +304,8 @@ def test_picker_lists_matches_as_links_to_the_comparison(client, pair):
     assert "Acme Fast One" in html and "Bolt Slow Two" in html
     html = client.get(reverse("bench:pick"), {"side": "a", "a": "zzz"}).content.decode()
     assert "No drive matches" in html
-    assert client.get(reverse("bench:pick"), {"side": "q"}).status_code == 200
+    response = client.get(reverse("bench:pick"), {"side": "q"})
+    assert response.status_code == 400 and "<code>side</code>" in response.content.decode()
 
 
 def test_test_index_lists_suites(client):
@@ -534,9 +543,11 @@ def test_a_bad_filter_answers_htmx_with_the_problems_in_place_of_the_results(
     assert "<html" in boosted.content.decode()
 
 
-def test_leaderboard_fallbacks_and_404(client, pair):
+def test_leaderboard_bad_values_and_404(client, pair):
     url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
-    assert client.get(url, {"page": "x", "metric": "speed"}).status_code == 200
+    response = client.get(url, {"page": "x", "metric": "speed"})
+    assert response.status_code == 400  # said, not replaced by the defaults (core.query)
+    assert "<code>metric</code>" in response.content.decode()
     assert client.get(url, {"metric": "latency"}).status_code == 200
     assert client.get(reverse("bench:leaderboard", args=["nope"])).status_code == 404
     # A TRIM validation is ranked by its own figure (tests/results/test_kind_rankings.py).
@@ -583,7 +594,7 @@ def test_drive_page(client, pair):
     PriceFactory(drive=a, amount="110.00", observed_on="2014-01-01", source_url="javascript:x")
     html = client.get(a.get_absolute_url()).content.decode()
     assert "Compare with" in html and "Provenance" in html and "loadgen 0.1.0" in html
-    assert "2000" in html  # seconds of each consistency series
+    assert "2,000 s" in html  # seconds of each consistency series
     assert "price-chart" in html and "javascript:x" not in html
     assert reverse("bench:controller", args=[controller.slug]) in html
     assert client.get(reverse("bench:drive", args=["nope"])).status_code == 404
@@ -679,7 +690,8 @@ def test_derived_figures_are_labelled_wherever_they_appear(client):
         row = next(r for r in section.split("<tr") if "Rates Only" in r)
         assert "derived" in row, table
     scatter = figures(html)["value-chart"]
-    assert any("IOPS derived from MB/s" in t for trace in scatter["data"] for t in trace["text"])
+    hovers = [t for trace in scatter["data"] for t in trace.get("hovertext", [])]
+    assert any("IOPS derived from MB/s" in t for t in hovers)
     group = client.get(reverse("bench:controller", args=[controller.slug])).content.decode()
     row = next(r for r in group.split("<tr") if "Counts Only" in r)
     assert "derived" in row and "81.9" in row  # 20,000 × 4,096 bytes/s

@@ -1,7 +1,8 @@
 """WSAT (SNIA PTS write saturation) on the drive page and the compare page: IOPS per round
-against the time or the total bytes written (?wsat_x=, and buttons that switch in place), the
-half-rate point marked and labelled, its numbers beside the chart; the 128KB saturation of
-the same run kept apart; the run page says what stopped it."""
+against the time or the total bytes written (?wsat_x=, and the page's links that switch it in
+place, htmx pushing the address; a value it does not know is a 400), the half-rate point
+marked and labelled, its numbers beside the chart; the 128KB saturation of the same run kept
+apart; the run page says what stopped it."""
 
 import csv
 import io
@@ -73,19 +74,20 @@ def test_drive_page_draws_iops_per_round_against_time_and_marks_the_half_rate(cl
     assert line["x"] == [60, 120, 180, 240, 300]  # seconds at each round's end
     assert [c[1] for c in line["customdata"]] == [1.2, 2.2, 2.9, 3.4, 3.8]  # GB written
     assert mark["x"] == [240] and mark["y"] == [2034.5]  # the round from 180 s
-    assert mark["text"] == ["below half the first round's IOPS from 180 s, after 2.9 GB"]
+    # Labelled short, to fit beside the point on a phone, on the side with room; the whole
+    # sentence in its hover and in the table.
+    assert mark["text"] == ["half rate from 180 s"] and mark["textposition"] == "top left"
+    assert mark["hovertext"] == ["below half the first round's IOPS from 180 s, after 2.9 GB"]
     (shape,) = figure["layout"]["shapes"]
     assert shape["x0"] == shape["x1"] == 180.0
     assert figure["layout"]["xaxis"]["title"]["text"] == "seconds from the start"
-    (menu,) = figure["layout"]["updatemenus"]
-    assert menu["active"] == 0 and [b["label"] for b in menu["buttons"]] == [
-        "against time",
-        "against GB written",
-    ]
-    bytes_button = menu["buttons"][1]["args"]
-    assert bytes_button[0]["x"] == [[1.2, 2.2, 2.9, 3.4, 3.8], [3.4]]
-    assert bytes_button[1]["xaxis.title.text"] == "GB written (total)"
-    assert bytes_button[1]["shapes"][0]["x0"] == 2.9
+    # The switch is the page's, beside the chart (never over its legend): a link to each axis.
+    assert "updatemenus" not in figure["layout"]
+    url = reverse("bench:drive", args=[run.drive.slug])
+    switch = html[html.index('class="toggles wsat-axis"') :]
+    assert f'href="{url}" hx-get="{url}" hx-target="#wsat-part"' in switch
+    assert f'href="{url}?wsat_x=bytes"' in switch and 'hx-push-url="true"' in switch
+    assert 'aria-current="true" data-wsat-x="time"' in switch
     table = html[html.index('id="write-saturation-wsat"') :]
     for text in ("4,883", "from 180 s, after 2.9 GB", "3.8 GB of 3.8 GB", "four times the"):
         assert text in table, text
@@ -98,12 +100,22 @@ def test_wsat_x_bytes_is_the_permalink_of_the_bytes_axis(client):
     figure = figures(client.get(url, {"wsat_x": "bytes"}).content.decode())["wsat"]
     line, mark = figure["data"]
     assert line["x"] == [1.2, 2.2, 2.9, 3.4, 3.8] and mark["x"] == [3.4]
+    assert mark["text"] == ["half rate after 2.9 GB"]
     assert figure["layout"]["xaxis"]["title"]["text"] == "GB written (total)"
-    assert figure["layout"]["updatemenus"][0]["active"] == 1
     assert figure["layout"]["shapes"][0]["x0"] == 2.9
-    # Anything else is the time axis.
-    other = figures(client.get(url, {"wsat_x": "<b>"}).content.decode())["wsat"]
-    assert other["layout"]["xaxis"]["title"]["text"] == "seconds from the start"
+    html = client.get(url, {"wsat_x": "bytes"}).content.decode()
+    assert 'aria-current="true" data-wsat-x="bytes"' in html
+    # No query, or an empty one, is the time axis; any other value is a 400 saying why (a
+    # permalink that shows what it says, or says it cannot), never the time axis unsaid.
+    for query in ({}, {"wsat_x": ""}):
+        axis = figures(client.get(url, query).content.decode())["wsat"]["layout"]["xaxis"]
+        assert axis["title"]["text"] == "seconds from the start"
+    for value in ("<b>", "nonsense", "Bytes", "time "):
+        response = client.get(url, {"wsat_x": value})
+        assert response.status_code == 400, value
+        problems = response.content.decode()
+        assert "<code>wsat_x</code>: must be time or bytes" in problems
+        assert "<b>" not in problems and "Traceback" not in problems
 
 
 def test_a_rate_that_never_halves_has_no_mark(client):

@@ -1,0 +1,168 @@
+"""Numbers are written one way on every page (results/units.py states the rule): read as a
+reader reads them, every page of the demo (tests/pages.py) has no whole number of four digits
+or more without its thousands separators ("2000 s", "3600", "rounds 1620"), in its text or
+in the texts its charts write (bar labels, hovers, names, the numbers a hover formats, the
+axes' ticks); no duration with spurious zeros ("1.000 s"); and a percentage without a space
+before its sign. Years, ids (#25), versions,
+dates, addresses and code are not figures and are left alone."""
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.test import Client
+
+from tests.pages import demo_pages, every_page, load, reviewer
+
+pytestmark = pytest.mark.django_db
+
+# A whole number of 4+ digits standing alone: not part of a word or name (WD3000HLFS), of a
+# number with separators or decimals (1,620 or 0.1234), an id (#1234), a date or a version
+# (2026-05-01, 4.1.1), an address or a path.
+BARE = re.compile(r"(?<![\w.,#/:\-–])(\d{4,})(?![\w,/:\-]|\.\d)")
+YEAR = range(1980, 2100)
+UNIT = re.compile(r"\s?(s|ms|µs|ns|GB|MB|TB|IOPS|MB/s|%|bytes|rounds|runs|drives|points)\b")
+# A duration or a count of seconds written with zeros that say nothing (a set round length).
+# A quotation (a price "that everyone was selling for $1000" in its source's words): as written.
+QUOTED = re.compile(r"""(?:^|(?<=[\s(\[]))['"“‘].*?['"”’](?=$|[\s.,;:)\]!?])""")
+SPURIOUS_ZEROS = re.compile(r"\b\d+\.\d*?000+ s\b")
+SPACED_PERCENT = re.compile(r"\d %")
+# Elements whose text is not prose a reader reads as figures: code, the head's machinery.
+NOT_TEXT = {"script", "style", "code", "pre", "textarea", "kbd", "samp"}
+# A chart's texts a reader sees: labels, hovers, names, titles (not its d3 hover formats).
+FIGURE_TEXTS = {"text", "hovertext", "name"}
+
+
+def problems_in(text: str, *, figures: bool = False) -> list[str]:
+    """What in `text` breaks the rule; `figures`: text of a cell of numbers (td.num), where
+    a number is a figure, never a year."""
+    found = []
+    quoted = [m.span() for m in QUOTED.finditer(text)]
+    for match in BARE.finditer(text):
+        if any(start <= match.start() < end for start, end in quoted):
+            continue
+        year = not figures and int(match.group(1)) in YEAR and len(match.group(1)) == 4
+        if not year or UNIT.match(text, match.end()):
+            found.append(match.group(0))
+    found += SPURIOUS_ZEROS.findall(text)
+    found += SPACED_PERCENT.findall(text)
+    return found
+
+
+# A number a hover writes from the data without a format of its own (d3's "," separates).
+UNFORMATTED = re.compile(r"%\{(x|y|customdata\[\d+\])\}")
+
+
+def figure_problems(figure: dict) -> list[str]:
+    """What a chart writes against the rule: in its texts, its hovers' numbers, its ticks."""
+    found = [f"{p!r} in {text[:80]!r}" for text in figure_texts(figure) for p in problems_in(text)]
+    for trace in figure.get("data") or []:
+        names = set()  # a bar's category axis holds names, not numbers
+        if trace.get("type") == "bar":
+            names.add("y" if trace.get("orientation") == "h" else "x")
+        unformatted = UNFORMATTED.findall(trace.get("hovertemplate") or "")
+        found += [f"hover {m!r}" for m in unformatted if m not in names]
+    layout = figure.get("layout") or {}
+    for axis in ("xaxis", "yaxis"):
+        if not (layout.get(axis) or {}).get("separatethousands"):
+            found.append(f"{axis} ticks without thousands separators")
+    return found
+
+
+def figure_texts(value, key: str = ""):
+    if isinstance(value, dict):
+        for k, item in value.items():
+            if k == "title" and isinstance(item, dict):
+                yield from figure_texts(item.get("text"), "text")
+            else:
+                yield from figure_texts(item, k)
+    elif isinstance(value, list):
+        for item in value:
+            yield from figure_texts(item, key)
+    elif isinstance(value, str) and key in FIGURE_TEXTS:
+        yield value
+
+
+class Numbers(HTMLParser):
+    """The figures a page writes that break the rule, with the text around each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.skipping = 0
+        self.cells: list[bool] = []  # the open table cells: whether each holds numbers
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in NOT_TEXT:
+            self.skipping += 1
+        if tag in ("td", "th"):
+            self.cells.append("num" in (dict(attrs).get("class") or "").split())
+        for name, value in attrs:
+            if name == "data-figure" and value:
+                self.problems += [f"chart: {p}" for p in figure_problems(json.loads(value))]
+            elif name in ("title", "aria-label", "alt") and value:
+                self.problems += [f"{tag}[{name}]: {p!r}" for p in problems_in(value)]
+
+    def handle_endtag(self, tag):
+        if tag in NOT_TEXT and self.skipping:
+            self.skipping -= 1
+        if tag in ("td", "th") and self.cells:
+            self.cells.pop()
+
+    def handle_data(self, data):
+        if not self.skipping:
+            figures = bool(self.cells) and self.cells[-1]
+            found = problems_in(data, figures=figures)
+            self.problems += [f"{p!r} in {data.strip()[:80]!r}" for p in found]
+
+
+def page_problems(html: str) -> list[str]:
+    parser = Numbers()
+    parser.feed(html)
+    return parser.problems
+
+
+def test_the_check_finds_what_it_is_for():
+    """The check itself: what it must find, and what it must leave alone."""
+    bad = [
+        "<tr><th>time recorded</th><td class='num'>2000</td></tr>",
+        "<p>1,038.9 (3600 s)</p>",
+        "<td>46 of 1.000 s</td>",
+        "<p>percentile 50 %</p>",
+        "<p>ran 1999 s</p>",  # a year's digits beside a unit are a figure
+        """<div data-figure='{"data": [{"text": ["12345 IOPS"]}], "layout": {}}'></div>""",
+        """<div data-figure='{"data": [{"hovertemplate": "%{y:,} IOPS at %{x} s"}],
+           "layout": {"xaxis": {"separatethousands": true}, "yaxis": {"separatethousands": true}}}'>
+           </div>""",
+        """<div data-figure='{"data": [], "layout": {"xaxis": {}}}'></div>""",
+    ]
+    for html in bad:
+        assert page_problems(html), html
+    good = [
+        "<p>2,000 s · 1,620 s · 1 s · 0.25 s · 12.5%</p>",
+        "<p>Run #1234, published 2009-03-18 in 2009, loadgen 4.1.1, WD3000HLFS</p>",
+        "<p><code>--seed 20261122</code> <a href='/bench/runs/1234/'>run</a></p>",
+        "<p>latency 1.50 ms, 251.70 MB/s, 3.25 MB/s</p>",
+        "<p>AnandTech's, last year's drive, 'that everyone was selling for $1000'</p>",
+        """<div data-figure='{"data": [{"hovertemplate": "%{y:,.0f} IOPS at %{x:,} s"}],
+           "layout": {"xaxis": {"separatethousands": true}, "yaxis": {"separatethousands": true}}}'>
+           </div>""",
+    ]
+    for html in good:
+        assert page_problems(html) == [], html
+
+
+def test_every_page_writes_its_numbers_one_way(client: Client):
+    load()
+    pages = demo_pages()
+    client.force_login(reviewer())
+    found = {}
+    for path in every_page(pages):
+        response = client.get(path)
+        if "text/html" not in response.get("Content-Type", ""):
+            continue
+        problems = page_problems(response.content.decode())
+        if problems:
+            found[path] = problems[:5]
+    assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
