@@ -165,8 +165,9 @@ def test_a_published_figure_without_a_pattern_is_compared_with_each_measured_one
     rows = [r for r in csv.reader(io.StringIO(exported)) if r[1] == name]
     mbs = [r for r in rows if r[4].startswith("MB/s")]
     assert [r[2] for r in mbs] == ["compressible", "incompressible"]
-    assert all(r[6].endswith("(data pattern not stated)") for r in mbs)
-    assert all(r[7] == "difference not tested: B's run-to-run variation is unknown" for r in mbs)
+    # B's value, then its notes; then the winner.
+    assert all(float(r[7]) > 0 and r[8] == "data pattern not stated" for r in mbs)
+    assert all(r[9] == "difference not tested: B's run-to-run variation is unknown" for r in mbs)
 
 
 def test_exports(client, pair):
@@ -181,9 +182,11 @@ def test_exports(client, pair):
         "measure",
         "unit",
         "A: Acme Fast One 256GB",
+        "A: notes",
         "B: Bolt Slow Two 256GB",
+        "B: notes",
         "winner",
-        "difference",
+        "difference (%)",
     ]
     assert any(r[0] == "consistency" for r in rows) and any(r[0] == "latency" for r in rows)
     # Every latency figure the page's table shows, and every specification.
@@ -198,18 +201,21 @@ def test_exports(client, pair):
     assert {r[1] for r in rows if r[0] in ("throughput", "latency")} <= set(
         Test.objects.values_list("name", flat=True)
     )
-    specs = {r[3]: r[5:7] for r in rows if r[0] == "specs"}
+    specs = {r[3]: r[5:9:2] for r in rows if r[0] == "specs"}
     assert {"manufacturer", "controller", "NAND", "firmware tested", "capacity"} <= set(specs)
     assert specs["capacity"] == [str(a.capacity_bytes), str(b.capacity_bytes)]
-    assert specs["latest price"][0].startswith("$120.00") and specs["price per GB"][1] == "$0.35"
+    # In the CSV a price is a plain number (its day in the notes beside it).
+    assert specs["latest price"][0] == "120.00" and specs["price per GB"][1] == "0.35"
     md = client.get(reverse("bench:compare_markdown", args=[a.slug, b.slug])).content.decode()
     assert md.splitlines()[2].startswith("| section | test | data pattern | measure |")
     assert all(line.startswith("|") for line in md.splitlines()[2:])
-    # Nothing in these names needs escaping: each row of the table is the CSV's row, its
-    # numbers (251.7, 1.50 ms, $0.35) as they are, not escaped ("251\.7").
+    # Nothing in these names needs escaping: a row of the table for each of the CSV's, its
+    # numbers as the page writes them (251.7, 1.50 ms, $0.35), not escaped ("251\.7").
     table = [line[2:-2].split(" | ") for line in md.splitlines()[2:]]
     del table[1]  # the delimiter row
-    assert table == rows
+    assert table[0] == [h for h in rows[0] if not h.endswith(": notes")]
+    assert [r[:5] for r in table[1:]] == [r[:5] for r in rows[1:]]
+    assert "| $0.35 |" in md and "\\." not in md
     # The pasted link opens the same state: the runs chosen, the scale and view.
     run = a.runs.get()
     md = client.get(
@@ -246,12 +252,16 @@ def test_every_price_is_written_in_dollars_with_separators_and_rounded_half_up(c
     (history,) = figures(client.get(pages["drive"]).content.decode())["price-chart"]["data"]
     assert history["text"][0].startswith("$1,500.00 on 2014-01-01<br>")
     exported = client.get(reverse("bench:compare_csv", args=[big.slug, a.slug])).content.decode()
-    specs = {r[3]: r[5] for r in csv.reader(io.StringIO(exported)) if r[0] == "specs"}
-    assert specs["latest price"] == "$1,500.00 (2014-01-01)"
-    assert specs["price per GB"] == "$0.63"
+    specs = {r[3]: r[5:7] for r in csv.reader(io.StringIO(exported)) if r[0] == "specs"}
+    # The CSV writes prices as data, to the cent as the page rounds them; the Markdown as the
+    # page writes them.
+    assert specs["latest price"] == ["1500.00", "2014-01-01"]
+    assert specs["price per GB"] == ["0.63", ""]
     assert re.fullmatch(
-        r"\$\d{1,3}(,\d{3})*\.\d\d", specs["price per 1,000 IOPS (4KB random write, worst case)"]
+        r"\d+\.\d\d", specs["price per 1,000 IOPS (4KB random write, worst case)"][0]
     )
+    markdown = client.get(reverse("bench:compare_markdown", args=[big.slug, a.slug])).content
+    assert "| $1,500.00 (2014-01-01) |" in markdown.decode() and "| $0.63 |" in markdown.decode()
 
 
 def test_compare_start_without_javascript(client, pair):
