@@ -226,3 +226,14 @@ def test_a_ranking_of_quick_runs_only_says_so_and_links_them(client):
         # Filters that keep no drive: nothing to link.
         none = client.get(url, {"interface": "sas"}).content.decode()
         assert "rank the quick runs" not in none
+
+
+def test_the_demos_workload_rankings_rank_full_length_results(client, demo):
+    """The demo measures its workloads (the queue-depth sweeps and the 70/30 test) at full
+    length (demo/measure): their default rankings rank a drive, not only quick runs."""
+    suite = Test.objects.filter(suitetest__suite__name="workloads-2026").distinct()
+    assert suite.count() >= 17
+    for test in suite:
+        html = client.get(reverse("bench:leaderboard", args=[test.identifier])).content.decode()
+        assert 'id="leaderboard-table"' in html, test.identifier
+        assert "No drive has a result" not in html, test.identifier
