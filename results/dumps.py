@@ -25,9 +25,10 @@ store's `latest` link names the newest. Each table is read in one snapshot of th
 (a repeatable-read transaction), so the files agree with each other.
 
 Every table is streamed (Streaming): read through a server-side cursor or by pages, written
-to its Parquet file (a row group) and its CSV, and let go, a batch at a time, so a dump of
-any catalog holds about one batch. What grows with a table is only its Parquet footer: each
-row group's statistics, tens of bytes a column for each BATCH rows, the format's own.
+to its CSV and let go a batch at a time, its Parquet file a row group at a time, so a dump of
+any catalog holds about one row group. What grows with a table is only the Parquet writer's
+metadata of its row groups (the footer it writes as the file closes): about 1 KiB a column
+for each ROW_GROUP rows, the format's own.
 """
 
 from __future__ import annotations
@@ -105,7 +106,10 @@ MEDIA_TYPES = {
     "jsonl": "application/jsonl; charset=utf-8",
     "json": "application/json",
 }
-BATCH = 2000  # rows read, serialized and written at a time (a Parquet row group)
+BATCH = 2000  # rows read, serialized and written at a time
+# Rows a Parquet row group holds (about, whole batches): what one file holds of Arrow's at most,
+# and, per row group, what its writer keeps until it closes (about 1 KiB a column).
+ROW_GROUP = 1 << 16
 DOCUMENTS_BATCH = 200  # result documents read at a time (each up to a few MB)
 CSV_BUFFER = 1 << 20  # bytes of CSV written at a time
 STALE_TEMPORARY_S = 24 * 3600  # a temporary folder this old is a crashed dump's: removed
@@ -542,13 +546,15 @@ def _rebatched(batches: Iterator[list[dict]], size: int) -> Iterator[list[dict]]
 
 @dataclass(frozen=True, slots=True)
 class Streaming:
-    """How a dump streams its tables: rows read, converted and written `batch` at a time
-    (a Parquet row group each), so that what it holds does not grow with the tables;
-    pyarrow's allocations from `memory_pool` (None: pyarrow's default pool); and
-    progress(table, rows), when given, called as each table begins (rows 0) and once each
-    of its batches is written (rows: the table's so far), to watch a long dump."""
+    """How a dump streams its tables: rows read, converted and written `batch` at a time,
+    `row_group` rows (whole batches) a Parquet row group, so that what it holds does not
+    grow with the tables; pyarrow's allocations from `memory_pool` (None: pyarrow's
+    default pool); and progress(table, rows), when given, called as each table begins
+    (rows 0) and once each of its batches is written (rows: the table's so far), to watch a
+    long dump."""
 
     batch: int = BATCH
+    row_group: int = ROW_GROUP
     memory_pool: pa.MemoryPool | None = None
     progress: Callable[[str, int], None] | None = None
 
@@ -559,7 +565,8 @@ class Streaming:
 
 def _write_table(table: Table, folder: Path, streaming: Streaming) -> list[Written]:
     """The table as Parquet and CSV in `folder`, read once, a batch at a time: each batch is
-    read, written to both files and let go before the next is read."""
+    read, written to the CSV and let go before the next is read, its Arrow arrays kept until
+    a row group's worth is written."""
     streaming.tell(table.name, 0)
     batch, pool = streaming.batch, streaming.memory_pool
     schema = pa.schema([pa.field(c.name, c.arrow) for c in table.columns])
@@ -568,6 +575,13 @@ def _write_table(table: Table, folder: Path, streaming: Streaming) -> list[Writt
     # Rows reach the file (and its checksum) a buffer at a time, not one call a row.
     text = io.TextIOWrapper(io.BufferedWriter(csv_out, CSV_BUFFER), encoding="utf-8", newline="")
     rows = 0
+    grouped: list[pa.RecordBatch] = []  # the row group being made
+
+    def write_row_group() -> None:
+        group = pa.Table.from_batches(grouped, schema)
+        parquet.write_table(group, row_group_size=max(group.num_rows, 1))
+        grouped.clear()
+
     with pq.ParquetWriter(parquet_out, schema, compression="zstd", memory_pool=pool) as parquet:
         writer = csv.writer(text, lineterminator="\r\n")
         writer.writerow(c.name for c in table.columns)
@@ -580,12 +594,13 @@ def _write_table(table: Table, folder: Path, streaming: Streaming) -> list[Writt
                 )
                 for i, c in enumerate(table.columns)
             ]
-            # One row group a batch: `batch` rows, whatever the reads' own batches.
-            parquet.write_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            grouped.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            if sum(b.num_rows for b in grouped) >= streaming.row_group:
+                write_row_group()
             rows += len(values)
             streaming.tell(table.name, rows)
-        if not rows:
-            parquet.write_table(schema.empty_table())
+        if grouped or not rows:
+            write_row_group()
     text.close()
     parquet_out.close()
     return [

@@ -505,16 +505,18 @@ def test_the_api_lists_no_dump_before_the_first(client, tmp_path, settings):
 # Two synthetic catalogs (seed_scale, counted as real, as the benchmarks count them; beside the
 # module's demo catalog when it is loaded): the larger has ten times the drives, prices, runs,
 # results, consistency series and documents of the smaller, and seven times the leaderboard
-# entries. Each is dumped STREAMED_BATCH rows at a time: the most Python memory a table holds
-# while a batch of it is read and written (tracemalloc, above what was held as the table
-# began), and pyarrow's peak (a pool of the dump's own), must not grow with the rows by more
-# than MEMORY_SLACK. Any one of those tables held whole would add far more: from about 100 KiB
-# (the documents' 186 rows more) to 2 MiB (the results'), where streamed they differ by 30 KiB
-# at most. Parquet's footer, which holds every row group's statistics (tens of bytes a column
-# each `batch` rows, the format's own), is written as a file closes and is not counted.
+# entries. Each is dumped STREAMED_BATCH rows at a time, STREAMED_ROW_GROUP a Parquet row
+# group: the most Python memory a table holds while a batch of it is read and written
+# (tracemalloc, above what was held as the table began), and pyarrow's peak (a pool of the
+# dump's own), must not grow with the rows by more than MEMORY_SLACK. Any one of those tables
+# held whole would add far more: from about 100 KiB (the documents' 186 rows more) to 2 MiB
+# (the results'), where streamed they differ by 30 KiB at most. The Parquet writer's metadata
+# of each row group (the footer it writes as the file closes; about 1 KiB a column for each
+# ROW_GROUP rows, the format's own) is neither Python's nor in pyarrow's pool: not counted.
 SMALL_CATALOG = {"drives": 20, "results": 160, "series": 40, "points": 30}
 LARGE_CATALOG = {**{name: n * 10 for name, n in SMALL_CATALOG.items()}, "points": 30}
 STREAMED_BATCH = 8
+STREAMED_ROW_GROUP = 4 * STREAMED_BATCH
 MEMORY_SLACK = 64 * 1024  # bytes
 
 
@@ -544,7 +546,9 @@ def dump_held(store: Path) -> tuple[dict[str, int], dict[str, int], int]:
     gc.freeze()
     tracemalloc.start()
     try:
-        streaming = dumps.Streaming(batch=STREAMED_BATCH, memory_pool=pool, progress=taken)
+        streaming = dumps.Streaming(
+            batch=STREAMED_BATCH, row_group=STREAMED_ROW_GROUP, memory_pool=pool, progress=taken
+        )
         dump = dump_publish(store=store, now=TODAY, streaming=streaming)
     finally:
         tracemalloc.stop()
@@ -557,7 +561,8 @@ def test_a_dump_holds_no_more_memory_for_ten_times_the_rows(tmp_path, test_catal
     settings.BENCH_SHOW_SYNTHETIC = True
     seed_scale(SMALL_CATALOG)
     # What a first dump makes once (statements, caches, imports) is made before measuring.
-    dump_publish(store=tmp_path / "first", streaming=dumps.Streaming(batch=STREAMED_BATCH))
+    streaming = dumps.Streaming(batch=STREAMED_BATCH, row_group=STREAMED_ROW_GROUP)
+    dump_publish(store=tmp_path / "first", streaming=streaming)
     small_rows, small, small_arrow = dump_held(tmp_path / "small")
     seed_scale(LARGE_CATALOG)
     large_rows, large, large_arrow = dump_held(tmp_path / "large")
