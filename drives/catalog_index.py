@@ -21,11 +21,14 @@ release date) comes last in either direction, as every API list orders
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
+import orjson
+from django.db import connections
 
 from core.columns import Columns, Copy, Table
+from core.db import read_alias
 from core.links import page_urls
 from core.versions import CATALOG, DRIVES, WRITTEN, versions_sql
 from drives.models import Drive
@@ -204,3 +207,36 @@ def catalog_index() -> CatalogIndex:
     """The current copy on the database drives are read from. One prepared statement, and
     one more to read it all again when the catalog changed."""
     return _COPY.current()
+
+
+# What a drive's row is made of, without what only the copy needs (each order's rank, which
+# ranks every drive; the search text): read a row at a time, as JSON as the copy holds it.
+_ROW_COLUMNS = tuple(
+    (name, sql)
+    for name, sql in _DRIVES.columns
+    if name != "search_text" and not name.startswith("rank ")
+)
+_ORDER_SQL = {**ORDERS, "pk": "d.id"}
+
+
+def drives_streamed(*, real: bool, order: Sequence[str], batch: int) -> Iterator[list[dict]]:
+    """Every listed drive's values as the copy holds them (a CatalogIndex.page row's, by
+    column name), real ones only (real), in `order` (as CatalogIndex.order orders: NULLs
+    last either way), `batch` at a time, read through a server-side cursor: for a reader of
+    the whole list (the open-data dump) that holds one batch, not every drive."""
+    keys = [
+        f"{_ORDER_SQL[name.removeprefix('-')]} "
+        f"{'DESC' if name.startswith('-') else 'ASC'} NULLS LAST"
+        for name in order
+    ]
+    values = ", ".join(sql for _, sql in _ROW_COLUMNS)
+    where = "d.listed" + (" AND NOT d.synthetic" if real else "")
+    names = [name for name, _ in _ROW_COLUMNS]
+    sql = (
+        f"SELECT json_build_array({values})::text FROM {_DRIVES.rows} WHERE {where} "
+        f"ORDER BY {', '.join(keys) or 'd.id'}"
+    )
+    with connections[read_alias(Drive)].chunked_cursor() as cursor:
+        cursor.execute(sql)
+        while rows := cursor.fetchmany(batch):
+            yield [dict(zip(names, orjson.loads(text), strict=True)) for (text,) in rows]

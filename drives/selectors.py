@@ -1,7 +1,7 @@
 """Reads of the drive catalog for pages and the API."""
 
 import datetime
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from core.db import Shape, attach, prepared_rows
 from core.filters import FilterSet
 from core.links import page_urls
-from drives.catalog_index import ORDERS, catalog_index
+from drives.catalog_index import ORDERS, catalog_index, drives_streamed
 from drives.filters import search_q
 from drives.models import (
     Controller,
@@ -162,6 +162,17 @@ def drive_page(
     return index.page(
         keep, order, offset, limit, real=not settings.BENCH_SHOW_SYNTHETIC, row=_catalog_row
     )
+
+
+def drive_rows_streamed(*, batch: int) -> Iterator[list[CatalogRow]]:
+    """The whole of drive_page's list without a filter (every real drive, in the catalog's
+    order, as CatalogRows), `batch` at a time, read from PostgreSQL as it goes rather than
+    from the process's copy: for a reader of every drive (the open-data dump), which then
+    holds one batch of them at a time."""
+    url = page_urls("bench:drive")
+    real = not settings.BENCH_SHOW_SYNTHETIC
+    for values in drives_streamed(real=real, order=CATALOG_ORDER, batch=batch):
+        yield [_catalog_row(v, url) for v in values]
 
 
 def catalog_row(slug: str) -> CatalogRow | None:

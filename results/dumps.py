@@ -23,6 +23,12 @@ renamed in one step to its name: the date (UTC) it was taken, e.g. 2026-05-01, o
 second dump the same day 2026-05-01.2 (and so on): a published dump never changes. The
 store's `latest` link names the newest. Each table is read in one snapshot of the database
 (a repeatable-read transaction), so the files agree with each other.
+
+Every table is streamed (Streaming): read through a server-side cursor or by pages, written
+to its CSV and let go a batch at a time, its Parquet file a row group at a time, so a dump of
+any catalog holds about one row group. What grows with a table is only the Parquet writer's
+metadata of its row groups (the footer it writes as the file closes): about 1 KiB a column
+for each ROW_GROUP rows, the format's own.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from rest_framework import serializers
 
@@ -64,7 +71,7 @@ from drives.api import (
     PriceSerializer,
     PriceViewSet,
 )
-from drives.selectors import drive_page
+from drives.selectors import drive_rows_streamed
 from results.api.reads import (
     ConsistencySerializer,
     ConsistencyViewSet,
@@ -73,12 +80,11 @@ from results.api.reads import (
     TestViewSet,
     TrimSerializer,
     TrimViewSet,
-    _entry,
 )
 from results.api.runs import OwnRunSerializer
 from results.api.shapes import EntryShape
 from results.filters import ENTRIES, LeaderboardFilter, MethodFilter
-from results.models import Run, Test
+from results.models import LeaderboardEntry, Run, Test
 from results.selectors.rankings import Metric, leaderboard
 from results.selectors.runs import RUN_PROVENANCE, results_listed
 
@@ -101,6 +107,12 @@ MEDIA_TYPES = {
     "json": "application/json",
 }
 BATCH = 2000  # rows read, serialized and written at a time
+# Rows a Parquet row group holds (about, whole batches): what one file holds of Arrow's at most
+# (about 5.5 MiB of results), and, per row group, what its writer keeps until it closes (about
+# 1 KiB a column): 2,000,000 results, 123 row groups, 5 MB.
+ROW_GROUP = 1 << 14
+DOCUMENTS_BATCH = 200  # result documents read at a time (each up to a few MB)
+CSV_BUFFER = 1 << 20  # bytes of CSV written at a time
 STALE_TEMPORARY_S = 24 * 3600  # a temporary folder this old is a crashed dump's: removed
 # Text cells a spreadsheet would run as a formula are written after a quote, as the API's
 # CSV writes them (benchsite.api.csv_cell); numbers stay numbers.
@@ -185,7 +197,9 @@ def columns_of(
 
 
 # -- tables ------------------------------------------------------------------------------------
-Rows = Callable[[], Iterator[list[dict[str, Any]]]]
+# A table's rows: given how many to read at a time, the rows batch by batch, each batch read
+# and written before the next is read (never the whole table at once).
+Rows = Callable[[int], Iterator[list[dict[str, Any]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,25 +213,33 @@ class Table:
     rows: Rows
 
 
-def _batches(items: Iterable[Any], write: Callable[[list], list[dict]]) -> Iterator[list[dict]]:
+def _batches(
+    items: Iterable[Any], size: int, write: Callable[[list], list[dict]]
+) -> Iterator[list[dict]]:
     batch: list = []
     for item in items:
         batch.append(item)
-        if len(batch) == BATCH:
+        if len(batch) == size:
             yield write(batch)
             batch = []
     if batch:
         yield write(batch)
 
 
-def _listed(queryset, serializer: type[serializers.Serializer]) -> Rows:
-    """The items of an API list: its queryset, written by its serializer."""
+def _writer(serializer: type[serializers.Serializer]) -> Callable[[list], list[dict]]:
+    """What writes a batch of a table's rows as the API's items: the serializer's list, made
+    once a table and called for each batch. Not `.data`, which would keep the batch in a
+    reference cycle with its serializer: freed only when the garbage collector comes by,
+    not as soon as the batch is written."""
+    return serializer(many=True).to_representation
 
-    def rows() -> Iterator[list[dict]]:
-        return _batches(
-            queryset().iterator(chunk_size=BATCH),
-            lambda batch: list(serializer(batch, many=True).data),
-        )
+
+def _listed(queryset, serializer: type[serializers.Serializer]) -> Rows:
+    """The items of an API list: its queryset, read through a server-side cursor (the
+    queryset's iterator), written by its serializer."""
+
+    def rows(batch: int) -> Iterator[list[dict]]:
+        return _batches(queryset().iterator(chunk_size=batch), batch, _writer(serializer))
 
     return rows
 
@@ -234,16 +256,12 @@ def _viewset_queryset(viewset: type) -> Callable[[], Any]:
     return queryset
 
 
-def _drives() -> Iterator[list[dict]]:
-    """The drives API's list (drive_page, the catalog's order), all of it."""
-    offset = 0
-    while True:
-        count, rows = drive_page(offset=offset, limit=BATCH)
-        if rows:
-            yield list(DriveSerializer(rows, many=True).data)
-        offset += BATCH
-        if offset >= count:
-            return
+def _drives(batch: int) -> Iterator[list[dict]]:
+    """The drives API's list (drive_page's, the catalog's order), all of it, read from the
+    database as it goes (not from the process's copy of the list, which holds every drive)."""
+    write = _writer(DriveSerializer)
+    for rows in drive_rows_streamed(batch=batch):
+        yield write(rows)
 
 
 def runs_dumped():
@@ -264,12 +282,14 @@ def runs_dumped():
 RUN_HIDDEN = ("held_reasons", "withdrawn_reason", "withdrawn_by")
 
 
-def _run_rows() -> Iterator[list[dict]]:
-    def write(batch: list[Run]) -> list[dict]:
-        items = OwnRunSerializer(batch, many=True).data
+def _run_rows(batch: int) -> Iterator[list[dict]]:
+    serialize = _writer(OwnRunSerializer)
+
+    def write(runs: list[Run]) -> list[dict]:
+        items = serialize(runs)
         return [{k: v for k, v in item.items() if k not in RUN_HIDDEN} for item in items]
 
-    return _batches(runs_dumped().defer("document").iterator(chunk_size=BATCH), write)
+    return _batches(runs_dumped().defer("document").iterator(chunk_size=batch), batch, write)
 
 
 RUN_METHOD_FIELDS = {
@@ -281,24 +301,26 @@ RUN_METHOD_FIELDS = {
 }
 
 
-def _results() -> Iterator[list[dict]]:
+def _results(batch: int) -> Iterator[list[dict]]:
     """The results API's list (results_listed), oldest first, all of it."""
-    after = 0
+    write, after = _writer(ResultSerializer), 0
     while True:
-        rows = results_listed(where={}, limit=BATCH, after=after)[::-1]
+        rows = results_listed(where={}, limit=batch, after=after)[::-1]
         if not rows:
             return
-        yield list(ResultSerializer(rows, many=True).data)
+        yield write(rows)
         after = rows[-1]["id"]
 
 
-# The leaderboard's rows: each ranking's entries (the API's rows, results.api.reads._entry)
-# with what ranks them; `highlighted` means nothing without a highlight.
+# The leaderboard's rows: each ranking's entries (the API's rows, RankedEntry.as_item) with
+# what ranks them; `highlighted` means nothing without a highlight.
 LEADERBOARD_KEYS = {"test": "str", "metric": "str", "comparability": "str"}
 
 
-def _leaderboard() -> Iterator[list[dict]]:
-    tests = Test.objects.filter(kind=Test.Kind.THROUGHPUT).order_by("identifier")
+def _leaderboard(batch: int) -> Iterator[list[dict]]:
+    # A test without an entry has empty rankings: not read (ten statements a test).
+    entries = LeaderboardEntry.objects.filter(test=OuterRef("pk"))
+    tests = Test.objects.filter(Exists(entries), kind=Test.Kind.THROUGHPUT).order_by("identifier")
     for test in tests:
         for metric, _ in Metric.CHOICES:
             for comparability, _ in MethodFilter.CHOICES:
@@ -307,12 +329,12 @@ def _leaderboard() -> Iterator[list[dict]]:
                 page = 1
                 while True:
                     board = leaderboard(
-                        test=test, filters=filters, metric=metric, page=page, page_size=BATCH
+                        test=test, filters=filters, metric=metric, page=page, page_size=batch
                     )
                     keys = {"test": test.identifier, "metric": metric}
                     if board.rows:
                         yield [
-                            {**keys, "comparability": comparability, **_entry(r)}
+                            {**keys, "comparability": comparability, **r.as_item()}
                             for r in board.rows
                         ]
                     if not board.has_next:
@@ -498,40 +520,75 @@ class Written:
         }
 
 
-def _rebatched(batches: Iterator[list[dict]]) -> Iterator[list[dict]]:
-    """The rows of `batches` in batches of BATCH (the last smaller)."""
+def _rebatched(batches: Iterator[list[dict]], size: int) -> Iterator[list[dict]]:
+    """The rows of `batches` in batches of `size` (the last smaller)."""
     pending: list[dict] = []
     for batch in batches:
         pending += batch
-        while len(pending) >= BATCH:
-            yield pending[:BATCH]
-            pending = pending[BATCH:]
+        while len(pending) >= size:
+            yield pending[:size]
+            pending = pending[size:]
     if pending:
         yield pending
 
 
-def _write_table(table: Table, folder: Path) -> list[Written]:
-    """The table as Parquet and CSV in `folder`, read once."""
+@dataclass(frozen=True, slots=True)
+class Streaming:
+    """How a dump streams its tables: rows read, converted and written `batch` at a time,
+    `row_group` rows (whole batches) a Parquet row group, so that what it holds does not
+    grow with the tables; pyarrow's allocations from `memory_pool` (None: pyarrow's
+    default pool); and progress(table, rows), when given, called as each table begins
+    (rows 0) and once each of its batches is written (rows: the table's so far), to watch a
+    long dump."""
+
+    batch: int = BATCH
+    row_group: int = ROW_GROUP
+    memory_pool: pa.MemoryPool | None = None
+    progress: Callable[[str, int], None] | None = None
+
+    def tell(self, table: str, rows: int) -> None:
+        if self.progress is not None:
+            self.progress(table, rows)
+
+
+def _write_table(table: Table, folder: Path, streaming: Streaming) -> list[Written]:
+    """The table as Parquet and CSV in `folder`, read once, a batch at a time: each batch is
+    read, written to the CSV and let go before the next is read, its Arrow arrays kept until
+    a row group's worth is written."""
+    streaming.tell(table.name, 0)
+    batch, pool = streaming.batch, streaming.memory_pool
     schema = pa.schema([pa.field(c.name, c.arrow) for c in table.columns])
     parquet_out = _Checksummed(folder / f"{table.name}.parquet")
     csv_out = _Checksummed(folder / f"{table.name}.csv")
-    text = io.TextIOWrapper(csv_out, encoding="utf-8", newline="", write_through=True)
+    # Rows reach the file (and its checksum) a buffer at a time, not one call a row.
+    text = io.TextIOWrapper(io.BufferedWriter(csv_out, CSV_BUFFER), encoding="utf-8", newline="")
     rows = 0
-    with pq.ParquetWriter(parquet_out, schema, compression="zstd") as parquet:
+    grouped: list[pa.RecordBatch] = []  # the row group being made
+
+    def write_row_group() -> None:
+        group = pa.Table.from_batches(grouped, schema)
+        parquet.write_table(group, row_group_size=max(group.num_rows, 1))
+        grouped.clear()
+
+    with pq.ParquetWriter(parquet_out, schema, compression="zstd", memory_pool=pool) as parquet:
         writer = csv.writer(text, lineterminator="\r\n")
         writer.writerow(c.name for c in table.columns)
-        for items in _rebatched(table.rows()):
+        for items in _rebatched(table.rows(batch), batch):
             values = [[_value(item, c) for c in table.columns] for item in items]
             writer.writerows([csv_cell(v) for v in row] for row in values)
             arrays = [
-                pa.array([_arrow_value(row[i], c.kind) for row in values], type=c.arrow)
+                pa.array(
+                    [_arrow_value(row[i], c.kind) for row in values], type=c.arrow, memory_pool=pool
+                )
                 for i, c in enumerate(table.columns)
             ]
-            # One row group a batch: BATCH rows, whatever the reads' own batches.
-            parquet.write_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            grouped.append(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            if sum(b.num_rows for b in grouped) >= streaming.row_group:
+                write_row_group()
             rows += len(values)
-        if not rows:
-            parquet.write_table(schema.empty_table())
+            streaming.tell(table.name, rows)
+        if grouped or not rows:
+            write_row_group()
     text.close()
     parquet_out.close()
     return [
@@ -550,13 +607,15 @@ def strip_serials(value: Any) -> Any:
     return value
 
 
-def _write_documents(folder: Path) -> Written:
+def _write_documents(folder: Path, streaming: Streaming) -> Written:
     """Each listed run's document as submitted, serials stripped, one JSON object a line:
-    {"run", "status", "withdrawn_at", "document"}, oldest run first."""
+    {"run", "status", "withdrawn_at", "document"}, oldest run first; read a batch (at most
+    DOCUMENTS_BATCH) at a time, and written one by one."""
+    streaming.tell("documents", 0)
     out = _Checksummed(folder / DOCUMENTS)
-    rows = 0
+    rows, batch = 0, min(streaming.batch, DOCUMENTS_BATCH)
     runs = runs_dumped().select_related(None).only("pk", "status", "withdrawn_at", "document")
-    for run in runs.iterator(chunk_size=200):
+    for run in runs.iterator(chunk_size=batch):
         line = {
             "run": run.pk,
             "status": run.status,
@@ -565,6 +624,10 @@ def _write_documents(folder: Path) -> Written:
         }
         out.write(orjson.dumps(line, option=orjson.OPT_UTC_Z) + b"\n")
         rows += 1
+        if rows % batch == 0:
+            streaming.tell("documents", rows)
+    if rows % batch:
+        streaming.tell("documents", rows)
     out.close()
     return Written(DOCUMENTS, "documents", "jsonl", rows, out.size, out.sha256.hexdigest())
 
@@ -632,20 +695,23 @@ def _store_lock(store: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def dump_publish(*, store: Path, now: datetime.datetime | None = None) -> Dump:
+def dump_publish(
+    *, store: Path, now: datetime.datetime | None = None, streaming: Streaming = Streaming()
+) -> Dump:
     """Write a dump of everything published into the store (a folder) and publish it under
     its name, the date of `now` (UTC, default: now), or with the next sequence number when
     that date has a dump already; then point `latest` at it. Every file is written in a
     temporary folder first and made read-only, and the folder renamed at once: a reader
-    sees a whole dump or none, and a dump once published never changes."""
+    sees a whole dump or none, and a dump once published never changes. Its tables are
+    streamed (Streaming)."""
     now = now or datetime.datetime.now(datetime.UTC)
     store.mkdir(parents=True, exist_ok=True)
     temporary = store / f".tmp-{secrets.token_hex(8)}"
     temporary.mkdir()
     try:
         with _snapshot():
-            written = [w for table in TABLES for w in _write_table(table, temporary)]
-            written.append(_write_documents(temporary))
+            written = [w for table in TABLES for w in _write_table(table, temporary, streaming)]
+            written.append(_write_documents(temporary, streaming))
         with _store_lock(store):
             taken = [n for n in map(DumpName.parse, _entries(store)) if n and n.date == now.date()]
             name = DumpName(now.date(), max(taken).sequence + 1 if taken else 1)

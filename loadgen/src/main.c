@@ -770,6 +770,16 @@ static int read_document(const char *path, char **ret_text, size_t *ret_len)
 	return 0;
 }
 
+/* What the site warns of beside a stored run (a loadgen older than its suite needs), on
+ * stderr as loadgen's own warnings: the run is stored all the same. */
+static void print_upload_warnings(const struct lg_upload_reply *reply)
+{
+	for (size_t i = 0; i < reply->nwarnings; i++)
+		fprintf(stderr, "loadgen: the site warns: %s\n", reply->warnings[i]);
+	if (reply->more_warnings)
+		fprintf(stderr, "loadgen: the site warns of %zu more\n", reply->more_warnings);
+}
+
 /* Upload one document and say what became of it. Returns EXIT_OK or EXIT_FAILED. */
 static int upload_one(const struct lg_upload_options *u, const char *token, const char *path)
 {
@@ -821,6 +831,7 @@ static int upload_one(const struct lg_upload_options *u, const char *token, cons
 		printf("%s %s: %s%s\n", before ? "already uploaded" : "uploaded", path,
 		       reply->page[0] ? reply->page : reply->run_url,
 		       strcmp(reply->run_status, "held") == 0 ? " (held for review)" : "");
+		print_upload_warnings(reply);
 		code = EXIT_OK;
 	} else if (reply->status == 400) {
 		/* The detail repeats the problems when they are listed. */

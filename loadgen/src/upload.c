@@ -89,13 +89,13 @@ double lg_upload_retry_after(const char *value)
 	return *end ? -1 : s;
 }
 
-/* What a JSON answer says: run.page, run.url, run.status, detail, errors. */
-static void read_answer(const char *body, size_t len, struct lg_upload_reply *reply)
+int lg_upload_read_answer(const char *body, size_t len, struct lg_upload_reply *reply)
 {
 	struct lg_jnode *root = NULL;
 	const char *s;
-	if (lg_jread_parse(body, len, &root) < 0)
-		return;
+	int r = lg_jread_parse(body, len, &root);
+	if (r < 0)
+		return r;
 	if ((s = lg_jread_string(root, "run.page")))
 		lg_copy_string(reply->page, sizeof(reply->page), s);
 	if ((s = lg_jread_string(root, "run.url")))
@@ -118,7 +118,20 @@ static void read_answer(const char *body, size_t len, struct lg_upload_reply *re
 			       sizeof(reply->errors[0].message), message ? message : "");
 		reply->nerrors++;
 	}
+	const struct lg_jnode *warnings = lg_jread_get(root, "warnings");
+	for (size_t i = 0; warnings && warnings->type == LG_JARRAY && i < warnings->count; i++) {
+		const struct lg_jnode *warning = &warnings->children[i];
+		if (warning->type != LG_JSTRING)
+			continue;
+		if (reply->nwarnings == LG_UPLOAD_MAX_WARNINGS) {
+			reply->more_warnings++;
+			continue;
+		}
+		lg_copy_string(reply->warnings[reply->nwarnings++], sizeof(reply->warnings[0]),
+			       warning->text);
+	}
 	lg_jread_free(root);
+	return 0;
 }
 
 #if LG_HAVE_CURL
@@ -245,7 +258,7 @@ int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn o
 			if (reply->status != 429 && reply->status < 500) {
 				reply->replayed = answer.replayed;
 				if (answer.data)
-					read_answer(answer.data, answer.len, reply);
+					lg_upload_read_answer(answer.data, answer.len, reply);
 				r = 0;
 				break;
 			}
@@ -268,7 +281,7 @@ int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn o
 		double spent = (double)(lg_now_ns() - started) / 1e9;
 		if (spent + this_wait > request->retry_for_s) {
 			if (reply->status && answer.data) /* a 5xx or 429 may say why */
-				read_answer(answer.data, answer.len, reply);
+				lg_upload_read_answer(answer.data, answer.len, reply);
 			r = -ETIMEDOUT;
 			break;
 		}
@@ -314,7 +327,7 @@ static int check_perform(const char *endpoint, const char *auth, struct lg_uploa
 	}
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply->status);
 	if (answer.data)
-		read_answer(answer.data, answer.len, reply);
+		lg_upload_read_answer(answer.data, answer.len, reply);
 	if (reply->status >= 200 && reply->status < 300)
 		r = 0;
 	else if (reply->status == 401 || reply->status == 403)
@@ -356,7 +369,6 @@ int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn o
 	(void)on_retry;
 	(void)ctx;
 	(void)ret_reply;
-	(void)read_answer;
 	return -ENOTSUP;
 }
 

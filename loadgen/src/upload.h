@@ -1,6 +1,7 @@
 /* upload: sending result documents to a Bench site (POST URL/api/v1/runs/, the API of
  * README.md's reviewer path) and reading its answer: the run's page on 201 (uploaded)
- * or 200 (the same document was uploaded before), the problems on 400. Before a run that
+ * or 200 (the same document was uploaded before) with what the site warns of (a loadgen
+ * older than the run's suite needs), the problems on 400. Before a run that
  * uploads, one check that the site accepts the token (GET URL/api/v1/me/runs/?limit=1).
  *
  *   token            "Authorization: Token ..." (from BENCH_TOKEN or a file; main.c)
@@ -22,6 +23,7 @@
 #include <stddef.h>
 
 #define LG_UPLOAD_MAX_ERRORS 20
+#define LG_UPLOAD_MAX_WARNINGS 8
 
 struct lg_upload_request {
 	const char *url;   /* the site: "https://bench.example.org" */
@@ -44,7 +46,9 @@ struct lg_upload_reply {
 		char pointer[256];
 		char message[512];
 	} errors[LG_UPLOAD_MAX_ERRORS];
-	size_t nerrors, more_errors; /* the body's errors: listed, and not listed */
+	size_t nerrors, more_errors;                 /* the body's errors: listed, and not listed */
+	char warnings[LG_UPLOAD_MAX_WARNINGS][1024]; /* the body's warnings, each a sentence */
+	size_t nwarnings, more_warnings;             /* listed, and not listed */
 };
 
 /* Called before each retry: what went wrong and how long the wait is. */
@@ -77,6 +81,12 @@ int lg_upload_post(const struct lg_upload_request *request, lg_upload_retry_fn o
  * -EHOSTUNREACH when no answer came, -EINVAL (a URL that is not http(s), a token with a
  * line break), -ENOTSUP without libcurl, -ENOMEM. */
 int lg_upload_check_token(const char *url, const char *token, struct lg_upload_reply *ret_reply);
+
+/* What an answer's JSON body says, added to *reply: run.page, run.url, run.status, detail,
+ * errors (pointer and message each) and warnings (strings), each cut to its field's size,
+ * beyond LG_UPLOAD_MAX_* counted in more_*. Returns 0, or -EINVAL when the body is not
+ * JSON (reply untouched), -ENOMEM. Pure; exposed for tests. */
+int lg_upload_read_answer(const char *body, size_t len, struct lg_upload_reply *reply);
 
 /* The seconds a Retry-After header's value asks for: delta-seconds only (an HTTP date
  * is -1, so the backoff decides). Pure; exposed for tests. */

@@ -71,7 +71,6 @@ from results.models import (
     Suite,
     Test,
     TrimValidation,
-    method_label,
 )
 from results.selectors.common import SERIES_POINTS
 from results.selectors.compare import (
@@ -85,14 +84,12 @@ from results.selectors.kind_rankings import METHODS as KIND_METHODS
 from results.selectors.kind_rankings import KindRow, RankedBy, kind_ranking, ranked_test
 from results.selectors.rankings import (
     Metric,
-    RankedEntry,
     leaderboard,
     suites_with_tests,
     throughput_test,
 )
 from results.selectors.runs import results_listed
 from results.selectors.value import value_frontier, value_tests
-from results.spread import Spread
 from results.value_index import ValuePoint
 
 MAX_LEADERBOARD_PAGE = 200
@@ -693,35 +690,6 @@ def compare_long_rows(body: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield from each_side({"section": section, "pattern": entry["pattern"]}, entry)
 
 
-def _entry(ranked: RankedEntry) -> dict[str, Any]:
-    entry = ranked.entry
-    return {
-        "rank": ranked.rank,
-        "drive": entry.drive.slug,
-        "drive_name": str(entry.drive),
-        "controller": entry.drive.controller or None,
-        "pattern": entry.pattern,
-        "bytes_per_second": entry.bytes_per_second,
-        "iops": entry.iops,
-        "iops_stddev": entry.iops_stddev,
-        "iops_min": entry.iops_min,
-        "read_iops": entry.read_iops,
-        "write_iops": entry.write_iops,
-        "derived": entry.derived or None,
-        "missing_rates_reason": entry.missing_rates_reason,
-        "method": entry.method,
-        "method_label": method_label(entry.method, entry.tool_name),
-        "tool": entry.tool_name,
-        "spread": spread.as_dict() if (spread := Spread.of_entry(entry)) else None,
-        "latency_mean_ns": entry.latency_mean_ns,
-        "quick": entry.quick,
-        "source": entry.source,
-        "run": entry.run_id,
-        "price_usd": entry.price_usd,
-        "highlighted": ranked.highlighted,
-    }
-
-
 def filter_parameters(filterset: type[FilterSet]) -> list[OpenApiParameter]:
     """A FilterSet's query parameters for the schema, each described by its filter
     (core.filters.query_schema, query_description; read without a database), as the lists'
@@ -810,8 +778,8 @@ class LeaderboardView(APIView):
                 "page": board.page,
                 "page_size": board.page_size,
                 "has_next": board.has_next,
-                "rows": [_entry(r) for r in board.rows],
-                "elsewhere": [_entry(r) for r in board.elsewhere],
+                "rows": [r.as_item() for r in board.rows],
+                "elsewhere": [r.as_item() for r in board.elsewhere],
             }
         )
 

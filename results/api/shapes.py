@@ -1,9 +1,10 @@
 """The shapes of the compare, leaderboard and value responses and of a run's results, for
-the OpenAPI schema: what results.api.reads writes (comparison_body, _entry, _point) and
-results.api.runs (a run's results), field by field. The shapes never write a response;
-tests/api/test_schemathesis.py validates every response against them. The fields every
-read of results declares alike (derived_field, missing_rates_field) are made here; a
-result's latency summary is its kind's (results.kinds.throughput.LatencyShape)."""
+the OpenAPI schema: what results.api.reads writes (comparison_body, _point, and each
+leaderboard row by RankedEntry.as_item) and results.api.runs (a run's results), field by
+field. The shapes never write a response; tests/api/test_schemathesis.py validates every
+response against them. The fields every read of results declares alike (derived_field,
+missing_rates_field) are made here; a result's latency summary is its kind's
+(results.kinds.throughput.LatencyShape)."""
 
 from rest_framework import serializers
 
@@ -357,7 +358,7 @@ class ComparisonShape(serializers.Serializer):
 
 
 class EntryShape(serializers.Serializer):
-    """A ranked leaderboard entry (results.api.reads._entry)."""
+    """A ranked leaderboard entry (results.selectors.rankings.RankedEntry.as_item)."""
 
     rank = serializers.IntegerField(min_value=1)
     drive = serializers.CharField()

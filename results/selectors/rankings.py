@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import connections
@@ -24,12 +25,14 @@ from results.models import (
     Run,
     Suite,
     Test,
+    method_label,
 )
 from results.selectors.common import (
     TEST_SHAPE,
     missing_rates_reason,
     test_order_key,
 )
+from results.spread import Spread
 
 # -- leaderboards --------------------------------------------------------------------------
 
@@ -116,6 +119,36 @@ class RankedEntry:
     rank: int
     entry: EntryRow
     highlighted: bool = False
+
+    def as_item(self) -> dict[str, Any]:
+        """The entry as a row of the leaderboard API and of the open-data dump's leaderboard
+        (its shape: results.api.shapes.EntryShape)."""
+        entry = self.entry
+        return {
+            "rank": self.rank,
+            "drive": entry.drive.slug,
+            "drive_name": str(entry.drive),
+            "controller": entry.drive.controller or None,
+            "pattern": entry.pattern,
+            "bytes_per_second": entry.bytes_per_second,
+            "iops": entry.iops,
+            "iops_stddev": entry.iops_stddev,
+            "iops_min": entry.iops_min,
+            "read_iops": entry.read_iops,
+            "write_iops": entry.write_iops,
+            "derived": entry.derived or None,
+            "missing_rates_reason": entry.missing_rates_reason,
+            "method": entry.method,
+            "method_label": method_label(entry.method, entry.tool_name),
+            "tool": entry.tool_name,
+            "spread": spread.as_dict() if (spread := Spread.of_entry(entry)) else None,
+            "latency_mean_ns": entry.latency_mean_ns,
+            "quick": entry.quick,
+            "source": entry.source,
+            "run": entry.run_id,
+            "price_usd": entry.price_usd,
+            "highlighted": self.highlighted,
+        }
 
 
 @dataclass

@@ -18,7 +18,7 @@ from core.query import QueryError, page_number
 from drives import views
 from drives.filters import DriveFilter
 from drives.models import NandType
-from drives.selectors import CATALOG_ORDER, drive_list, drive_page
+from drives.selectors import CATALOG_ORDER, drive_list, drive_page, drive_rows_streamed
 from tests.factories import ControllerFactory, DriveFactory, NandTypeFactory, PriceFactory
 
 pytestmark = pytest.mark.django_db
@@ -134,3 +134,16 @@ def test_an_offset_beyond_any_catalog_reads_no_rows(catalog, client):
         else:  # beyond what the API's schema allows an offset: refused, saying so
             assert response.status_code == 400
             assert response.json()["errors"][0]["pointer"] == "/query/offset"
+
+
+@pytest.mark.parametrize("show_synthetic", [False, True])
+def test_the_streamed_list_is_drive_pages_whole_list(catalog, settings, show_synthetic):
+    """What the open-data dump reads a batch at a time from PostgreSQL is the list the API
+    pages through from the process's copy: the same rows, equal field by field, in order."""
+    settings.BENCH_SHOW_SYNTHETIC = show_synthetic
+    DriveFactory(model="Synthetic", synthetic=True)
+    DriveFactory(model="Unlisted", listed=False)
+    total, rows = drive_page(offset=0, limit=100)
+    batches = list(drive_rows_streamed(batch=4))
+    assert [len(b) for b in batches] == ([4, 4, 2] if show_synthetic else [4, 4, 1])
+    assert [r for b in batches for r in b] == rows and total == len(rows)

@@ -200,6 +200,35 @@ def test_a_refused_document_prints_the_sites_pointers(loadgen, site, folder):
     assert f"  (document): {documents.MISSING_FIELD.format(field='source')}" in lines
 
 
+def test_the_sites_warnings_are_printed(loadgen, site, folder):
+    """A document measured by a loadgen older than its tests need is stored all the same, and
+    loadgen prints what the site's answer warns (its `warnings`) on stderr; a document of
+    this loadgen has nothing to be warned of."""
+    env, _, token_file = site
+    current, old = folder / "warned-current.json", folder / "warned-old.json"
+    measured = loadgen_run(
+        loadgen, "run", "--target", folder / "warned.bin", "--size", "16M", "--quick",
+        "--tests", "randread-4k-qd3", "--output", current, "--quiet",
+        "--drive", "manufacturer=Upload,model=Warned",
+    )  # fmt: skip
+    assert measured.returncode == 0, measured.stderr
+    document = json.loads(current.read_text())
+    document["tool"]["version"] = "0.0.9"
+    old.write_text(json.dumps(document))
+    with AppServer(env=env, log=folder / "gunicorn-warned.log", workers=1) as server:
+        sent = loadgen_run(
+            loadgen, "upload", "--url", server.url, "--token-file", token_file, old, current
+        )
+    assert sent.returncode == 0, sent.stderr
+    lines = sent.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == [f"uploaded {old}", f"uploaded {current}"]
+    (warned,) = [line for line in sent.stderr.splitlines() if "the site warns" in line]
+    assert warned.startswith(
+        "loadgen: the site warns: loadgen 0.0.9 is older than the tests randread-4k-qd3 need "
+    ), sent.stderr
+    assert "/bench/loadgen/" in warned
+
+
 def test_a_token_on_the_command_line_or_none_at_all_is_refused(loadgen, folder):
     doc = folder / "any.json"
     doc.write_text("{}")

@@ -7,13 +7,16 @@ the newest; /data/ and /api/v1/dumps/ list the dumps and serve their files."""
 
 import csv
 import datetime
+import gc
 import hashlib
 import io
 import json
 import os
 import shutil
+import tracemalloc
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from django.core.management import call_command
@@ -496,3 +499,79 @@ def test_the_api_lists_no_dump_before_the_first(client, tmp_path, settings):
     assert "No dump has been published yet" in client.get("/data/").content.decode()
     assert client.get("/data/latest/").status_code == 404
     assert client.get("/data/latest/manifest.json").status_code == 404
+
+
+# -- memory: a dump streams its tables ------------------------------------------------------
+# Two synthetic catalogs (seed_scale, counted as real, as the benchmarks count them; beside the
+# module's demo catalog when it is loaded): the larger has ten times the drives, prices, runs,
+# results, consistency series and documents of the smaller, and seven times the leaderboard
+# entries. Each is dumped STREAMED_BATCH rows at a time, STREAMED_ROW_GROUP a Parquet row
+# group: the most Python memory a table holds while a batch of it is read and written
+# (tracemalloc, above what was held as the table began), and pyarrow's peak (a pool of the
+# dump's own), must not grow with the rows by more than MEMORY_SLACK. Any one of those tables
+# held whole would add far more: from about 100 KiB (the documents' 186 rows more) to 2 MiB
+# (the results'), where streamed they differ by 30 KiB at most. The Parquet writer's metadata
+# of each row group (the footer it writes as the file closes; about 1 KiB a column for each
+# ROW_GROUP rows, the format's own) is neither Python's nor in pyarrow's pool: not counted.
+SMALL_CATALOG = {"drives": 20, "results": 160, "series": 40, "points": 30}
+LARGE_CATALOG = {**{name: n * 10 for name, n in SMALL_CATALOG.items()}, "points": 30}
+STREAMED_BATCH = 8
+STREAMED_ROW_GROUP = 4 * STREAMED_BATCH
+MEMORY_SLACK = 64 * 1024  # bytes
+
+
+def seed_scale(counts: dict[str, int]) -> None:
+    call_command("seed_scale", *(f"--{k}={v}" for k, v in counts.items()), stdout=io.StringIO())
+
+
+def dump_held(store: Path) -> tuple[dict[str, int], dict[str, int], int]:
+    """A dump into `store`, STREAMED_BATCH rows at a time: each table's rows; the most Python
+    memory held while one of its batches was read and written, above what was held as the
+    table began (the garbage collected after each batch, so that it counts with the batch
+    that made it, not later); and pyarrow's peak over the whole dump."""
+    pool = pa.proxy_memory_pool(pa.default_memory_pool())
+    began: dict[str, int] = {}
+    most: dict[str, int] = {}
+
+    def taken(table: str, rows: int) -> None:
+        peak = tracemalloc.get_traced_memory()[1]  # since the batch before
+        gc.collect()  # a full collection: what was held before the dump is frozen
+        if rows == 0:  # the peak was the table before's closing (its Parquet footer)
+            began[table] = most[table] = tracemalloc.get_traced_memory()[0]
+        else:
+            most[table] = max(most[table], peak)
+        tracemalloc.reset_peak()
+
+    gc.collect()
+    gc.freeze()
+    tracemalloc.start()
+    try:
+        streaming = dumps.Streaming(
+            batch=STREAMED_BATCH, row_group=STREAMED_ROW_GROUP, memory_pool=pool, progress=taken
+        )
+        dump = dump_publish(store=store, now=TODAY, streaming=streaming)
+    finally:
+        tracemalloc.stop()
+        gc.unfreeze()
+    rows = {f.table: f.rows for f in dump.files}
+    return rows, {t: most[t] - began[t] for t in most}, pool.max_memory()
+
+
+def test_a_dump_holds_no_more_memory_for_ten_times_the_rows(tmp_path, test_catalog, settings):
+    settings.BENCH_SHOW_SYNTHETIC = True
+    seed_scale(SMALL_CATALOG)
+    # What a first dump makes once (statements, caches, imports) is made before measuring.
+    streaming = dumps.Streaming(batch=STREAMED_BATCH, row_group=STREAMED_ROW_GROUP)
+    dump_publish(store=tmp_path / "first", streaming=streaming)
+    small_rows, small, small_arrow = dump_held(tmp_path / "small")
+    seed_scale(LARGE_CATALOG)
+    large_rows, large, large_arrow = dump_held(tmp_path / "large")
+
+    added = {t: large_rows[t] - small_rows[t] for t in small_rows}
+    for table in ("drives", "prices", "runs", "results", "consistency", "leaderboard", "documents"):
+        assert added[table] >= 20 * STREAMED_BATCH, (table, small_rows, large_rows)
+    assert added["results"] >= 180 * STREAMED_BATCH  # hundreds of batches more
+    for table, rows in small_rows.items():
+        growth = large[table] - small[table]
+        assert growth <= MEMORY_SLACK, (table, rows, large_rows[table], growth)
+    assert large_arrow - small_arrow <= MEMORY_SLACK, (small_arrow, large_arrow)
