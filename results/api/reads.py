@@ -652,6 +652,8 @@ class CompareView(APIView):
         """The comparison as the CSV writes it, long: one row per drive, test and data
         pattern (a consistency series per spare-area level), its figures as dotted columns,
         a throughput row with the drive's verdict against A and the best."""
+        if "sides" not in body:  # not a comparison (the OPTIONS answer): as it is
+            return [body]
         return list(compare_long_rows(body))
 
 

@@ -71,8 +71,10 @@ def reads(client, openapi: dict, slugs: list[str]) -> Iterator[tuple[str, Any]]:
             continue
         name = path.split("{", 1)[1].split("}", 1)[0]
         items = listed.get(path.split("{", 1)[0], [])
-        if path.endswith("/leaderboard/"):
+        if path.endswith("/leaderboard/"):  # leaderboards are of throughput tests
             items = [t for t in items if t["kind"] == "throughput"]
+        if path.endswith("/ranking/"):  # rankings, of the other kinds
+            items = [t for t in items if t["kind"] != "throughput"]
         for item in items[:3]:
             url = path.replace("{" + name + "}", str(item[name]))
             response = client.get(url)

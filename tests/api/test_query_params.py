@@ -106,6 +106,8 @@ def test_every_parameter_of_every_read_takes_hostile_values(client, catalog):
         names = {p["name"] for p in parameters if p["in"] == "path"}
         missing = names - set(catalog)
         assert not missing, f"{path}: give the test a value for {missing}"
+        if path.endswith("/ranking/"):  # a ranking is of a kind other than throughput
+            catalog = {**catalog, "identifier": "consistency-4k-qd32"}
         base = _url(path, catalog)
         assert client.get(base).status_code < 500, base
         for parameter in parameters:
