@@ -141,21 +141,22 @@ def _seconds_figure(seconds: float) -> Figure:
     return Figure(seconds, f"{seconds:.0f}")
 
 
+def _after_fall(figure: Callable[[SaturationSeries], Figure]):
+    """A figure of where the cache ran out: said so where it did not."""
+    return lambda w: figure(w) if w.exhausted else "did not run out"
+
+
 SATURATION_EXPORT = (
     ("mean", "MB/s (higher is better)", lambda w: _mbps(w.mean_bytes_per_second)),
-    ("cache ran out after", "seconds", lambda w: _seconds_figure(w.exhausted_at_s)),
-    ("written before the fall", "GB", lambda w: _gb(w.bytes_before_exhausted or 0)),
-    ("rate before", "MB/s", lambda w: _mbps(w.bytes_per_second_before)),
-    ("rate after", "MB/s", lambda w: _mbps(w.bytes_per_second_after)),
+    (
+        "cache ran out after",
+        "seconds",
+        _after_fall(lambda w: _seconds_figure(w.exhausted_at_s)),
+    ),
+    ("written before the fall", "GB", _after_fall(lambda w: _gb(w.bytes_before_exhausted or 0))),
+    ("rate before", "MB/s", _after_fall(lambda w: _mbps(w.bytes_per_second_before))),
+    ("rate after", "MB/s", _after_fall(lambda w: _mbps(w.bytes_per_second_after))),
 )
-
-
-def _saturation_cell(w: SaturationSeries | None, measure: str, value) -> Figure | str:
-    if w is None:
-        return "not tested"
-    if measure != "mean" and not w.exhausted:
-        return "did not run out"
-    return value(w)
 
 
 def _wsat_iops(w: SaturationSeries) -> Figure:
@@ -181,69 +182,69 @@ WSAT_EXPORT = (
 )
 
 
-def _saturation(c: Comparison) -> Section:
-    """Write saturation in each data pattern any drive has it: every drive overlaid."""
+def _series_section(
+    c: Comparison,
+    variant: str,
+    patterns: list[str],
+    title: str,
+    draw: Callable[[list], dict],
+    columns: Callable[[list], list],
+    export: tuple,
+) -> Section:
+    """One variant's section ("saturation" or "wsat"): each data pattern any drive has it in,
+    every drive overlaid; its rows in the exports and its entry in the API's body."""
     parts = []
-    for pattern in c.saturation_patterns:
-        series = [side.saturation.get(pattern) for side in c.sides]
+    for pattern in patterns:
+        series = [getattr(side, variant).get(pattern) for side in c.sides]
         plot = Plot(
-            f"saturation-{pattern}",
-            f"saturation-{pattern}",
-            f"write saturation, 128KB sequential write, {pattern} data",
-            lambda series=series: charts.saturation(list(zip(c.names, series, strict=True))),
+            f"{variant}-{pattern}",
+            f"{variant}-{pattern}",
+            f"{title}, {pattern} data",
+            lambda series=series: draw(list(zip(c.names, series, strict=True))),
         )
-        parts.append(SeriesPart(pattern, plot, series, saturation_columns))
+        parts.append(SeriesPart(pattern, plot, series, columns))
+    name = VARIANT_NAMES[variant]
 
     def rows() -> Iterator[list[str]]:
         blank = [""] * len(verdict_heads(len(c.sides)))
         for part in parts:
-            for measure, unit, value in SATURATION_EXPORT:
-                cells = [_saturation_cell(w, measure, value) for w in part.series]
-                yield ["write saturation", "", part.pattern, measure, unit, *cells, *blank]
-
-    return Section(
-        "saturation",
-        "Write saturation",
-        parts,
-        [p.plot for p in parts],
-        rows,
-        ("saturation", lambda keys, points: _by_pattern(parts, keys, points, _saturation_body)),
-    )
-
-
-def _wsat(c: Comparison, axis: str) -> Section:
-    """WSAT in each data pattern any drive has it: every drive overlaid, against the time or
-    the bytes written (`axis`, ?wsat_x=)."""
-    parts = []
-    for pattern in c.wsat_patterns:
-        series = [side.wsat.get(pattern) for side in c.sides]
-        plot = Plot(
-            f"wsat-{pattern}",
-            f"wsat-{pattern}",
-            f"WSAT, 4KB random write QD32 to 4x the capacity, {pattern} data",
-            lambda series=series: charts.wsat(list(zip(c.names, series, strict=True)), axis),
-        )
-        parts.append(SeriesPart(pattern, plot, series, wsat_columns))
-
-    def rows() -> Iterator[list[str]]:
-        blank = [""] * len(verdict_heads(len(c.sides)))
-        for part in parts:
-            for measure, unit, value in WSAT_EXPORT:
+            for measure, unit, value in export:
                 cells = ["not tested" if w is None else value(w) for w in part.series]
-                yield ["WSAT", "", part.pattern, measure, unit, *cells, *blank]
+                yield [name, "", part.pattern, measure, unit, *cells, *blank]
 
+    write = _body(VARIANT_FIELDS[variant])
     return Section(
-        "wsat",
-        "WSAT",
+        variant,
+        "Write saturation" if variant == "saturation" else "WSAT",
         parts,
         [p.plot for p in parts],
         rows,
-        ("wsat", lambda keys, points: _by_pattern(parts, keys, points, _wsat_body)),
+        (variant, lambda keys, points: _by_pattern(parts, keys, points, write)),
     )
 
 
 def sections(c: Comparison, shown: Shown) -> list[Section]:
-    return [_saturation(c), _wsat(c, shown.wsat_axis)]
+    """Write saturation, then WSAT (drawn against the time or the bytes written, ?wsat_x=)."""
+    return [
+        _series_section(
+            c,
+            "saturation",
+            c.saturation_patterns,
+            "write saturation, 128KB sequential write",
+            charts.saturation,
+            saturation_columns,
+            SATURATION_EXPORT,
+        ),
+        _series_section(
+            c,
+            "wsat",
+            c.wsat_patterns,
+            "WSAT, 4KB random write QD32 to 4x the capacity",
+            lambda named: charts.wsat(named, shown.wsat_axis),
+            wsat_columns,
+            WSAT_EXPORT,
+        ),
+    ]
 
 
 # -- the API's compare body ---------------------------------------------------------------
@@ -257,44 +258,41 @@ def _by_pattern(parts: list[SeriesPart], keys, points: bool, write) -> list[dict
     ]
 
 
-def _saturation_body(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
-    if series is None:
-        return None
-    body = {
-        "run": series.run_id,
-        "interval_ns": series.interval_ns,
-        "bytes_written": series.bytes_written,
-        "exhausted": series.exhausted,
-        "exhausted_at_s": series.exhausted_at_s,
-        "bytes_before_exhausted": series.bytes_before_exhausted,
-        "bytes_per_second_before": series.bytes_per_second_before,
-        "bytes_per_second_after": series.bytes_per_second_after,
-        "partial": series.partial,
-        "url": f"/api/v1/saturation/{series.pk}/",
-    }
-    if points:
-        body["bytes_per_interval"] = series.bytes_per_interval
-    return body
+# Each variant's name in the exports, and its own fields in the API's body (after the run,
+# its interval and the bytes written).
+VARIANT_NAMES = {"saturation": "write saturation", "wsat": "WSAT"}
+VARIANT_FIELDS = {
+    "saturation": (
+        "exhausted",
+        "exhausted_at_s",
+        "bytes_before_exhausted",
+        "bytes_per_second_before",
+        "bytes_per_second_after",
+    ),
+    "wsat": ("target_bytes", "time_cap_ns", "stopped_by", "halved_at_s", "bytes_before_halved"),
+}
 
 
-def _wsat_body(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
-    if series is None:
-        return None
-    body = {
-        "run": series.run_id,
-        "interval_ns": series.interval_ns,
-        "bytes_written": series.bytes_written,
-        "target_bytes": series.target_bytes,
-        "time_cap_ns": series.time_cap_ns,
-        "stopped_by": series.stopped_by,
-        "halved_at_s": series.halved_at_s,
-        "bytes_before_halved": series.bytes_before_halved,
-        "partial": series.partial,
-        "url": f"/api/v1/saturation/{series.pk}/",
-    }
-    if points:
-        body["bytes_per_interval"] = series.bytes_per_interval
-    return body
+def _body(fields: tuple[str, ...]) -> Callable[[SaturationSeries | None, bool], dict | None]:
+    """How a variant's series is written in the API's body (None: not tested); its points
+    too with points=True."""
+
+    def write(series: SaturationSeries | None, points: bool) -> dict[str, Any] | None:
+        if series is None:
+            return None
+        body = {
+            "run": series.run_id,
+            "interval_ns": series.interval_ns,
+            "bytes_written": series.bytes_written,
+            **{name: getattr(series, name) for name in fields},
+            "partial": series.partial,
+            "url": f"/api/v1/saturation/{series.pk}/",
+        }
+        if points:
+            body["bytes_per_interval"] = series.bytes_per_interval
+        return body
+
+    return write
 
 
 # -- its rankings --------------------------------------------------------------------------
