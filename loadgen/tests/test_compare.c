@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "fixture.h"
 #include "rng.h"
 #include "test_common.h"
 
@@ -54,26 +55,12 @@ static void test_urls(void)
 	CHECK(lg_compare_endpoint("https://h", "x", tiny, sizeof(tiny)) == -ENAMETOOLONG);
 }
 
-static long read_text(const char *dir, const char *name, char *out, size_t size)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		perror(path);
-		return -1;
-	}
-	size_t n = fread(out, 1, size, f);
-	fclose(f);
-	return n < size ? (long)n : -1;
-}
-
 static char body[1 << 16];
 
 static void test_loadgen_runs(const char *dir)
 {
 	struct lg_compare_reference ref = {0};
-	long n = read_text(dir, "compare-loadgen-three-runs.json", body, sizeof(body));
+	long n = fixture_text(dir, "compare-loadgen-three-runs.json", body, sizeof(body));
 	const struct lg_compare_figure *f;
 
 	CHECK(n > 0 && lg_compare_read(body, (size_t)n, &ref) == 0);
@@ -99,7 +86,7 @@ static void test_loadgen_runs(const char *dir)
 static void test_published(const char *dir)
 {
 	struct lg_compare_reference ref = {0};
-	long n = read_text(dir, "compare-published-unstated-pattern.json", body, sizeof(body));
+	long n = fixture_text(dir, "compare-published-unstated-pattern.json", body, sizeof(body));
 	const struct lg_compare_figure *f, *g;
 
 	CHECK(n > 0 && lg_compare_read(body, (size_t)n, &ref) == 0);
@@ -127,7 +114,7 @@ static void test_published(const char *dir)
 static void test_latency_only(const char *dir)
 {
 	struct lg_compare_reference ref = {0};
-	long n = read_text(dir, "compare-latency-only.json", body, sizeof(body));
+	long n = fixture_text(dir, "compare-latency-only.json", body, sizeof(body));
 	const struct lg_compare_figure *f;
 
 	CHECK(n > 0 && lg_compare_read(body, (size_t)n, &ref) == 0);
@@ -142,7 +129,7 @@ static void test_latency_only(const char *dir)
 static void test_not_a_comparison(const char *dir)
 {
 	struct lg_compare_reference ref = {0};
-	long n = read_text(dir, "compare-unknown-drive.json", body, sizeof(body));
+	long n = fixture_text(dir, "compare-unknown-drive.json", body, sizeof(body));
 	static const char *const others[] = {
 		"",
 		"<!doctype html><title>Not Found</title>",

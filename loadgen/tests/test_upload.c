@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixture.h"
 #include "test_common.h"
 #include "upload.h"
 
@@ -21,25 +22,10 @@ static int read_answer(const char *text)
 	return lg_upload_read_answer(text, strlen(text), &reply);
 }
 
-static long read_fixture(const char *dir, const char *name, char *out, size_t size)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		perror(path);
-		return -1;
-	}
-	size_t n = fread(out, 1, size - 1, f);
-	fclose(f);
-	out[n] = '\0';
-	return n < size - 1 ? (long)n : -1;
-}
-
 static void test_the_sites_warning(const char *dir)
 {
 	static char body[1 << 16];
-	long n = read_fixture(dir, "upload-older-loadgen.json", body, sizeof(body));
+	long n = fixture_text(dir, "upload-older-loadgen.json", body, sizeof(body));
 
 	CHECK(n > 0 && read_answer(body) == 0);
 	CHECK(strcmp(reply.page, "http://testserver/bench/runs/1/") == 0);
