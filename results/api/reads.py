@@ -81,7 +81,13 @@ from results.selectors.compare import (
     compare,
 )
 from results.selectors.kind_rankings import METHODS as KIND_METHODS
-from results.selectors.kind_rankings import KindRow, RankedBy, kind_ranking, ranked_test
+from results.selectors.kind_rankings import (
+    KindRow,
+    RankedBy,
+    chosen_drives,
+    kind_ranking,
+    ranked_test,
+)
 from results.selectors.rankings import (
     Metric,
     leaderboard,
@@ -873,7 +879,7 @@ class RankingView(APIView):
             by=by,
             choice=chosen,
             method=method,
-            drives=filters.qs if any(filters.form.cleaned_data.values()) else None,
+            drives=chosen_drives(filters),
             page=page,
             page_size=size,
             highlight=highlight_slugs(params.getlist("highlight")),

@@ -134,6 +134,12 @@ def _latest(
     ).distinct("run__drive_id")
 
 
+def chosen_drives(filters) -> QuerySet[Drive] | None:
+    """The drives a valid DriveFilter keeps, for `drives`: None where it chooses nothing (every
+    listed drive, without the filter's statement)."""
+    return filters.qs if any(filters.form.cleaned_data.values()) else None
+
+
 def ranked_count(
     *, test: Test, by: RankedBy, choice: Any, method: str, drives: QuerySet[Drive] | None = None
 ) -> int:

@@ -15,7 +15,13 @@ from drives.selectors import controllers
 from results import charts, sweeps
 from results.filters import ENTRIES, LeaderboardFilter, MethodFilter, QueueDepthFilter
 from results.kinds import KIND_OF, RANKED_KINDS
-from results.selectors.kind_rankings import METHODS, kind_ranking, ranked_count, ranked_test
+from results.selectors.kind_rankings import (
+    METHODS,
+    chosen_drives,
+    kind_ranking,
+    ranked_count,
+    ranked_test,
+)
 from results.selectors.rankings import (
     Metric,
     leaderboard,
@@ -178,7 +184,16 @@ def _pager(request: HtmxHttpRequest, page: int, has_next: bool) -> dict[str, str
     }
 
 
-def _ranked(request: HtmxHttpRequest, test_id: str):
+@dataclass(frozen=True, slots=True)
+class RankedRead:
+    """What a ranking page of a test of another kind reads for its query."""
+
+    test: object
+    ranking: object  # results.selectors.kind_rankings.KindRanking
+    filters: DriveFilter
+
+
+def _ranked(request: HtmxHttpRequest, test_id: str) -> RankedRead | HttpResponse:
     """The ranking of a test of a kind that is not throughput (results.kinds: the kind's
     `ranked_by`) for the request's query: the drive filters, the kind's choice (a spare-area
     level, a data pattern), full-length or quick runs (`method`, as the other rankings'
@@ -189,26 +204,26 @@ def _ranked(request: HtmxHttpRequest, test_id: str):
     by = KIND_OF[test.kind].ranked_by(test)
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
-        return test, bad_request(request, filters.errors)
+        return bad_request(request, filters.errors)
     ranking = kind_ranking(
         test=test,
         by=by,
         choice=by.read_choice(request.GET),
         method=choice(request.GET, "method", METHODS),
-        drives=filters.qs if any(filters.form.cleaned_data.values()) else None,
+        drives=chosen_drives(filters),
         page=page_number(request.GET),
         page_size=PAGE_SIZE,
         highlight=highlighted(request),
     )
-    return test, ranking, filters
+    return RankedRead(test, ranking, filters)
 
 
 def kind_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
     """A ranking page of a test that is not throughput (`_ranked`)."""
     read = _ranked(request, test_id)
-    if isinstance(read[1], HttpResponse):
-        return read[1]
-    test, ranking, filters = read
+    if isinstance(read, HttpResponse):
+        return read
+    test, ranking, filters = read.test, read.ranking, read.filters
     by = ranking.by
     rows = ranking.rows + ranking.elsewhere
     instead = {}
@@ -221,7 +236,7 @@ def kind_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
                 by=by,
                 choice=ranking.choice,
                 method=MethodFilter.QUICK,
-                drives=filters.qs if any(filters.form.cleaned_data.values()) else None,
+                drives=chosen_drives(filters),
             ),
         )
     context = {
@@ -251,9 +266,9 @@ def ranking_charts(
         return read
     if read is None:
         read = _ranked(request, test_id)
-        if isinstance(read[1], HttpResponse):
-            return read[1]
-        test, ranking, _ = read
+        if isinstance(read, HttpResponse):
+            return read
+        test, ranking = read.test, read.ranking
         title = f"{test.name}: {ranking.by.unit.split(' (')[0]}, ranks {_ranks(ranking.rows)}"
         return {"ranking": lambda: Chart(title, charts.kind_bars(ranking))}
     board = read.board
