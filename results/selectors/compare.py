@@ -362,28 +362,34 @@ class TestRows:
         """Each PARAMETERS' value on every side (its values over the test's rows, in order),
         and which differ: those whose values differ between the sides in a data pattern's row
         (in the rows where two sides or more have figures; where no row has, between the
-        sides' values); None where fewer than two sides have figures."""
-        read = {id(f): self._read(f) for p in self.rows for f in p.figures if f is not None}
+        sides' values); None where fewer than two sides have figures. Each figure is read
+        once, and a row whose sides read alike is not looked into parameter by parameter."""
         sides = len(self.rows[0].figures) if self.rows else 0
-        tested = [
-            [read[id(f)] for p in self.rows if (f := p.figures[i]) is not None]
-            for i in range(sides)
-        ]
+        tested: list[list[tuple]] = [[] for _ in range(sides)]
+        differs = [False] * len(PARAMETERS)
+        shared = False  # a row where two sides or more have figures
+        for p in self.rows:
+            values = []
+            for found, f in zip(tested, p.figures, strict=True):
+                if f is not None:
+                    found.append(read := self._read(f))
+                    values.append(read)
+            if len(values) > 1:
+                shared = True
+                if len(set(values)) > 1:
+                    for n, column in enumerate(zip(*values, strict=True)):
+                        differs[n] = differs[n] or len(set(column)) > 1
         if sum(1 for found in tested if found) < 2:
             return None
-        shared = [
-            [read[id(f)] for f in p.figures if f is not None]
-            for p in self.rows
-            if sum(f is not None for f in p.figures) > 1
-        ]
+        if not shared:
+            differs = [
+                len({frozenset(v[n] for v in found) for found in tested if found}) > 1
+                for n in range(len(PARAMETERS))
+            ]
         runs = len(RUN_PARAMETERS)
         differ, same = [], []
         for n, (name, _) in enumerate(PARAMETERS):
-            if shared:
-                differs = any(len({v[n] for v in row}) > 1 for row in shared)
-            else:
-                differs = len({frozenset(v[n] for v in found) for found in tested if found}) > 1
-            if not differs:
+            if not differs[n]:
                 same.append(name)
                 continue
             text = (lambda v: v) if n < runs else FIGURE_PARAMETERS[n - runs][2]
