@@ -402,11 +402,9 @@ class QueryOnce(QueryDict):
 
     @classmethod
     def of(cls, query: QueryDict) -> QueryOnce:
-        once = cls(mutable=True, encoding=query.encoding)
-        for key, values in query.lists():
-            once.setlist(key, values)
-        once._mutable = False
-        return once
+        # Read again from the query's own text: a QueryDict so made is immutable, as
+        # Django's request.GET is, with no need to set its private `_mutable`.
+        return cls(query.urlencode(), encoding=query.encoding)
 
 
 class ApiQueryMiddleware:

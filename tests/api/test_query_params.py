@@ -142,3 +142,33 @@ def test_a_run_id_is_a_whole_number(client, catalog, path, value):
     assert client.get(f"/api/v1/{path}/", {"run": catalog["run"]}).status_code == 200
     # The same whole number as JSON may write it (JSON Schema 2020-12's integer).
     assert client.get(f"/api/v1/{path}/", {"run": f"{catalog['run']}.0"}).status_code == 200
+
+
+def test_a_parameter_given_twice_is_a_400_at_it_unless_the_schema_makes_it_a_list(client, catalog):
+    """Every query parameter of every read: given twice with one valid value (the one the
+    read answers 200 to), a 400 pointing at it; an array parameter (the schema's `type:
+    array`, read as a list) is read whole, as given."""
+    twice = lists = 0
+    valid = {"page": "1", "format": "json", "ordering": "pk", "highlight": catalog["b"]}
+    for path, parameters in _operations(client):
+        if path.endswith("/ranking/"):
+            catalog = {**catalog, "identifier": "consistency-4k-qd32"}
+        base = _url(path, catalog)
+        for parameter in parameters:
+            name = parameter["name"]
+            if parameter["in"] != "query" or name not in valid:
+                continue
+            once = client.get(f"{base}?{name}={quote(valid[name])}")
+            if once.status_code != 200:
+                continue  # not a value this read takes (an ordering it does not offer)
+            response = client.get(f"{base}?{name}={quote(valid[name])}&{name}={quote(valid[name])}")
+            if parameter.get("schema", {}).get("type") == "array":
+                assert response.status_code == 200, (path, name, response.content[:200])
+                lists += 1
+            else:
+                assert response.status_code == 400, (path, name, response.status_code)
+                error = response.json()["errors"][0]
+                assert error["pointer"] == f"/query/{name}", (path, error)
+                assert "given 2 times" in error["message"], (path, error)
+                twice += 1
+    assert twice > 10 and lists > 0, (twice, lists)
