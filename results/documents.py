@@ -34,6 +34,7 @@ import jsonschema
 from jsonschema import Draft7Validator
 
 from core.links import is_http_url
+from drives.models import is_placeholder
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
 TEST_CATALOG = SCHEMA_PATH.with_name("catalog.json")  # the tests and suites (suite_catalog_sync)
@@ -950,3 +951,159 @@ def validate(document: dict[str, Any], known_tests: Mapping[str, TestSpec]) -> N
         problems = capped(sorted(_beyond_64_bits(document), key=lambda p: p.pointer))
     if problems:
         raise DocumentRejected(problems, note)
+
+
+# -- a document read for ingest --------------------------------------------------------------
+# Ingest reads a document once, here, into a Reading: every fact its run and drive are
+# written from. The stages after it (results.services.run_ingest) take the Reading and never
+# come back: the drive resolved (drives.services), the figures judged (results.plausibility),
+# the run and each kind's rows written (results.kinds), the read models refreshed.
+
+# The test bench's fields (results.models.TestBench.FIELDS): described by the reviewer (the
+# document's `bench`), the rest as the tool read them (`host`, `target`).
+BENCH_FIELDS = (
+    "name",
+    "cpu",
+    "motherboard",
+    "chipset",
+    "memory",
+    "os",
+    "kernel",
+    "storage_driver",
+    "interface",
+    "link",
+)
+BENCH_FIELD_LENGTH = 200
+
+UNNAMED_DRIVE = (
+    "the drive is not named ({field} {value}) and the tool read no {field} from it: name it "
+    "in the drive block, with loadgen's --drive manufacturer=...,model=... or --drive "
+    "slug=<the catalog drive's slug>"
+)
+# The identity a tool read from the drive (schema version 3: target.vendor, target.model),
+# for each name of the drive block.
+IDENTITY = {"manufacturer": "vendor", "model": "model"}
+
+
+def drive_spec(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The drive block a document names its drive by: a name that names nothing
+    (drives.models.is_placeholder, loadgen's "unknown") left out beside a slug, which
+    names the drive alone, else replaced by the identity the tool read from the drive
+    (target).
+    Raises DocumentRejected at each name neither gives: a document never lands on a shared
+    placeholder drive."""
+    spec = dict(document["drive"])
+    target = document.get("target") or {}
+    problems = []
+    for name, read in IDENTITY.items():
+        if not is_placeholder(spec.get(name, "")):
+            continue
+        if "slug" in spec:
+            spec.pop(name, None)
+        elif not is_placeholder(target.get(read) or ""):
+            spec[name] = target[read].strip()
+        else:
+            problems.append(
+                DocumentProblem(
+                    pointer("drive", name),
+                    UNNAMED_DRIVE.format(field=name, value=quote(spec[name])),
+                )
+            )
+    if problems:
+        raise DocumentRejected(problems)
+    return spec
+
+
+def bench_fields(document: Mapping[str, Any]) -> dict[str, str] | None:
+    """A document's test bench (BENCH_FIELDS): each field as its `bench` gives it (empty
+    too), else as the tool read it (`host`: CPU and how many, memory, OS and kernel;
+    `target`: the drive's interface and negotiated link); None when it says nothing of
+    either."""
+    given = document.get("bench") or {}
+    host, target = document.get("host") or {}, document.get("target") or {}
+    cpu, count, memory = host.get("cpu", ""), host.get("cpu_count"), host.get("memory_bytes")
+    read = {
+        "cpu": f"{cpu} ({count} CPUs)" if cpu and count else cpu,
+        "memory": f"{memory / 2**30:.1f} GiB" if memory else "",
+        "os": host.get("os", ""),
+        "kernel": host.get("kernel", ""),
+        "link": ", ".join(filter(None, (target.get("interface"), target.get("link")))),
+    }
+    fields = {
+        f: (given[f] if f in given else read.get(f, ""))[:BENCH_FIELD_LENGTH] for f in BENCH_FIELDS
+    }
+    return fields if any(fields.values()) else None
+
+
+def test_specs(tests: Mapping[str, Any]) -> dict[str, TestSpec]:
+    """The TestSpec of each catalog test (results.models.Test), by its id."""
+    return {
+        t.identifier: TestSpec(t.identifier, t.kind, t.block_size, t.queue_depth, t.duration_s)
+        for t in tests.values()
+    }
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A result document read and checked (read()): what its run is written from."""
+
+    document: dict[str, Any]  # as parsed, a version 1 or 2 serial replaced by its hash
+    text: str  # what the run stores: the document as submitted, or without its serial
+    digest: str  # content_hash of the document as submitted
+    drive: dict[str, Any]  # the drive block it names its drive by (drive_spec)
+    suite: dict[str, Any] | None  # parameters.suite: name and version
+    firmware: str
+    bench: dict[str, str] | None  # the test bench's fields (bench_fields)
+    citation: dict[str, Any] | None  # a published source's citation, published_on a date
+    citation_locator: str
+    run: dict[str, Any]  # the rest of the run, by the names of results.models.Run's fields
+
+
+def read(raw: bytes | str, known_tests: Mapping[str, TestSpec], *, max_bytes: int) -> Reading:
+    """A submitted document parsed, validated (the schema, then the meaning checks) and read
+    once into what ingest writes. Raises DocumentRejected with every problem found."""
+    document = parse(raw, max_bytes=max_bytes)
+    validate(document, known_tests)
+    digest = content_hash(document)
+    drive = drive_spec(document)
+    if hash_serial(document):
+        text = json.dumps(document, ensure_ascii=False)
+    else:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    source, tool = document["source"], document["tool"]
+    citation, locator = None, ""
+    if source["kind"] == "published":
+        given = source["citation"]
+        citation = {
+            "publisher": given["publisher"],
+            "title": given["title"],
+            "published_on": parse_date(given["published_on"]),
+            "author": given.get("author", ""),
+            "url": given.get("url", ""),
+            "rate_unit": given.get("rate_unit", ""),
+            "rate_unit_bytes": given.get("rate_unit_bytes"),
+        }
+        locator = given.get("locator", "")
+    return Reading(
+        document=document,
+        text=text,
+        digest=digest,
+        drive=drive,
+        suite=document.get("parameters", {}).get("suite") or None,
+        firmware=document["drive"].get("firmware") or "",
+        bench=bench_fields(document),
+        citation=citation,
+        citation_locator=locator,
+        run={
+            "tool_name": tool["name"],
+            "tool_version": tool.get("version", ""),
+            "engine": tool.get("engine", ""),
+            "started_at": parse_time(document.get("started_at")),
+            "finished_at": parse_time(document.get("finished_at")),
+            "source": source["kind"],
+            "schema_version": document["schema_version"],
+            "unit_hash": document.get("target", {}).get("serial_hash", ""),
+            "complete": document["status"] == "complete",
+            **({"drive_state": document["drive_state"]} if "drive_state" in document else {}),
+        },
+    )

@@ -15,7 +15,7 @@ from django.urls import reverse
 from core.links import safe_http_url
 from drives.models import LabelledModel, http_url_validator
 from results import units
-from results.documents import ENTRY_IDENTITY, MIXED_SIDES
+from results.documents import BENCH_FIELDS, ENTRY_IDENTITY, MIXED_SIDES
 
 
 class Suite(LabelledModel):
@@ -167,19 +167,8 @@ class TestBench(LabelledModel):
     )
 
     # Described by the reviewer (the document's `bench`), the rest as the tool read them
-    # (services.bench_fields).
-    FIELDS = (
-        "name",
-        "cpu",
-        "motherboard",
-        "chipset",
-        "memory",
-        "os",
-        "kernel",
-        "storage_driver",
-        "interface",
-        "link",
-    )
+    # (documents.bench_fields).
+    FIELDS = BENCH_FIELDS
 
     class Meta:
         constraints = [

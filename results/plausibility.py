@@ -58,7 +58,10 @@ from results.documents import (
     MIXED_SIDES,
     SECTION_OF_KIND,
     DocumentProblem,
+    DocumentRejected,
+    Reading,
     TestSpec,
+    capped,
     latency_kind,
     parse_time,
     pointer,
@@ -737,6 +740,24 @@ def reference(drive: Drive, test_ids: list[int]) -> dict[tuple[int, int], list[f
             if value is not None and value > 0:
                 found.setdefault((test_id, headline), []).append(float(value))
     return found
+
+
+def judge(
+    reading: Reading,
+    specs: Mapping[str, TestSpec],
+    tests: Mapping[str, Test],
+    drive: Drive,
+    *,
+    trusted: bool,
+) -> list[str]:
+    """A document's figures judged before its run is written: DocumentRejected with every
+    figure no drive of its envelope can give (figure_problems: the catalog drive's envelope,
+    narrowed by the drive block the document names it by), else why its run should be held
+    for staff review (hold_reasons)."""
+    problems = figure_problems(reading.document, specs, Envelope.of(drive, reading.drive))
+    if problems:
+        raise DocumentRejected(capped(problems))
+    return hold_reasons(reading.document, tests, drive, trusted=trusted)
 
 
 def hold_reasons(

@@ -16,7 +16,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from knox.models import AuthToken
 
-from drives.models import Drive, FirmwareVersion, is_placeholder
+from drives.models import Drive, FirmwareVersion
 from drives.services import DriveSpecProblem, drive_listed, drive_resolve, drive_reviewed
 from results import documents, loadgen, permissions, plausibility
 from results.documents import (
@@ -54,52 +54,6 @@ class IngestOutcome:
     warnings: tuple[str, ...] = ()
 
 
-def _test_specs(tests: dict[str, Test]) -> dict[str, TestSpec]:
-    return {
-        t.identifier: TestSpec(t.identifier, t.kind, t.block_size, t.queue_depth, t.duration_s)
-        for t in tests.values()
-    }
-
-
-UNNAMED_DRIVE = (
-    "the drive is not named ({field} {value}) and the tool read no {field} from it: name it "
-    "in the drive block, with loadgen's --drive manufacturer=...,model=... or --drive "
-    "slug=<the catalog drive's slug>"
-)
-# The identity a tool read from the drive (schema version 3: target.vendor, target.model),
-# for each name of the drive block.
-IDENTITY = {"manufacturer": "vendor", "model": "model"}
-
-
-def drive_spec(document: Mapping[str, Any]) -> dict[str, Any]:
-    """The drive block a document names its drive by: a name that names nothing
-    (drives.models.is_placeholder, loadgen's "unknown") left out beside a slug, which
-    names the drive alone, else replaced by the identity the tool read from the drive
-    (target).
-    Raises DocumentRejected at each name neither gives: a document never lands on a shared
-    placeholder drive."""
-    spec = dict(document["drive"])
-    target = document.get("target") or {}
-    problems = []
-    for name, read in IDENTITY.items():
-        if not is_placeholder(spec.get(name, "")):
-            continue
-        if "slug" in spec:
-            spec.pop(name, None)
-        elif not is_placeholder(target.get(read) or ""):
-            spec[name] = target[read].strip()
-        else:
-            problems.append(
-                DocumentProblem(
-                    documents.pointer("drive", name),
-                    UNNAMED_DRIVE.format(field=name, value=documents.quote(spec[name])),
-                )
-            )
-    if problems:
-        raise DocumentRejected(problems)
-    return spec
-
-
 def _resolve_drive(spec: dict[str, Any], *, review: bool) -> Drive:
     """The catalog drive the document names (drives.services.drive_resolve), its problems
     as the document's. review: a drive created here is flagged for staff review."""
@@ -110,9 +64,9 @@ def _resolve_drive(spec: dict[str, Any], *, review: bool) -> Drive:
         raise DocumentRejected([DocumentProblem(where, exc.message)]) from exc
 
 
-def _suite(document: dict[str, Any]) -> Suite | None:
-    spec = document.get("parameters", {}).get("suite")
-    if not spec:
+def _suite(spec: Mapping[str, Any] | None) -> Suite | None:
+    """The suite the document's run belongs to (parameters.suite), None when it names none."""
+    if spec is None:
         return None
     suite = Suite.objects.filter(name=spec["name"], version=spec["version"]).first()
     if suite is None:
@@ -120,85 +74,43 @@ def _suite(document: dict[str, Any]) -> Suite | None:
     return suite
 
 
-def bench_fields(document: Mapping[str, Any]) -> dict[str, str] | None:
-    """A document's test bench (TestBench.FIELDS): each field as its `bench` gives it (empty too),
-    else as the tool read it (`host`: CPU and how many, memory, OS and kernel; `target`: the
-    drive's interface and negotiated link); None when it says nothing of either."""
-    given = document.get("bench") or {}
-    host, target = document.get("host") or {}, document.get("target") or {}
-    cpu, count, memory = host.get("cpu", ""), host.get("cpu_count"), host.get("memory_bytes")
-    read = {
-        "cpu": f"{cpu} ({count} CPUs)" if cpu and count else cpu,
-        "memory": f"{memory / 2**30:.1f} GiB" if memory else "",
-        "os": host.get("os", ""),
-        "kernel": host.get("kernel", ""),
-        "link": ", ".join(filter(None, (target.get("interface"), target.get("link")))),
-    }
-    fields = {f: (given[f] if f in given else read.get(f, ""))[:200] for f in TestBench.FIELDS}
-    return fields if any(fields.values()) else None
-
-
 def _write(
-    document: dict[str, Any],
-    raw: str,
-    digest: str,
-    submitter,
+    reading: documents.Reading,
+    specs: Mapping[str, TestSpec],
     tests: dict[str, Test],
     suite: Suite | None,
+    submitter,
 ) -> Run:
-    spec = drive_spec(document)
-    drive = _resolve_drive(spec, review=submitter is not None)
-    envelope = plausibility.Envelope.of(drive, spec)
-    problems = plausibility.figure_problems(document, _test_specs(tests), envelope)
-    if problems:
-        raise DocumentRejected(documents.capped(problems))
+    """The run of a document read (documents.read), in a straight line: its drive resolved,
+    its figures judged, the run and each kind's rows written, the read models refreshed."""
+    document = reading.document
+    drive = _resolve_drive(reading.drive, review=submitter is not None)
     trusted = permissions.is_trusted(submitter)
-    held = plausibility.hold_reasons(document, tests, drive, trusted=trusted)
+    held = plausibility.judge(reading, specs, tests, drive, trusted=trusted)
     firmware = None
-    if document["drive"].get("firmware"):
-        firmware, _ = FirmwareVersion.objects.get_or_create(
-            drive=drive, version=document["drive"]["firmware"]
-        )
+    if reading.firmware:
+        firmware, _ = FirmwareVersion.objects.get_or_create(drive=drive, version=reading.firmware)
     bench = None
-    if fields := bench_fields(document):
-        bench, _ = TestBench.objects.get_or_create(**fields)
-    source = document["source"]
-    citation, locator = None, ""
-    if source["kind"] == Run.Source.PUBLISHED:
-        spec = source["citation"]
+    if reading.bench is not None:
+        bench, _ = TestBench.objects.get_or_create(**reading.bench)
+    citation = None
+    if reading.citation is not None:
+        identity = ("publisher", "title", "published_on")
         citation, _ = Citation.objects.get_or_create(
-            publisher=spec["publisher"],
-            title=spec["title"],
-            published_on=documents.parse_date(spec["published_on"]),
-            defaults={
-                "author": spec.get("author", ""),
-                "url": spec.get("url", ""),
-                "rate_unit": spec.get("rate_unit", ""),
-                "rate_unit_bytes": spec.get("rate_unit_bytes"),
-            },
+            **{k: reading.citation[k] for k in identity},
+            defaults={k: v for k, v in reading.citation.items() if k not in identity},
         )
-        locator = spec.get("locator", "")
-    tool = document["tool"]
     run = Run(
+        **reading.run,
         drive=drive,
         firmware=firmware,
         bench=bench,
         suite=suite,
-        tool_name=tool["name"],
-        tool_version=tool.get("version", ""),
-        engine=tool.get("engine", ""),
-        started_at=documents.parse_time(document.get("started_at")),
-        finished_at=documents.parse_time(document.get("finished_at")),
         submitter=submitter,
-        source=source["kind"],
         citation=citation,
-        citation_locator=locator,
-        drive_state=document.get("drive_state", Run.DriveState.UNKNOWN),
-        schema_version=document["schema_version"],
-        unit_hash=document.get("target", {}).get("serial_hash", ""),
-        complete=document["status"] == "complete",
-        document=raw,
-        content_hash=digest,
+        citation_locator=reading.citation_locator,
+        document=reading.text,
+        content_hash=reading.digest,
         status=Run.Status.HELD if held else Run.Status.PUBLISHED,
         held_reason="\n".join(held),
         reviewed=trusted,
@@ -240,25 +152,20 @@ def run_ingest(*, document: bytes | str, submitter: AbstractBaseUser | None) -> 
     every problem found (JSON pointer and message) when the document is not acceptable;
     then nothing is written.
     """
-    parsed = documents.parse(document, max_bytes=settings.BENCH_MAX_DOCUMENT_BYTES)
     tests = {t.identifier: t for t in Test.objects.all()}
-    documents.validate(parsed, _test_specs(tests))
-    digest = documents.content_hash(parsed)
-    warnings = tuple(loadgen.document_warnings(parsed))
-    existing = Run.objects.filter(content_hash=digest).first()
+    specs = documents.test_specs(tests)
+    reading = documents.read(document, specs, max_bytes=settings.BENCH_MAX_DOCUMENT_BYTES)
+    warnings = tuple(loadgen.document_warnings(reading.document))
+    existing = Run.objects.filter(content_hash=reading.digest).first()
     if existing is not None:
         return IngestOutcome(existing, created=False, warnings=warnings)
-    suite = _suite(parsed)
-    if documents.hash_serial(parsed):
-        raw = json.dumps(parsed, ensure_ascii=False)
-    else:
-        raw = document.decode("utf-8") if isinstance(document, bytes) else document
+    suite = _suite(reading.suite)
     try:
         with transaction.atomic():
-            run = _write(parsed, raw, digest, submitter, tests, suite)
+            run = _write(reading, specs, tests, suite, submitter)
     except IntegrityError:
         # A concurrent upload of the same document won the race: answer with its run.
-        existing = Run.objects.filter(content_hash=digest).first()
+        existing = Run.objects.filter(content_hash=reading.digest).first()
         if existing is None:
             raise
         return IngestOutcome(existing, created=False, warnings=warnings)

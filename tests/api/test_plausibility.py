@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from drives.models import PLACEHOLDER_NAMES, Drive
 from drives.services import CLAIM_DIFFERS
 from results import plausibility
-from results.documents import SECTION_OF_KIND, pointer, schema
+from results.documents import SECTION_OF_KIND, UNNAMED_DRIVE, pointer, schema
 from results.models import LeaderboardEntry, Run
-from results.services import UNNAMED_DRIVE, run_ingest
+from results.services import run_ingest
 from results.synthetic import measured_document
 from tests.api.conftest import post_document, rows
 

@@ -239,7 +239,7 @@ DOCUMENT_ONLY = {
             "capacity_bytes",
             "logical_block_size",
             "physical_block_size",
-            "link",  # also in the bench's link, with the interface (services.bench_fields)
+            "link",  # also in the bench's link, with the interface (documents.bench_fields)
             "vendor",
         )
     },

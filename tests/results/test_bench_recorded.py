@@ -9,10 +9,10 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from results.documents import DocumentRejected
+from results.documents import DocumentRejected, bench_fields
 from results.models import TestBench
 from results.selectors.compare import compare
-from results.services import bench_fields, run_ingest
+from results.services import run_ingest
 from results.synthetic import measured_document
 from tests.results.helpers import ingest, published
 

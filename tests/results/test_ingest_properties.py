@@ -20,9 +20,9 @@ from hypothesis_jsonschema import from_schema
 
 from drives.models import Drive, Price, catalog_key, is_placeholder
 from results import documents, plausibility
-from results.documents import DocumentRejected
+from results.documents import DocumentRejected, drive_spec
 from results.models import ConsistencySeries, Result, Run, Test, TrimValidation
-from results.services import drive_spec, run_ingest
+from results.services import run_ingest
 from tests.results.schema_slots import (
     BASES,
     COLUMNS,
