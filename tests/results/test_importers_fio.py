@@ -204,7 +204,7 @@ REAL_EXPECTED = {
     "randwrite-512-psync": ("randwrite-512-qd1-lat", "incompressible"),
     "randrw": "rw=randrw is not a standard test",
     # 8KiB random reads are measured at QD1 only (the latency test, randread-8k-qd1-lat)
-    "randread-8k": "queue depth 3 (iodepth=3): no standard 8KiB random read test at it (they use 1)",
+    "randread-8k": "queue depth 3 (iodepth=3): no standard 8KiB random read test at it",
     "randwrite-qd16": "queue depth 16 (iodepth=16): no standard 4KiB random write test",
     "clones": fio.CLONES_APART.format(numjobs=2),
 }
@@ -292,7 +292,7 @@ STANDARD = {
     "seqread-128k-psync": ("seqread-128k-qd1", "unspecified"),
     "seqwrite-128k-refill": ("seqwrite-128k-qd1", "incompressible"),
     "randrw": "rw=randrw is not a standard test",
-    "randread-8k": "queue depth 3 (iodepth=3): no standard 8KiB random read test at it (they use 1)",
+    "randread-8k": "queue depth 3 (iodepth=3): no standard 8KiB random read test at it",
     "randwrite-qd16": "queue depth 16 (iodepth=16): no standard 4KiB random write test",
     "buffered": "direct=0: the standard tests bypass the page cache",
 }
