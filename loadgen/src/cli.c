@@ -485,8 +485,8 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.commands = LG_IN_RUN,
 			.arg = "NAME[:VERSION]",
 			AT(run.suite_arg),
-			.help = "desktop-2010, desktop-2011, steady-state-2013, workloads-2026, wsat-2026\n"
-				"(latest version if omitted)",
+			.help = "a built-in suite, by name (see `loadgen list`; latest version if\n"
+				"omitted)",
 			.param = "suite",
 			.record = LG_REC_SUITE,
 		},

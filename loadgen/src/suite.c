@@ -47,6 +47,24 @@ static const char *const trim_metrics[] = {
 #define READ_SWEEP(depth) SWEEP("read", false, 0, "", depth)
 #define WRITE_SWEEP(depth) SWEEP("write", true, 8 * GIB, "-8g", depth)
 
+/* SNIA PTS's latency test (LAT): one I/O outstanding (QD1, one worker), random over the
+ * whole target, at each block size and read/write mix, each a 60 s point after the run's
+ * one preconditioning; its figures are each result's mean and maximum latency. */
+#define LAT_POINT_S 60
+#define LAT(op_id, op_name, is_write, is_mixed, percent, bs, bs_id, bs_name)                      \
+	{                                                                                         \
+		.id = "rand" op_id "-" bs_id "-qd1-lat",                                          \
+		.name = bs_name " random " op_name " QD1 (latency test)",                         \
+		.kind = LG_KIND_THROUGHPUT, .write = is_write, .random = true, .mixed = is_mixed, \
+		.read_percent = percent, .block_size = bs, .queue_depth = 1, .span_bytes = 0,     \
+		.duration_s = LAT_POINT_S, .metrics = throughput_metrics, .unit = "bytes/s",      \
+		.higher_is_better = true,                                                         \
+	}
+#define LAT_SIZE(bs, bs_id, bs_name)                                                     \
+	LAT("read", "read", false, false, 0, bs, bs_id, bs_name),                        \
+		LAT("rw65", "65% read / 35% write", true, true, 65, bs, bs_id, bs_name), \
+		LAT("write", "write", true, false, 0, bs, bs_id, bs_name)
+
 static const struct lg_test_def tests[] = {
 	{
 		.id = "randread-4k-qd3",
@@ -239,6 +257,9 @@ static const struct lg_test_def tests[] = {
 		.unit = "bytes/s",
 		.higher_is_better = true,
 	},
+	LAT_SIZE(512, "512", "0.5KB"),
+	LAT_SIZE(4 * KIB, "4k", "4KB"),
+	LAT_SIZE(8 * KIB, "8k", "8KB"),
 };
 
 static const char *const desktop_2010[] = {
@@ -265,6 +286,13 @@ static const char *const workloads_2026[] = {
 };
 
 static const char *const wsat_2026[] = {"wsat-4k-qd32", NULL};
+static const char *const lat_2026[] = {
+	"randread-512-qd1-lat",  "randrw65-512-qd1-lat",
+	"randwrite-512-qd1-lat", "randread-4k-qd1-lat",
+	"randrw65-4k-qd1-lat",   "randwrite-4k-qd1-lat",
+	"randread-8k-qd1-lat",   "randrw65-8k-qd1-lat",
+	"randwrite-8k-qd1-lat",  NULL,
+};
 
 static const struct lg_suite_def suites[] = {
 	{
@@ -306,6 +334,13 @@ static const struct lg_suite_def suites[] = {
 		.title = "Write saturation (SNIA PTS WSAT): 4KB random write QD32 from purged to 4x "
 			 "the capacity, IOPS per round",
 		.tests = wsat_2026,
+	},
+	{
+		.name = "lat-2026",
+		.version = 1,
+		.title = "Latency (SNIA PTS LAT): 0.5KB, 4KB and 8KB random reads, 65/35 mixes and "
+			 "writes at QD1, mean and maximum response time",
+		.tests = lat_2026,
 	},
 };
 

@@ -13,8 +13,8 @@ int main(void)
 	const struct lg_test_def *t;
 	const struct lg_suite_def *s;
 
-	CHECK(ntests == 28);
-	CHECK(nsuites == 6);
+	CHECK(ntests == 37);
+	CHECK(nsuites == 7);
 	CHECK(lg_suite_find_test("randwrite-4k-qd32-8g", &t) == 0);
 	CHECK(t->block_size == 4096 && t->queue_depth == 32 && t->write && t->random);
 	CHECK(t->span_bytes == UINT64_C(8589934592) && t->duration_s == 180);
@@ -66,6 +66,25 @@ int main(void)
 		CHECKF(depth == 256, "%s ends at QD%u", families[f], depth / 2);
 	}
 	CHECK(lg_suite_find("workloads-2026", &s) == 0 && s->version == 1);
+
+	/* SNIA PTS's latency test: every block size by every mix, QD1 over the whole target. */
+	static const uint32_t lat_sizes[] = {512, 4096, 8192};
+	static const uint32_t lat_reads[] = {100, 65, 0};
+
+	CHECK(lg_suite_find("lat-2026", &s) == 0 && s->version == 1);
+	for (size_t i = 0; i < 9; i++) {
+		CHECKF(s->tests[i] && lg_suite_find_test(s->tests[i], &t) == 0, "lat-2026 test %zu",
+		       i);
+		uint32_t reads = t->mixed ? t->read_percent : t->write ? 0 : 100;
+
+		CHECKF(t->kind == LG_KIND_THROUGHPUT && t->random && t->queue_depth == 1 &&
+			       t->span_bytes == 0 && t->duration_s == 60 && !t->family &&
+			       t->block_size == lat_sizes[i / 3] && reads == lat_reads[i % 3],
+		       "%s", t->id);
+		CHECKF(t->mixed == (reads == 65), "%s", t->id);
+	}
+	CHECK(s->tests[9] == NULL);
+	CHECK(lg_suite_find_test("randread-512-qd1-lat", &t) == 0 && t->block_size == 512);
 
 	/* every test a suite names exists; every id is unique */
 	for (size_t i = 0; i < nsuites; i++)

@@ -57,6 +57,26 @@ def test_methodology_table_values():
         )
 
 
+def test_the_latency_suite_is_snia_lat():
+    # SNIA PTS's LAT: one I/O outstanding, random over the whole drive, each of 0.5, 4 and
+    # 8 KiB at 100/0, 65/35 and 0/100 reads/writes; ranked and compared as throughput tests.
+    suite = Suite.objects.get(name="lat-2026", version=1)
+    tests = [st.test for st in suite.suitetest_set.order_by("position")]
+    shares = {"read": 100, "write": 0}
+    assert sorted((t.block_size, shares.get(t.operation, t.rwmixread)) for t in tests) == sorted(
+        (size, reads) for size in (512, 4096, 8192) for reads in (0, 65, 100)
+    )
+    for t in tests:
+        assert (t.kind, t.access, t.queue_depth, t.span, t.family) == (
+            "throughput",
+            "random",
+            1,
+            "whole",
+            "",
+        ), t.identifier
+        assert "latency" in t.metrics and t.duration_s == 60, t.identifier
+
+
 def test_span_rule_is_enforced():
     with pytest.raises(IntegrityError, match="test_span_rule"), transaction.atomic():
         Test.objects.create(

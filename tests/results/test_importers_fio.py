@@ -163,6 +163,12 @@ bs=128k
 ioengine=psync
 refill_buffers=1
 
+[randwrite-512-psync]
+stonewall
+rw=randwrite
+bs=512
+ioengine=psync
+
 [randrw]
 stonewall
 runtime=200ms
@@ -194,8 +200,11 @@ REAL_EXPECTED = {
     "randwrite-4k-qd32": ("randwrite-4k-qd32-8g", "incompressible"),
     "randwrite-4x8-compressible": ("randwrite-4k-qd32-8g", "compressible"),
     "seqwrite-128k-psync": ("seqwrite-128k-qd1", "incompressible"),
+    # one I/O at a time: one point of SNIA's latency test (LAT)
+    "randwrite-512-psync": ("randwrite-512-qd1-lat", "incompressible"),
     "randrw": "rw=randrw is not a standard test",
-    "randread-8k": "bs=8k: no standard random read test at 8KiB",
+    # 8KiB random reads are measured at QD1 only (the latency test, randread-8k-qd1-lat)
+    "randread-8k": "queue depth 3 (iodepth=3): no standard 8KiB random read test at it",
     "randwrite-qd16": "queue depth 16 (iodepth=16): no standard 4KiB random write test",
     "clones": fio.CLONES_APART.format(numjobs=2),
 }
@@ -203,7 +212,7 @@ REAL_EXPECTED = {
 
 @pytest.fixture(scope="module")
 def real_run(tmp_path_factory) -> dict:
-    """One real fio run (about five seconds): four jobs that map, five entries that do not."""
+    """One real fio run (about six seconds): five jobs that map, five entries that do not."""
     binary = fio_binary()
     work = tmp_path_factory.mktemp("fio")
     engine = "io_uring" if io_uring_works(binary) else "libaio"
@@ -240,7 +249,7 @@ def test_real_fio_run_is_stored_with_fios_figures(real_run):
     assert "--name=randrw" not in document["tool"]["command_line"]
 
     stored = {(r.test.identifier, r.pattern): r for r in Result.objects.filter(run=run)}
-    assert len(stored) == len(imported.conversion.mapped) == 4
+    assert len(stored) == len(imported.conversion.mapped) == 5
     for mapped in imported.conversion.mapped:
         job = tree["jobs"][mapped.index]
         row = stored[(mapped.test, mapped.pattern)]
@@ -283,7 +292,7 @@ STANDARD = {
     "seqread-128k-psync": ("seqread-128k-qd1", "unspecified"),
     "seqwrite-128k-refill": ("seqwrite-128k-qd1", "incompressible"),
     "randrw": "rw=randrw is not a standard test",
-    "randread-8k": "bs=8k: no standard random read test at 8KiB (they use 4KiB)",
+    "randread-8k": "queue depth 3 (iodepth=3): no standard 8KiB random read test at it",
     "randwrite-qd16": "queue depth 16 (iodepth=16): no standard 4KiB random write test",
     "buffered": "direct=0: the standard tests bypass the page cache",
 }
@@ -510,7 +519,13 @@ RULES = [
     ("randread-4k-qd3", {"filename": "/tmp/a:/tmp/b"}, {}, "filename names 2 files"),
     ("randread-4k-qd3", {"iodepth": "abc"}, {}, "iodepth=abc could not be read"),
     # Queue depth: synchronous engines run at 1; numjobs summed by group_reporting add up.
-    ("randread-4k-qd3", {"ioengine": "psync"}, {}, "queue depth 1 (iodepth=3 with the sync"),
+    # (so this job, run at QD3, is taken for the QD1 latency test, whose Little's law it fails)
+    (
+        "randread-4k-qd3",
+        {"ioengine": "psync"},
+        {},
+        "IOPS x mean latency puts 3.0 I/Os in flight, more than its queue depth 1",
+    ),
     # Span: a fixed-span test needs one no larger than its own; whole-drive tests take any.
     ("randwrite-4k-qd3", {"size": "16g"}, {}, "span 16GiB (size=16g) is larger than the 8GiB"),
     ("randwrite-4k-qd3", {}, {"size": None}, "randwrite-4k-qd3-8g writes within an LBA span"),
