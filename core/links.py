@@ -28,7 +28,9 @@ def safe_http_url(url: str) -> str:
 # a URL whose converter accepts them is one whose arguments are slugs (slug, str).
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,255}")
 _PLACEHOLDER = "Slug-{}_Placeholder"
-_patterns: dict[tuple[str, str, int], list[str] | None] = {}
+# A URL of whole numbers (an int converter: a run's page) is split at digits alone.
+_NUMBER_PLACEHOLDER = "9071{}5389"
+_patterns: dict[tuple[str, str, int, bool], list[str] | None] = {}
 
 
 class _Request(threading.local):
@@ -57,18 +59,21 @@ def _script_prefix() -> str:
     return _request.prefix or get_script_prefix()
 
 
-def page_url(name: str, *slugs: str) -> str:
-    """reverse(name, args=slugs) for URLs whose arguments are slugs, at the cost of a join:
-    the URL is reversed once with placeholders and remembered as the text around them
-    (reverse() costs tens of microseconds, and a page of 50 drives links each drive and its
-    parts). Arguments that are not slugs, and URLs whose converters are narrower than a
-    slug (an int, a format suffix), go through reverse() itself."""
-    parts = _parts(name, _script_prefix(), len(slugs))
-    if parts is None or not all(isinstance(s, str) and SLUG.fullmatch(s) for s in slugs):
+def page_url(name: str, *slugs: str | int) -> str:
+    """reverse(name, args=slugs) for URLs whose arguments are slugs, or whole numbers (ints),
+    at the cost of a join: the URL is reversed once with placeholders and remembered as the
+    text around them (reverse() costs tens of microseconds, and a page of 50 drives links
+    each drive and its parts). Other arguments, and URLs whose converters are narrower than
+    a slug (a format suffix), go through reverse() itself."""
+    numbers = bool(slugs) and all(type(s) is int and s >= 0 for s in slugs)
+    parts = _parts(name, _script_prefix(), len(slugs), numbers)
+    if parts is None or not (
+        numbers or all(isinstance(s, str) and SLUG.fullmatch(s) for s in slugs)
+    ):
         return reverse(name, args=slugs)
     url = parts[0]
     for slug, text in zip(slugs, parts[1:], strict=True):
-        url += slug + text
+        url += str(slug) + text
     return url
 
 
@@ -76,7 +81,7 @@ def page_urls(name: str) -> Callable[[str], str]:
     """page_url(name, slug) for the many slugs of one list (a scatter or ranking of hundreds
     of drives): the URL's parts are looked up once, so use the function within one
     request."""
-    parts = _parts(name, _script_prefix(), 1)
+    parts = _parts(name, _script_prefix(), 1, False)
     if parts is None:
         return lambda slug: reverse(name, args=[slug])
     head, tail = parts
@@ -89,21 +94,22 @@ def page_urls(name: str) -> Callable[[str], str]:
     return url
 
 
-def _parts(name: str, prefix: str, count: int) -> list[str] | None:
-    key = (name, prefix, count)
+def _parts(name: str, prefix: str, count: int, numbers: bool) -> list[str] | None:
+    key = (name, prefix, count, numbers)
     parts = _patterns.get(key, ())
     if parts == ():
-        parts = _patterns[key] = _split(name, count)
+        placeholder = _NUMBER_PLACEHOLDER if numbers else _PLACEHOLDER
+        parts = _patterns[key] = _split(name, count, placeholder)
     return parts
 
 
-def _split(name: str, count: int) -> list[str] | None:
-    """The URL's text around its arguments, or None when it does not take any slug."""
+def _split(name: str, count: int, placeholder: str) -> list[str] | None:
+    """The URL's text around its arguments, or None when it takes no such arguments."""
     try:
-        url = reverse(name, args=[_PLACEHOLDER.format(i) for i in range(count)])
+        url = reverse(name, args=[placeholder.format(i) for i in range(count)])
     except NoReverseMatch:
         return None
     parts = [url]
     for i in range(count):
-        parts[-1:] = parts[-1].split(_PLACEHOLDER.format(i), 1)
+        parts[-1:] = parts[-1].split(placeholder.format(i), 1)
     return parts if len(parts) == count + 1 else None

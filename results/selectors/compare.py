@@ -327,6 +327,14 @@ class Difference:
     parameter: str
     values: tuple[str, ...]  # each side's, A first: its values in the test's rows, " / "
 
+    @property
+    def text(self) -> str:
+        """As the page says it: "firmware (A 1.0; B 2.0)"."""
+        sides = "; ".join(
+            f"{key.upper()} {value}" for key, value in zip(SIDE_KEYS, self.values, strict=False)
+        )
+        return f"{self.parameter} ({sides})"
+
 
 @dataclass(frozen=True, slots=True)
 class Parameters:

@@ -55,6 +55,37 @@ def test_page_url_is_reverse(data):
         assert page_urls(name)(slugs[0]) == expected
 
 
+@settings(max_examples=80, deadline=None, derandomize=True, database=None)
+@given(data=st.data())
+def test_page_url_of_whole_numbers_is_reverse(data):
+    """Ints (a run's page: an int converter; a slug converter takes their digits too), the
+    placeholder's own digits among them; a negative one or a bool goes through reverse()."""
+    name, count = data.draw(st.sampled_from(URLS))
+    numbers = [
+        data.draw(st.one_of(st.integers(0, 10**12), st.just(9071053890), st.just(-1)))
+        for _ in range(count)
+    ]
+    if count and data.draw(st.booleans()):
+        numbers[0] = data.draw(st.booleans())
+    try:
+        expected = reverse(name, args=numbers)
+    except NoReverseMatch:
+        with pytest.raises(NoReverseMatch):
+            page_url(name, *numbers)
+        return
+    assert page_url(name, *numbers) == expected
+    assert page_url(name, *numbers) == expected  # remembered
+
+
+def test_a_run_page_is_linked_without_reverse(monkeypatch):
+    """Once its parts are known, a run's link (an int) is a join: reverse() is not called."""
+    expected = reverse("bench:run", args=[12])
+    page_url("bench:run", 1)
+    monkeypatch.setattr("core.links.reverse", None)  # called: a TypeError
+    assert page_url("bench:run", 12) == expected
+    assert page_url("bench:run", 9071053890) == reverse("bench:run", args=[9071053890])
+
+
 @pytest.mark.parametrize("arg", ["a b", "ü", "a/b", "", "a?b", "placeholder0"])
 def test_arguments_that_are_not_slugs_go_through_reverse(arg):
     try:
