@@ -13,8 +13,10 @@ writes its SQL and its mask in its own class, and tests hold both to its ORM fil
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -165,9 +167,33 @@ def _form_class(
     return type(f"{filterset.__name__}Form", (form,), fields)
 
 
+class DeclaredFilters(OrderedDict):
+    """A FilterSet class's filters (its base_filters), which django-filter deep-copies into
+    each instance it makes (FilterSet.__init__), then sets the instance's model and itself on
+    each copy. An instance's copy of a filter is a copy of the filter's own attributes and of
+    its `extra` (what it makes its form field of): nothing changes a declared choice, label or
+    help text once its class is made, and a deep copy of every one of them cost each request
+    of a ranking, a value view or an API list a quarter of a millisecond (eleven filters, 400
+    objects)."""
+
+    def __deepcopy__(self, memo) -> OrderedDict:
+        filters = OrderedDict()
+        for name, declared in self.items():
+            mine = filters[name] = copy.copy(declared)
+            mine.extra = dict(declared.extra)
+        return filters
+
+
 class FilterSet(django_filters.FilterSet):
     """django-filter's FilterSet, its conditions also as SQL (where) and as a mask (mask):
-    each filter's own (`sql`, `mask`), or its field's (column_sql, column_mask)."""
+    each filter's own (`sql`, `mask`), or its field's (column_sql, column_mask); each
+    instance's filters copied from the declared ones attribute by attribute
+    (DeclaredFilters)."""
+
+    @classmethod
+    def get_filters(cls) -> DeclaredFilters:
+        """django-filter's, held as DeclaredFilters."""
+        return DeclaredFilters(super().get_filters())
 
     def get_form_class(self):
         """A form of the filters the query names, through django-filter's hook for a form
