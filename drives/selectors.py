@@ -157,11 +157,32 @@ def drive_page(
     catalog's by default); none from an offset beyond the last, however large. Read from
     the process's copy of the list (catalog_index): one statement checks that it is
     current."""
-    index = catalog_index()
+    return _page(catalog_index(), filters, order, offset, limit)
+
+
+def _page(index, filters, order, offset: int, limit: int) -> tuple[int, list[CatalogRow]]:
     keep = filters.mask(index.drives) if filters is not None else None
     return index.page(
         keep, order, offset, limit, real=not settings.BENCH_SHOW_SYNTHETIC, row=_catalog_row
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogPage:
+    """A page of the catalog (drive_page in the catalog's order), and the controllers its
+    filter form offers, read from one copy."""
+
+    total: int
+    rows: list[CatalogRow]
+    controllers: list[tuple[str, str]]
+
+
+def catalog_page(*, filters: FilterSet | None = None, offset: int, limit: int) -> CatalogPage:
+    """drive_page(filters=filters, offset=offset, limit=limit) and controllers(), from the
+    same copy: one statement checks that it is current."""
+    index = catalog_index()
+    total, rows = _page(index, filters, CATALOG_ORDER, offset, limit)
+    return CatalogPage(total, rows, index.controllers)
 
 
 def drive_rows_streamed(*, batch: int) -> Iterator[list[CatalogRow]]:
@@ -311,6 +332,6 @@ def controller_choices(value: list | None) -> list[tuple[str, str]]:
 
 
 def controllers() -> list[tuple[str, str]]:
-    """controller_choices, as the catalog's copy holds them (the catalog's filter form): no
-    statement of their own."""
+    """controller_choices, as the catalog's copy holds them: the statement that checks the
+    copy is current (catalog_page reads them with a page of the catalog)."""
     return catalog_index().controllers

@@ -11,7 +11,7 @@ from core.filters import filter_context
 from core.query import page_number
 from drives.filters import DriveFilter
 from drives.models import Drive
-from drives.selectors import controllers, drive_page
+from drives.selectors import catalog_page
 
 PAGE_SIZE = 50
 
@@ -20,18 +20,19 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-def _page(filters: DriveFilter | None, wanted: int) -> Page:
+def _page(filters: DriveFilter | None, wanted: int) -> tuple[Page, list[tuple[str, str]]]:
     """The page of the drives `filters` keeps (all without) that `wanted` asks for (the last
-    for one beyond it), its rows read with the count (drive_page)."""
-    total, rows = drive_page(filters=filters, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
-    paginator = Paginator(range(total), PAGE_SIZE)
+    for one beyond it), its rows read with the count, and the controllers the filter form
+    offers (catalog_page)."""
+    read = catalog_page(filters=filters, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+    paginator = Paginator(range(read.total), PAGE_SIZE)
     if wanted > paginator.num_pages:
         wanted = paginator.num_pages
-        total, rows = drive_page(filters=filters, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
-        paginator = Paginator(range(total), PAGE_SIZE)
+        read = catalog_page(filters=filters, offset=(wanted - 1) * PAGE_SIZE, limit=PAGE_SIZE)
+        paginator = Paginator(range(read.total), PAGE_SIZE)
     page = paginator.get_page(wanted)
-    page.object_list = rows
-    return page
+    page.object_list = read.rows
+    return page, read.controllers
 
 
 def partial(request: HtmxHttpRequest, template: str, fragment: str) -> str:
@@ -54,8 +55,8 @@ def home(request: HtmxHttpRequest) -> HttpResponse:
     filters = DriveFilter(request.GET, queryset=Drive.objects.all())
     if not filters.is_valid():
         return bad_request(request, filters.errors)
-    form = filter_context(DriveFilter, filters.form.cleaned_data, controllers())
-    page = _page(filters, page_number(request.GET))
+    page, controllers = _page(filters, page_number(request.GET))
+    form = filter_context(DriveFilter, filters.form.cleaned_data, controllers)
     query = request.GET.copy()
     query.pop("page", None)
     context = {

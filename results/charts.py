@@ -125,11 +125,18 @@ def _legend_name(text: str) -> str:
 def _whiskers(spreads: list[Spread | None], unit=mbps) -> dict:
     """Error bars from each mark's mean to its group's lowest and highest result (none for
     a single result), in MB/s (or as `unit` rounds them): a Plotly error_x or error_y."""
+    return _error_bars(
+        [unit(s.high - s.mean) if s and s.n > 1 else 0 for s in spreads],
+        [unit(s.mean - s.low) if s and s.n > 1 else 0 for s in spreads],
+    )
+
+
+def _error_bars(above: list, below: list) -> dict:
     return {
         "type": "data",
         "symmetric": False,
-        "array": [unit(s.high - s.mean) if s and s.n > 1 else 0 for s in spreads],
-        "arrayminus": [unit(s.mean - s.low) if s and s.n > 1 else 0 for s in spreads],
+        "array": above,
+        "arrayminus": below,
         "color": "#333",
         "thickness": 1.5,
         "width": 5,
@@ -495,16 +502,25 @@ def leaderboard_bars(board: Leaderboard) -> dict:
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _value_hover(
-    drive: str, method: str, spread: str, derived: bool, price: float, iops: float
-) -> str:
-    """A value scatter point's hover text. The same points come back request after request
-    (the sample is the same drives each time), so it is written once for each."""
-    return (
+def _value_mark(
+    drive: str, method: str, spread: Spread, derived: bool, price: float, iops: float
+) -> tuple[float, int, str, int, int]:
+    """A value scatter point's mark: its price and IOPS as drawn, its hover text and its
+    whiskers above and below (_whiskers' in IOPS). The same points come back request
+    after request (the sample is the same drives each time), so each is made once."""
+    hover = (
         label(drive)
-        + f" · {label(method)} · {spread}"
+        + f" · {label(method)} · {spread.label}"
         + (" · IOPS derived from MB/s" if derived else "")
         + f"<br>{units.dollars(price)}, {units.iops(iops)} IOPS"
+    )
+    many = spread.n > 1
+    return (
+        float(price),
+        round(iops),
+        hover,
+        round(spread.high - spread.mean) if many else 0,
+        round(spread.mean - spread.low) if many else 0,
     )
 
 
@@ -515,20 +531,19 @@ def value_scatter(view: ValueView) -> dict:
     every point's hover says what it is."""
 
     def trace(points, name, colour, **extra):
+        marks = [
+            _value_mark(str(p.drive), p.method, p.spread, p.iops_derived, p.price, p.iops)
+            for p in points
+        ]
         return {
             "type": "scatter",
             "mode": "markers",
             "name": name,
-            "x": [float(p.price) for p in points],
-            "y": [round(p.iops) for p in points],
-            "hovertext": [
-                _value_hover(
-                    str(p.drive), p.method, p.spread.label, p.iops_derived, p.price, p.iops
-                )
-                for p in points
-            ],
+            "x": [m[0] for m in marks],
+            "y": [m[1] for m in marks],
+            "hovertext": [m[2] for m in marks],
             "marker": {"color": colour, "size": 7},
-            "error_y": _whiskers([p.spread for p in points], round),
+            "error_y": _error_bars([m[3] for m in marks], [m[4] for m in marks]),
             "hovertemplate": "%{hovertext}<extra></extra>",
             **extra,
         }

@@ -130,7 +130,7 @@ class ValueFilter(_EntryFilter):
 
 class ValueForm(forms.Form):
     """What a value view prices besides its filters: one of `tests` (the 4KB tests, see
-    selectors.value_tests), and the day prices are taken as of (the latest without one)."""
+    selectors.value.value_choices), and the day prices are taken as of (the latest without one)."""
 
     test = forms.ChoiceField(required=False, label="Test (4KB)")
     as_of = forms.DateField(required=False, label="Prices as of")
@@ -149,7 +149,7 @@ class ValueForm(forms.Form):
 
 @functools.cache
 def catalog_value_tests() -> list[Test]:
-    """The tests a value view prices in (selectors.value.value_tests: 4KB throughput tests),
+    """The tests a value view prices in (selectors.value.value_choices: 4KB throughput tests),
     as the test catalog lists them (catalog.json, which every migrate writes to the
     database): for the API's schema, which reads no database. Unsaved."""
     catalog = json.loads(TEST_CATALOG.read_text())["tests"]

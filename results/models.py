@@ -432,6 +432,7 @@ class LatencyKind(models.TextChoices):
 
 
 AS_PUBLISHED = "as the article states it"
+_LATENCY_KINDS = dict(LatencyKind.choices)  # read for each row of a ranking
 
 
 def latency_description(kind: str, source: str) -> str:
@@ -442,7 +443,7 @@ def latency_description(kind: str, source: str) -> str:
         return ""
     if source == "published":
         return AS_PUBLISHED
-    return LatencyKind(kind).label
+    return _LATENCY_KINDS[kind]
 
 
 class Result(LabelledModel):

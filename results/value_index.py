@@ -24,7 +24,8 @@ from core.columns import Column, Columns, Copy, Table
 from core.links import page_urls
 from core.versions import CATALOG, DRIVES, VALUE, WRITTEN, versions_sql
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
-from results.models import DRIVE_COPIES, LeaderboardEntry, copy_field, method_label
+from results.models import DRIVE_COPIES, LeaderboardEntry, Test, copy_field, method_label
+from results.selectors.common import TEST_SHAPE
 from results.spread import Spread
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
@@ -91,6 +92,23 @@ _PRICES = Table(
         ("amount", "p.amount::float8"),
     ),
     "drives_price p WHERE p.currency = 'USD'",
+)
+# The tests a value view prices in (the 4KB throughput tests), each as TEST_SHAPE's array,
+# and every controller a value view's filter form offers (slug, "vendor model"): what its
+# form shows, read in the same snapshot as what it prices.
+_TESTS = Table(
+    "tests",
+    (("rank", "row_number() OVER (ORDER BY t.identifier)"), ("shape", TEST_SHAPE.array)),
+    "results_test t WHERE t.kind = 'throughput' AND t.block_size = 4096",
+)
+_CONTROLLERS = Table(
+    "controllers",
+    (
+        ("rank", "row_number() OVER (ORDER BY m.name, c.model)"),
+        ("slug", "c.slug"),
+        ("name", "m.name || ' ' || c.model"),
+    ),
+    "drives_controller c JOIN drives_manufacturer m ON m.id = c.vendor_id",
 )
 # The labels of the drives with entries (drives.selectors.label_of).
 _LABELS = Table(
@@ -204,10 +222,25 @@ class _TestRows:
 
 
 class ValueIndex:
-    """One snapshot of what value views price (see the module's docstring)."""
+    """One snapshot of what value views price (see the module's docstring), and what their
+    form offers: `tests` (the 4KB throughput tests, by identifier) and `controllers`
+    ((slug, name), by name). Its Test instances are the copy's, shared by every request
+    that reads it: read, never changed."""
 
     def __init__(self, alias: str, version: int | None, tables: dict[str, Columns]):
         self.alias, self.version = alias, version
+        tests = tables["tests"]
+        self.tests: list[Test] = [
+            TEST_SHAPE.build(shape, alias)
+            for _, shape in sorted(zip(tests.values("rank"), tests.values("shape"), strict=True))
+        ]
+        held = tables["controllers"]
+        self.controllers: list[tuple[str, str]] = [
+            (slug, name)
+            for _, slug, name in sorted(
+                zip(held.values("rank"), held.values("slug"), held.values("name"), strict=True)
+            )
+        ]
         self.entries = tables["entries"]
         labels = tables["labels"]
         self.labels = dict(zip(labels.values("drive"), labels.values("label"), strict=True))
@@ -390,7 +423,11 @@ def _smallest(values: np.ndarray, drives: np.ndarray, count: int) -> np.ndarray:
 
 
 _COPY = Copy(
-    LeaderboardEntry, _VERSION_SQL, [_ENTRIES, _PRICES, _LABELS], ValueIndex, prelude=_PRELUDE
+    LeaderboardEntry,
+    _VERSION_SQL,
+    [_ENTRIES, _PRICES, _LABELS, _TESTS, _CONTROLLERS],
+    ValueIndex,
+    prelude=_PRELUDE,
 )
 _held = _COPY.held  # this process's copies, by database
 

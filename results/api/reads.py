@@ -95,7 +95,7 @@ from results.selectors.rankings import (
     throughput_test,
 )
 from results.selectors.runs import results_listed
-from results.selectors.value import value_frontier, value_tests
+from results.selectors.value import value_choices, value_frontier
 from results.value_index import ValuePoint
 
 MAX_LEADERBOARD_PAGE = 200
@@ -943,7 +943,8 @@ class ValueView(APIView):
         responses={200: ValueShape},
     )
     def get(self, request: Request) -> Response:
-        filters, options = value_query(request.query_params, value_tests())
+        choices = value_choices()
+        filters, options = value_query(request.query_params, choices.tests)
         errors = {**filters.errors, **options.errors}
         if errors:
             raise query_errors(errors)
@@ -953,6 +954,7 @@ class ValueView(APIView):
             as_of=options.cleaned_data["as_of"],
             highlight=highlight_slugs(request.query_params.getlist("highlight")),
             worst_case=not filters.form.cleaned_data.get("pattern"),
+            priced=choices.priced,
         )
         return Response(
             {

@@ -7,37 +7,27 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from core.db import prepared_rows
 from core.filters import FilterSet
-from drives.selectors import (
-    CONTROLLER_CHOICES_JSON,
-    controller_choices,
-)
-from results.models import (
-    Test,
-)
-from results.selectors.common import (
-    TEST_SHAPE,
-)
-from results.value_index import ValuePoint, value_index
-
-_VALUE_TESTS_JSON = f"""(
-  SELECT json_agg({TEST_SHAPE.array} ORDER BY t.identifier) FROM results_test t
-  WHERE t.kind = 'throughput' AND t.block_size = 4096)"""
+from results.models import Test
+from results.value_index import ValueIndex, ValuePoint, value_index
 
 
-def value_tests() -> list[Test]:
-    """The 4KB throughput tests a value view can price IOPS in. One prepared statement."""
-    alias, rows = prepared_rows(Test, f"SELECT {_VALUE_TESTS_JSON}")
-    return [TEST_SHAPE.build(v, alias) for v in rows[0][0] or []]
+@dataclass(frozen=True, slots=True)
+class ValueChoices:
+    """What a value view's form offers: the 4KB throughput tests it can price IOPS in, and
+    the controllers; read from the copy (`priced`) that value_frontier then prices on."""
+
+    tests: list[Test]
+    controllers: list[tuple[str, str]]
+    priced: ValueIndex
 
 
-def value_choices() -> tuple[list[Test], list[tuple[str, str]]]:
-    """value_tests(), and the controllers a value view's filter form offers. One prepared
-    statement."""
-    alias, rows = prepared_rows(Test, f"SELECT {_VALUE_TESTS_JSON}, {CONTROLLER_CHOICES_JSON}")
-    tests, controllers = rows[0]
-    return [TEST_SHAPE.build(v, alias) for v in tests or []], controller_choices(controllers)
+def value_choices() -> ValueChoices:
+    """The 4KB throughput tests a value view can price IOPS in, the controllers its filter
+    form offers, and the copy they were read from (results.value_index): one prepared
+    statement (the copy's version)."""
+    index = value_index()
+    return ValueChoices(index.tests, index.controllers, index)
 
 
 # -- value -------------------------------------------------------------------------------
@@ -67,6 +57,7 @@ def value_frontier(
     highlight: tuple[str, ...] = (),
     sample: int = VALUE_SAMPLE,
     worst_case: bool = True,
+    priced: ValueIndex | None = None,
 ) -> ValueView:
     """Price against performance in one test among the entries the pages show, narrowed by
     `filters` (a valid ValueFilter): the value frontier (drives no other drive beats on both
@@ -76,8 +67,9 @@ def value_frontier(
     Each drive counts once: its worst case (the default), or its entry in the one data
     pattern the filters name (worst_case=False). Prices are the latest, or as of a date.
     Computed on the process's copy of the priced entries (results.value_index): one
-    prepared statement (the catalog's version), two with a search."""
-    priced = value_index().price(
+    prepared statement (the catalog's version), none on the copy a value view's choices
+    were read from (`priced`: ValueChoices.priced); one more with a search."""
+    priced = (priced or value_index()).price(
         test_id=test.pk,
         filters=filters,
         as_of=as_of,

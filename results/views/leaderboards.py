@@ -135,12 +135,16 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "highlight": highlight_list(
             request, read.highlight, (r.entry.drive for r in board.rows + board.elsewhere)
         ),
-        **filter_context(LeaderboardFilter, read.filters.form.cleaned_data, read.controllers),
+        # A test of one depth has no depth to choose.
+        **filter_context(
+            LeaderboardFilter,
+            read.filters.form.cleaned_data,
+            read.controllers,
+            omit=() if test.family else ("qd",),
+        ),
         "sweep": _sweep_links(test, request),
         "sweep_name": sweeps.sweep_label(test.name) if test.family else "",
     }
-    if not test.family:  # one depth: nothing to choose
-        context["filter_fields"] = [f for f in context["filter_fields"] if f.name != "qd"]
     if not context["rows"] and page == 1:
         context.update(
             _quick_instead(

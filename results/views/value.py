@@ -23,8 +23,8 @@ from results.views.common import (
 def _value(request: HtmxHttpRequest):
     """The value view for the request's query (its page and its chart's image read it
     alike), or the page saying what in the query is wrong."""
-    tests, controllers = value_choices()
-    filters, options = value_query(request.GET, tests)
+    choices = value_choices()
+    filters, options = value_query(request.GET, choices.tests)
     errors = {**filters.errors, **options.errors}
     if errors:
         return bad_request(request, errors)
@@ -37,8 +37,9 @@ def _value(request: HtmxHttpRequest):
         as_of=chosen["as_of"],
         highlight=highlight,
         worst_case=not chosen.get("pattern"),
+        priced=choices.priced,
     )
-    return view, test, options, chosen, controllers, highlight
+    return view, test, options, chosen, choices.controllers, highlight
 
 
 @require_safe

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from results import charts, units
 from results.charts import TRIM_PHASES
 from results.selectors.rankings import Metric
+from results.spread import Spread
 
 # Bytes/s, nanoseconds and IOPS over every range a table writes differently: 0.02 MB/s (a
 # tenth would write "0.0"), under and over 10 MB/s, thousands.
@@ -96,7 +97,7 @@ def test_value_and_price_hovers_write_prices_as_the_tables_do(price, iops):
     point = SimpleNamespace(
         drive="Maker Model 240GB",
         method="full length",
-        spread=SimpleNamespace(label="one run", n=1),
+        spread=Spread(1, float(iops), float(iops), float(iops), None),  # "one run"
         iops_derived=False,
         frontier=False,
         highlighted=False,
