@@ -15,7 +15,7 @@ LOADGEN_OPTIONS := results/schema/loadgen-options.json
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load \
+        loadgen loadgen-test loadgen-san-test loadgen-tests loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load \
         bench-pair bench-charts bench-dump seed-scale plotly clean test-fresh test-fresh-loadgen
 
 help:
@@ -110,10 +110,25 @@ serve: $(INSTALLED)
 	$(PY) -m benchsite.embedded_pg run --data-dir var/pg -- \
 	  $(PY) -m benchsite.serve $(if $(DATABASE_URL),,--demo) $(if $(ADDR),--bind $(ADDR))
 
-test: test-deps lint migrations-check test-python loadgen-test loadgen-san-test
+# The Python tests and loadgen's two suites at once: loadgen's tests mostly wait on timed
+# runs and the disk, so they take little of the cores pytest's workers use. Each one's output
+# is printed whole when it ends (--output-sync), pytest's last.
+test: test-deps lint migrations-check
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-python loadgen-tests
 
+# pytest's workers (pytest-xdist), each with its own test database. --dist load hands the
+# tests out in batches in collection order, so each worker runs its share in the order one
+# process would (pytest-django's: tests in a transaction before transactional ones, whose
+# flush empties what the migrations wrote). Not by module or group: those schedulers key tests
+# by node id, which schemathesis gives each of a test's operations alike (all but one would
+# not run). PYTEST_JOBS=0 runs them in this process.
+PYTEST_JOBS ?= 2
 test-python: $(INSTALLED) test-deps
-	$(PY) -m pytest
+	$(PY) -m pytest $(if $(filter-out 0,$(PYTEST_JOBS)),-n $(PYTEST_JOBS) --dist load)
+
+# loadgen's suites one after the other: plain, then under the sanitizers.
+loadgen-tests: loadgen-test
+	@$(MAKE) --no-print-directory loadgen-san-test
 
 # `make loadgen-dist`: git (meson dist archives the commit), xz, dpkg-deb and dpkg-shlibdeps
 # (the package and its Depends), libcurl's headers (the release uploads).
@@ -214,8 +229,13 @@ loadgen-dist: release-deps $(INSTALLED)
 # The QEMU guests (suite vm) boot once, under the sanitizers (loadgen-san-test): the same
 # binary's behaviour, with its memory checked too. LOADGEN_TEST_ARGS= runs them here as well.
 LOADGEN_TEST_ARGS ?= --no-suite vm
+# Tests at once: the integration tests mostly wait on timed runs and the disk (a test takes
+# about a tenth of a core), so four at a time on two cores; the longest start first
+# (their meson.build's priority).
+LOADGEN_TEST_JOBS ?= 4
 loadgen-test: loadgen
-	meson test -C $(LOADGEN_BUILD) --print-errorlogs $(LOADGEN_TEST_ARGS)
+	meson test -C $(LOADGEN_BUILD) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
+	  $(LOADGEN_TEST_ARGS)
 
 # -O1: AddressSanitizer's advice for a usable speed; at -O0 its instrumented bookkeeping
 # between one I/O and the next is 2% of a 4KB read's latency, which the latency tests see.
@@ -226,7 +246,7 @@ $(LOADGEN_SAN)/build.ninja: | $(INSTALLED)
 loadgen-san-test: $(LOADGEN_SAN)/build.ninja
 	meson compile -C $(LOADGEN_SAN)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C $(LOADGEN_SAN) --print-errorlogs
+	  meson test -C $(LOADGEN_SAN) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS)
 
 bench: bench-ingest bench-loadgen
 

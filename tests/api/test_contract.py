@@ -404,8 +404,16 @@ def test_the_document_component_judges_every_document_as_the_served_schema(opena
     )
     samples = sorted((Path(settings.BASE_DIR) / "results" / "schema" / "samples").glob("*.json"))
     compared = refused = 0
+    seen = set()
     for sample in samples:
         for document in variants(json.loads(sample.read_text())):
+            # Each distinct document once: a value replaced by itself (each member's first
+            # variant, or a scalar already null, "x", -1 or false) is a document judged
+            # already, and both validators judge the same document alike every time.
+            text = json.dumps(document)
+            if text in seen:
+                continue
+            seen.add(text)
             problems = sorted(e.message for e in served.iter_errors(document))
             assert sorted(e.message for e in described.iter_errors(document)) == problems
             compared += 1

@@ -3,7 +3,8 @@ arguments are slugs it gives what reverse() gives, and anything else goes to rev
 page_urls(name) is page_url(name, slug) for many slugs."""
 
 import pytest
-from django.core.signals import request_finished
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from django.urls import NoReverseMatch, get_resolver, reverse, set_script_prefix
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -98,7 +99,19 @@ def test_arguments_that_are_not_slugs_go_through_reverse(arg):
         assert page_urls("bench:drive")(arg) == expected
 
 
-def test_a_script_prefix_is_kept():
+@pytest.fixture
+def no_connection_housekeeping():
+    """As Django's test client does: a request made here must not close (or, closed, look at)
+    the database connection this process keeps for the tests that use it: these tests read
+    no database."""
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (request_started, request_finished):
+        signal.connect(close_old_connections)
+
+
+def test_a_script_prefix_is_kept(no_connection_housekeeping):
     # Outside a request: a test client response an earlier test left unclosed never sent
     # request_finished, which would leave that request's prefix in force.
     request_finished.send(sender=None)
@@ -115,7 +128,9 @@ def test_a_script_prefix_is_kept():
     assert page_urls("bench:drive")("x") == "/drives/x/"
 
 
-def test_links_of_a_request_carry_its_script_prefix_and_no_other(rf, settings):
+def test_links_of_a_request_carry_its_script_prefix_and_no_other(
+    rf, settings, no_connection_housekeeping
+):
     """The prefix a request is served under (SCRIPT_NAME) is read once when it starts and
     forgotten when it ends: links in each request carry their own, and links made between
     requests follow set_script_prefix again."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.db import transaction
 from django.urls import reverse
 
 from drives.models import Drive, Price
@@ -26,9 +27,14 @@ LOADGEN_REPRODUCES = {"Iometer"}
 TOOLS = ("Iometer", "AS-SSD", "HDTach", "PCMark")
 
 
-@pytest.fixture
-def demo():
-    call_command("load_demo", stdout=StringIO())
+@pytest.fixture(scope="module")
+def demo(django_db_setup, django_db_blocker):
+    """The demo loaded once for the module, in a transaction rolled back after it (each
+    test's own is a savepoint within it, so what one test changes the next never sees)."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        call_command("load_demo", stdout=StringIO())
+        yield
+        transaction.set_rollback(True)
 
 
 def published_entries():

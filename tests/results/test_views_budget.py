@@ -5,7 +5,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -18,22 +18,34 @@ pytestmark = pytest.mark.django_db
 SIZES = {"small": 12, "large": 240}
 
 
-@pytest.fixture(params=sorted(SIZES))
-def catalog(request, settings):
-    """A synthetic catalog shown as real, with prices, series and leaderboard entries."""
+@pytest.fixture(scope="module", params=sorted(SIZES))
+def seeded(request, django_db_setup, django_db_blocker):
+    """A synthetic catalog of each size with prices, series and leaderboard entries, seeded
+    once for the module in a transaction rolled back after it: each test runs in a savepoint
+    within it, so none sees another's writes (saturate's series)."""
     drives = SIZES[request.param]
-    call_command(
-        "seed_scale",
-        f"--drives={drives}",
-        f"--results={drives * 20}",
-        f"--series={drives * 2}",
-        "--points=50",
-        stdout=StringIO(),
-    )
+    with django_db_blocker.unblock(), transaction.atomic():
+        call_command(
+            "seed_scale",
+            f"--drives={drives}",
+            f"--results={drives * 20}",
+            f"--series={drives * 2}",
+            "--points=50",
+            stdout=StringIO(),
+        )
+        slugs = list(
+            Drive.objects.filter(synthetic=True).order_by("pk").values_list("slug", flat=True)
+        )
+        assert LeaderboardEntry.objects.count() >= drives * 3
+        yield slugs
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def catalog(seeded, db, settings):
+    """The catalog shown as real."""
     settings.BENCH_SHOW_SYNTHETIC = True
-    slugs = list(Drive.objects.filter(synthetic=True).order_by("pk").values_list("slug", flat=True))
-    assert LeaderboardEntry.objects.count() >= drives * 3
-    return slugs
+    return seeded
 
 
 def saturate(*slugs: str) -> None:
