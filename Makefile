@@ -233,9 +233,13 @@ LOADGEN_TEST_ARGS ?= --no-suite vm
 # about a tenth of a core), so four at a time on two cores; the longest start first
 # (their meson.build's priority).
 LOADGEN_TEST_JOBS ?= 4
+# A test's timeout guards against a hang, not a speed: beside pytest's workers on two cores,
+# under the sanitizers, WSAT's interrupt test (a 1 GiB purge before its signal) ran past its
+# 60 s.
+LOADGEN_TIMEOUTS ?= --timeout-multiplier 3
 loadgen-test: loadgen
 	meson test -C $(LOADGEN_BUILD) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
-	  $(LOADGEN_TEST_ARGS)
+	  $(LOADGEN_TIMEOUTS) $(LOADGEN_TEST_ARGS)
 
 # -O1: AddressSanitizer's advice for a usable speed; at -O0 its instrumented bookkeeping
 # between one I/O and the next is 2% of a 4KB read's latency, which the latency tests see.
@@ -246,7 +250,8 @@ $(LOADGEN_SAN)/build.ninja: | $(INSTALLED)
 loadgen-san-test: $(LOADGEN_SAN)/build.ninja
 	meson compile -C $(LOADGEN_SAN)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C $(LOADGEN_SAN) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS)
+	  meson test -C $(LOADGEN_SAN) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
+	  $(LOADGEN_TIMEOUTS)
 
 bench: bench-ingest bench-loadgen
 
