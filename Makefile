@@ -12,6 +12,9 @@ EPHEMERAL := $(PY) -m benchsite.embedded_pg run --ephemeral --
 LOADGEN_BUILD := loadgen/build
 LOADGEN_SAN := loadgen/build-san
 LOADGEN_OPTIONS := results/schema/loadgen-options.json
+# meson's ninja takes make's jobserver from MAKEFLAGS, whose descriptors make hands to no
+# recipe but a make's ("Could not initialize jobserver" under make -j): it runs its own jobs.
+MESON := MAKEFLAGS= meson
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
@@ -206,7 +209,7 @@ $(LOADGEN_BUILD)/build.ninja: | $(INSTALLED)
 	meson setup $(LOADGEN_BUILD) loadgen --buildtype=release
 
 loadgen: $(LOADGEN_BUILD)/build.ninja
-	meson compile -C $(LOADGEN_BUILD)
+	$(MESON) compile -C $(LOADGEN_BUILD)
 
 # loadgen's option table as results/reproduce.py reads it, committed (the run pages' command is
 # written from it); tests/loadgen/test_options.py fails when it is not what loadgen prints.
@@ -238,7 +241,7 @@ LOADGEN_TEST_JOBS ?= 4
 # 60 s.
 LOADGEN_TIMEOUTS ?= --timeout-multiplier 3
 loadgen-test: loadgen
-	meson test -C $(LOADGEN_BUILD) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
+	$(MESON) test -C $(LOADGEN_BUILD) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
 	  $(LOADGEN_TIMEOUTS) $(LOADGEN_TEST_ARGS)
 
 # -O1: AddressSanitizer's advice for a usable speed; at -O0 its instrumented bookkeeping
@@ -248,9 +251,9 @@ $(LOADGEN_SAN)/build.ninja: | $(INSTALLED)
 	  -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true
 
 loadgen-san-test: $(LOADGEN_SAN)/build.ninja
-	meson compile -C $(LOADGEN_SAN)
+	$(MESON) compile -C $(LOADGEN_SAN)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  meson test -C $(LOADGEN_SAN) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
+	  $(MESON) test -C $(LOADGEN_SAN) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
 	  $(LOADGEN_TIMEOUTS)
 
 bench: bench-ingest bench-loadgen
