@@ -14,7 +14,6 @@ full-length run or a published figure.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -124,17 +123,9 @@ class Spread:
     @property
     def label(self) -> str:
         """ "± 2.1% (n = 3)", or "one run"."""
-        return spread_label(self.n, self.cv)
-
-
-@functools.lru_cache(maxsize=1 << 15)
-def spread_label(n: int, cv: float | None) -> str:
-    """A spread's label (Spread.label), written once per process for each: the same groups
-    come back request after request (a ranking's rows and bars, a value view's points and
-    tables read each one's twice or more)."""
-    if cv is None:
-        return "one run"
-    return f"± {cv * 100:.1f}% (n = {n})"
+        if self.cv is None:
+            return "one run"
+        return f"± {self.cv * 100:.1f}% (n = {self.n})"
 
 
 @dataclass(frozen=True, slots=True)
