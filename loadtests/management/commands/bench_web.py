@@ -206,11 +206,12 @@ class Command(BaseCommand):
             LeaderboardEntry.objects.values_list("drive__slug", flat=True).distinct()
         )
         # The four-corner tests, which every tree bench_pair may compare with has: a queue-
-        # depth sweep's points and the mixed test (issue 33) are not in earlier catalogs.
+        # depth sweep's points, the mixed test (issue 33) and the latency test's QD1 points
+        # (suite lat-2026) are not in earlier catalogs.
         tests = list(
-            Test.objects.filter(kind=Test.Kind.THROUGHPUT, family="").exclude(
-                operation=Test.Operation.MIXED
-            )
+            Test.objects.filter(kind=Test.Kind.THROUGHPUT, family="")
+            .exclude(operation=Test.Operation.MIXED)
+            .exclude(identifier__endswith="-qd1-lat")
         )
         controllers = list(Controller.objects.values_list("slug", flat=True))
         pairs = [rng.sample(with_results, 2) for _ in range(PATHS_PER_PAGE)]
