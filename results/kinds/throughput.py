@@ -41,7 +41,7 @@ from results.sections import (
 from results.selectors.common import Figures
 from results.selectors.compare import SIDE_KEYS, UNSTATED_NOTE, Comparison, Sweep, TestRows
 from results.spread import Verdict
-from results.units import iops, latency, mbps
+from results.units import count, iops, iops_spread, latency, mbps, size
 
 LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
 # The latency figures of a result the latency table and the exports show, in order.
@@ -244,6 +244,87 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
             yield ["parameters", name, "", "the same", same, *[""] * len(keys), *blank]
 
 
+@dataclass(slots=True)
+class Cell:
+    """A drive's figures in a row of the page's throughput table, as the page writes them:
+    numbers formatted once (results.units), notes as text; `figures` None: not tested."""
+
+    key: str
+    figures: Figures | None
+    mbps: str = ""
+    iops: str = ""
+    block: str = ""  # the block size a derived rate is reckoned with
+    within: str = ""  # its IOPS second by second within the run (units.iops_spread)
+    spread_title: str = ""  # its run-to-run range, where it is the mean of several results
+    notes: tuple[str, ...] = ()  # its data pattern not stated, its deviations from the method
+    best: bool = False  # of three or four drives, better than every other
+    against_a: Verdict | None = None  # of three or four drives, B's to D's verdict against A
+    directions: tuple = ()  # a mixed test's (IOPS, mean latency) of its reads, then writes
+
+
+@dataclass(slots=True)
+class TableRow:
+    """One data pattern's row of a test's table on the page (PatternRow, as it is shown)."""
+
+    pattern: PatternRow
+    cells: list[Cell]
+
+
+def _cell(key: str, f: Figures | None, p: PatternRow, index: int, many: bool) -> Cell:
+    if f is None:
+        return Cell(key, None)
+    r, s = f.result, f.spread
+    notes = (*((UNSTATED_NOTE,) if r.pattern != p.pattern else ()), *r.deviations)
+    directions = ()
+    if r.test.operation == Test.Operation.MIXED:
+        halves = r.directions
+        directions = tuple(
+            (iops(h["iops"]), latency(h["latency_mean_ns"])) if (h := halves.get(side)) else None
+            for side in MIXED_SIDES
+        )
+    return Cell(
+        key,
+        f,
+        mbps(f.bytes_per_second),
+        iops(f.iops),
+        size(f.block_size) if f.derived else "",
+        iops_spread(r),
+        f"mean of {count(s.n)} results, {mbps(s.low)}–{mbps(s.high)} MB/s"
+        if s and s.n > 1
+        else "",
+        notes,
+        many and p.best == key,
+        p.verdicts[index] if many and index else None,
+        directions,
+    )
+
+
+def _table(one: TestRows) -> list[TableRow]:
+    """The rows of a test's table on the page: each data pattern's, every drive's cell."""
+    rows = []
+    for p in one.rows:
+        many = len(p.figures) > 2
+        cells = [
+            _cell(key, f, p, i, many)
+            for i, (key, f) in enumerate(zip(SIDE_KEYS, p.figures, strict=False))
+        ]
+        rows.append(TableRow(p, cells))
+    return rows
+
+
+@dataclass
+class TestPart:
+    """A test of the throughput section: its rows (TestRows), its bars and, as the page
+    shows them, its table's rows (made where read: the exports and the API do not)."""
+
+    one: TestRows
+    plot: Plot
+
+    @functools.cached_property
+    def table(self) -> list[TableRow]:
+        return _table(self.one)
+
+
 def _throughput(c: Comparison) -> Section:
     parts = []
     for i, one in enumerate(c.tests):
@@ -253,14 +334,14 @@ def _throughput(c: Comparison) -> Section:
             one.test.name,
             lambda one=one: charts.compare_bars(one, c.names),
         )
-        parts.append((one, plot))
+        parts.append(TestPart(one, plot))
     return Section(
         "throughput",
         "Throughput",
         parts,
-        [plot for one, plot in parts if one.has_rates],
+        [part.plot for part in parts if part.one.has_rates],
         lambda: _throughput_rows(c, c.tests),
-        ("tests", lambda keys, points: [_test_rows(one) for one, _ in parts]),
+        ("tests", lambda keys, points: [_test_rows(part.one) for part in parts]),
     )
 
 
@@ -305,8 +386,9 @@ class SweepPart:
 @dataclass(slots=True)
 class LatencySide:
     key: str  # "a" to "d"
-    figures: list | None  # mean, LATENCY_PERCENTILES, max in ns; None: not tested
+    values: tuple[str, ...] | None  # mean, LATENCY_PERCENTILES, max as shown; None: not tested
     kind: str  # which latency they are (results.models.latency_description)
+    verdict: Verdict = field(default_factory=Verdict)  # its mean's against A's (A's own empty)
 
 
 @dataclass(slots=True)
@@ -328,15 +410,19 @@ def _latency(c: Comparison) -> Section:
             if not one.has_latency:
                 continue
             for p in one.rows:
+                verdicts = p.latency_verdicts
                 sides = tuple(
                     LatencySide(
                         key,
-                        None if f is None else [read(f.result) for _, read in LATENCY_FIGURES],
+                        None
+                        if f is None
+                        else tuple(latency(read(f.result)) for _, read in LATENCY_FIGURES),
                         _which_latency(f, sources),
+                        v,
                     )
-                    for key, f in zip(SIDE_KEYS, p.figures, strict=False)
+                    for key, f, v in zip(SIDE_KEYS, p.figures, verdicts, strict=False)
                 )
-                found.append(LatencyRow(one.test.name, p.pattern, sides, p.latency_verdicts))
+                found.append(LatencyRow(one.test.name, p.pattern, sides, verdicts))
         return found
 
     # No entry of its own in the API's body: its figures are its tests' (each side's `latency`).

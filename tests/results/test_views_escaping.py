@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from drives.models import Controller, Drive, Manufacturer, NandType
 from results import units
 from results.charts import chart
-from results.kinds.throughput import LatencyRow, LatencySide
+from results.kinds.throughput import LatencyRow, LatencySide, TestPart
 from results.spread import Spread, Verdict
 from results.views.compare import _md_cell
 from tests.factories import PriceFactory
@@ -278,7 +278,11 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
     )
     pattern = text()
     result = SimpleNamespace(
-        pattern=pattern, deviations=[text(), text()], iops_stddev=None, iops_min=40100.0
+        pattern=pattern,
+        deviations=[text(), text()],
+        iops_stddev=None,
+        iops_min=40100.0,
+        test=SimpleNamespace(operation="randread"),
     )
     figures = SimpleNamespace(
         result=result,
@@ -294,17 +298,18 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         pattern=pattern,
         figures=[figures, None],
         verdicts=[Verdict(), Verdict("untested", 12.34, None, text())],
+        best="",
     )
     test = SimpleNamespace(
         identifier="randread-4k-qd3", name=text(), queue_depth=3, queue_depth_note="QD3"
     )
     plot = SimpleNamespace(figure={"data": []}, element=text(), key="randread-4k-qd3")
-    tests = [(SimpleNamespace(test=test, rows=[pair], has_rates=True), plot)]
+    tests = [TestPart(SimpleNamespace(test=test, rows=[pair], has_rates=True), plot)]
     latency = LatencyRow(
         text(),
         text(),
         (
-            LatencySide("a", [1000, None, 2e6, 3e9, None, 4e9], text()),
+            LatencySide("a", tuple(map(units.latency, [1000, None, 2e6, 3e9, None, 4e9])), text()),
             LatencySide("b", None, ""),
         ),
         [Verdict(), Verdict("untested", 12.34, None, text())],
