@@ -126,6 +126,9 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=11)
         parser.add_argument("--worker-class", default="sync", help="gunicorn's (sync, gthread)")
         parser.add_argument("--threads", type=int, default=1, help="a gthread worker's")
+        parser.add_argument(
+            "--keep", metavar="FOLDER", help="keep the server's logs and wrk's scripts there"
+        )
 
     def handle(self, *args, **opts):
         if Drive.objects.filter(synthetic=True).count() < SCALE_DRIVES:
@@ -150,8 +153,9 @@ class Command(BaseCommand):
         workers = 2 * len(os.sched_getaffinity(0)) + 1
         runs_before = Run.objects.count()
         with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
-            folder = Path(tmp)
-            timing = folder / "timing.tsv"
+            folder = Path(opts["keep"] or tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            timing = folder / "timing.jsonl"
             env["BENCH_TIMING_LOG"] = str(timing)
             jobs = self.jobs(folder, families, opts)
             with AppServer(env=env, log=folder / "gunicorn.log", workers=workers) as server:
