@@ -62,6 +62,27 @@ end
 STAMP_HEADER = "X-Request-Start"
 
 
+def _client_log(path: Path | None) -> str:
+    """A wrk response() that appends, for each response carrying the X-Request-Start its
+    request was sent with (loadtests/request_timing.py echoes it), that stamp, the moment
+    the response was read in full and its status: the client's own latency, request by
+    request. One line a write, appended: wrk's threads and processes share the file."""
+    if path is None:
+        return ""
+    return f"""
+local client_log = io.open({_lua_string(str(path))}, "a")
+client_log:setvbuf("no")
+response = function(status, headers, body)
+  local sent = headers["{STAMP_HEADER}"]
+  if sent then
+    ffi.C.gettimeofday(timeval, nil)
+    client_log:write(string.format(
+      "%s\\t%d.%06d\\t%d\\n", sent, tonumber(timeval.tv_sec), tonumber(timeval.tv_usec), status))
+  end
+end
+"""
+
+
 _SEEDED_START = """
 local i = 0
 init = function(args)
@@ -77,11 +98,13 @@ def get_rotation(
     fresh: bool = False,
     headers: dict[str, str] | None = None,
     stamp: bool = False,
+    client_log: Path | None = None,
 ) -> str:
     """A wrk script that GETs the paths in turn, each connection thread from a random start.
     fresh: each request also carries a query parameter of its own (`_=`, which the views
     ignore), so that no response cache has seen it. headers: sent with every request.
-    stamp: each request says when it was sent (X-Request-Start)."""
+    stamp: each request says when it was sent (X-Request-Start); client_log: with stamp, each
+    response's stamp and the moment it was read are appended there."""
     suffix = ""
     if fresh:
         suffix = ' .. (string.find(paths[i], "?", 1, true) and "&" or "?") .. "_=" .. nonce()'
@@ -91,7 +114,7 @@ def get_rotation(
     stamping = f'\n  headers["{STAMP_HEADER}"] = request_start()' if stamp else ""
     return f"""local paths = {_lua_list(paths)}
 local headers = {{{fields}}}
-{_STAMP if stamp else ""}{_SEEDED_START}
+{_STAMP + _client_log(client_log) if stamp else ""}{_SEEDED_START}
 local serial = 0
 local tag = nil
 nonce = function()
@@ -107,19 +130,25 @@ end
 
 
 def post_distinct(
-    path: str, body: str, placeholder: str, headers: dict[str, str], *, stamp: bool = False
+    path: str,
+    body: str,
+    placeholder: str,
+    headers: dict[str, str],
+    *,
+    stamp: bool = False,
+    client_log: Path | None = None,
 ) -> str:
     """A wrk script that POSTs body to path, with placeholder replaced in the body and in every
     header value by a value unique to the request (thread and counter), so that no two
-    requests carry the same document or Idempotency-Key. stamp: each request says when it
-    was sent (X-Request-Start)."""
+    requests carry the same document or Idempotency-Key. stamp, client_log: as
+    get_rotation's."""
     header_lines = "\n".join(
         f"  h[ {_lua_string(k)} ] = string.gsub({_lua_string(v)}, {_lua_string(placeholder)}, n)"
         for k, v in headers.items()
     )
     if stamp:
         header_lines += f'\n  h["{STAMP_HEADER}"] = request_start()'
-    return f"""{_STAMP if stamp else ""}local body = {_lua_string(body)}
+    return f"""{_STAMP + _client_log(client_log) if stamp else ""}local body = {_lua_string(body)}
 local placeholder = {_lua_string(placeholder)}
 local prefix = ""
 local count = 0

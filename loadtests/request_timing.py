@@ -6,8 +6,10 @@ A request's line holds the wall-clock moments the server can see, each from time
 
 - `client`: when the client sent it, from its X-Request-Start header ("t=<seconds>",
   nginx's `t=${msec}` form; bench_load's wrk scripts stamp it as they write the request);
-  None without one. From then until `start` the request waited for a worker: in the listen
-  backlog (a sync worker accepts only when it is free) or a thread pool's queue;
+  None without one (`stamp`: the header as sent, echoed in the response's, so that the
+  client can tell which request each response answers). From then until `start` the
+  request waited for a worker: in the listen backlog (a sync worker accepts only when it
+  is free) or a thread pool's queue;
 - `start`: a worker began it (the first middleware; before it only gunicorn's read of the
   request line and headers, and Django's making of the request);
 - `own_ms`: the middleware chain and the view, of which `db_ms` in SQL statements
@@ -44,6 +46,7 @@ from django.http import HttpRequest, HttpResponse
 
 from benchsite.response_cache import CACHE_STATUS_HEADER
 
+STAMP_HEADER = "X-Request-Start"
 REQUEST_START_HEADER = "HTTP_X_REQUEST_START"
 
 
@@ -158,11 +161,15 @@ class RequestTimingMiddleware:
         finally:
             _current.clock = None
         own = time.time() - start
+        stamp = request.META.get(REQUEST_START_HEADER)
+        if stamp:  # back to the client, which tells by it which request a response answers
+            response[STAMP_HEADER] = stamp
         record = {
             "path": request.get_full_path(),
             "method": request.method,
             "status": response.status_code,
-            "client": client_sent(request.META.get(REQUEST_START_HEADER)),
+            "stamp": stamp,
+            "client": client_sent(stamp),
             "start": start,
             "own_ms": own * 1e3,
             "db_ms": clock.db_seconds * 1e3,

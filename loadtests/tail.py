@@ -104,14 +104,28 @@ class Served:
     cache: str
     status: int
     worker: int
+    client_ms: float | None = None  # what the client measured (None: no line of its own)
 
     @property
     def stalled(self) -> float:
         return self.copies + self.locks
 
     @property
-    def latency(self) -> float:
+    def served(self) -> float:
+        """From the client's send to the response sent, as the server saw it."""
         return self.queued + self.django + self.database + self.stalled
+
+    @property
+    def unaccounted(self) -> float:
+        """What the client waited beyond what the server accounts for (reading the
+        response, the client's own scheduling): negative when it read the response before
+        the server's close."""
+        return self.client_ms - self.served if self.client_ms is not None else 0.0
+
+    @property
+    def latency(self) -> float:
+        """What the client waited (the server's account where the client has none)."""
+        return self.client_ms if self.client_ms is not None else self.served
 
     @property
     def end(self) -> float:
@@ -138,10 +152,27 @@ class Log:
         return [r for r in self.requests if r.family == name]
 
 
-def read_log(path: Path, family_of: Callable[[str], str | None], samples=()) -> Log:
+def read_client_log(path: Path | None) -> dict[str, float]:
+    """The client's lines (loadtests.loadrig's client_log): its latency (ms) by stamp."""
+    found = {}
+    for line in path.read_text().splitlines() if path and path.exists() else []:
+        stamp, read, _status = line.split("\t")
+        sent = float(stamp.removeprefix("t="))
+        found[stamp] = (float(read) - sent) * 1e3
+    return found
+
+
+def read_log(
+    path: Path,
+    family_of: Callable[[str], str | None],
+    samples=(),
+    client_log: Path | None = None,
+) -> Log:
     """The server's log, each request of a named family split; lock waits from the
-    sampler's samples, by the request's backends, during its own time and after it."""
+    sampler's samples, by the request's backends, during its own time and after it; the
+    client's latency from its own log, by the request's stamp."""
     waits = LockWaits(samples)
+    client = read_client_log(client_log)
     log = Log()
     for line in path.read_bytes().splitlines() if path.exists() else []:
         record = orjson.loads(line)
@@ -179,6 +210,7 @@ def read_log(path: Path, family_of: Callable[[str], str | None], samples=()) -> 
                 cache=record["cache"],
                 status=record["status"],
                 worker=record["worker"],
+                client_ms=client.get(record["stamp"]),
             )
         )
     return log
@@ -198,7 +230,7 @@ def tail(requests: list[Served], q: float) -> tuple[float, list[Served]]:
     return at, [r for r in requests if r.latency >= at]
 
 
-SPLIT = ("queued", "django", "database", "stalled")
+SPLIT = ("queued", "django", "database", "stalled", "unaccounted")
 
 
 def split(requests: list[Served]) -> dict[str, float]:
@@ -251,14 +283,16 @@ def occupancy(
 
 
 def print_tails(out, log: Log, families: list[str], wrk_p99: dict[str, float]) -> None:
-    """The p99 and p99.9 of each family with the split of the requests at or beyond them."""
+    """The p99 and p99.9 of each family with the split of the requests at or beyond them,
+    and when the slowest were sent."""
     header = (
-        f"{'URL family':<14}{'served':>8}{'wrk p99':>9}{'pct':>7}{'ms':>9}"
-        f"{'queued':>9}{'Django':>9}{'database':>9}{'stalled':>9}{' of it copies/locks':>20}"
+        f"{'URL family':<14}{'served':>8}{'wrk p99':>9}{'pct':>7}{'ms':>8}{'n':>5}"
+        f"{'queued':>8}{'Django':>8}{'db':>8}{'stalled':>8}{'(copies':>8}{'locks)':>7}"
+        f"{'unacc.':>8}"
     )
     out.write(
-        "\nthe tail, split (server's log): at each percentile, its latency and the mean split "
-        "of the requests at or beyond it, ms\n" + header + "\n" + "-" * len(header)
+        "\nthe tail, split: at each percentile of what the client waited, that latency and the "
+        "mean split of the n requests at or beyond it, ms\n" + header + "\n" + "-" * len(header)
     )
     for name in families:
         mine = log.family(name)
@@ -275,14 +309,34 @@ def print_tails(out, log: Log, families: list[str], wrk_p99: dict[str, float]) -
                 else f"{'':<14}{'':>8}{'':>9}"
             )
             out.write(
-                f"{lead}{f'p{q:g}':>7}{at:>9.0f}"
-                + "".join(f"{parts[p]:>9.0f}" for p in SPLIT)
-                + f"{f'{copies:.0f}/{locks:.0f}':>20}"
+                f"{lead}{f'p{q:g}':>7}{at:>8.0f}{len(slowest):>5}"
+                + "".join(f"{parts[p]:>8.0f}" for p in SPLIT[:4])
+                + f"{copies:>8.0f}{locks:>7.0f}{parts['unaccounted']:>8.0f}"
             )
     out.write(
-        "wrk p99: the client's own figure (its latencies beyond its 10 s timeout are left out);"
-        " ms: from the client's X-Request-Start to the response sent, as the server logs it"
+        "served: requests in the server's log (wrk p99, the client's own figure, leaves out "
+        "its latencies beyond its 10 s timeout); unacc.: what the client waited beyond the "
+        "server's account (from its X-Request-Start to the response sent)"
     )
+    reads = [r for r in log.requests if r.family != "uploads"]
+    if reads:
+        first = min(r.client for r in reads)
+        _, slowest = tail(reads, 99.0)
+        by_second: dict[int, list[Served]] = {}
+        for r in slowest:
+            by_second.setdefault(int((r.client - first) // TIMELINE_S * TIMELINE_S), []).append(r)
+        out.write(
+            f"when the slowest 1% of reads were sent (s from the first; {TIMELINE_S:g} s "
+            "bins): "
+            + ", ".join(
+                f"{at}: {len(rs)} ({min(r.latency for r in rs):.0f}-"
+                f"{max(r.latency for r in rs):.0f} ms)"
+                for at, rs in sorted(by_second.items())
+            )
+        )
+
+
+TIMELINE_S = 4
 
 
 def print_workers(out, log: Log, workers: int, window: tuple[float, float]) -> None:

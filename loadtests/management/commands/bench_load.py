@@ -93,7 +93,8 @@ def _families(rng: random.Random) -> dict[str, list[str]]:
 
 def family_finder(families: dict[str, list[str]]):
     """The family of a logged path (None: not the benchmark's)."""
-    family_of = {path: name for name, paths in families.items() for path in paths}
+    # As Django gives it back (get_full_path): an empty query string's "?" dropped.
+    family_of = {path.removesuffix("?"): n for n, paths in families.items() for path in paths}
 
     def find(path: str) -> str | None:
         return family_of.get(path, "uploads" if path.startswith("/api/v1/runs/") else None)
@@ -165,6 +166,11 @@ class Command(BaseCommand):
                     f" on {server.url}, response cache {'off' if opts['no_cache'] else 'on'}; "
                     f"{opts['connections']} connections for {opts['seconds']:g} s"
                 )
+                ready = server.wait_ready()
+                self.stdout.write(
+                    f"workers ready {ready:.1f} s after gunicorn listened (each reads the "
+                    "in-process copies before its first request); measuring from then"
+                )
                 boots = server.boots()
                 sampler = LockSampler(os.environ["DATABASE_URL"])
                 sampler.start()
@@ -177,7 +183,7 @@ class Command(BaseCommand):
                     window.append(time.time())
                     sampler.stop()
                 boots = server.boots() - boots
-            log = read_log(timing, family_finder(families), sampler.samples)
+            log = read_log(timing, family_finder(families), sampler.samples, folder / "client.tsv")
         self.report(results, jobs, log, uploaded=Run.objects.count() - runs_before)
         print_tails(
             self.stdout, log, list(results), {name: r.p99_ms for name, r in results.items()}
@@ -196,7 +202,8 @@ class Command(BaseCommand):
         share, extra = divmod(readers, len(families))
         jobs = {}
         for n, (name, paths) in enumerate(families.items()):
-            script = script_file(folder / f"read-{n}.lua", get_rotation(paths, stamp=True))
+            rotation = get_rotation(paths, stamp=True, client_log=folder / "client.tsv")
+            script = script_file(folder / f"read-{n}.lua", rotation)
             jobs[name] = (script, share + (1 if n < extra else 0))
         if uploaders:
             source = post_distinct(
@@ -209,6 +216,7 @@ class Command(BaseCommand):
                     "Idempotency-Key": f"bench-load-{PLACEHOLDER}",
                 },
                 stamp=True,
+                client_log=folder / "client.tsv",
             )
             jobs["uploads"] = (script_file(folder / "uploads.lua", source), uploaders)
         return jobs
