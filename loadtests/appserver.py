@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 60
 LISTENING = re.compile(r"Listening at: (http://\S+)")
+WORKER_READY = "Worker ready: in-process copies read"  # benchsite/gunicorn.conf.py logs it
 
 
 def server_environment(env: dict[str, str]) -> dict[str, str]:
@@ -101,6 +102,17 @@ class AppServer:
             time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"gunicorn did not start:\n{self.log.read_text(errors='replace')}")
+
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> float:
+        """Wait until every worker has taken its first request's place (read the in-process
+        copies at its start: gunicorn.conf.py's post_worker_init, which logs WORKER_READY);
+        the seconds waited. Until then the server listens, but no worker accepts."""
+        started = time.monotonic()
+        while self.log.read_text(errors="replace").count(WORKER_READY) < (self.workers or 1):
+            if time.monotonic() - started > timeout or self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn's workers not ready in {timeout} s")
+            time.sleep(0.05)
+        return time.monotonic() - started
 
     def boots(self) -> int:
         """How many workers the server has started so far (the first ones included): a

@@ -43,6 +43,46 @@ def _lua_list(items: list[str]) -> str:
     return "{\n" + ",\n".join(_lua_string(item) for item in items) + "\n}"
 
 
+# X-Request-Start, as nginx sets it (`t=${msec}`): the moment the request is written, on the
+# wall clock the server reads too (one machine), so that the server can tell how long it
+# waited for a worker (loadtests/request_timing.py). wrk's Lua is LuaJIT: gettimeofday
+# through its FFI, since Lua's own clock has whole seconds only.
+_STAMP = """
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_usec; } bench_timeval;
+int gettimeofday(bench_timeval *tv, void *tz);
+]]
+local timeval = ffi.new("bench_timeval")
+request_start = function()
+  ffi.C.gettimeofday(timeval, nil)
+  return string.format("t=%d.%06d", tonumber(timeval.tv_sec), tonumber(timeval.tv_usec))
+end
+"""
+STAMP_HEADER = "X-Request-Start"
+
+
+def _client_log(path: Path | None) -> str:
+    """A wrk response() that appends, for each response carrying the X-Request-Start its
+    request was sent with (loadtests/request_timing.py echoes it), that stamp, the moment
+    the response was read in full and its status: the client's own latency, request by
+    request. One line a write, appended: wrk's threads and processes share the file."""
+    if path is None:
+        return ""
+    return f"""
+local client_log = io.open({_lua_string(str(path))}, "a")
+client_log:setvbuf("no")
+response = function(status, headers, body)
+  local sent = headers["{STAMP_HEADER}"]
+  if sent then
+    ffi.C.gettimeofday(timeval, nil)
+    client_log:write(string.format(
+      "%s\\t%d.%06d\\t%d\\n", sent, tonumber(timeval.tv_sec), tonumber(timeval.tv_usec), status))
+  end
+end
+"""
+
+
 _SEEDED_START = """
 local i = 0
 init = function(args)
@@ -53,20 +93,28 @@ end
 
 
 def get_rotation(
-    paths: list[str], *, fresh: bool = False, headers: dict[str, str] | None = None
+    paths: list[str],
+    *,
+    fresh: bool = False,
+    headers: dict[str, str] | None = None,
+    stamp: bool = False,
+    client_log: Path | None = None,
 ) -> str:
     """A wrk script that GETs the paths in turn, each connection thread from a random start.
     fresh: each request also carries a query parameter of its own (`_=`, which the views
-    ignore), so that no response cache has seen it. headers: sent with every request."""
+    ignore), so that no response cache has seen it. headers: sent with every request.
+    stamp: each request says when it was sent (X-Request-Start); client_log: with stamp, each
+    response's stamp and the moment it was read are appended there."""
     suffix = ""
     if fresh:
         suffix = ' .. (string.find(paths[i], "?", 1, true) and "&" or "?") .. "_=" .. nonce()'
     fields = ", ".join(
         f"[ {_lua_string(k)} ] = {_lua_string(v)}" for k, v in (headers or {}).items()
     )
+    stamping = f'\n  headers["{STAMP_HEADER}"] = request_start()' if stamp else ""
     return f"""local paths = {_lua_list(paths)}
 local headers = {{{fields}}}
-{_SEEDED_START}
+{_STAMP + _client_log(client_log) if stamp else ""}{_SEEDED_START}
 local serial = 0
 local tag = nil
 nonce = function()
@@ -75,21 +123,32 @@ nonce = function()
   return tag .. "-" .. serial
 end
 request = function()
-  i = i % #paths + 1
+  i = i % #paths + 1{stamping}
   return wrk.format("GET", paths[i]{suffix}, headers)
 end
 """
 
 
-def post_distinct(path: str, body: str, placeholder: str, headers: dict[str, str]) -> str:
+def post_distinct(
+    path: str,
+    body: str,
+    placeholder: str,
+    headers: dict[str, str],
+    *,
+    stamp: bool = False,
+    client_log: Path | None = None,
+) -> str:
     """A wrk script that POSTs body to path, with placeholder replaced in the body and in every
     header value by a value unique to the request (thread and counter), so that no two
-    requests carry the same document or Idempotency-Key."""
+    requests carry the same document or Idempotency-Key. stamp, client_log: as
+    get_rotation's."""
     header_lines = "\n".join(
         f"  h[ {_lua_string(k)} ] = string.gsub({_lua_string(v)}, {_lua_string(placeholder)}, n)"
         for k, v in headers.items()
     )
-    return f"""local body = {_lua_string(body)}
+    if stamp:
+        header_lines += f'\n  h["{STAMP_HEADER}"] = request_start()'
+    return f"""{_STAMP + _client_log(client_log) if stamp else ""}local body = {_lua_string(body)}
 local placeholder = {_lua_string(placeholder)}
 local prefix = ""
 local count = 0

@@ -1,62 +1,204 @@
-"""Where a request's time goes, for the load benchmark: one line per request with its total
-time and the time spent in database statements, appended to BENCH_TIMING_LOG.
+"""Where a request's time goes, for the load benchmark: one JSON line per request, and one
+per stall a worker takes outside a request, appended to BENCH_TIMING_LOG.
 
-Switched on only by the benchmark settings when BENCH_TIMING_LOG is set; the line is written
-with one append, so the workers' lines never interleave.
+A request's line holds the wall-clock moments the server can see, each from time.time()
+(the client's clock too, on one machine):
 
-    path <TAB> total ms <TAB> database ms <TAB> statements <TAB> response cache (hit, miss, -)
+- `client`: when the client sent it, from its X-Request-Start header ("t=<seconds>",
+  nginx's `t=${msec}` form; bench_load's wrk scripts stamp it as they write the request);
+  None without one (`stamp`: the header as sent, echoed in the response's, so that the
+  client can tell which request each response answers). From then until `start` the
+  request waited for a worker: in the listen backlog (a sync worker accepts only when it
+  is free) or a thread pool's queue;
+- `start`: a worker began it (the first middleware; before it only gunicorn's read of the
+  request line and headers, and Django's making of the request);
+- `own_ms`: the middleware chain and the view, of which `db_ms` in SQL statements
+  (`statements` of them) and `copy_ms` reading an in-process copy again (`copies`: which,
+  drives.catalog_index or results.value_index; its statements are not in db_ms);
+- `sent`: gunicorn wrote the whole response and closed it (it calls the response's close()
+  once the body is written: what the client waits for ends about here);
+- `after_ms`: that close() (Django's request_finished, the response cache's write once the
+  response is sent; `after_db_ms` of it in SQL statements): the worker's, not the client's,
+  time, which delays the worker's next request;
+- `backends`: the PostgreSQL backends its statements ran on (bench_load's lock sampler
+  attributes lock waits by them).
+
+A stall outside any request (a worker reading the copies at its start, gunicorn.conf.py's
+post_worker_init) is a line with `stall` (what), `start` and `ms`.
+
+Switched on only by the benchmark settings when BENCH_TIMING_LOG is set; each line is
+written with one append, so the workers' lines never interleave.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 
+import orjson
 from django.conf import settings
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
 from benchsite.response_cache import CACHE_STATUS_HEADER
 
+STAMP_HEADER = "X-Request-Start"
+REQUEST_START_HEADER = "HTTP_X_REQUEST_START"
 
-class _StatementClock:
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self.count = 0
+
+def client_sent(value: str | None) -> float | None:
+    """The moment (epoch seconds) an X-Request-Start header says the request was sent:
+    "t=<seconds>" with a fraction (nginx's $msec), or bare; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return float(value.strip().removeprefix("t="))
+    except ValueError:
+        return None
+
+
+def append(log: str, record: dict) -> None:
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, orjson.dumps(record) + b"\n")
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class _Clock:
+    """One request's statements, and the copies it read again."""
+
+    db_seconds: float = 0.0
+    statements: int = 0
+    copy_seconds: float = 0.0
+    copies: list[str] = field(default_factory=list)
+    backends: set[int] = field(default_factory=set)
 
     def __call__(self, execute, sql, params, many, context):
+        backend = context["connection"].connection.info.backend_pid
+        self.backends.add(backend)
         started = time.perf_counter()
         try:
             return execute(sql, params, many, context)
         finally:
-            self.seconds += time.perf_counter() - started
-            self.count += 1
+            self.db_seconds += time.perf_counter() - started
+            self.statements += 1
+
+
+_current = threading.local()  # the request this thread serves: its _Clock
+
+
+def _timed_copy(name: str, copy) -> Callable[[], object]:
+    """copy.current (core.columns.Copy), timed when it reads the copy again: in a request,
+    as that request's copy time (its statements out of the database time); outside one,
+    as a stall line of its own."""
+    current = copy.current
+
+    def timed_current():
+        clock: _Clock | None = getattr(_current, "clock", None)
+        held = dict(copy.held)
+        started = time.time()
+        db_before = clock.db_seconds if clock else 0.0
+        made = current()
+        if made is held.get(made.alias):
+            return made  # current: one version statement, counted as the database's
+        spent = time.time() - started
+        if clock is not None:
+            clock.copy_seconds += spent
+            clock.db_seconds = db_before  # the load statement is the copy's, not the page's
+            clock.copies.append(name)
+        elif settings.BENCH_TIMING_LOG:
+            append(
+                settings.BENCH_TIMING_LOG,
+                {
+                    "stall": f"copy {name}",
+                    "start": started,
+                    "ms": spent * 1e3,
+                    "worker": os.getpid(),
+                },
+            )
+        return made
+
+    return timed_current
+
+
+def time_copies() -> None:
+    """Time every read of the in-process copies again, in this process (idempotent)."""
+    from drives import catalog_index
+    from results import value_index
+
+    for name, module in (("drives", catalog_index), ("value", value_index)):
+        copy = module._COPY  # the module's one Copy, which catalog_index()/value_index() use
+        if not getattr(copy.current, "bench_timed", False):
+            copy.current = _timed_copy(name, copy)
+            copy.current.bench_timed = True
 
 
 class RequestTimingMiddleware:
+    """First in the chain (benchsite.settings.bench): see the module's docstring."""
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
         self.log = settings.BENCH_TIMING_LOG
+        if self.log:
+            time_copies()
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not self.log:
             return self.get_response(request)
-        clock = _StatementClock()
-        started = time.perf_counter()
-        with ExitStack() as stack:
-            for alias in connections:
-                stack.enter_context(connections[alias].execute_wrapper(clock))
-            response = self.get_response(request)
-        total = time.perf_counter() - started
-        line = (
-            f"{request.get_full_path()}\t{total * 1e3:.3f}\t{clock.seconds * 1e3:.3f}\t"
-            f"{clock.count}\t{response.headers.get(CACHE_STATUS_HEADER, '-')}\n"
-        )
-        fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        start = time.time()
+        clock = _current.clock = _Clock()
         try:
-            os.write(fd, line.encode())
+            with ExitStack() as stack:
+                for alias in connections:
+                    stack.enter_context(connections[alias].execute_wrapper(clock))
+                response = self.get_response(request)
         finally:
-            os.close(fd)
+            _current.clock = None
+        own = time.time() - start
+        stamp = request.META.get(REQUEST_START_HEADER)
+        if stamp:  # back to the client, which tells by it which request a response answers
+            response[STAMP_HEADER] = stamp
+        record = {
+            "path": request.get_full_path(),
+            "method": request.method,
+            "status": response.status_code,
+            "stamp": stamp,
+            "client": client_sent(stamp),
+            "start": start,
+            "own_ms": own * 1e3,
+            "db_ms": clock.db_seconds * 1e3,
+            "statements": clock.statements,
+            "copy_ms": clock.copy_seconds * 1e3,
+            "copies": clock.copies,
+            "cache": response.headers.get(CACHE_STATUS_HEADER, "-"),
+            "worker": os.getpid(),
+            "thread": threading.get_ident(),
+        }
+        close = response.close  # the response cache's write once sent, if it added one
+
+        def close_then_log() -> None:
+            sent = time.time()
+            after = _Clock(backends=clock.backends)
+            try:
+                with ExitStack() as stack:
+                    for alias in connections:
+                        stack.enter_context(connections[alias].execute_wrapper(after))
+                    close()
+            finally:
+                ended = time.time()
+                record.update(
+                    sent=sent,
+                    after_ms=(ended - sent) * 1e3,
+                    after_db_ms=after.db_seconds * 1e3,
+                    backends=sorted(clock.backends),
+                )
+                append(self.log, record)
+
+        response.close = close_then_log
         return response

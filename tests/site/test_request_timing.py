@@ -1,16 +1,40 @@
-"""The load benchmark's account of where a request's time went (loadtests/request_timing.py)."""
+"""The load benchmark's account of where a request's time went (loadtests/request_timing.py),
+in-process and through a real gunicorn worker."""
 
+import socket
+import threading
+import time
+import urllib.request
+
+import orjson
 import pytest
-from django.db import connection
+from django.core.signals import request_finished
+from django.db import close_old_connections, connection
 from django.http import HttpResponse
 from django.test import RequestFactory
 
 from loadtests.request_timing import RequestTimingMiddleware
+from loadtests.tail import read_log
+from tests.site.conftest import query
+
+HOLD_S = 1.0  # how long a slow client holds the only worker
+
+
+def _lines(log):
+    return [orjson.loads(line) for line in log.read_bytes().splitlines()]
+
+
+@pytest.fixture
+def connections_kept():
+    """A response's close() keeps the test's connection open, as Django's test client has it."""
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_finished.connect(close_old_connections)
 
 
 @pytest.mark.django_db
-def test_each_request_is_one_line_with_its_database_time(settings, tmp_path):
-    settings.BENCH_TIMING_LOG = str(tmp_path / "timing.tsv")
+def test_each_request_is_one_line_with_its_database_time(settings, tmp_path, connections_kept):
+    settings.BENCH_TIMING_LOG = str(tmp_path / "timing.jsonl")
 
     def view(request):
         with connection.cursor() as cursor:
@@ -19,16 +43,79 @@ def test_each_request_is_one_line_with_its_database_time(settings, tmp_path):
         return HttpResponse("ok")
 
     middleware = RequestTimingMiddleware(view)
-    for query in ("a=1", "b=%22x%22"):
-        assert middleware(RequestFactory().get(f"/bench/value/?{query}")).content == b"ok"
-    lines = [line.split("\t") for line in (tmp_path / "timing.tsv").read_text().splitlines()]
-    assert [line[0] for line in lines] == ["/bench/value/?a=1", "/bench/value/?b=%22x%22"]
-    for _path, total, database, statements, cache in lines:
-        assert float(total) >= float(database) >= 20.0
-        assert statements == "2" and cache == "-"
+    for query_string in ("a=1", "b=%22x%22"):
+        request = RequestFactory().get(
+            f"/bench/value/?{query_string}", HTTP_X_REQUEST_START=f"t={time.time():.6f}"
+        )
+        response = middleware(request)
+        assert response.content == b"ok"
+        assert response["X-Request-Start"] == request.META["HTTP_X_REQUEST_START"]
+        response.close()  # what the server does once it has sent the response
+    lines = _lines(tmp_path / "timing.jsonl")
+    assert [line["path"] for line in lines] == ["/bench/value/?a=1", "/bench/value/?b=%22x%22"]
+    for line in lines:
+        assert line["own_ms"] >= line["db_ms"] >= 20.0
+        assert line["statements"] == 2 and line["cache"] == "-"
+        assert line["client"] <= line["start"] <= line["sent"]
 
 
 def test_nothing_is_written_unless_asked(settings, tmp_path):
     settings.BENCH_TIMING_LOG = ""
     RequestTimingMiddleware(lambda request: HttpResponse("ok"))(RequestFactory().get("/"))
     assert list(tmp_path.iterdir()) == []
+
+
+def _get(url: str, path: str) -> dict[str, str]:
+    request = urllib.request.Request(
+        url + path, headers={"X-Request-Start": f"t={time.time():.6f}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+        return dict(response.headers)
+
+
+def test_a_request_behind_a_busy_worker_shows_its_wait_as_queued(site, workdir):
+    """One sync worker, held by a client that sends its headers slowly: a request sent
+    meanwhile waits in the listen backlog, which the worker cannot see; its X-Request-Start
+    shows the wait. The worker's copies read at its start, and again in a request after a
+    write moved their version, are logged as stalls."""
+    log = workdir / "timing.jsonl"
+    env = {"DJANGO_SETTINGS_MODULE": "benchsite.settings.bench", "BENCH_TIMING_LOG": str(log)}
+    with site.server(replica=False, workers=1, **env) as server:
+        server.wait_ready()
+        host, port = server.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as slow:
+            slow.sendall(b"GET /bench-trivial/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            time.sleep(0.2)  # the worker has taken it and waits for the rest of its headers
+            behind: dict[str, str] = {}
+            sent = threading.Thread(
+                target=lambda: behind.update(_get(server.url, "/bench-trivial/"))
+            )
+            sent.start()
+            time.sleep(HOLD_S)
+            slow.sendall(b"\r\n")
+            assert slow.recv(65536).startswith(b"HTTP/1.1 200")
+        sent.join(30)
+        assert "X-Request-Start" in behind
+
+        # A write that moves the drive lists' version: the next drive list reads its copy again.
+        maker = "id = (SELECT min(id) FROM drives_manufacturer)"
+        url = site.primary.url()
+        query(url, f"UPDATE drives_manufacturer SET name = name || '~' WHERE {maker}")
+        try:
+            _get(server.url, "/api/v1/drives/")
+            _get(server.url, "/api/v1/drives/")
+        finally:
+            query(url, f"UPDATE drives_manufacturer SET name = rtrim(name, '~') WHERE {maker}")
+    timed = read_log(log, lambda path: path)
+    trivial = [r for r in timed.requests if r.family == "/bench-trivial/"]
+    assert len(trivial) == 1  # the slow client's request has no X-Request-Start
+    assert trivial[0].queued >= 0.9 * HOLD_S * 1e3
+    assert trivial[0].django + trivial[0].database < HOLD_S * 1e3 / 2
+    assert timed.unstamped == 1
+
+    assert sorted(s.what for s in timed.stalls) == ["copy drives", "copy value"]
+    listed = [r for r in timed.requests if r.family == "/api/v1/drives/"]
+    assert [r.copies > 0 for r in listed] == [True, False]
+    reread = [line for line in _lines(log) if line.get("path") == "/api/v1/drives/"][0]
+    assert reread["copies"] == ["drives"]

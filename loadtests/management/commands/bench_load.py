@@ -6,6 +6,14 @@ responses and socket errors: zero is the bar. With --uploads, reviewers upload d
 (each distinct, with its own Idempotency-Key) through the API during the same mix, and the
 upload latency is printed with it.
 
+Then where the tail goes: each family's p99 and p99.9 with the split of the requests at or
+beyond them (queued for a worker, in Django, in the database, stalled reading an in-process
+copy again or waiting on a lock), from the server's own log (loadtests/request_timing.py,
+the client's send time from the X-Request-Start the wrk scripts stamp) and PostgreSQL's
+lock waits sampled meanwhile (loadtests/tail.py); and what the workers were doing while the
+slowest reads waited. --worker-class gthread --threads N measures gunicorn's threaded
+workers against the sync ones.
+
 Run by `make bench-load` (and `make bench-load UPLOADS=1`) inside the embedded PostgreSQL
 holding the seed_scale catalog (var/bench-web/, shared with bench-web). The server runs the
 production settings — response cache on, as deployed — with synthetic drives served as real
@@ -18,7 +26,7 @@ import json
 import os
 import random
 import tempfile
-from dataclasses import dataclass
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -31,6 +39,7 @@ from drives.models import Drive
 from loadtests.appserver import ROOT, AppServer, prepare
 from loadtests.loadrig import WrkMissing, get_rotation, post_distinct, run_wrk_together
 from loadtests.loadrig import write_script as script_file
+from loadtests.tail import LockSampler, Log, print_tails, print_workers, read_log
 from results.models import LeaderboardEntry, Run, Test
 from results.services import reviewer_token_issue
 
@@ -82,34 +91,15 @@ def _families(rng: random.Random) -> dict[str, list[str]]:
     }
 
 
-@dataclass
-class Spent:
-    """The server's own account of a family's requests (loadtests/request_timing.py)."""
+def family_finder(families: dict[str, list[str]]):
+    """The family of a logged path (None: not the benchmark's)."""
+    # As Django gives it back (get_full_path): an empty query string's "?" dropped.
+    family_of = {path.removesuffix("?"): n for n, paths in families.items() for path in paths}
 
-    requests: int = 0
-    total_ms: float = 0.0
-    database_ms: float = 0.0
-    hits: int = 0
+    def find(path: str) -> str | None:
+        return family_of.get(path, "uploads" if path.startswith("/api/v1/runs/") else None)
 
-    @property
-    def database_share(self) -> float:
-        return self.database_ms / self.total_ms if self.total_ms else 0.0
-
-
-def time_spent(log: Path, families: dict[str, list[str]]) -> dict[str, Spent]:
-    family_of = {path: name for name, paths in families.items() for path in paths}
-    spent: dict[str, Spent] = {}
-    for line in log.read_text().splitlines() if log.exists() else []:
-        path, total, database, _statements, cache = line.split("\t")
-        name = family_of.get(path, "uploads" if path.startswith("/api/v1/runs/") else None)
-        if name is None:
-            continue
-        entry = spent.setdefault(name, Spent())
-        entry.requests += 1
-        entry.total_ms += float(total)
-        entry.database_ms += float(database)
-        entry.hits += cache == "hit"
-    return spent
+    return find
 
 
 def _reviewer_token() -> str:
@@ -135,6 +125,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--no-cache", action="store_true", help="response cache off")
         parser.add_argument("--seed", type=int, default=11)
+        parser.add_argument("--worker-class", default="sync", help="gunicorn's (sync, gthread)")
+        parser.add_argument("--threads", type=int, default=1, help="a gthread worker's")
+        parser.add_argument(
+            "--keep", metavar="FOLDER", help="keep the server's logs and wrk's scripts there"
+        )
 
     def handle(self, *args, **opts):
         if Drive.objects.filter(synthetic=True).count() < SCALE_DRIVES:
@@ -151,26 +146,54 @@ class Command(BaseCommand):
             "BENCH_RESPONSE_CACHE": "0" if opts["no_cache"] else "1",
         }
         prepare(env)
+        if opts["worker_class"] != "sync" or opts["threads"] != 1:
+            env["GUNICORN_CMD_ARGS"] = (
+                f"--worker-class {opts['worker_class']} --threads {opts['threads']}"
+            )
         # What benchsite/gunicorn.conf.py picks in production: (2 x CPUs) + 1.
         workers = 2 * len(os.sched_getaffinity(0)) + 1
         runs_before = Run.objects.count()
         with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
-            folder = Path(tmp)
-            timing = folder / "timing.tsv"
+            folder = Path(opts["keep"] or tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            timing = folder / "timing.jsonl"
             env["BENCH_TIMING_LOG"] = str(timing)
             jobs = self.jobs(folder, families, opts)
             with AppServer(env=env, log=folder / "gunicorn.log", workers=workers) as server:
+                threads = f" of {opts['threads']} threads" if opts["threads"] > 1 else ""
                 self.stdout.write(
-                    f"gunicorn: {workers} workers on {server.url}, response "
-                    f"cache {'off' if opts['no_cache'] else 'on'}; {opts['connections']} "
-                    f"connections for {opts['seconds']:g} s"
+                    f"gunicorn: {workers} {opts['worker_class']} workers{threads}"
+                    f" on {server.url}, response cache {'off' if opts['no_cache'] else 'on'}; "
+                    f"{opts['connections']} connections for {opts['seconds']:g} s"
                 )
+                ready = server.wait_ready()
+                self.stdout.write(
+                    f"workers ready {ready:.1f} s after gunicorn listened (each reads the "
+                    "in-process copies before its first request); measuring from then"
+                )
+                boots = server.boots()
+                sampler = LockSampler(os.environ["DATABASE_URL"])
+                sampler.start()
+                window = [time.time()]
                 try:
                     results = run_wrk_together(server.url, jobs, seconds=opts["seconds"])
                 except WrkMissing as error:
                     raise CommandError(str(error)) from error
-            spent = time_spent(timing, families)
-        self.report(results, jobs, spent, uploaded=Run.objects.count() - runs_before)
+                finally:
+                    window.append(time.time())
+                    sampler.stop()
+                boots = server.boots() - boots
+            log = read_log(timing, family_finder(families), sampler.samples, folder / "client.tsv")
+        self.report(results, jobs, log, uploaded=Run.objects.count() - runs_before)
+        print_tails(
+            self.stdout, log, list(results), {name: r.p99_ms for name, r in results.items()}
+        )
+        print_workers(self.stdout, log, workers * opts["threads"], (window[0], window[1]))
+        self.stdout.write(
+            f"gunicorn workers started while measuring: {boots}; requests without "
+            f"X-Request-Start: {log.unstamped}"
+        )
+        self.finish(results)
 
     def jobs(self, folder: Path, families: dict[str, list[str]], opts) -> dict:
         total = opts["connections"]
@@ -179,7 +202,8 @@ class Command(BaseCommand):
         share, extra = divmod(readers, len(families))
         jobs = {}
         for n, (name, paths) in enumerate(families.items()):
-            script = script_file(folder / f"read-{n}.lua", get_rotation(paths))
+            rotation = get_rotation(paths, stamp=True, client_log=folder / "client.tsv")
+            script = script_file(folder / f"read-{n}.lua", rotation)
             jobs[name] = (script, share + (1 if n < extra else 0))
         if uploaders:
             source = post_distinct(
@@ -191,11 +215,13 @@ class Command(BaseCommand):
                     "Content-Type": "application/json",
                     "Idempotency-Key": f"bench-load-{PLACEHOLDER}",
                 },
+                stamp=True,
+                client_log=folder / "client.tsv",
             )
             jobs["uploads"] = (script_file(folder / "uploads.lua", source), uploaders)
         return jobs
 
-    def report(self, results, jobs, spent: dict[str, Spent], *, uploaded: int) -> None:
+    def report(self, results, jobs, log: Log, *, uploaded: int) -> None:
         header = (
             f"{'URL family':<14}{'conns':>6}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}"
             f"{'requests':>10}{'non-2xx':>9}{'sock err':>9}{'server ms':>10}{'db share':>9}"
@@ -203,14 +229,16 @@ class Command(BaseCommand):
         )
         self.stdout.write("\n" + header + "\n" + "-" * len(header))
         for name, result in results.items():
-            own = spent.get(name, Spent())
-            served = own.total_ms / own.requests if own.requests else float("nan")
-            hits = own.hits / own.requests if own.requests else 0.0
+            mine = log.family(name)
+            n = len(mine) or 1
+            own = sum(r.django + r.database + r.stalled for r in mine)
+            database = sum(r.database for r in mine)
+            hits = sum(r.cache == "hit" for r in mine)
             self.stdout.write(
                 f"{name:<14}{jobs[name][1]:>6}{result.rate:>9.1f}{result.p50_ms:>9.1f}"
                 f"{result.p99_ms:>9.1f}{result.requests:>10}{result.non_2xx:>9}"
-                f"{result.socket_errors:>9}{served:>10.2f}{own.database_share:>9.0%}"
-                f"{hits:>11.0%}"
+                f"{result.socket_errors:>9}{own / n:>10.2f}{database / (own or 1):>9.0%}"
+                f"{hits / n:>11.0%}"
             )
         reads = [r for name, r in results.items() if name != "uploads"]
         self.stdout.write("-" * len(header))
@@ -225,9 +253,12 @@ class Command(BaseCommand):
                 f"p99 {results['uploads'].p99_ms:.1f} ms"
             )
         self.stdout.write(
-            "\nserver ms: mean time in Django per request (the server's own log); db share: the "
-            "part of it in SQL statements; cache hits: responses served from the response cache"
+            "\nserver ms: mean time a request held its worker until its response was sent "
+            "(the server's own log); db share: the part of it in SQL statements; cache hits: "
+            "responses served from the response cache"
         )
+
+    def finish(self, results) -> None:
         failures = sum(r.failures for r in results.values())
         self.stdout.write(f"\nnon-2xx responses and socket errors: {failures} (the bar: 0)")
         if failures:
