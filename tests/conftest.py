@@ -1,5 +1,6 @@
 import json
 import os
+from io import StringIO
 
 import pytest
 from hypothesis import settings
@@ -42,3 +43,45 @@ def _catalog_in_transactional_tests(request):
     if marker and marker.kwargs.get("transaction"):
         request.getfixturevalue("transactional_db")
         request.getfixturevalue("test_catalog")
+
+
+# The synthetic catalogs the query budgets hold every read to (tests/api/test_reads_budget.py,
+# tests/results/test_views_budget.py): a page's statements must not grow with the catalog.
+SCALE_SIZES = {"small": 12, "large": 240}
+
+
+@pytest.fixture(scope="module", params=sorted(SCALE_SIZES))
+def seeded(request, django_db_setup, django_db_blocker):
+    """A synthetic catalog of each size (seed_scale: 20 results and two series a drive, with
+    prices and leaderboard entries), seeded once for the module in a transaction rolled back
+    after it: each test runs in a savepoint within it, so none sees another's writes. Its
+    synthetic drives' slugs, in order."""
+    from django.core.management import call_command
+    from django.db import transaction
+
+    from drives.models import Drive
+    from results.models import LeaderboardEntry
+
+    drives = SCALE_SIZES[request.param]
+    with django_db_blocker.unblock(), transaction.atomic():
+        call_command(
+            "seed_scale",
+            f"--drives={drives}",
+            f"--results={drives * 20}",
+            f"--series={drives * 2}",
+            "--points=50",
+            stdout=StringIO(),
+        )
+        slugs = list(
+            Drive.objects.filter(synthetic=True).order_by("pk").values_list("slug", flat=True)
+        )
+        assert LeaderboardEntry.objects.count() >= drives * 3
+        yield slugs
+        transaction.set_rollback(True)
+
+
+@pytest.fixture
+def scale_catalog(seeded, db, settings):
+    """The seeded catalog, its synthetic drives shown as real ones."""
+    settings.BENCH_SHOW_SYNTHETIC = True
+    return seeded

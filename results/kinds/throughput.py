@@ -39,7 +39,14 @@ from results.sections import (
     verdict_heads,
 )
 from results.selectors.common import Figures
-from results.selectors.compare import SIDE_KEYS, UNSTATED_NOTE, Comparison, Sweep, TestRows
+from results.selectors.compare import (
+    SIDE_KEYS,
+    UNSTATED_NOTE,
+    Comparison,
+    PatternRow,
+    Sweep,
+    TestRows,
+)
 from results.spread import Verdict
 from results.units import count, iops, iops_spread, latency, mbps, size
 
@@ -289,9 +296,7 @@ def _cell(key: str, f: Figures | None, p: PatternRow, index: int, many: bool) ->
         iops(f.iops),
         size(f.block_size) if f.derived else "",
         iops_spread(r),
-        f"mean of {count(s.n)} results, {mbps(s.low)}–{mbps(s.high)} MB/s"
-        if s and s.n > 1
-        else "",
+        f"mean of {count(s.n)} results, {mbps(s.low)}–{mbps(s.high)} MB/s" if s and s.n > 1 else "",
         notes,
         many and p.best == key,
         p.verdicts[index] if many and index else None,

@@ -1,44 +1,12 @@
 """Query budgets of the read API at two catalog sizes: every list and the compare endpoint
 at most 10 queries, whatever the catalog's size."""
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import connection
 
 from drives.models import Drive
 
 pytestmark = pytest.mark.django_db
-
-SIZES = {"small": 12, "large": 240}
-
-
-@pytest.fixture(scope="module", params=sorted(SIZES))
-def seeded(request, django_db_setup, django_db_blocker):
-    """A synthetic catalog of each size, seeded once for the module in a transaction rolled
-    back after it: each test runs in a savepoint within it, so none sees another's writes."""
-    drives = SIZES[request.param]
-    with django_db_blocker.unblock(), transaction.atomic():
-        call_command(
-            "seed_scale",
-            f"--drives={drives}",
-            f"--results={drives * 20}",
-            f"--series={drives * 2}",
-            "--points=50",
-            stdout=StringIO(),
-        )
-        yield list(
-            Drive.objects.filter(synthetic=True).order_by("pk").values_list("slug", flat=True)
-        )
-        transaction.set_rollback(True)
-
-
-@pytest.fixture
-def catalog(seeded, db, settings):
-    settings.BENCH_SHOW_SYNTHETIC = True
-    return seeded
-
 
 LISTS = [
     ("/api/v1/drives/", {"interface": "sata-3g", "capacity_min": 100, "ordering": "-model"}),
@@ -62,14 +30,16 @@ LISTS = [
 
 
 @pytest.mark.parametrize(("url", "params"), LISTS, ids=[f"{u}{p}" for u, p in LISTS])
-def test_every_list_within_budget(client, catalog, url, params, django_assert_max_num_queries):
+def test_every_list_within_budget(
+    client, scale_catalog, url, params, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(10):
         response = client.get(url, params)
     assert response.status_code == 200
 
 
-def test_compare_within_budget(client, catalog, django_assert_max_num_queries):
-    a, b = catalog[0], catalog[-1]
+def test_compare_within_budget(client, scale_catalog, django_assert_max_num_queries):
+    a, b = scale_catalog[0], scale_catalog[-1]
     run = Drive.objects.get(slug=a).runs.order_by("-pk").first()
     with django_assert_max_num_queries(10):
         response = client.get(f"/api/v1/compare/{a}/{b}/", {"run_a": run.pk})
@@ -79,10 +49,10 @@ def test_compare_within_budget(client, catalog, django_assert_max_num_queries):
 
 
 @pytest.mark.parametrize("query", [{"test": "randread-4k-qd3"}, {"drive": "?", "limit": 20}])
-def test_the_results_list_keeps_its_plan(client, catalog, query):
+def test_the_results_list_keeps_its_plan(client, scale_catalog, query):
     # Planned anew for every request, the list spent more time planning than reading: its
     # statement must be one PostgreSQL keeps a plan of (after its first five executions).
-    query = {k: catalog[0] if v == "?" else v for k, v in query.items()}
+    query = {k: scale_catalog[0] if v == "?" else v for k, v in query.items()}
     before = results_list_plans()
     for _ in range(10):
         assert client.get("/api/v1/results/", query).status_code == 200

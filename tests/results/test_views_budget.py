@@ -1,51 +1,17 @@
 """Query budgets of the result pages at two catalog sizes: the count must not grow with it."""
 
 import re
-from io import StringIO
 
 import pytest
-from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Count
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from drives.models import Drive
-from results.models import LeaderboardEntry, SaturationSeries, Test
+from results.models import SaturationSeries, Test
 
 pytestmark = pytest.mark.django_db
-
-SIZES = {"small": 12, "large": 240}
-
-
-@pytest.fixture(scope="module", params=sorted(SIZES))
-def seeded(request, django_db_setup, django_db_blocker):
-    """A synthetic catalog of each size with prices, series and leaderboard entries, seeded
-    once for the module in a transaction rolled back after it: each test runs in a savepoint
-    within it, so none sees another's writes (saturate's series)."""
-    drives = SIZES[request.param]
-    with django_db_blocker.unblock(), transaction.atomic():
-        call_command(
-            "seed_scale",
-            f"--drives={drives}",
-            f"--results={drives * 20}",
-            f"--series={drives * 2}",
-            "--points=50",
-            stdout=StringIO(),
-        )
-        slugs = list(
-            Drive.objects.filter(synthetic=True).order_by("pk").values_list("slug", flat=True)
-        )
-        assert LeaderboardEntry.objects.count() >= drives * 3
-        yield slugs
-        transaction.set_rollback(True)
-
-
-@pytest.fixture
-def catalog(seeded, db, settings):
-    """The catalog shown as real."""
-    settings.BENCH_SHOW_SYNTHETIC = True
-    return seeded
 
 
 def saturate(*slugs: str) -> None:
@@ -77,8 +43,8 @@ def saturate(*slugs: str) -> None:
         )
 
 
-def test_compare_budget(client, catalog, django_assert_max_num_queries):
-    a, b = catalog[0], catalog[-1]
+def test_compare_budget(client, scale_catalog, django_assert_max_num_queries):
+    a, b = scale_catalog[0], scale_catalog[-1]
     saturate(a, b)
     run = Drive.objects.get(slug=a).runs.order_by("-pk").first()
     with django_assert_max_num_queries(10):
@@ -90,10 +56,10 @@ def test_compare_budget(client, catalog, django_assert_max_num_queries):
         assert client.get(reverse("bench:compare_csv", args=[a, b])).status_code == 200
 
 
-def test_four_drives_cost_the_queries_of_two(client, catalog):
+def test_four_drives_cost_the_queries_of_two(client, scale_catalog):
     """The compare statement reads every drive at once: a page of four drives, and its
     export, run as many queries as those of two."""
-    a, b, c, d = catalog[0], catalog[-1], catalog[1], catalog[2]
+    a, b, c, d = scale_catalog[0], scale_catalog[-1], scale_catalog[1], scale_catalog[2]
     saturate(a, b, c, d)
     counts = {}
     for drives in ((a, b), (a, b, c, d)):
@@ -109,34 +75,34 @@ def test_four_drives_cost_the_queries_of_two(client, catalog):
     assert html.startswith("section,") and f"D: {Drive.objects.get(slug=d)}" in html
 
 
-def test_leaderboard_budget(client, catalog, django_assert_max_num_queries):
+def test_leaderboard_budget(client, scale_catalog, django_assert_max_num_queries):
     url = reverse("bench:leaderboard", args=["randwrite-4k-qd3-8g"])
     with django_assert_max_num_queries(10):
-        query = {"highlight": catalog[:3], "mark": catalog[4], "kind": "ssd", "page": 2}
+        query = {"highlight": scale_catalog[:3], "mark": scale_catalog[4], "kind": "ssd", "page": 2}
         response = client.get(url, query)
     assert response.status_code == 200
 
 
-def test_value_budget(client, catalog, django_assert_max_num_queries):
+def test_value_budget(client, scale_catalog, django_assert_max_num_queries):
     url = reverse("bench:value")
     with django_assert_max_num_queries(10):
-        query = {"highlight": catalog[:3], "mark": "Synthetic", "cell_type": "mlc"}
+        query = {"highlight": scale_catalog[:3], "mark": "Synthetic", "cell_type": "mlc"}
         response = client.get(url, query)
     assert response.status_code == 200 and "The frontier" in response.content.decode()
     with django_assert_max_num_queries(10):
         assert client.get(url, {"as_of": "2025-06-01"}).status_code == 200
 
 
-def test_drive_page_budget(client, catalog, django_assert_max_num_queries):
-    saturate(catalog[1])
+def test_drive_page_budget(client, scale_catalog, django_assert_max_num_queries):
+    saturate(scale_catalog[1])
     with django_assert_max_num_queries(12):
-        response = client.get(reverse("bench:drive", args=[catalog[1]]))
+        response = client.get(reverse("bench:drive", args=[scale_catalog[1]]))
     html = response.content.decode()
     assert response.status_code == 200 and 'id="saturation"' in html and 'id="wsat"' in html
 
 
-def test_browsing_budgets(client, catalog, django_assert_max_num_queries):
-    drive = Drive.objects.select_related("controller").get(slug=catalog[0])
+def test_browsing_budgets(client, scale_catalog, django_assert_max_num_queries):
+    drive = Drive.objects.select_related("controller").get(slug=scale_catalog[0])
     with django_assert_max_num_queries(6):
         assert (
             client.get(reverse("bench:controller", args=[drive.controller.slug])).status_code == 200
@@ -146,18 +112,18 @@ def test_browsing_budgets(client, catalog, django_assert_max_num_queries):
             client.get(reverse("bench:pick"), {"side": "a", "a": "Synthetic 1"}).status_code == 200
         )
     with django_assert_max_num_queries(3):
-        query = {"side": "mark", "mark": "Synthetic 1", "highlight": catalog[:4]}
+        query = {"side": "mark", "mark": "Synthetic 1", "highlight": scale_catalog[:4]}
         assert client.get(reverse("bench:pick"), query).status_code == 200
     with django_assert_max_num_queries(4):
         assert client.get(reverse("drives:home"), {"q": "synthetic"}).status_code == 200
 
 
-def test_run_pages_budget(client, catalog, django_assert_max_num_queries):
+def test_run_pages_budget(client, scale_catalog, django_assert_max_num_queries):
     """The drive with the most runs (seed_scale gives some several): its page draws where each
     run falls, and each run's page says where it falls, with budgets that do not grow with the
     runs or the catalog."""
     drive = (
-        Drive.objects.filter(slug__in=catalog)
+        Drive.objects.filter(slug__in=scale_catalog)
         .annotate(n=Count("runs"))
         .order_by("-n", "pk")
         .first()
