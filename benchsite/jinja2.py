@@ -30,6 +30,7 @@ from django.templatetags.static import static
 
 from core.links import page_url
 from results import charts, units
+from results.kinds.throughput import percentile_text
 from results.models import DataPattern, latency_description, method_label
 from results.selectors.compare import UNSTATED_NOTE
 from results.spread import Spread
@@ -78,7 +79,7 @@ def environment(**options) -> jinja2.Environment:
         latency=units.latency,
         capacity=units.capacity,
         size=units.size,
-        percentile=units.percentile,
+        percentile=percentile_text,
         per_gb=units.per_gb,
         per_kiops=units.per_kiops,
         dollars=units.dollars,

@@ -25,7 +25,7 @@ from results.models import DataPattern, Method, method_label
 from results.selectors.compare import UNSTATED_NOTE, Side, Sweep, TestRows
 from results.selectors.rankings import Leaderboard, Metric
 from results.selectors.value import ValueView
-from results.spread import NOT_COMPARED, Spread
+from results.spread import NOT_COMPARED, Spread, percentile_unsupported
 
 # Okabe-Ito colours, safe for the common colour-vision deficiencies; the compared drives
 # (A to D) also differ in bar pattern and marker symbol.
@@ -359,7 +359,16 @@ def sweep_demand(sweep: Sweep, names: Sequence[str]) -> dict:
     for n, (trace_name, colour, symbol, dash, points) in enumerate(_sweep_lines(sweep, names)):
         for which, read, line in (
             ("mean", lambda r: r.latency_mean_ns, dash),
-            ("p99", lambda r: (r.latency_percentiles_ns or {}).get("99"), "dot"),
+            # Where its I/Os support it (results.spread.ios_needed), as the tables say.
+            (
+                "p99",
+                lambda r: (
+                    None
+                    if percentile_unsupported("99", r.io_count)
+                    else (r.latency_percentiles_ns or {}).get("99")
+                ),
+                "dot",
+            ),
         ):
             shown = [(d, f, read(f.result)) for d, f in points if read(f.result) is not None]
             if not shown:

@@ -10,12 +10,16 @@ is beyond what the runs' own variation explains: `verdict` is the one rule the c
 its exports and the API's compare apply. It judges two figures only within one comparability
 class, the classes the rankings order apart (`Comparability`): never a quick run against a
 full-length run or a published figure.
+
+A latency percentile is evidence only where enough I/Os lie beyond it (`ios_needed`): the
+same rule decides where every read shows one.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 from results.models import Method
 
@@ -257,3 +261,22 @@ def percentile_rank(value: float, values: list[float]) -> float:
     below = sum(v < value for v in values)
     level = sum(v == value for v in values) - 1
     return 100 * (below + level / 2) / others
+
+
+# A latency percentile is shown where the I/Os measured support it: at least TAIL_IOS of them
+# beyond it (docs/methodology.md, "Latency percentiles"). Fewer, and a "99.99%" is the
+# maximum of a few thousand I/Os by another name.
+TAIL_IOS = 10
+
+
+def ios_needed(percentile: str) -> int:
+    """The I/Os a percentile ("99.9", as documents key them) needs: TAIL_IOS beyond it (20
+    for the median, 1,000 for p99, 100,000 for p99.99). Decimal: 100 - 99.99 exactly."""
+    return math.ceil(TAIL_IOS * 100 / (100 - Decimal(percentile)))
+
+
+def percentile_unsupported(percentile: str, io_count: int | None) -> int | None:
+    """The I/Os a percentile needs where a result's I/Os are fewer; None where they suffice
+    or were not stated (a published figure's, its article's claim)."""
+    needed = ios_needed(percentile)
+    return needed if io_count is not None and io_count < needed else None

@@ -118,10 +118,6 @@ def size(num_bytes) -> str:
     return f"{num_bytes} B"
 
 
-def percentile(percentiles, key: str):
-    return (percentiles or {}).get(key)
-
-
 def _exact(value) -> Decimal | None:
     """A number as the decimal it was written as: a float through its shortest repr
     (0.145, not 0.14499999999999999), so that it rounds as the figure it stands for; None

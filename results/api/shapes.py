@@ -106,6 +106,14 @@ class FiguresShape(serializers.Serializer):
     partial = serializers.BooleanField()
     latency_kind = serializers.CharField(allow_blank=True)
     latency = LatencyShape(allow_null=True)
+    io_count = serializers.IntegerField(
+        allow_null=True, help_text="the I/Os the latencies were measured over; null: not stated"
+    )
+    latency_needs_ios = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Each percentile of `latency` its I/Os do not support, with the I/Os it "
+        "needs (ten beyond it: 100,000 for 99.99, docs/methodology.md); the page shows none",
+    )
     read = serializers.DictField(
         allow_null=True,
         help_text="A mixed test's reads: iops, latency_mean_ns, latency_max_ns, "

@@ -47,19 +47,45 @@ from results.selectors.compare import (
     Sweep,
     TestRows,
 )
-from results.spread import Verdict
+from results.spread import Verdict, percentile_unsupported
 from results.units import count, iops, iops_spread, latency, mbps, size
 
 LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
-# The latency figures of a result the latency table and the exports show, in order.
+# The latency figures of a result the latency table and the exports show, in order: each
+# one's name, how it is read, and the percentile it is ("" for the mean and the maximum).
 LATENCY_FIGURES = (
-    ("mean", lambda r: r.latency_mean_ns),
+    ("mean", lambda r: r.latency_mean_ns, ""),
     *(
-        (f"p{q}", lambda r, q=q: (r.latency_percentiles_ns or {}).get(q))
+        (f"p{q}", lambda r, q=q: (r.latency_percentiles_ns or {}).get(q), q)
         for q in LATENCY_PERCENTILES
     ),
-    ("max", lambda r: r.latency_max_ns),
+    ("max", lambda r: r.latency_max_ns, ""),
 )
+
+
+def latency_figure(result, read: Callable[[Any], Any], percentile: str) -> Figure:
+    """One of a result's LATENCY_FIGURES as the reads show it: the page's text, the
+    exports' value in µs; a percentile its I/Os do not support (spread.ios_needed) says how
+    many it needs instead."""
+    if percentile and (needed := percentile_unsupported(percentile, result.io_count)):
+        text = f"needs {count(needed)} I/Os"
+        return Figure(None, text, (text,))
+    value = read(result)
+    return Figure(per_thousand(value), latency(value))
+
+
+def percentile_text(result, percentile: str) -> str:
+    """A result's latency at a percentile ("99") as a page writes it (latency_figure)."""
+    read = LATENCY_READS[percentile]
+    return latency_figure(result, read, percentile).text
+
+
+LATENCY_READS = {q: read for _, read, q in LATENCY_FIGURES if q}
+
+
+def ios_text(io_count: int | None) -> str:
+    """The I/Os a result's latencies were measured over, as the latency table says it."""
+    return "not stated" if io_count is None else count(io_count)
 
 
 # -- ingest ----------------------------------------------------------------------------------
@@ -239,11 +265,17 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
             else:
                 which = next(iter(named), "")
             unit = f"µs, {which}; lower is better" if which else "µs, lower is better"
-            for measure, read in LATENCY_FIGURES:
-                values = [read(f.result) if f else None for f in figures]
-                if any(v is not None for v in values):
-                    cells = [Figure(per_thousand(v), latency(v)) for v in values]
+            for measure, read, percentile in LATENCY_FIGURES:
+                if any(f and read(f.result) is not None for f in figures):
+                    cells = [
+                        latency_figure(f.result, read, percentile) if f else Figure(None, "—")
+                        for f in figures
+                    ]
                     yield ["latency", name, p.pattern, measure, unit, *cells, *blank]
+            counts = [f.result.io_count if f else None for f in figures]
+            if any(n is not None for n in counts):
+                cells = ["" if n is None else Figure(n, count(n)) for n in counts]
+                yield ["latency", name, p.pattern, "I/Os measured", "I/Os", *cells, *blank]
         if params := one.parameters:
             for d in params.differ:
                 yield ["parameters", name, "", d.parameter, "differs", *d.values, *blank]
@@ -393,6 +425,7 @@ class LatencySide:
     key: str  # "a" to "d"
     values: tuple[str, ...] | None  # mean, LATENCY_PERCENTILES, max as shown; None: not tested
     kind: str  # which latency they are (results.models.latency_description)
+    ios: str = ""  # the I/Os they were measured over (ios_text)
     verdict: Verdict = field(default_factory=Verdict)  # its mean's against A's (A's own empty)
 
 
@@ -421,8 +454,11 @@ def _latency(c: Comparison) -> Section:
                         key,
                         None
                         if f is None
-                        else tuple(latency(read(f.result)) for _, read in LATENCY_FIGURES),
+                        else tuple(
+                            latency_figure(f.result, read, q).text for _, read, q in LATENCY_FIGURES
+                        ),
                         _which_latency(f, sources),
+                        ios_text(f.result.io_count) if f else "",
                         v,
                     )
                     for key, f, v in zip(SIDE_KEYS, p.figures, verdicts, strict=False)
@@ -542,6 +578,12 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
         "partial": result.partial,
         "latency_kind": result.latency_kind,
         "latency": LATENCY.to_representation(result),
+        "io_count": result.io_count,
+        "latency_needs_ios": {
+            q: needed
+            for q in result.latency_percentiles_ns or {}
+            if (needed := percentile_unsupported(q, result.io_count))
+        },
         **{side: writer.to_representation(result) for side, writer in DIRECTIONS.items()},
     }
 
