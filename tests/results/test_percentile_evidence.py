@@ -19,9 +19,9 @@ from results.synthetic import measured_document
 from tests.results.helpers import ingest
 
 # Percentiles as documents key them: above 0, below 100, up to four decimals ("99.99").
-percentiles = st.decimals(
-    min_value=Decimal("0.0001"), max_value=Decimal("99.9999"), places=4
-).map(lambda d: format(d.normalize(), "f"))
+percentiles = st.decimals(min_value=Decimal("0.0001"), max_value=Decimal("99.9999"), places=4).map(
+    lambda d: format(d.normalize(), "f")
+)
 
 
 @given(percentiles, st.integers(min_value=0, max_value=10**9))
