@@ -384,6 +384,8 @@ class DeployedShape:
 
     def _start(self) -> str:
         stack = self._stack
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.chmod(0o755)  # nginx's workers (another user under root) write below it
         replicas = self.env.get("DATABASE_REPLICA_URLS", "")
         if not replicas:
             replicas = stack.enter_context(
