@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import random
 import signal
@@ -329,36 +328,30 @@ class Command(BaseCommand):
 
     def compare(self, measured: list[Measured]) -> None:
         """The shapes side by side: wrk's rate, p50 and p99, the server log's p99.9, errors."""
-        names = list(measured[0].results)
         columns = f"{'req/s':>8}{'p50':>7}{'p99':>8}{'p99.9':>8}{'errors':>7}"
-        header = f"{'URL family':<14}" + "".join(
-            f"  {m.shape + ' (load ' + f'{m.load[0]:.1f}' + ')':^38}" for m in measured
-        )
+        width = len(columns)
+        titles = [f"{m.shape}, load {m.load[0]:.1f} to {m.load[1]:.1f}" for m in measured]
         self.stdout.write(
-            "\nthe shapes side by side (ms; p99.9 from the server's log, as in the tail "
-            "table; errors: non-2xx and socket errors)\n"
-            + header
-            + "\n"
+            "\nthe shapes side by side (ms; wrk's p50 and p99, p99.9 from the server's log as "
+            "in the tail table; errors: non-2xx and socket errors)\n"
             + f"{'':<14}"
-            + "".join(f"  {columns:>38}" for _ in measured)
+            + "".join(f"  {title:^{width}}" for title in titles)
+            + f"\n{'URL family':<14}"
+            + f"  {columns}" * len(measured)
         )
-        for name in names:
+        for name in measured[0].results:
             row = f"{name:<14}"
             for m in measured:
-                r = m.results.get(name)
-                mine = [x.latency for x in m.log.family(name)]
-                p999 = percentile(mine, 99.9) if mine else math.nan
-                row += "  " + (
-                    f"{r.rate:>8.1f}{r.p50_ms:>7.0f}{r.p99_ms:>8.0f}{p999:>8.0f}{r.failures:>7}"
-                    if r
-                    else f"{'':>38}"
-                ).rjust(38)
+                r = m.results[name]
+                p999 = percentile([x.latency for x in m.log.family(name)], 99.9)
+                row += (
+                    f"  {r.rate:>8.1f}{r.p50_ms:>7.0f}{r.p99_ms:>8.0f}{p999:>8.0f}{r.failures:>7}"
+                )
             self.stdout.write(row)
-        row = f"{'all reads':<14}"
-        for m in measured:
-            rate = sum(r.rate for n, r in m.results.items() if n != "uploads")
-            row += "  " + f"{rate:>8.1f}".ljust(38)
-        self.stdout.write(row)
+        reads = [sum(r.rate for n, r in m.results.items() if n != "uploads") for m in measured]
+        self.stdout.write(
+            f"{'all reads':<14}" + "".join(f"  {rate:>8.1f}{'':<{width - 8}}" for rate in reads)
+        )
 
     def jobs(self, folder: Path, families: dict[str, list[str]], opts) -> dict:
         total = opts["connections"]
