@@ -18,7 +18,7 @@ MESON := MAKEFLAGS= meson
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test loadgen-tests loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load \
+        loadgen loadgen-test loadgen-san-test loadgen-tests loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load bench-load-deps \
         bench-pair bench-charts bench-dump seed-scale plotly clean test-fresh test-fresh-loadgen
 
 help:
@@ -37,7 +37,8 @@ help:
 	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
-	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
+	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads;"
+	@echo "                   SHAPE=deployed: behind nginx, Redis and a read replica; SHAPE=both)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make bench-charts  chart images: the site's renderer beside kaleido (Plotly's export)"
 	@echo "make bench-dump    the open-data dump of seed_scale catalogs of 1,000 and 10,000 drives: time, size, memory"
@@ -315,11 +316,21 @@ bench-api: $(INSTALLED)
 
 # The production server (response cache on) under 64 connections for 60 s, on the same
 # seed_scale catalog; UPLOADS=1 adds reviewers uploading through the API meanwhile.
-bench-load: $(INSTALLED)
-	@command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk; }
+# SHAPE=serve (the default) measures `make serve`'s shape, gunicorn alone; SHAPE=deployed
+# the one docs/deploy.md recommends beyond one machine: nginx with deploy/nginx.conf (TLS,
+# a certificate from openssl) in front, Redis for the cache, a streaming replica of the
+# catalog's cluster (pg_basebackup, beside initdb) for the reads; SHAPE=both, one then the
+# other. The programs each needs, as command:Debian package, installed where missing.
+BENCH_LOAD_TOOLS = wrk:wrk $(if $(filter deployed both,$(SHAPE)),nginx:nginx openssl:openssl \
+  redis-server:redis-server)
+bench-load-deps:
+	$(call install_missing,$(BENCH_LOAD_TOOLS),make bench-load needs)
+
+bench-load: $(INSTALLED) bench-load-deps
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && \
-	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(BENCH_LOAD_ARGS)'
+	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(if $(SHAPE),--shape $(SHAPE)) \
+	    $(BENCH_LOAD_ARGS)'
 
 # This tree against an earlier commit (BEFORE=<commit>), paired: both served at once, each on
 # its own copy of the seed_scale catalog in one PostgreSQL, rounds alternating.

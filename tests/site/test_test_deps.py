@@ -7,6 +7,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 MAKEFILE = (ROOT / "Makefile").read_text()
 # A test's way of saying it runs a program: shutil.which("x"), or loadgen's require_tool("x").
@@ -80,3 +82,27 @@ def test_test_deps_names_every_missing_package(tmp_path):
     expected = {pkg for cmd, pkg in _listed_tools().items() if cmd not in in_sbin}
     assert expected <= set(packages) <= set(_listed_tools().values())
     assert {"clang-format", "qemu-system-x86", "curl", "chromium"} <= set(packages)
+
+
+@pytest.mark.parametrize(
+    ("shape", "named"),
+    [("", {"wrk"}), ("deployed", {"wrk", "redis-server", "openssl"})],
+)
+def test_bench_load_deps_names_what_its_shape_runs(tmp_path, shape, named):
+    """make bench-load installs the programs its shape runs (nginx, Redis and openssl for
+    the deployed one) or, without root, names them (nginx, in /usr/sbin, is found off PATH)."""
+    fake_id = tmp_path / "id"
+    fake_id.write_text("#!/bin/sh\necho 1000\n")
+    fake_id.chmod(fake_id.stat().st_mode | stat.S_IEXEC)
+    done = subprocess.run(
+        ["make", "-s", "--no-print-directory", "bench-load-deps", f"SHAPE={shape}"],
+        cwd=ROOT,
+        env={**os.environ, "PATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        executable="/usr/bin/make",
+    )
+    assert done.returncode != 0
+    (said,) = re.findall(r"make bench-load needs:(.*) \(apt-get install", done.stderr)
+    in_sbin = any(Path(d, "nginx").exists() for d in ("/sbin", "/usr/sbin"))
+    assert set(said.split()) == named | ({"nginx"} if shape and not in_sbin else set())

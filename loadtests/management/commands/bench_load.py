@@ -18,15 +18,24 @@ Run by `make bench-load` (and `make bench-load UPLOADS=1`) inside the embedded P
 holding the seed_scale catalog (var/bench-web/, shared with bench-web). The server runs the
 production settings — response cache on, as deployed — with synthetic drives served as real
 (benchsite.settings.bench) and the worker count gunicorn.conf.py picks for this machine.
+
+--shape says which shape is measured: `serve`, `make serve`'s (gunicorn alone, the cache in
+PostgreSQL); `deployed`, the shape docs/deploy.md recommends beyond one machine
+(loadtests/deployed.py: nginx with deploy/nginx.conf and TLS in front, Redis for the cache, a
+streaming read replica taking the page and API reads); `both`, one after the other, each
+with its own tables, then side by side. The same workers, mix and tables in every shape.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
+import signal
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -36,10 +45,11 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from drives.models import Drive
+from loadtests import deployed
 from loadtests.appserver import ROOT, AppServer, prepare
-from loadtests.loadrig import WrkMissing, get_rotation, post_distinct, run_wrk_together
+from loadtests.loadrig import WrkMissing, WrkResult, get_rotation, post_distinct, run_wrk_together
 from loadtests.loadrig import write_script as script_file
-from loadtests.tail import LockSampler, Log, print_tails, print_workers, read_log
+from loadtests.tail import LockSampler, Log, percentile, print_tails, print_workers, read_log
 from results.models import LeaderboardEntry, Run, Test
 from results.services import reviewer_token_issue
 
@@ -48,6 +58,17 @@ PATHS_PER_FAMILY = 300
 UPLOAD_DOCUMENT = ROOT / "demo" / "measured" / "consistency-file.json"
 PLACEHOLDER = "@@UPLOAD@@"
 REVIEWER = "bench-load-reviewer"
+SHAPES = {"serve": ["serve"], "deployed": ["deployed"], "both": ["serve", "deployed"]}
+
+
+@dataclass
+class Measured:
+    """One shape's run: wrk's figures per family and the server's log."""
+
+    shape: str
+    results: dict[str, WrkResult]
+    log: Log
+    load: tuple[float, float]  # the 1-minute load average before and after
 
 
 def _families(rng: random.Random) -> dict[str, list[str]]:
@@ -130,8 +151,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--keep", metavar="FOLDER", help="keep the server's logs and wrk's scripts there"
         )
+        parser.add_argument(
+            "--shape",
+            choices=list(SHAPES),
+            default="serve",
+            help="make serve's, docs/deploy.md's (nginx, Redis, a replica), or both in turn",
+        )
 
     def handle(self, *args, **opts):
+        # A TERM (make's timeout, the launcher passing on its own) stops every server started
+        # here as an error does, not the process alone.
+        signal.signal(signal.SIGTERM, _terminate)
         if Drive.objects.filter(synthetic=True).count() < SCALE_DRIVES:
             self.stdout.write("building the seed_scale catalog")
             call_command("seed_scale", stdout=self.stdout)
@@ -145,46 +175,105 @@ class Command(BaseCommand):
             "DJANGO_SECRET_KEY": "bench-load-only-" + os.urandom(16).hex(),
             "BENCH_RESPONSE_CACHE": "0" if opts["no_cache"] else "1",
         }
-        prepare(env)
+        # Given a replica or a Redis (the deployed shape uses them rather than its own).
+        for name in ("DATABASE_REPLICA_URLS", "REDIS_URL"):
+            if os.environ.get(name):
+                env[name] = os.environ[name]
         if opts["worker_class"] != "sync" or opts["threads"] != 1:
             env["GUNICORN_CMD_ARGS"] = (
                 f"--worker-class {opts['worker_class']} --threads {opts['threads']}"
             )
         # What benchsite/gunicorn.conf.py picks in production: (2 x CPUs) + 1.
         workers = 2 * len(os.sched_getaffinity(0)) + 1
+        measured = [
+            self.measure(shape, env, families, opts, workers) for shape in SHAPES[opts["shape"]]
+        ]
+        if len(measured) > 1:
+            self.compare(measured)
+        self.finish([r for m in measured for r in m.results.values()])
+
+    @contextlib.contextmanager
+    def serving(self, shape: str, env: dict[str, str], folder: Path, workers: int):
+        """The shape started (and stopped at the end): yields (the URL wrk loads, the app
+        server, the databases its requests reach by name, the deployed shape or None)."""
+        if shape == "serve":
+            serve_env = {
+                k: v for k, v in env.items() if k not in ("DATABASE_REPLICA_URLS", "REDIS_URL")
+            }
+            prepare(serve_env)
+            with AppServer(env=serve_env, log=folder / "gunicorn.log", workers=workers) as server:
+                yield server.url, server, {"primary": env["DATABASE_URL"]}, None
+            return
+        try:
+            with deployed.DeployedShape(env=env, folder=folder, workers=workers) as shape_:
+                databases = {"primary": env["DATABASE_URL"]}
+                for n, url in enumerate(shape_.replica_urls):
+                    databases[f"replica {n}" if len(shape_.replica_urls) > 1 else "replica"] = url
+                yield shape_.url, shape_.server, databases, shape_
+        except deployed.ShapeError as error:
+            raise CommandError(f"the deployed shape: {error}") from error
+
+    def measure(self, shape: str, env, families, opts, workers: int) -> Measured:
         runs_before = Run.objects.count()
-        with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
-            folder = Path(opts["keep"] or tmp)
+        self.stdout.write(f"\n=== shape: {shape} " + "=" * 60)
+        with tempfile.TemporaryDirectory(prefix=f"bench-load-{shape}-") as tmp:
+            folder = Path(opts["keep"]) / shape if opts["keep"] else Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
+            folder.chmod(0o755)  # nginx's workers (another user under root) write below it
             timing = folder / "timing.jsonl"
-            env["BENCH_TIMING_LOG"] = str(timing)
+            env = {**env, "BENCH_TIMING_LOG": str(timing)}
             jobs = self.jobs(folder, families, opts)
-            with AppServer(env=env, log=folder / "gunicorn.log", workers=workers) as server:
+            with self.serving(shape, env, folder, workers) as (url, server, databases, shape_):
                 threads = f" of {opts['threads']} threads" if opts["threads"] > 1 else ""
                 self.stdout.write(
                     f"gunicorn: {workers} {opts['worker_class']} workers{threads}"
                     f" on {server.url}, response cache {'off' if opts['no_cache'] else 'on'}; "
-                    f"{opts['connections']} connections for {opts['seconds']:g} s"
+                    f"{opts['connections']} connections for {opts['seconds']:g} s to {url}"
                 )
+                if shape_ is not None:
+                    self.stdout.write(
+                        f"in front: nginx (deploy/nginx.conf, TLS) at {url}; cache: Redis at "
+                        f"{shape_.redis_url}; reads: {len(shape_.replica_urls)} streaming "
+                        f"replica(s), {deployed.streaming_standbys(env['DATABASE_URL'])} "
+                        "streaming from the primary now"
+                    )
                 ready = server.wait_ready()
                 self.stdout.write(
                     f"workers ready {ready:.1f} s after gunicorn listened (each reads the "
                     "in-process copies before its first request); measuring from then"
                 )
                 boots = server.boots()
-                sampler = LockSampler(os.environ["DATABASE_URL"])
-                sampler.start()
+                samplers = [LockSampler(u) for u in databases.values()]
+                for sampler in samplers:
+                    sampler.start()
+                before = self.counts(databases, shape_)
+                load = [os.getloadavg()]
                 window = [time.time()]
                 try:
-                    results = run_wrk_together(server.url, jobs, seconds=opts["seconds"])
+                    results = run_wrk_together(url, jobs, seconds=opts["seconds"])
                 except WrkMissing as error:
                     raise CommandError(str(error)) from error
                 finally:
                     window.append(time.time())
-                    sampler.stop()
+                    load.append(os.getloadavg())
+                    for sampler in samplers:
+                        sampler.stop()
+                after = self.counts(databases, shape_)
+                if shape_ is not None:  # while the replica still runs
+                    after["lag"] = [
+                        deployed.replay_lag_bytes(env["DATABASE_URL"], u)
+                        for u in shape_.replica_urls
+                    ]
                 boots = server.boots() - boots
-            log = read_log(timing, family_finder(families), sampler.samples, folder / "client.tsv")
-        self.report(results, jobs, log, uploaded=Run.objects.count() - runs_before)
+            samples = [s for sampler in samplers for s in sampler.samples]
+            log = read_log(timing, family_finder(families), samples, folder / "client.tsv")
+            self.report(results, jobs, log, uploaded=Run.objects.count() - runs_before)
+            self.stdout.write(
+                f"load average (1, 5, 15 min) at the start {_loadavg(load[0])}, at the end "
+                f"{_loadavg(load[1])} (this machine: {os.cpu_count()} CPUs)"
+            )
+            if shape_ is not None:
+                self.report_deployed(before, after, shape_)
         print_tails(
             self.stdout, log, list(results), {name: r.p99_ms for name, r in results.items()}
         )
@@ -193,7 +282,76 @@ class Command(BaseCommand):
             f"gunicorn workers started while measuring: {boots}; requests without "
             f"X-Request-Start: {log.unstamped}"
         )
-        self.finish(results)
+        return Measured(shape, results, log, (load[0][0], load[1][0]))
+
+    @staticmethod
+    def counts(databases: dict[str, str], shape_) -> dict[str, object]:
+        """What the deployed shape's parts have counted so far: each database's
+        transactions, Redis's lookups."""
+        found: dict[str, object] = {
+            name: deployed.database_activity(url) for name, url in databases.items()
+        }
+        if shape_ is not None:
+            found["redis"] = deployed.redis_stats(shape_.redis_url)
+        return found
+
+    def report_deployed(self, before, after, shape_) -> None:
+        """Where the deployed shape's work went: the databases, Redis, nginx."""
+        databases = [n for n in before if n != "redis"]
+        self.stdout.write(
+            "\ndatabase transactions during the run: "
+            + ", ".join(f"{n} {after[n] - before[n]:,}" for n in databases)
+        )
+        self.stdout.write(
+            "replica replay behind the primary at the end: "
+            + ", ".join(f"{n:,} bytes of WAL" for n in after["lag"])
+        )
+        redis_before, redis_after = before["redis"], after["redis"]
+        hits = redis_after["hits"] - redis_before["hits"]
+        misses = redis_after["misses"] - redis_before["misses"]
+        self.stdout.write(
+            f"Redis: {hits:,} lookups found a key, {misses:,} did not "
+            f"({hits / ((hits + misses) or 1):.0%} found); {redis_after['keys']:,} keys, "
+            f"{redis_after['memory'] / 2**20:.0f} MiB, "
+            f"{redis_after['evicted'] - redis_before['evicted']:,} evicted"
+        )
+        times = deployed.proxy_times(shape_.access_log)
+        if times:
+            own = [request - upstream for request, _, upstream in times]
+            connect = [c for _, c, _ in times]
+            self.stdout.write(
+                f"nginx: {len(times):,} requests proxied; its own time beyond the app server's "
+                f"answer p50 {percentile(own, 50):.1f} ms, p99 {percentile(own, 99):.1f} ms; "
+                f"connecting to gunicorn p99 {percentile(connect, 99):.1f} ms, "
+                f"max {max(connect):.0f} ms"
+            )
+
+    def compare(self, measured: list[Measured]) -> None:
+        """The shapes side by side: wrk's rate, p50 and p99, the server log's p99.9, errors."""
+        columns = f"{'req/s':>8}{'p50':>7}{'p99':>8}{'p99.9':>8}{'errors':>7}"
+        width = len(columns)
+        titles = [f"{m.shape}, load {m.load[0]:.1f} to {m.load[1]:.1f}" for m in measured]
+        self.stdout.write(
+            "\nthe shapes side by side (ms; wrk's p50 and p99, p99.9 from the server's log as "
+            "in the tail table; errors: non-2xx and socket errors)\n"
+            + f"{'':<14}"
+            + "".join(f"  {title:^{width}}" for title in titles)
+            + f"\n{'URL family':<14}"
+            + f"  {columns}" * len(measured)
+        )
+        for name in measured[0].results:
+            row = f"{name:<14}"
+            for m in measured:
+                r = m.results[name]
+                p999 = percentile([x.latency for x in m.log.family(name)], 99.9)
+                row += (
+                    f"  {r.rate:>8.1f}{r.p50_ms:>7.0f}{r.p99_ms:>8.0f}{p999:>8.0f}{r.failures:>7}"
+                )
+            self.stdout.write(row)
+        reads = [sum(r.rate for n, r in m.results.items() if n != "uploads") for m in measured]
+        self.stdout.write(
+            f"{'all reads':<14}" + "".join(f"  {rate:>8.1f}{'':<{width - 8}}" for rate in reads)
+        )
 
     def jobs(self, folder: Path, families: dict[str, list[str]], opts) -> dict:
         total = opts["connections"]
@@ -258,8 +416,16 @@ class Command(BaseCommand):
             "responses served from the response cache"
         )
 
-    def finish(self, results) -> None:
-        failures = sum(r.failures for r in results.values())
+    def finish(self, results: list[WrkResult]) -> None:
+        failures = sum(r.failures for r in results)
         self.stdout.write(f"\nnon-2xx responses and socket errors: {failures} (the bar: 0)")
         if failures:
             raise CommandError(f"{failures} requests failed under load")
+
+
+def _terminate(signum, frame) -> None:
+    raise SystemExit(f"bench_load: stopped by signal {signum}")
+
+
+def _loadavg(load: tuple[float, float, float]) -> str:
+    return " ".join(f"{x:.2f}" for x in load)
