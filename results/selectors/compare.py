@@ -517,10 +517,10 @@ _RUN_RELATIONS = (
     ("suite", _SUITE),
     ("submitter", _SUBMITTER),
 )
-# A result's fields the head to head shows (figures, latency, what its deviations name): not
-# the completion latency (clat_*) nor the totals it was computed from, which stay deferred.
+# A result's fields the head to head shows (figures, latency, what its deviations name, the
+# I/Os its percentiles rest on): not the completion latency (clat_*) nor the bytes, which stay
+# deferred.
 RESULT_UNREAD = (
-    "io_count",
     "bytes",
     "clat_mean_ns",
     "clat_stddev_ns",

@@ -191,7 +191,7 @@ def test_exports(client, pair):
     assert any(r[0] == "consistency" for r in rows) and any(r[0] == "latency" for r in rows)
     # Every latency figure the page's table shows, and every specification.
     measures = {r[3] for r in rows if r[0] == "latency"}
-    assert measures == {"mean", "p50", "p99", "p99.9", "p99.99", "max"}
+    assert measures == {"mean", "p50", "p99", "p99.9", "p99.99", "max", "I/Os measured"}
     # Each column holds one thing: the data pattern its own column, in every section.
     patterns = {r[0]: set() for r in rows[1:]}
     for r in rows[1:]:
