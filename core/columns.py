@@ -86,9 +86,10 @@ class Column:
             return None
         if kept.codes is not None:
             codes = dict(kept.codes)  # the held copy's stay as they are: read meanwhile
-            recoded = np.array([codes.setdefault(t, len(codes)) for t in other.codes], np.int32)
-            array = np.concatenate([kept.array, np.where(other.null, -1, recoded[other.array])])
-            return Column(array.astype(np.int32), array < 0, codes)
+            # Each of other's codes as this one's, and NULL's (-1, the last) as NULL's.
+            recoded = np.array([*(codes.setdefault(t, len(codes)) for t in other.codes), -1])
+            array = np.concatenate([kept.array, recoded[other.array]]).astype(np.int32)
+            return Column(array, array < 0, codes)
         if object in (kept.array.dtype, other.array.dtype) or (
             (kept.array.dtype == bool) != (other.array.dtype == bool)
         ):
@@ -236,13 +237,16 @@ class Columns:
         fresh_null = np.array([a is None for a in among], dtype=bool)
         # Each fresh row's neighbour's rank, found by its key among the rows kept.
         keys = held[key].array[keep]
-        by_key = np.argsort(keys, kind="stable")
-        wanted = np.array([0 if b is None else b for b in below], dtype=keys.dtype)
-        found = by_key[np.minimum(np.searchsorted(keys[by_key], wanted), max(len(keys) - 1, 0))]
+        wanted = np.array([0 if b is None else b for b in below], dtype=np.int64)
         has_below = np.array([b is not None for b in below], dtype=bool) & ~fresh_null
-        if has_below.any() and not np.array_equal(keys[found[has_below]], wanted[has_below]):
-            raise Stale(f"{name}: a neighbour the copy does not hold")
-        neighbour = np.where(has_below, kept_rank[found] if len(keys) else 0, 0)
+        neighbour = np.zeros(len(wanted), dtype=np.int64)
+        if has_below.any():
+            by_key = np.argsort(keys, kind="stable")
+            at = np.searchsorted(keys[by_key], wanted[has_below])
+            found = by_key[np.minimum(at, len(keys) - 1)] if len(keys) else at
+            if not len(keys) or not np.array_equal(keys[found], wanted[has_below]):
+                raise Stale(f"{name}: a neighbour the copy does not hold")
+            neighbour[has_below] = kept_rank[found]
         equal = np.array([bool(s) for s in same], dtype=bool) & has_below
         # Kept rows at 2 x their rank; a fresh row at its neighbour's, or just after it (then
         # among the fresh rows there, by its own rank among them).
@@ -457,6 +461,7 @@ _changes AS MATERIALIZED (
         )
         self.held: dict[str, Any] = {}
         self._sources: dict[str, _Source] = {}  # what each held copy was made of, by database
+        self.reads = {"whole": 0, "changes": 0}  # how this process read it: what tests assert
 
     def current(self) -> Any:
         """The current copy on the database `model` is read from: one prepared statement,
@@ -473,12 +478,16 @@ _changes AS MATERIALIZED (
                 version, written, seen, whole, drives, *texts = cursor.fetchone()
             if not whole and not written and version is not None:
                 try:
-                    return self._keep(alias, version, seen, self._applied(source, drives, texts))
+                    made = self._keep(alias, version, seen, self._applied(source, drives, texts))
                 except Stale:
                     pass
+                else:
+                    self.reads["changes"] += 1
+                    return made
         with connections[alias].cursor() as cursor:
             cursor.execute(self.load_sql)
             version, written, seen, *texts = cursor.fetchone()
+        self.reads["whole"] += 1
         tables = {
             table.name: Columns.loaded(alias, table.names, orjson.loads(text) if text else None)
             for table, text in zip(self.tables, texts, strict=True)
