@@ -38,6 +38,7 @@ help:
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads)"
+	@echo "make bench-copies  the in-process copies after a write: read whole vs from the change log (ROUNDS=N)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make bench-charts  chart images: the site's renderer beside kaleido (Plotly's export)"
 	@echo "make bench-dump    the open-data dump of seed_scale catalogs of 1,000 and 10,000 drives: time, size, memory"
@@ -320,6 +321,13 @@ bench-load: $(INSTALLED)
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && \
 	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(BENCH_LOAD_ARGS)'
+
+# How long the in-process copies take to follow a write, read whole and from the change log,
+# on the same seed_scale catalog (writes to it, as bench-load's uploads do; ROUNDS=N).
+bench-copies: $(INSTALLED)
+	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && \
+	  $(PY) manage.py bench_copies $(if $(ROUNDS),--rounds $(ROUNDS))'
 
 # This tree against an earlier commit (BEFORE=<commit>), paired: both served at once, each on
 # its own copy of the seed_scale catalog in one PostgreSQL, rounds alternating.

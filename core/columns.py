@@ -72,33 +72,49 @@ class Column:
         null = None if self.null is None else self.null[keep]
         return Column(self.array[keep], null, self.codes)
 
-    def joined(self, keep: np.ndarray, other: Column) -> Column | None:
-        """The rows `keep` (a mask) keeps, then `other`'s: the column Column.of would make
-        of their values, or None where this one cannot say (kinds that do not meet: make it
-        again from the values)."""
-        kept = self.take(keep)
+    def joined(self, other: Column, index: np.ndarray) -> Column | None:
+        """The rows `index` picks of these rows and then `other`'s (positions in both, one
+        after the other): the column Column.of would make of their values (numbers, at
+        most, made float64 where Column.of would find them all whole), or None where this
+        one cannot say (kinds that do not meet: make it again from the values)."""
         if not len(other.array):
-            return kept
-        if not len(kept.array):
-            return other
-        kept, other = _alike(kept, other), _alike(other, kept)
-        if (kept.codes is None) != (other.codes is None):
-            return None
-        if kept.codes is not None:
-            codes = dict(kept.codes)  # the held copy's stay as they are: read meanwhile
-            # Each of other's codes as this one's, and NULL's (-1, the last) as NULL's.
-            recoded = np.array([*(codes.setdefault(t, len(codes)) for t in other.codes), -1])
-            array = np.concatenate([kept.array, recoded[other.array]]).astype(np.int32)
-            return Column(array, array < 0, codes)
-        if object in (kept.array.dtype, other.array.dtype) or (
-            (kept.array.dtype == bool) != (other.array.dtype == bool)
-        ):
-            return None
-        array = np.concatenate([kept.array, other.array])
-        if kept.null is None and other.null is None:
-            return Column(array, None, None)
-        nulls = [np.zeros(len(c.array), bool) if c.null is None else c.null for c in (kept, other)]
-        return Column(array, np.concatenate(nulls), None)
+            both = self
+        elif not len(self.array):
+            both = other
+        else:
+            mine, other = _alike(self, other), _alike(other, self)
+            if (mine.codes is None) != (other.codes is None):
+                return None
+            if mine.codes is not None:
+                codes = dict(mine.codes)  # the held copy's stay as they are: read meanwhile
+                # Each of other's codes as this one's, and NULL's (-1, the last) as NULL's.
+                recoded = np.array([*(codes.setdefault(t, len(codes)) for t in other.codes), -1])
+                array = np.concatenate([mine.array, recoded[other.array]]).astype(np.int32)
+                both = Column(array, array < 0, codes)
+            elif object in (mine.array.dtype, other.array.dtype) or (
+                (mine.array.dtype == bool) != (other.array.dtype == bool)
+            ):
+                return None
+            else:
+                nulls = [
+                    np.zeros(len(c.array), bool) if c.null is None else c.null
+                    for c in (mine, other)
+                ]
+                both = Column(
+                    np.concatenate([mine.array, other.array]), np.concatenate(nulls), None
+                )
+        return both.take(index).normalized()
+
+    def normalized(self) -> Column:
+        """This column as Column.of makes one of its values: no rows, booleans; every row
+        NULL, numbers; numbers without a NULL, no mask."""
+        if not len(self.array):
+            return Column(np.zeros(0, dtype=bool), None, None)
+        if self.null is not None and self.null.all():
+            return Column(np.zeros(len(self.array), np.int64), self.null, None)
+        if self.codes is None and self.null is not None and not self.null.any():
+            return Column(self.array, None, None)
+        return self
 
     def floats(self) -> np.ndarray:
         """The numbers as float64, NaN where NULL."""
@@ -124,14 +140,31 @@ def _alike(column: Column, like: Column) -> Column:
     return Column(np.zeros(len(column.array), like.array.dtype), column.null, None)
 
 
-def _without(values: list, dropped: list[int]) -> list:
-    """`values` without the positions `dropped` (ascending), as a new list."""
-    kept, start = [], 0
-    for at in dropped:
-        kept += values[start:at]
-        start = at + 1
-    kept += values[start:]
-    return kept
+def _placement(length: int, dropped: np.ndarray, added: int) -> np.ndarray:
+    """Where the rows after a change come from, as positions in `length` rows and then
+    `added` new ones: each of the rows `dropped` (ascending) is taken by a new row, and the
+    new rows left over are appended, or the dropped rows left over removed. A change moves
+    no other row: a copy is made in one pass."""
+    filled = min(len(dropped), added)
+    index = np.arange(length, dtype=np.intp)
+    index[dropped[:filled]] = length + np.arange(filled)
+    if added > filled:
+        return np.concatenate([index, length + np.arange(filled, added)])
+    return np.delete(index, dropped[filled:])
+
+
+def _placed(values: list, added: list, dropped: list[int]) -> list:
+    """The values _placement places: `values` with those at `dropped` replaced by `added`
+    (as a new list)."""
+    placed = values.copy()
+    filled = min(len(dropped), len(added))
+    for at, value in zip(dropped[:filled], added[:filled], strict=True):
+        placed[at] = value
+    if len(added) > filled:
+        placed += added[filled:]
+    for at in reversed(dropped[filled:]):
+        del placed[at]
+    return placed
 
 
 class Stale(Exception):
@@ -185,10 +218,11 @@ class Columns:
         return taken
 
     def spliced(self, table: Table, changed: np.ndarray, arrays: list | None) -> Columns:
-        """These rows without those of the drives `changed` (the key column table.key),
-        then the rows `arrays` holds (Table.changed_sql: those drives' rows now), with
-        table.ranks worked out again for every row. The columns made here are joined rather
-        than made again; the values are new lists (this copy is read meanwhile)."""
+        """These rows without those of the drives `changed` (the key column table.key), and
+        the rows `arrays` holds (Table.changed_sql: those drives' rows now) where they were
+        (_placement), with table.ranks worked out again for every row. The columns made
+        here are joined rather than made again; the values are new lists (this copy may be
+        read meanwhile)."""
         plain = table.plain_names
         arrays = [a or [] for a in arrays or [None] * len(table.changed_names)]
         fresh = Columns.loaded(self.alias, plain, arrays[: len(plain)])
@@ -197,21 +231,22 @@ class Columns:
             if len(self) and len(changed)
             else np.zeros(0, np.intp)
         )
-        keep = np.ones(len(self), dtype=bool)
-        keep[dropped] = False
+        index = _placement(len(self), dropped, len(fresh))
         drop = dropped.tolist()
         spliced = Columns(
             self.alias,
-            {name: _without(self._values[name], drop) + fresh._values[name] for name in plain},
-            len(self) - len(drop) + len(fresh),
+            {name: _placed(self._values[name], fresh._values[name], drop) for name in plain},
+            len(index),
         )
         for name in plain:
             made = self._columns.get(name)
-            if made is not None and (joined := made.joined(keep, fresh[name])) is not None:
+            if made is not None and (joined := made.joined(fresh[name], index)) is not None:
                 spliced._columns[name] = joined
+        keep = np.ones(len(self), dtype=bool)
+        keep[dropped] = False
         for at, (name, _) in enumerate(table.ranks):
             neighbours = arrays[len(plain) + 3 * at : len(plain) + 3 * at + 3]
-            spliced._ranked(name, self, keep, fresh, table.key, *neighbours)
+            spliced._ranked(name, self, keep, index, table.key, *neighbours)
         return spliced
 
     def _ranked(
@@ -219,24 +254,25 @@ class Columns:
         name: str,
         held: Columns,
         keep: np.ndarray,
-        fresh: Columns,
+        index: np.ndarray,
         key: str,
         below: list,
         same: list,
         among: list,
     ) -> None:
-        """Rank column `name` (dense ranks from 1, NULL without a value) of these rows: the
-        rows `keep` keeps of `held` (whose ranks, unchanged, order them still), then
-        `fresh`'s rows, each placed by `below` (the key of the row with the greatest value
-        not above its own among the held rows kept, None: none), `same` (whether their
-        values are equal) and `among` (its dense rank among the fresh rows; None: it has
-        no value)."""
+        """Rank column `name` (dense ranks from 1, NULL without a value) of these rows,
+        placed by `index` from the rows of `held` and then the new ones: the rows `keep`
+        keeps of `held` are ordered by their ranks still (their values did not change),
+        and each new row is placed by `below` (the key of the kept row with the greatest
+        value not above its own, None: none), `same` (whether their values are equal) and
+        `among` (its dense rank among the new rows; None: it has no value)."""
         ranks = held[name]
-        kept_rank = ranks.array[keep].astype(np.int64)
-        kept_null = np.zeros(len(kept_rank), bool) if ranks.null is None else ranks.null[keep]
+        old_rank = ranks.array.astype(np.int64)
+        old_null = ~keep if ranks.null is None else ranks.null | ~keep
         fresh_null = np.array([a is None for a in among], dtype=bool)
-        # Each fresh row's neighbour's rank, found by its key among the rows kept.
-        keys = held[key].array[keep]
+        # Each new row's neighbour's rank, found by its key among the rows kept.
+        kept = np.flatnonzero(keep)
+        keys = held[key].array[kept]
         wanted = np.array([0 if b is None else b for b in below], dtype=np.int64)
         has_below = np.array([b is not None for b in below], dtype=bool) & ~fresh_null
         neighbour = np.zeros(len(wanted), dtype=np.int64)
@@ -246,24 +282,23 @@ class Columns:
             found = by_key[np.minimum(at, len(keys) - 1)] if len(keys) else at
             if not len(keys) or not np.array_equal(keys[found], wanted[has_below]):
                 raise Stale(f"{name}: a neighbour the copy does not hold")
-            neighbour[has_below] = kept_rank[found]
+            neighbour[has_below] = old_rank[kept[found]]
         equal = np.array([bool(s) for s in same], dtype=bool) & has_below
-        # Kept rows at 2 x their rank; a fresh row at its neighbour's, or just after it (then
-        # among the fresh rows there, by its own rank among them).
+        # Kept rows at 2 x their rank; a new row at its neighbour's, or just after it (then
+        # among the new rows there, by its own rank among them).
         order = np.array([0 if a is None else a for a in among], dtype=np.int64)
         spread = int(order.max(initial=0)) + 1
         first = np.where(equal, 2 * neighbour, 2 * neighbour + 1)
-        placed = np.concatenate(
-            [2 * kept_rank * spread, first * spread + np.where(equal, 0, order)]
-        )
-        null = np.concatenate([kept_null, fresh_null])
+        placed = np.concatenate([2 * old_rank * spread, first * spread + np.where(equal, 0, order)])
+        null = np.concatenate([old_null, fresh_null])
         rank = np.zeros(len(placed), dtype=np.int64)
         rank[~null] = np.unique(placed[~null], return_inverse=True)[1].reshape(-1) + 1
+        rank, null = rank[index], null[index]
         values = rank.tolist()
         for at in np.flatnonzero(null).tolist():
             values[at] = None
         self._values[name] = values
-        self._columns[name] = Column(rank, null if null.any() else None, None)
+        self._columns[name] = Column(rank, null if null.any() else None, None).normalized()
 
     # -- what filters' masks read (core.filters) ------------------------------------------
 
