@@ -166,7 +166,9 @@ OPS = [
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(writes=st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 1000)), max_size=4))
+@given(
+    writes=st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 1000)), min_size=1, max_size=4)
+)
 def test_a_copy_kept_up_to_date_equals_the_copy_read_whole(copies, writes):
     # The database is not emptied between examples: each goes on from where the last left,
     # one long sequence of writes, the copies checked after each example's. Every column of
