@@ -39,6 +39,7 @@ help:
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads;"
 	@echo "                   SHAPE=deployed: behind nginx, Redis and a read replica; SHAPE=both)"
+	@echo "make bench-copies  the in-process copies after a write: read whole vs from the change log (ROUNDS=N)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make bench-charts  chart images: the site's renderer beside kaleido (Plotly's export)"
 	@echo "make bench-dump    the open-data dump of seed_scale catalogs of 1,000 and 10,000 drives: time, size, memory"
@@ -331,6 +332,13 @@ bench-load: $(INSTALLED) bench-load-deps
 	  $(PY) manage.py migrate --noinput -v0 && \
 	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(if $(SHAPE),--shape $(SHAPE)) \
 	    $(BENCH_LOAD_ARGS)'
+
+# How long the in-process copies take to follow a write, read whole and from the change log,
+# on the same seed_scale catalog (writes to it, as bench-load's uploads do; ROUNDS=N).
+bench-copies: $(INSTALLED)
+	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
+	  $(PY) manage.py migrate --noinput -v0 && \
+	  $(PY) manage.py bench_copies $(if $(ROUNDS),--rounds $(ROUNDS))'
 
 # This tree against an earlier commit (BEFORE=<commit>), paired: both served at once, each on
 # its own copy of the seed_scale catalog in one PostgreSQL, rounds alternating.

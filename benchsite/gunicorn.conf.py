@@ -4,6 +4,12 @@ benchsite.wsgi`). Each can be overridden on gunicorn's command line or in GUNICO
 Sync workers: a request holds a worker for its whole life, so the worker count is what
 bounds concurrency; the reverse proxy (deploy/nginx.conf) buffers slow clients so a worker
 is never held by the network.
+
+The site is loaded once, in the master, which reads the in-process copies (the drive list,
+the value views' entries: seconds on a large catalog) before it listens, and each worker
+starts with them (BENCH_PRELOAD=0: each worker loads the site and reads them itself). With
+it, HUP starts new workers with the configuration read again but the code loaded at the
+start: a release restarts the server (docs/deploy.md).
 """
 
 import os
@@ -45,11 +51,14 @@ control_socket_disable = True
 proc_name = "bench"
 
 
-def post_worker_init(worker):
-    """Read the in-process copies (the drive list, the value views' entries) before the
-    worker takes its first request: on a large catalog a copy takes seconds to read, and a
-    new worker's first readers would otherwise wait for it (every worker at once after a
-    start). A database that does not answer leaves them to the first request, as before."""
+preload_app = os.environ.get("BENCH_PRELOAD", "1") != "0"
+
+
+def _read_copies(log, what: str) -> float:
+    """Bring the in-process copies (the drive list, the value views' entries) up to date in
+    this process: read whole the first time (seconds on a large catalog), then only what
+    changed since (core.columns.Copy). A database that does not answer leaves them to the
+    first request. The seconds it took."""
     import time
 
     from drives.catalog_index import catalog_index
@@ -60,9 +69,64 @@ def post_worker_init(worker):
         catalog_index()
         value_index()
     except Exception:  # any failure only means the first request reads them
-        worker.log.warning("in-process copies not read at start", exc_info=True)
+        log.warning("in-process copies not read %s", what, exc_info=True)
+    return time.monotonic() - started
+
+
+def _forget_connections() -> None:
+    """Close the master's database connections: a forked worker must never share one."""
+    from django.db import connections
+
+    connections.close_all()
+
+
+def on_starting(server):
+    """With the site preloaded, read the copies once, in the master, before it listens and
+    forks: every worker starts with them, where five workers reading them at once took the
+    machine's CPUs for 10 to 18 s while requests waited. What the copies hold then stays
+    out of the garbage collector's full collections (as wsgi.py does for the site), which
+    would otherwise write to every page of them in each worker."""
+    if server.cfg.preload_app:
+        import gc
+
+        spent = _read_copies(server.log, "in the master")
+        _forget_connections()
+        gc.freeze()
+        server.log.info("%s (%.1f s)", MASTER_READ, spent)
+
+
+def pre_fork(server, worker):
+    """A worker forked later (one replaced, max_requests) starts with the copies up to date:
+    the master applies what changed since it last read them (core.columns.Copy: the changed
+    drives' rows, milliseconds), so that the log it would otherwise apply in a request
+    never grows long."""
+    if server.cfg.preload_app:
+        _read_copies(server.log, "before a fork")
+        _forget_connections()
+
+
+def post_fork(server, worker):
+    """Preloaded, the settings were read in the master: name the worker's own database
+    connections by its pid (pg_stat_activity), as a worker that loads the site does
+    (settings/base.py)."""
+    if server.cfg.preload_app:
+        from django.conf import settings
+
+        for alias, db in settings.DATABASES.items():
+            options = db.get("OPTIONS", {})
+            if options.get("application_name") == f"bench {alias} pid {server.pid}":
+                options["application_name"] = f"bench {alias} pid {os.getpid()}"
+
+
+def post_worker_init(worker):
+    """Have the in-process copies current before the worker takes its first request: on a
+    large catalog a copy takes seconds to read, and a new worker's first readers would
+    otherwise wait for it. Preloaded, the worker has them from the master, and this checks
+    their versions; otherwise it reads them."""
+    spent = _read_copies(worker.log, "at start")
     # What a benchmark waits for before it measures (loadtests.appserver).
-    worker.log.info("%s (%.1f s)", WORKER_READY, time.monotonic() - started)
+    worker.log.info("%s (%.1f s)", WORKER_READY, spent)
 
 
 WORKER_READY = "Worker ready: in-process copies read"
+MASTER_READ = "In-process copies read before the workers were forked"

@@ -6,9 +6,17 @@ load statement follows from them, and each column is read by its name. Names of 
 that filters compare are their fields as the ORM names them ("kind", "nand__cell_type"), so
 that a FilterSet's mask reads them (core.filters.FilterSet.mask).
 
-A copy is read again, whole, when its version moves (core.db.current_copy): one statement,
-so one snapshot, in which each column travels as one JSON array (the table's rows in the
-same order in every column, aggregated in one pass)."""
+A copy is read whole once (core.db.current_copy): one statement, so one snapshot, in which
+each column travels as one JSON array (the table's rows in the same order in every column,
+aggregated in one pass). When its version moves, it is brought up to date instead from the
+change log (core/sql/copy_changes.sql): in one statement again, which drives' rows changed
+since the snapshot it holds, and those drives' rows now; their old rows are dropped and the
+new ones appended (a table's rows are in no order its readers rely on), and a small table
+without drives (the controllers a form offers) is read again whole. Ranks, which a change
+of one row moves on every other, are worked out from the neighbour each changed value has
+among the others (Table.ranks). It is read whole again only when the log cannot say (an edit
+of a maker every drive row shows, a snapshot older than the log, too many drives changed),
+or for a transaction that has itself written (its own copy, kept by no one)."""
 
 from __future__ import annotations
 
@@ -19,9 +27,11 @@ from typing import Any
 
 import numpy as np
 import orjson
+from django.db import connections
 from django.db.models import Model
 
 from core.db import current_copy
+from core.versions import COMMITTED_SQL, literal
 
 _OPERATORS = {"exact": operator.eq, "gte": operator.ge, "lte": operator.le}
 _INT64 = (-(2**63), 2**63 - 1)
@@ -62,6 +72,50 @@ class Column:
         null = None if self.null is None else self.null[keep]
         return Column(self.array[keep], null, self.codes)
 
+    def joined(self, other: Column, index: np.ndarray) -> Column | None:
+        """The rows `index` picks of these rows and then `other`'s (positions in both, one
+        after the other): the column Column.of would make of their values (numbers, at
+        most, made float64 where Column.of would find them all whole), or None where this
+        one cannot say (kinds that do not meet: make it again from the values)."""
+        if not len(other.array):
+            both = self
+        elif not len(self.array):
+            both = other
+        else:
+            mine, other = _alike(self, other), _alike(other, self)
+            if (mine.codes is None) != (other.codes is None):
+                return None
+            if mine.codes is not None:
+                codes = dict(mine.codes)  # the held copy's stay as they are: read meanwhile
+                # Each of other's codes as this one's, and NULL's (-1, the last) as NULL's.
+                recoded = np.array([*(codes.setdefault(t, len(codes)) for t in other.codes), -1])
+                array = np.concatenate([mine.array, recoded[other.array]]).astype(np.int32)
+                both = Column(array, array < 0, codes)
+            elif object in (mine.array.dtype, other.array.dtype) or (
+                (mine.array.dtype == bool) != (other.array.dtype == bool)
+            ):
+                return None
+            else:
+                nulls = [
+                    np.zeros(len(c.array), bool) if c.null is None else c.null
+                    for c in (mine, other)
+                ]
+                both = Column(
+                    np.concatenate([mine.array, other.array]), np.concatenate(nulls), None
+                )
+        return both.take(index).normalized()
+
+    def normalized(self) -> Column:
+        """This column as Column.of makes one of its values: no rows, booleans; every row
+        NULL, numbers; numbers without a NULL, no mask."""
+        if not len(self.array):
+            return Column(np.zeros(0, dtype=bool), None, None)
+        if self.null is not None and self.null.all():
+            return Column(np.zeros(len(self.array), np.int64), self.null, None)
+        if self.codes is None and self.null is not None and not self.null.any():
+            return Column(self.array, None, None)
+        return self
+
     def floats(self) -> np.ndarray:
         """The numbers as float64, NaN where NULL."""
         values = self.array.astype(np.float64)
@@ -74,6 +128,47 @@ class Column:
         if self._texts is None:
             self._texts = np.array([t.encode() for t in self.codes or ()], dtype=np.bytes_)
         return self._texts
+
+
+def _alike(column: Column, like: Column) -> Column:
+    """`column`, when every row of it is NULL, as a column of the kind of `like` (what
+    Column.of makes of NULLs alone depends on nothing: numbers, here 0 where NULL)."""
+    if column.null is None or not column.null.all() or not len(column.array):
+        return column
+    if like.codes is not None:
+        return Column(np.full(len(column.array), -1, np.int32), column.null, {})
+    return Column(np.zeros(len(column.array), like.array.dtype), column.null, None)
+
+
+def _placement(length: int, dropped: np.ndarray, added: int) -> np.ndarray:
+    """Where the rows after a change come from, as positions in `length` rows and then
+    `added` new ones: each of the rows `dropped` (ascending) is taken by a new row, and the
+    new rows left over are appended, or the dropped rows left over removed. A change moves
+    no other row: a copy is made in one pass."""
+    filled = min(len(dropped), added)
+    index = np.arange(length, dtype=np.intp)
+    index[dropped[:filled]] = length + np.arange(filled)
+    if added > filled:
+        return np.concatenate([index, length + np.arange(filled, added)])
+    return np.delete(index, dropped[filled:])
+
+
+def _placed(values: list, added: list, dropped: list[int]) -> list:
+    """The values _placement places: `values` with those at `dropped` replaced by `added`
+    (as a new list)."""
+    placed = values.copy()
+    filled = min(len(dropped), len(added))
+    for at, value in zip(dropped[:filled], added[:filled], strict=True):
+        placed[at] = value
+    if len(added) > filled:
+        placed += added[filled:]
+    for at in reversed(dropped[filled:]):
+        del placed[at]
+    return placed
+
+
+class Stale(Exception):
+    """The change log does not meet the copy held: read it again whole."""
 
 
 class Columns:
@@ -122,6 +217,89 @@ class Columns:
         taken._columns = {name: self[name].take(keep) for name in (*self._values, *self._columns)}
         return taken
 
+    def spliced(self, table: Table, changed: np.ndarray, arrays: list | None) -> Columns:
+        """These rows without those of the drives `changed` (the key column table.key), and
+        the rows `arrays` holds (Table.changed_sql: those drives' rows now) where they were
+        (_placement), with table.ranks worked out again for every row. The columns made
+        here are joined rather than made again; the values are new lists (this copy may be
+        read meanwhile)."""
+        plain = table.plain_names
+        arrays = [a or [] for a in arrays or [None] * len(table.changed_names)]
+        fresh = Columns.loaded(self.alias, plain, arrays[: len(plain)])
+        dropped = (
+            np.flatnonzero(np.isin(self[table.key].array, changed))
+            if len(self) and len(changed)
+            else np.zeros(0, np.intp)
+        )
+        index = _placement(len(self), dropped, len(fresh))
+        drop = dropped.tolist()
+        spliced = Columns(
+            self.alias,
+            {name: _placed(self._values[name], fresh._values[name], drop) for name in plain},
+            len(index),
+        )
+        for name in plain:
+            made = self._columns.get(name)
+            if made is not None and (joined := made.joined(fresh[name], index)) is not None:
+                spliced._columns[name] = joined
+        keep = np.ones(len(self), dtype=bool)
+        keep[dropped] = False
+        for at, (name, _) in enumerate(table.ranks):
+            neighbours = arrays[len(plain) + 3 * at : len(plain) + 3 * at + 3]
+            spliced._ranked(name, self, keep, index, table.key, *neighbours)
+        return spliced
+
+    def _ranked(
+        self,
+        name: str,
+        held: Columns,
+        keep: np.ndarray,
+        index: np.ndarray,
+        key: str,
+        below: list,
+        same: list,
+        among: list,
+    ) -> None:
+        """Rank column `name` (dense ranks from 1, NULL without a value) of these rows,
+        placed by `index` from the rows of `held` and then the new ones: the rows `keep`
+        keeps of `held` are ordered by their ranks still (their values did not change),
+        and each new row is placed by `below` (the key of the kept row with the greatest
+        value not above its own, None: none), `same` (whether their values are equal) and
+        `among` (its dense rank among the new rows; None: it has no value)."""
+        ranks = held[name]
+        old_rank = ranks.array.astype(np.int64)
+        old_null = ~keep if ranks.null is None else ranks.null | ~keep
+        fresh_null = np.array([a is None for a in among], dtype=bool)
+        # Each new row's neighbour's rank, found by its key among the rows kept.
+        kept = np.flatnonzero(keep)
+        keys = held[key].array[kept]
+        wanted = np.array([0 if b is None else b for b in below], dtype=np.int64)
+        has_below = np.array([b is not None for b in below], dtype=bool) & ~fresh_null
+        neighbour = np.zeros(len(wanted), dtype=np.int64)
+        if has_below.any():
+            by_key = np.argsort(keys, kind="stable")
+            at = np.searchsorted(keys[by_key], wanted[has_below])
+            found = by_key[np.minimum(at, len(keys) - 1)] if len(keys) else at
+            if not len(keys) or not np.array_equal(keys[found], wanted[has_below]):
+                raise Stale(f"{name}: a neighbour the copy does not hold")
+            neighbour[has_below] = old_rank[kept[found]]
+        equal = np.array([bool(s) for s in same], dtype=bool) & has_below
+        # Kept rows at 2 x their rank; a new row at its neighbour's, or just after it (then
+        # among the new rows there, by its own rank among them).
+        order = np.array([0 if a is None else a for a in among], dtype=np.int64)
+        spread = int(order.max(initial=0)) + 1
+        first = np.where(equal, 2 * neighbour, 2 * neighbour + 1)
+        placed = np.concatenate([2 * old_rank * spread, first * spread + np.where(equal, 0, order)])
+        null = np.concatenate([old_null, fresh_null])
+        rank = np.zeros(len(placed), dtype=np.int64)
+        rank[~null] = np.unique(placed[~null], return_inverse=True)[1].reshape(-1) + 1
+        rank, null = rank[index], null[index]
+        values = rank.tolist()
+        for at in np.flatnonzero(null).tolist():
+            values[at] = None
+        self._values[name] = values
+        self._columns[name] = Column(rank, null if null.any() else None, None).normalized()
+
     # -- what filters' masks read (core.filters) ------------------------------------------
 
     def compare(self, name: str, lookup: str, value: Any) -> np.ndarray:
@@ -161,63 +339,211 @@ class Columns:
 @dataclass(frozen=True)
 class Table:
     """A table of a copy: (name, SQL expression) pairs, over `rows` (a FROM clause and what
-    follows it; window functions may rank the rows)."""
+    follows it). `key`: the column naming the drive each row is of, by which a change is
+    applied (core/sql/copy_changes.sql); without one, the table is read again whole each
+    time (a small one). `ranks`: (name, SQL expression) pairs, each a column of every row's
+    dense rank (from 1; NULL without a value) by that value among all rows."""
 
     name: str
     columns: tuple[tuple[str, str], ...]
     rows: str
+    key: str = ""
+    ranks: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def plain_names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.columns)
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(name for name, _ in self.columns)
+        return (*self.plain_names, *(name for name, _ in self.ranks))
+
+    @property
+    def changed_names(self) -> tuple[str, ...]:
+        """The arrays changed_sql reads: the columns, then each rank's three."""
+        return (
+            *self.plain_names,
+            *(f"{name} {part}" for name, _ in self.ranks for part in ("below", "same", "among")),
+        )
+
+    def _selected(self) -> str:
+        return ", ".join(f"{sql} AS c{i}" for i, (_, sql) in enumerate(self.columns))
 
     @property
     def sql(self) -> str:
         """The table as one JSON array of one array per column (each NULL without rows)."""
-        selected = ", ".join(f"{sql} AS c{i}" for i, (_, sql) in enumerate(self.columns))
-        arrays = ", ".join(f"json_agg(c{i})" for i in range(len(self.columns)))
+        ranks = [
+            f"CASE WHEN {sql} IS NOT NULL THEN dense_rank() OVER (ORDER BY {sql}) END"
+            for _, sql in self.ranks
+        ]
+        selected = ", ".join([self._selected()] + [f"{sql} AS r{i}" for i, sql in enumerate(ranks)])
+        arrays = ", ".join(
+            [f"json_agg(c{i})" for i in range(len(self.columns))]
+            + [f"json_agg(r{i})" for i in range(len(ranks))]
+        )
         return (
             f"(SELECT json_build_array({arrays})::text "
             f"FROM (SELECT {selected} FROM {self.rows}) AS {self.name})"
         )
 
+    def changed_sql(self, drives: str) -> str:
+        """The rows of the drives `drives` (an SQL array) as sql writes them, and for each
+        rank, each row's place among the other drives' rows (Columns._ranked): the key of
+        the row with the greatest value not above its own, whether they are equal, and its
+        dense rank among these rows."""
+        key = self.plain_names.index(self.key)
+        key_sql = self.columns[key][1]
+        values = "".join(f", {sql} AS v{i}" for i, (_, sql) in enumerate(self.ranks))
+        among = "".join(
+            f", CASE WHEN t.v{i} IS NOT NULL THEN dense_rank() OVER (ORDER BY t.v{i}) END AS a{i}"
+            for i in range(len(self.ranks))
+        )
+        below = "".join(
+            f"""
+            LEFT JOIN LATERAL (
+              SELECT u.k AS below, u.v = {self.name}.v{i} AS same
+              FROM (SELECT {key_sql} AS k, {sql} AS v FROM {self.rows}) AS u
+              WHERE u.v <= {self.name}.v{i} AND u.k <> ALL({drives})
+              ORDER BY u.v DESC LIMIT 1) AS b{i} ON true"""
+            for i, (_, sql) in enumerate(self.ranks)
+        )
+        arrays = ", ".join(
+            [f"json_agg({self.name}.c{i})" for i in range(len(self.columns))]
+            + [
+                f"json_agg(b{i}.below), json_agg(b{i}.same), json_agg({self.name}.a{i})"
+                for i in range(len(self.ranks))
+            ]
+        )
+        return (
+            f"(SELECT json_build_array({arrays})::text FROM ("
+            f"SELECT t.*{among} FROM (SELECT {self._selected()}{values} FROM {self.rows}) AS t "
+            f"WHERE t.c{key} = ANY({drives})) AS {self.name}{below})"
+        )
+
+
+@dataclass(frozen=True)
+class Prelude:
+    """A WITH query the tables of a copy read, `name` AS MATERIALIZED (`sql`); `key`, its
+    column naming the drive each row is of (when the copy applies changes, only the changed
+    drives' rows)."""
+
+    name: str
+    sql: str
+    key: str
+
+
+@dataclass(frozen=True)
+class _Source:
+    """What a copy was made of (made: what build made): its tables, and the latest version
+    committed in the snapshot it was read in (the change log is read from there on)."""
+
+    made: Any
+    tables: dict[str, Columns]
+    seen: int
+
 
 class Copy:
     """A copy of `tables`, held per database the reads of `model` go to, current with the
     version `version_sql` reads (core.db.current_copy: its first column the version, its
-    second whether this transaction has itself written what the copy holds; the load reads
-    the version in the same statement). `prelude` is a WITH clause the tables may read.
-    build(alias, version, tables) makes what a use gets: the tables' Columns, by name, with
-    whatever its readers keep beside them."""
+    second whether this transaction has itself written what the copy holds; a read of the
+    copy reads the version in the same statement). `name` is the copy's in the change log
+    (core.versions.copy_triggers: the triggers of every table it reads must log it).
+    `prelude` is a WITH query the tables may read. build(alias, version, tables) makes what
+    a use gets: the tables' Columns, by name, with whatever its readers keep beside them.
+    A change of more than `most_changed` drives reads it whole (each changed drive costs a
+    lookup per rank)."""
 
     def __init__(
         self,
+        name: str,
         model: type[Model],
         version_sql: str,
         tables: Sequence[Table],
         build: Callable[[str, Any, dict[str, Columns]], Any],
         *,
-        prelude: str = "",
+        prelude: Prelude | None = None,
+        most_changed: int = 500,
     ):
-        self.model, self.version_sql, self.tables, self.build = model, version_sql, tables, build
+        self.name, self.model, self.version_sql = name, model, version_sql
+        self.tables, self.build = tables, build
+        with_prelude = f"WITH {prelude.name} AS MATERIALIZED ({prelude.sql})" if prelude else ""
         self.load_sql = (
-            f"{prelude}\nSELECT version.*, {', '.join(t.sql for t in tables)}\n"
-            f"FROM ({version_sql}) AS version"
+            f"{with_prelude}\nSELECT version.*, {COMMITTED_SQL}, "
+            f"{', '.join(t.sql for t in tables)}\nFROM ({version_sql}) AS version"
+        )
+        # Since the version `{seen}`: the drives changed (NULL when the copy must be read
+        # whole), then each table's rows of them (a table without drives, whole).
+        drives = "(SELECT drives FROM _changes)::bigint[]"
+        changed = f"""WITH _log AS MATERIALIZED (
+  SELECT drives, whole FROM core_copychange WHERE copy = {literal(name)} AND version > {{seen}}),
+_drives AS (SELECT ARRAY(SELECT DISTINCT unnest(drives) FROM _log ORDER BY 1) AS drives),
+_whole AS (
+  SELECT EXISTS (SELECT FROM _log WHERE whole)
+    OR (SELECT horizon FROM core_copyhorizon) > {{seen}}
+    OR (SELECT cardinality(drives) FROM _drives) > {most_changed} AS whole),
+_changes AS MATERIALIZED (
+  SELECT CASE WHEN w.whole THEN NULL ELSE d.drives END AS drives, w.whole
+  FROM _drives d, _whole w)"""
+        if prelude:
+            changed += (
+                f",\n{prelude.name} AS MATERIALIZED (SELECT * FROM ({prelude.sql}) AS "
+                f"{prelude.name} WHERE {prelude.name}.{prelude.key} = ANY({drives}))"
+            )
+        self.changed_sql = (
+            f"{changed}\nSELECT version.*, {COMMITTED_SQL}, _changes.whole, _changes.drives, "
+            + ", ".join(t.changed_sql(drives) if t.key else t.sql for t in tables)
+            + f"\nFROM ({version_sql}) AS version, _changes"
         )
         self.held: dict[str, Any] = {}
+        self._sources: dict[str, _Source] = {}  # what each held copy was made of, by database
+        self.reads = {"whole": 0, "changes": 0}  # how this process read it: what tests assert
 
     def current(self) -> Any:
         """The current copy on the database `model` is read from: one prepared statement,
-        and the load again when the version moved."""
-        return current_copy(self.model, self.held, self.version_sql, self.load_sql, self._build)
+        and when the version moved, the change applied (or the copy read again whole)."""
+        return current_copy(self.model, self.held, self.version_sql, self._read)
 
-    def _build(self, alias: str, row: tuple) -> Any:
-        version, _written, *tables = row
-        return self.build(
-            alias,
-            version,
-            {
-                table.name: Columns.loaded(alias, table.names, orjson.loads(text) if text else None)
-                for table, text in zip(self.tables, tables, strict=True)
-            },
-        )
+    def _read(self, alias: str, held: Any | None) -> Any:
+        """The copy now on `alias`: `held` (None: none to keep up to date) with the changes
+        since applied, or read whole."""
+        source = self._sources.get(alias)
+        if held is not None and source is not None and source.made is held:
+            with connections[alias].cursor() as cursor:
+                cursor.execute(self.changed_sql.replace("{seen}", str(int(source.seen))))
+                version, written, seen, whole, drives, *texts = cursor.fetchone()
+            if not whole and not written and version is not None:
+                try:
+                    made = self._keep(alias, version, seen, self._applied(source, drives, texts))
+                except Stale:
+                    pass
+                else:
+                    self.reads["changes"] += 1
+                    return made
+        with connections[alias].cursor() as cursor:
+            cursor.execute(self.load_sql)
+            version, written, seen, *texts = cursor.fetchone()
+        self.reads["whole"] += 1
+        tables = {
+            table.name: Columns.loaded(alias, table.names, orjson.loads(text) if text else None)
+            for table, text in zip(self.tables, texts, strict=True)
+        }
+        if written or version is None:
+            return self.build(alias, version, tables)  # its own: kept by no one
+        return self._keep(alias, version, seen, tables)
+
+    def _applied(self, source: _Source, drives: list[int], texts: list) -> dict[str, Columns]:
+        changed = np.array(drives, dtype=np.int64)
+        tables = {}
+        for table, text in zip(self.tables, texts, strict=True):
+            arrays = orjson.loads(text) if text else None
+            if table.key:
+                tables[table.name] = source.tables[table.name].spliced(table, changed, arrays)
+            else:
+                alias = source.tables[table.name].alias
+                tables[table.name] = Columns.loaded(alias, table.names, arrays)
+        return tables
+
+    def _keep(self, alias: str, version: Any, seen: int, tables: dict[str, Columns]) -> Any:
+        made = self.build(alias, version, tables)
+        self._sources[alias] = _Source(made, tables, seen)
+        return made

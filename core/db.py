@@ -67,25 +67,25 @@ def current_copy(
     model: type[models.Model],
     held: dict[str, Any],
     version_sql: str,
-    load_sql: str,
-    build: Callable[[str, tuple], Any],
+    read: Callable[[str, Any | None], Any],
 ) -> Any:
-    """A copy of what `load_sql` reads (build(alias, its one row), with a `version`), held in
-    `held` per database the reads of `model` go to and current with a catalog version: one
-    prepared statement (`version_sql`: the version, and whether this transaction has itself
-    written what the copy holds), and `load_sql` again when the version moved. A transaction
-    that has written gets a copy of what it sees, kept by no one (drives.catalog_index,
-    results.value_index)."""
+    """A copy (with a `version`) held in `held` per database the reads of `model` go to and
+    current with a catalog version: one prepared statement (`version_sql`: the version, and
+    whether this transaction has itself written what the copy holds), and when the version
+    moved, read(alias, the copy held, to bring up to date; None: none may be) for the copy
+    now. A transaction that has written gets a copy of what it sees, kept by no one
+    (core.columns.Copy: drives.catalog_index, results.value_index). Of two threads that
+    read at once, the later version is kept."""
     alias, rows = prepared_rows(model, version_sql)
     version, written = rows[0]
     copy = held.get(alias)
     if copy is not None and copy.version == version and not written and version is not None:
         return copy
-    with connections[alias].cursor() as cursor:
-        cursor.execute(load_sql)
-        fresh = build(alias, cursor.fetchone())
+    fresh = read(alias, None if written else copy)
     if not written and fresh.version is not None:
-        held[alias] = fresh
+        now = held.get(alias)
+        if now is None or now.version is None or now.version <= fresh.version:
+            held[alias] = fresh
     return fresh
 
 

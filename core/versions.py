@@ -40,6 +40,18 @@ DUMPS = "dumps"  # the open-data dumps published (results.dumps): no table holds
 DRIVE_PREFIX = "drive:"
 TEST_PREFIX = "test:"
 TRIGGER_SQL = (Path(__file__).parent / "sql" / "scope_trigger.sql").read_text()
+COPY_TRIGGER_SQL = (Path(__file__).parent / "sql" / "copy_trigger.sql").read_text()
+# Run where a copy's triggers were just installed (copied_triggers, in the same
+# transaction): what was written before is not in the log. Installing a trigger waits for
+# every transaction that wrote the table to end, and holds off new ones until the migration
+# commits, so each write is either under this version or logged.
+HORIZON_RAISED = (
+    "UPDATE core_copyhorizon SET horizon = greatest(horizon, "
+    "(SELECT version FROM core_scopeversion WHERE scope = 'any'));"
+)
+# What an edit of a row means to a copy that reads every drive's rows through it (a maker's
+# name on every drive it makes): read the copy again whole (copy_triggers).
+WHOLE = "*"
 # The scopes that exist from the start (core migration 0001), so that a reader of them never
 # finds none.
 FIXED_SCOPES = (ANY, CATALOG, DRIVES, VALUE)
@@ -59,6 +71,11 @@ def ranking_scope(identifier: str) -> str:
 def literal(text: str) -> str:
     """text as an SQL string literal."""
     return "'" + text.replace("'", "''") + "'"
+
+
+# The latest version committed, as a statement sees: every change logged under a version up
+# to it is visible to that statement (versions are drawn in the order of the commits).
+COMMITTED_SQL = f"(SELECT version FROM core_scopeversion WHERE scope = {literal(ANY)})"
 
 
 def prefixed(prefix: str, text_sql: str) -> str:
@@ -134,4 +151,36 @@ def versioned_triggers(versioned: Mapping[str, Mapping[str, Iterable[str]]]) -> 
     drives.versioned and results.versioned declare them) versioned, and the SQL that undoes
     it."""
     made = [scope_triggers(table, **scopes) for table, scopes in versioned.items()]
+    return "\n".join(install for install, _ in made), "\n".join(remove for _, remove in made)
+
+
+def copy_triggers(table: str, copy: str, drive: str) -> tuple[str, str]:
+    """The SQL that logs which drives' rows of the in-process copy named `copy`
+    (core.columns.Copy) a write to `table` changes (core/sql/copy_trigger.sql, the log
+    core_copychange), and the SQL that undoes it. `drive` names the drive a written row's
+    rows are of (an SQL expression over the row `r`, the old and the new one of an update;
+    NULL: none), or is WHOLE: an update or a deletion may change rows of any drive (the
+    copy is read again whole), an insertion none (nothing it holds refers to a new row yet)."""
+    name = f"{table}_copy_{copy}"
+    changed = (
+        literal(f"{copy}:{WHOLE}")
+        if drive == WHOLE
+        else f"{literal(copy + ':')} || ({drive})::text"
+    )
+    install = COPY_TRIGGER_SQL.format(
+        table=table,
+        name=name,
+        inserted="NULL::text" if drive == WHOLE else changed,
+        changed=changed,
+        truncated=literal(f"{copy}:{WHOLE}"),
+    )
+    remove = f"DROP FUNCTION {name}() CASCADE;\nDROP FUNCTION {name}_truncated() CASCADE;"
+    return install, remove
+
+
+def copied_triggers(copy: str, tables: Mapping[str, str]) -> tuple[str, str]:
+    """copy_triggers for every table the copy named `copy` reads (table: its rows' drive,
+    or WHOLE; as drives.versioned and results.versioned declare them), and the SQL that
+    undoes them."""
+    made = [copy_triggers(table, copy, drive) for table, drive in tables.items()]
     return "\n".join(install for install, _ in made), "\n".join(remove for _, remove in made)

@@ -9,8 +9,9 @@ filters and order make another statement) and another statement to read the page
 
 The copy is current: each use reads the versions of the scopes it depends on (core.versions:
 the catalog and the drive lists, moved on when a transaction that wrote drives, makers,
-controllers, NAND types or prices commits) and reads everything again when they moved, in
-one statement (one snapshot). A transaction that has itself written a versioned table
+controllers, NAND types or prices commits) and when they moved, reads the rows of the drives
+changed since (core.columns.Copy, the log drives.versioned.CATALOG_COPIED writes), in one
+statement (one snapshot). A transaction that has itself written a versioned table
 (core.versions.WRITTEN) reads a copy of its own, made from what it sees and kept by no one.
 
 What PostgreSQL decides stays PostgreSQL's: the orders are its ranks (its collation), the
@@ -32,6 +33,7 @@ from core.db import read_alias
 from core.links import page_urls
 from core.versions import CATALOG, DRIVES, WRITTEN, versions_sql
 from drives.models import Drive
+from drives.versioned import CATALOG_COPY
 
 _VERSION_SQL = f"SELECT {versions_sql(CATALOG, DRIVES)}, {WRITTEN}"
 
@@ -76,14 +78,6 @@ _DRIVES = Table(
         ("listed", "d.listed"),
         ("latest_price", "p.amount::text"),
         ("search_text", "UPPER(d.search_text::text)"),  # as icontains compares it
-        # NULL without a value: ordered last whichever the direction (CatalogIndex.order).
-        *(
-            (
-                f"rank {name}",
-                f"CASE WHEN {sql} IS NOT NULL THEN dense_rank() OVER (ORDER BY {sql}) END",
-            )
-            for name, sql in ORDERS.items()
-        ),
     ),
     """drives_drive d
     JOIN drives_manufacturer m ON m.id = d.manufacturer_id
@@ -94,6 +88,9 @@ _DRIVES = Table(
     LEFT JOIN LATERAL (
       SELECT p.amount FROM drives_price p WHERE p.drive_id = d.id AND p.currency = 'USD'
       ORDER BY p.observed_on DESC, p.amount LIMIT 1) p ON true""",
+    key="id",
+    # NULL without a value: ordered last whichever the direction (CatalogIndex.order).
+    ranks=tuple((f"rank {name}", sql) for name, sql in ORDERS.items()),
 )
 # Every controller as a filter form offers it: (slug, "vendor model"), in that name's order.
 _CONTROLLERS = Table(
@@ -199,23 +196,19 @@ class CatalogIndex:
         return found
 
 
-_COPY = Copy(Drive, _VERSION_SQL, [_DRIVES, _CONTROLLERS], CatalogIndex)
+_COPY = Copy(CATALOG_COPY, Drive, _VERSION_SQL, [_DRIVES, _CONTROLLERS], CatalogIndex)
 _held = _COPY.held  # this process's copies, by database
 
 
 def catalog_index() -> CatalogIndex:
     """The current copy on the database drives are read from. One prepared statement, and
-    one more to read it all again when the catalog changed."""
+    one more when the catalog changed: the changed drives' rows (core.columns.Copy)."""
     return _COPY.current()
 
 
 # What a drive's row is made of, without what only the copy needs (each order's rank, which
 # ranks every drive; the search text): read a row at a time, as JSON as the copy holds it.
-_ROW_COLUMNS = tuple(
-    (name, sql)
-    for name, sql in _DRIVES.columns
-    if name != "search_text" and not name.startswith("rank ")
-)
+_ROW_COLUMNS = tuple((name, sql) for name, sql in _DRIVES.columns if name != "search_text")
 _ORDER_SQL = {**ORDERS, "pk": "d.id"}
 
 

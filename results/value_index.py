@@ -8,8 +8,9 @@ as of a date (each request's filters and test make another statement and plan).
 
 The copy is current: each use reads the versions of the scopes it depends on (core.versions:
 the catalog, the value views and the drive lists, moved on when a transaction that wrote
-priced 4KB entries, prices, drives, makers, controllers or tests commits) and reads
-everything again when they moved, in one statement (one snapshot). A transaction that has
+priced 4KB entries, prices, drives, makers, controllers or tests commits) and when they moved,
+reads the rows of the drives changed since (core.columns.Copy, the log
+results.versioned.VALUE_COPIED writes), in one statement (one snapshot). A transaction that has
 itself written a versioned table (core.versions.WRITTEN) reads a copy of its own, made from
 what it sees and kept by no one."""
 
@@ -20,23 +21,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.columns import Column, Columns, Copy, Table
+from core.columns import Column, Columns, Copy, Prelude, Table
 from core.links import page_urls
 from core.versions import CATALOG, DRIVES, VALUE, WRITTEN, versions_sql
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
 from results.models import DRIVE_COPIES, LeaderboardEntry, Test, copy_field, method_label
 from results.selectors.common import TEST_SHAPE
 from results.spread import Spread
+from results.versioned import VALUE_COPY
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
 
 _VERSION_SQL = f"SELECT {versions_sql(CATALOG, VALUE, DRIVES)}, {WRITTEN}"
 
 # The entries of the 4KB throughput tests that have IOPS (e), read by every table.
-_PRELUDE = """WITH e AS MATERIALIZED (
-  SELECT e.* FROM results_leaderboardentry e JOIN results_test t ON t.id = e.test_id
+_PRELUDE = Prelude(
+    "e",
+    """SELECT e.* FROM results_leaderboardentry e JOIN results_test t ON t.id = e.test_id
   WHERE t.kind = 'throughput' AND t.block_size = 4096 AND e.iops IS NOT NULL
-    AND NOT e.needs_review)"""
+    AND NOT e.needs_review""",
+    key="drive_id",
+)
 
 
 def _drive_copies() -> tuple[list[tuple[str, str]], str]:
@@ -82,6 +87,7 @@ _ENTRIES = Table(
         *_COPIES,
     ),
     f"e{_COPIES_JOINS}",
+    key="drive",
 )
 # Every USD price, for prices as of a date.
 _PRICES = Table(
@@ -92,6 +98,7 @@ _PRICES = Table(
         ("amount", "p.amount::float8"),
     ),
     "drives_price p WHERE p.currency = 'USD'",
+    key="drive",
 )
 # The tests a value view prices in (the 4KB throughput tests), each as TEST_SHAPE's array,
 # and every controller a value view's filter form offers (slug, "vendor model"): what its
@@ -115,6 +122,7 @@ _LABELS = Table(
     "labels",
     (("drive", "d.id"), ("label", f"json_build_array({LABEL_COLUMNS})")),
     f"{LABEL_TABLES} WHERE d.id IN (SELECT drive_id FROM e)",
+    key="drive",
 )
 
 
@@ -423,6 +431,7 @@ def _smallest(values: np.ndarray, drives: np.ndarray, count: int) -> np.ndarray:
 
 
 _COPY = Copy(
+    VALUE_COPY,
     LeaderboardEntry,
     _VERSION_SQL,
     [_ENTRIES, _PRICES, _LABELS, _TESTS, _CONTROLLERS],
@@ -434,5 +443,6 @@ _held = _COPY.held  # this process's copies, by database
 
 def value_index() -> ValueIndex:
     """The current copy on the database LeaderboardEntry is read from. One prepared
-    statement, and one more to read it all again when the catalog changed."""
+    statement, and one more when what it holds changed: the changed drives' rows
+    (core.columns.Copy)."""
     return _COPY.current()

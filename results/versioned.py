@@ -4,7 +4,7 @@ are priced, the value views; not every page. A bench or a citation shows only th
 runs naming it: a new one changes no page. The migration that installs the triggers, and any
 later one that changes them, reads this one declaration."""
 
-from core.versions import CATALOG, DRIVE_PREFIX, TEST_PREFIX, VALUE, literal, prefixed
+from core.versions import CATALOG, DRIVE_PREFIX, TEST_PREFIX, VALUE, WHOLE, literal, prefixed
 from drives.versioned import DRIVE_OF_ROW
 
 DRIVE_OF_RUN = (
@@ -32,4 +32,18 @@ VERSIONED = {
     "results_trimvalidation": {"of_row": (DRIVE_OF_RUN,)},
     "results_saturationseries": {"of_row": (DRIVE_OF_RUN,)},
     "results_leaderboardentry": {"of_row": (DRIVE_OF_ROW, TEST_OF_ROW, PRICED_4K_ENTRY)},
+}
+
+# What value views price, held in each server process (results.value_index): which drive's
+# rows a written row changes (core.versions.copy_triggers), or WHOLE: an edit of a maker or
+# a controller shows on every drive's label and entries that name it, a test's on all its
+# entries.
+VALUE_COPY = "value"
+VALUE_COPIED = {
+    "drives_drive": "r.id",
+    "drives_price": "r.drive_id",
+    "drives_manufacturer": WHOLE,
+    "drives_controller": WHOLE,
+    "results_leaderboardentry": "r.drive_id",
+    "results_test": WHOLE,
 }
