@@ -18,7 +18,7 @@ MESON := MAKEFLAGS= meson
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test loadgen-tests loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load bench-load-deps \
+        loadgen loadgen-test loadgen-san-test loadgen-tests loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load bench-load-deps bench-copies \
         bench-pair bench-charts bench-dump seed-scale plotly clean test-fresh test-fresh-loadgen
 
 help:

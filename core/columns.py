@@ -21,6 +21,7 @@ or for a transaction that has itself written (its own copy, kept by no one)."""
 from __future__ import annotations
 
 import operator
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ import numpy as np
 import orjson
 from django.db import connections
 from django.db.models import Model
+from django.dispatch import Signal
 
 from core.db import current_copy
 from core.versions import COMMITTED_SQL, literal
@@ -442,6 +444,14 @@ class _Source:
     seen: int
 
 
+# Sent by a Copy around each read of its tables in this process (whole, or the changes since
+# its version: not the version's own statement): `copy_reading` before, `copy_read` after with
+# the `seconds` it took, statements included; both with the copy's `name`. The load
+# benchmark's timing listens (loadtests/request_timing.py).
+copy_reading = Signal()
+copy_read = Signal()
+
+
 class Copy:
     """A copy of `tables`, held per database the reads of `model` go to, current with the
     version `version_sql` reads (core.db.current_copy: its first column the version, its
@@ -504,6 +514,14 @@ _changes AS MATERIALIZED (
         return current_copy(self.model, self.held, self.version_sql, self._read)
 
     def _read(self, alias: str, held: Any | None) -> Any:
+        """The copy now on `alias` (_fetch), its read announced (copy_reading, copy_read)."""
+        copy_reading.send(sender=Copy, name=self.name)
+        started = time.perf_counter()
+        made = self._fetch(alias, held)
+        copy_read.send(sender=Copy, name=self.name, seconds=time.perf_counter() - started)
+        return made
+
+    def _fetch(self, alias: str, held: Any | None) -> Any:
         """The copy now on `alias`: `held` (None: none to keep up to date) with the changes
         since applied, or read whole."""
         source = self._sources.get(alias)

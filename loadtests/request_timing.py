@@ -14,7 +14,8 @@ A request's line holds the wall-clock moments the server can see, each from time
   request line and headers, and Django's making of the request);
 - `own_ms`: the middleware chain and the view, of which `db_ms` in SQL statements
   (`statements` of them) and `copy_ms` reading an in-process copy again (`copies`: which,
-  drives.catalog_index or results.value_index; its statements are not in db_ms);
+  by its name, "catalog" (drives.catalog_index) or "value" (results.value_index); its
+  statements are not in db_ms);
 - `sent`: gunicorn wrote the whole response and closed it (it calls the response's close()
   once the body is written: what the client waits for ends about here);
 - `after_ms`: that close() (Django's request_finished, the response cache's write once the
@@ -23,8 +24,9 @@ A request's line holds the wall-clock moments the server can see, each from time
 - `backends`: the PostgreSQL backends its statements ran on (bench_load's lock sampler
   attributes lock waits by them).
 
-A stall outside any request (a worker reading the copies at its start, gunicorn.conf.py's
-post_worker_init) is a line with `stall` (what), `start` and `ms`.
+A stall outside any request (the copies read in gunicorn's master before it forks,
+benchsite/gunicorn.conf.py) is a line with `stall` (what), `start` and `ms`. Copies are timed
+through the signals core.columns sends around each read (copy_reading, copy_read).
 
 Switched on only by the benchmark settings when BENCH_TIMING_LOG is set; each line is
 written with one append, so the workers' lines never interleave.
@@ -45,6 +47,7 @@ from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
 from benchsite.response_cache import CACHE_STATUS_HEADER
+from core.columns import copy_read, copy_reading
 
 STAMP_HEADER = "X-Request-Start"
 REQUEST_START_HEADER = "HTTP_X_REQUEST_START"
@@ -76,6 +79,7 @@ class _Clock:
     db_seconds: float = 0.0
     statements: int = 0
     copy_seconds: float = 0.0
+    db_before_copy: float = 0.0
     copies: list[str] = field(default_factory=list)
     backends: set[int] = field(default_factory=set)
 
@@ -93,50 +97,36 @@ class _Clock:
 _current = threading.local()  # the request this thread serves: its _Clock
 
 
-def _timed_copy(name: str, copy) -> Callable[[], object]:
-    """copy.current (core.columns.Copy), timed when it reads the copy again: in a request,
-    as that request's copy time (its statements out of the database time); outside one,
-    as a stall line of its own."""
-    current = copy.current
+def _copy_reading(*, name: str, **kwargs) -> None:
+    clock: _Clock | None = getattr(_current, "clock", None)
+    if clock is not None:  # its statements are the copy's, not the page's
+        clock.db_before_copy = clock.db_seconds
 
-    def timed_current():
-        clock: _Clock | None = getattr(_current, "clock", None)
-        held = dict(copy.held)
-        started = time.time()
-        db_before = clock.db_seconds if clock else 0.0
-        made = current()
-        if made is held.get(made.alias):
-            return made  # current: one version statement, counted as the database's
-        spent = time.time() - started
-        if clock is not None:
-            clock.copy_seconds += spent
-            clock.db_seconds = db_before  # the load statement is the copy's, not the page's
-            clock.copies.append(name)
-        elif settings.BENCH_TIMING_LOG:
-            append(
-                settings.BENCH_TIMING_LOG,
-                {
-                    "stall": f"copy {name}",
-                    "start": started,
-                    "ms": spent * 1e3,
-                    "worker": os.getpid(),
-                },
-            )
-        return made
 
-    return timed_current
+def _copy_read(*, name: str, seconds: float, **kwargs) -> None:
+    """A copy read again (core.columns.copy_read): in a request, as that request's copy time
+    (its statements out of the database time); outside one, as a stall line of its own."""
+    clock: _Clock | None = getattr(_current, "clock", None)
+    if clock is not None:
+        clock.copy_seconds += seconds
+        clock.db_seconds = clock.db_before_copy
+        clock.copies.append(name)
+    elif log := getattr(settings, "BENCH_TIMING_LOG", ""):
+        append(
+            log,
+            {
+                "stall": f"copy {name}",
+                "start": time.time() - seconds,
+                "ms": seconds * 1e3,
+                "worker": os.getpid(),
+            },
+        )
 
 
 def time_copies() -> None:
     """Time every read of the in-process copies again, in this process (idempotent)."""
-    from drives import catalog_index
-    from results import value_index
-
-    for name, module in (("drives", catalog_index), ("value", value_index)):
-        copy = module._COPY  # the module's one Copy, which catalog_index()/value_index() use
-        if not getattr(copy.current, "bench_timed", False):
-            copy.current = _timed_copy(name, copy)
-            copy.current.bench_timed = True
+    copy_reading.connect(_copy_reading, dispatch_uid="loadtests.request_timing.reading")
+    copy_read.connect(_copy_read, dispatch_uid="loadtests.request_timing.read")
 
 
 class RequestTimingMiddleware:

@@ -114,8 +114,8 @@ def test_a_request_behind_a_busy_worker_shows_its_wait_as_queued(site, workdir):
     assert trivial[0].django + trivial[0].database < HOLD_S * 1e3 / 2
     assert timed.unstamped == 1
 
-    assert sorted(s.what for s in timed.stalls) == ["copy drives", "copy value"]
+    assert sorted(s.what for s in timed.stalls) == ["copy catalog", "copy value"]
     listed = [r for r in timed.requests if r.family == "/api/v1/drives/"]
     assert [r.copies > 0 for r in listed] == [True, False]
     reread = [line for line in _lines(log) if line.get("path") == "/api/v1/drives/"][0]
-    assert reread["copies"] == ["drives"]
+    assert reread["copies"] == ["catalog"]
