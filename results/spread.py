@@ -17,6 +17,7 @@ same rule decides where every read shows one.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from decimal import Decimal
@@ -269,6 +270,7 @@ def percentile_rank(value: float, values: list[float]) -> float:
 TAIL_IOS = 10
 
 
+@functools.lru_cache(maxsize=64)  # a handful of keys ("50", "99.9"); each read asks per figure
 def ios_needed(percentile: str) -> int:
     """The I/Os a percentile ("99.9", as documents key them) needs: TAIL_IOS beyond it (20
     for the median, 1,000 for p99, 100,000 for p99.99). Decimal: 100 - 99.99 exactly."""

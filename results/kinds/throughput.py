@@ -63,21 +63,26 @@ LATENCY_FIGURES = (
 )
 
 
-def latency_figure(result, read: Callable[[Any], Any], percentile: str) -> Figure:
-    """One of a result's LATENCY_FIGURES as the reads show it: the page's text, the
-    exports' value in µs; a percentile its I/Os do not support (spread.ios_needed) says how
-    many it needs instead."""
+def latency_text(result, read: Callable[[Any], Any], percentile: str) -> str:
+    """One of a result's LATENCY_FIGURES as a page writes it; a percentile its I/Os do not
+    support (spread.ios_needed) says how many it needs instead."""
     if percentile and (needed := percentile_unsupported(percentile, result.io_count)):
-        text = f"needs {count(needed)} I/Os"
+        return f"needs {count(needed)} I/Os"
+    return latency(read(result))
+
+
+def latency_figure(result, read: Callable[[Any], Any], percentile: str) -> Figure:
+    """latency_text as the exports write it: the value in µs (none where unsupported, the
+    text then its note)."""
+    text = latency_text(result, read, percentile)
+    if text.startswith("needs"):
         return Figure(None, text, (text,))
-    value = read(result)
-    return Figure(per_thousand(value), latency(value))
+    return Figure(per_thousand(read(result)), text)
 
 
 def percentile_text(result, percentile: str) -> str:
     """A result's latency at a percentile ("99") as a page writes it (latency_figure)."""
-    read = LATENCY_READS[percentile]
-    return latency_figure(result, read, percentile).text
+    return latency_text(result, LATENCY_READS[percentile], percentile)
 
 
 LATENCY_READS = {q: read for _, read, q in LATENCY_FIGURES if q}
@@ -455,7 +460,7 @@ def _latency(c: Comparison) -> Section:
                         None
                         if f is None
                         else tuple(
-                            latency_figure(f.result, read, q).text for _, read, q in LATENCY_FIGURES
+                            latency_text(f.result, read, q) for _, read, q in LATENCY_FIGURES
                         ),
                         _which_latency(f, sources),
                         ios_text(f.result.io_count) if f else "",
