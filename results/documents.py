@@ -35,12 +35,13 @@ from jsonschema import Draft7Validator
 
 from core.links import is_http_url
 from drives.models import is_placeholder
+from results import histograms
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.schema.json"
 TEST_CATALOG = SCHEMA_PATH.with_name("catalog.json")  # the tests and suites (suite_catalog_sync)
 # loadgen's measured run-to-run variation of each test (manage.py run_to_run --write).
 TEST_VARIATION = SCHEMA_PATH.with_name("run-to-run.json")
-SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4)
+SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
 UNITS_TOLERANCE = Fraction(1, 100)  # bytes/s against IOPS x block size: 1%
 QUOTE_LIMIT = 60  # characters of a submitted value that a message repeats
 MAX_PROBLEMS = 100  # problems listed for one document; the rest are summed up
@@ -104,6 +105,10 @@ UNITS_MISMATCH = (
     "{expected}) within 1%"
 )
 BYTES_MISMATCH = "bytes {value} is not io_count x block size ({expected})"
+HISTOGRAM_COUNT = (
+    "the histogram's buckets hold {count} I/Os, not the io_count of {expected} its latency is of"
+)
+HISTOGRAM_BEYOND = "bucket {index} is beyond the last of the histogram's scheme ({last})"
 DERIVED_OUT_OF_RANGE = (
     "the {derived} it gives at block size {block_size} is beyond what a double holds"
 )
@@ -523,7 +528,7 @@ def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tupl
     if field == "partial" and document.get("status") == "complete":
         return where, PARTIAL_IN_COMPLETE
     version = document.get("schema_version")
-    if where == ("target", "serial") and version in (3, 4):
+    if where == ("target", "serial") and version in (3, 4, 5):
         return where, SERIAL_NOT_IN_VERSION_3.format(version=version)
     return where, NOT_IN_VERSION.format(field=field, version=version)
 
@@ -892,11 +897,33 @@ def _check_result(entry: dict, spec: TestSpec, where: str, problem) -> None:
             f"{where}/bytes",
             BYTES_MISMATCH.format(value=entry["bytes"], expected=entry["io_count"] * block_size),
         )
+    _check_histogram(entry, where, problem)
     # A mixed test: its reads and its writes, each with a result's figures (what they
     # must add up to is the plausibility model's, results.plausibility).
     for side in MIXED_SIDES:
         if side in entry:
             _check_units(entry[side], block_size, f"{where}/{side}", problem)
+            _check_histogram(entry[side], f"{where}/{side}", problem)
+
+
+def _check_histogram(entry: dict, where: str, problem) -> None:
+    """A latency's histogram (version 5) counts every I/O of its entry (io_count), in
+    buckets its scheme has."""
+    latency = entry.get("latency_ns")
+    encoded = latency.get("histogram") if isinstance(latency, dict) else None
+    if not isinstance(encoded, dict) or not isinstance(encoded.get("buckets"), dict):
+        return
+    at = f"{where}/latency_ns/histogram/buckets"
+    runs = {k: v for k, v in encoded["buckets"].items() if k.isdigit() and isinstance(v, list)}
+    last = histograms.bucket_count(encoded.get("sub_bucket_bits", histograms.SUB_BUCKET_BITS)) - 1
+    for first, counts in runs.items():
+        if int(first) + len(counts) - 1 > last:
+            end = int(first) + len(counts) - 1
+            problem(f"{at}/{first}", HISTOGRAM_BEYOND.format(index=end, last=last))
+            return
+    count = sum(c for counts in runs.values() for c in counts if isinstance(c, int))
+    if "io_count" in entry and count != entry["io_count"]:
+        problem(at, HISTOGRAM_COUNT.format(count=count, expected=entry["io_count"]))
 
 
 def _check_units(figures: dict, block_size: int, where: str, problem) -> None:

@@ -27,7 +27,7 @@ Refused (figure_problems, with the member's JSON pointer):
   completion part within it; a duration within its test and its run; a measured rate and
   its mean latency agree by Little's law at the run's queue depth (LITTLE_LOW..LITTLE_HIGH
   of the I/Os it keeps in flight; for another tool than loadgen, which may pace, the upper
-  bound only).
+  bound only; not for a paced result, rate_iops, whose rate is its schedule's).
 
 Held for review (hold_reasons), against the drive's reviewed reference (Run.reviewed:
 published figures and runs imported by staff, runs staff approved, runs of trusted
@@ -570,7 +570,10 @@ def _check_latency(
             if part is not None and limit is not None and part > limit * (1 + RATE_TOLERANCE):
                 problem(f"{at}/{figure}", NOT_WITHIN.format(figure=figure, value=part, limit=limit))
     iops = values.get("iops")
-    if quantity.littles_law and context.measured and mean and iops:
+    # A paced result's rate is its schedule's, and its latency runs from each I/O's due
+    # time, a wait for a free slot included: Little's law does not tie them to its depth.
+    paced = values.get("rate_iops") is not None
+    if quantity.littles_law and context.measured and mean and iops and not paced:
         depth = (values.get("queue_depth") or context.spec.queue_depth) * values.get("jobs", 1)
         in_flight = iops * mean / 1e9
         what = None
