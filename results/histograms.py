@@ -149,6 +149,7 @@ def decode(encoded: Mapping[str, Any], latency: Mapping[str, Any] | None = None)
         )
     last = bucket_count(bits) - 1
     counts: dict[int, int] = {}
+    covered: list[tuple[int, int]] = []  # each run's first and last bucket
     for key, run in encoded["buckets"].items():
         valid = isinstance(key, str) and key.isdigit() and isinstance(run, list) and run
         if not valid or not all(type(c) is int and c >= 0 for c in run):
@@ -156,9 +157,12 @@ def decode(encoded: Mapping[str, Any], latency: Mapping[str, Any] | None = None)
         first = int(key)
         if first + len(run) - 1 > last:
             raise HistogramError(BEYOND_LAST.format(key=key, end=first + len(run) - 1, last=last))
+        end = first + len(run) - 1
+        for low, high in covered:
+            if first <= high and low <= end:
+                raise HistogramError(OVERLAP.format(index=max(first, low)))
+        covered.append((first, end))
         for offset, count in enumerate(run):
-            if first + offset in counts:
-                raise HistogramError(OVERLAP.format(index=first + offset))
             if count:
                 counts[first + offset] = count
     h = Histogram(counts, bits)
