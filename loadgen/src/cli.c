@@ -421,7 +421,8 @@ static int read_load(struct lg_cli *cli, const char *value, char *err, size_t er
 		uint64_t v;
 
 		if (lg_parse_u64(p, &v) < 0 || v < 1 || v > 100)
-			r = fail(err, err_len, "--load: \"%s\" is not a percentage from 1 to 100", p);
+			r = fail(err, err_len, "--load: \"%s\" is not a percentage from 1 to 100",
+				 p);
 		else if (o->nloads >= LG_MAX_LOADS)
 			r = fail(err, err_len, "--load: at most %d fractions", LG_MAX_LOADS);
 		for (size_t i = 0; i < o->nloads && r == 0; i++)

@@ -452,9 +452,13 @@ static int worker_loop(struct worker *w)
 			submitting = false;
 			res->interrupted = true;
 		}
+		/* A paced job issues every I/O due before its end, late ones too, unless
+		 * it falls LG_PACE_GRACE_NS behind. */
 		if (submitting &&
-		    (now >= deadline || (pace.on && pace.due >= deadline) ||
-		     __atomic_load_n(&w->g->abort, __ATOMIC_RELAXED)))
+		    (pace.on ? pace.due >= deadline || now >= deadline + LG_PACE_GRACE_NS
+			     : now >= deadline))
+			submitting = false;
+		if (submitting && __atomic_load_n(&w->g->abort, __ATOMIC_RELAXED))
 			submitting = false;
 		/* Refill the queue one I/O at a time, each handed to the kernel as soon
 		 * as it is ready (as fio does by default): batching the refill delays the

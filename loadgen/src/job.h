@@ -12,7 +12,9 @@
  * Its latency runs from the time it was due, not from when it was issued: a device
  * that stalls delays every I/O due during the stall, and each of them shows it, as
  * it would to an application issuing at that rate (no coordinated omission). The
- * job ends at its duration: an I/O due before the end but not yet issued is not.
+ * job issues every I/O due before the end of its duration, those issued late included,
+ * unless it is still behind LG_PACE_GRACE_NS after the end: a device slower than the
+ * rate ends it then, with fewer I/Os than the schedule held.
  *
  * Latency (hist): from just before the call that hands the I/O to the kernel (a
  * paced job: from the time the I/O was due) to the moment its completion is reaped: the whole life of the I/O as the
@@ -87,6 +89,8 @@ struct lg_job_spec {
 /* A paced worker spins, rather than sleeps, this close to an I/O's due time: a wake-up
  * from a sleep comes some microseconds late. */
 #define LG_PACE_SPIN_NS 20000
+/* How far past its duration a paced job still issues the I/Os due before its end. */
+#define LG_PACE_GRACE_NS UINT64_C(500000000)
 
 struct lg_job_progress {
 	const char *name;

@@ -253,8 +253,7 @@ static void write_direction(struct lg_json *w, const char *key, const struct lg_
 	lg_json_key(w, "bytes");
 	lg_json_uint(w, d->bytes);
 	write_rates(w, d->bytes_per_second, d->iops);
-	write_latencies(w, d->has_latency, &d->latency, &d->latency_buckets, d->has_clat,
-			&d->clat);
+	write_latencies(w, d->has_latency, &d->latency, &d->latency_buckets, d->has_clat, &d->clat);
 	lg_json_end_object(w);
 }
 
@@ -280,8 +279,7 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 		lg_json_key(w, "iops_min");
 		lg_json_double(w, r->iops_min, 3);
 	}
-	write_latencies(w, r->has_latency, &r->latency, &r->latency_buckets, r->has_clat,
-			&r->clat);
+	write_latencies(w, r->has_latency, &r->latency, &r->latency_buckets, r->has_clat, &r->clat);
 	opt_uint(w, "rate_iops", r->rate_iops);
 	opt_uint(w, "load_percent", r->load_percent);
 	opt_uint(w, "jobs", r->jobs);

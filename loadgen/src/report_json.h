@@ -70,17 +70,17 @@ struct lg_result {
 	bool has_latency;
 	struct lg_latency_summary latency; /* issue to completion (fio's lat) */
 	bool has_clat;
-	struct lg_latency_summary clat; /* its completion part (fio's clat) */
+	struct lg_latency_summary clat;         /* its completion part (fio's clat) */
 	struct lg_hist_buckets latency_buckets; /* latency's histogram; n 0: none written */
 	/* A paced test (--rate, --load): the rate it issued at, I/Os a second (latency then
 	 * runs from each I/O's scheduled issue time), and that rate as a percentage of the
 	 * unpaced run's IOPS when it is one of --load's fractions. 0: absent. */
 	uint64_t rate_iops;
 	uint32_t load_percent;
-	bool partial;                   /* interrupted: the figures up to the interrupt */
-	uint32_t jobs;                  /* workers whose figures are summed; 0: absent */
-	uint32_t repeat;                /* which pass (--repeat) it is, from 1; 0: absent */
-	bool mixed;                     /* reads and writes: read_percent, and each in dir[] */
+	bool partial;    /* interrupted: the figures up to the interrupt */
+	uint32_t jobs;   /* workers whose figures are summed; 0: absent */
+	uint32_t repeat; /* which pass (--repeat) it is, from 1; 0: absent */
+	bool mixed;      /* reads and writes: read_percent, and each in dir[] */
 	uint32_t read_percent;
 	struct lg_direction dir[2]; /* by enum lg_dir: read, write */
 };
@@ -178,15 +178,15 @@ struct lg_parameters {
 	size_t nspare;
 	uint64_t target_size_bytes; /* 0: absent */
 	bool ad_hoc;
-	uint32_t jobs;        /* --jobs; 0: absent */
-	uint32_t repeat;      /* --repeat; 0: absent */
-	char precondition[8]; /* "fill" or "none"; empty: absent */
-	uint32_t qd_max;      /* --qd-max of a catalog run; 0: absent */
-	double round_s;       /* --round; 0: absent */
-	uint64_t rate_iops;   /* --rate; 0: absent */
+	uint32_t jobs;                       /* --jobs; 0: absent */
+	uint32_t repeat;                     /* --repeat; 0: absent */
+	char precondition[8];                /* "fill" or "none"; empty: absent */
+	uint32_t qd_max;                     /* --qd-max of a catalog run; 0: absent */
+	double round_s;                      /* --round; 0: absent */
+	uint64_t rate_iops;                  /* --rate; 0: absent */
 	uint32_t load_percent[LG_MAX_LOADS]; /* --load's fractions, in order */
 	size_t nloads;
-	double time_s;        /* --time; 0: absent */
+	double time_s; /* --time; 0: absent */
 	/* The ad-hoc test's --rw (empty: absent), --rwmixread (of a mixed one), --bs, --qd
 	 * and --span (0: absent, the whole target). */
 	char rw[16];

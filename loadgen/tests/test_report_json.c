@@ -212,10 +212,9 @@ static void complete_report(struct lg_report *r)
 	};
 	/* paced, with the histograms of its latency: a gap of 4 empty buckets stays in its
 	 * run, one of 5 starts another */
-	static const uint64_t whole[] = {0, 2000000, 3000000, 0, 0, 0, 0, 399000, 0, 0,
-					 0, 0, 0,       1000};
-	static const uint64_t reads[] = {1400000, 2100000, 0, 0, 0, 0, 279000, 0, 0,
-					 0,       0,       0, 1000};
+	static const uint64_t whole[] = {0,      2000000, 3000000, 0, 0, 0, 0,
+					 399000, 0,       0,       0, 0, 0, 1000};
+	static const uint64_t reads[] = {1400000, 2100000, 0, 0, 0, 0, 279000, 0, 0, 0, 0, 0, 1000};
 
 	mixed.rate_iops = 30000;
 	mixed.latency_buckets = buckets_of(1999, whole, sizeof(whole) / sizeof(whole[0]));
