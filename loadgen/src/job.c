@@ -527,7 +527,7 @@ static int worker_loop(struct worker *w)
 			if (r < 0)
 				return r;
 			now = lg_now_ns();
-			reaped = true;
+			reaped = ndone > 0; /* a spin that took nothing has nothing to account */
 			release_all(w, ndone, now, &submitting);
 			inflight -= ndone;
 			continue;
