@@ -18,7 +18,7 @@ MESON := MAKEFLAGS= meson
 export PATH := $(BIN):$(PATH)
 
 .PHONY: help install run serve dump reviewer staff password test test-python test-deps test-faults lint migrations-check \
-        loadgen loadgen-test loadgen-san-test loadgen-tests loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-web bench-api bench-load bench-load-deps bench-copies \
+        loadgen loadgen-test loadgen-san-test loadgen-tests loadgen-options loadgen-dist release-deps bench bench-ingest bench-loadgen bench-qos bench-web bench-api bench-load bench-load-deps bench-copies \
         bench-pair bench-charts bench-dump seed-scale plotly clean test-fresh test-fresh-loadgen
 
 help:
@@ -34,6 +34,7 @@ help:
 	@echo "make test-fresh-loadgen  the loadgen-dist .deb installed in a fresh Debian 12 chroot, its"
 	@echo "                   run --quick --upload reaching the site on loopback (root, network; minutes)"
 	@echo "make bench         ingestion cost against plain psycopg, then loadgen against fio"
+	@echo "make bench-qos     loadgen's latency percentiles against fio's, paced rates, a dm-delay stall"
 	@echo "make lint          ruff check and format check, clang-format check of loadgen"
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
@@ -258,13 +259,22 @@ loadgen-san-test: $(LOADGEN_SAN)/build.ninja
 	  $(MESON) test -C $(LOADGEN_SAN) --print-errorlogs --num-processes $(LOADGEN_TEST_JOBS) \
 	  $(LOADGEN_TIMEOUTS)
 
-bench: bench-ingest bench-loadgen
+bench: bench-ingest bench-loadgen bench-qos
 
 bench-ingest: $(INSTALLED)
 	DJANGO_SETTINGS_MODULE=benchsite.settings.test $(EPHEMERAL) $(PY) manage.py bench_ingest
 
 bench-loadgen: loadgen
 	LOADGEN=$(CURDIR)/$(LOADGEN_BUILD)/loadgen loadgen/bench/run
+
+# Issue 46's measurements (loadgen/bench/qos): loadgen's latency percentiles against fio's,
+# with fio against itself as the noise floor; paced runs' rate at each fraction of the
+# maximum; a device-mapper delay target's stall in a paced run's tail, in a QEMU guest
+# (loadgen/bench/stall_vm.py). fio, dmsetup and QEMU are installed as the tests' are.
+QOS_TOOLS := fio:fio dmsetup:dmsetup qemu-system-x86_64:qemu-system-x86
+bench-qos: loadgen
+	$(call install_missing,$(QOS_TOOLS),make bench-qos needs)
+	LOADGEN=$(CURDIR)/$(LOADGEN_BUILD)/loadgen $(PY) loadgen/bench/qos
 
 # Chart images: the site's renderer (results/chart_images/) beside kaleido, Plotly's static
 # export, driving Debian's chromium (BROWSER_PATH; never a browser kaleido downloads) with the

@@ -40,7 +40,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "result-document.sche
 TEST_CATALOG = SCHEMA_PATH.with_name("catalog.json")  # the tests and suites (suite_catalog_sync)
 # loadgen's measured run-to-run variation of each test (manage.py run_to_run --write).
 TEST_VARIATION = SCHEMA_PATH.with_name("run-to-run.json")
-SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4)
+SUPPORTED_SCHEMA_VERSIONS = (1, 2, 3, 4, 5)
 UNITS_TOLERANCE = Fraction(1, 100)  # bytes/s against IOPS x block size: 1%
 QUOTE_LIMIT = 60  # characters of a submitted value that a message repeats
 MAX_PROBLEMS = 100  # problems listed for one document; the rest are summed up
@@ -135,6 +135,7 @@ PATTERN_MESSAGES = {
     "^(100|[1-9]?[0-9](\\.[0-9]{1,4})?)$": 'must be a percentile from 0 to 100, e.g. "99.9"',
     "^[-a-zA-Z0-9_]+$": "must be a drive's slug: letters, digits, '-' and '_'",
     "^[0-9a-f]+$": "must be lower-case hexadecimal digits",
+    "^(0|[1-9][0-9]{0,3})$": "must be a histogram bucket's index: a decimal number below 10000",
 }
 FORMAT_NAMES = {
     "date-time": "an RFC 3339 date-time with a time zone (2026-11-21T10:00:00Z)",
@@ -523,7 +524,7 @@ def _forbidden_member(document: dict, error: jsonschema.ValidationError) -> tupl
     if field == "partial" and document.get("status") == "complete":
         return where, PARTIAL_IN_COMPLETE
     version = document.get("schema_version")
-    if where == ("target", "serial") and version in (3, 4):
+    if where == ("target", "serial") and version in (3, 4, 5):
         return where, SERIAL_NOT_IN_VERSION_3.format(version=version)
     return where, NOT_IN_VERSION.format(field=field, version=version)
 

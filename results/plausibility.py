@@ -24,10 +24,12 @@ Refused (figure_problems, with the member's JSON pointer):
   their latencies within the whole's; a total is the sum of its series, a count before a
   time the sum of its series before it; a latency's min <= mean <= max with its
   percentiles in order, a spread its range allows, no I/O longer than the test, its
-  completion part within it; a duration within its test and its run; a measured rate and
-  its mean latency agree by Little's law at the run's queue depth (LITTLE_LOW..LITTLE_HIGH
-  of the I/Os it keeps in flight; for another tool than loadgen, which may pace, the upper
-  bound only).
+  completion part within it, its histogram (version 5) one of its I/Os (io_count), in
+  buckets of its scheme (results.histograms); a duration within its test and its run; a
+  measured rate and its mean latency agree by Little's law at the run's queue depth
+  (LITTLE_LOW..LITTLE_HIGH of the I/Os it keeps in flight; for another tool than loadgen,
+  which may pace, the upper bound only; not for a paced result, rate_iops, whose rate is
+  its schedule's).
 
 Held for review (hold_reasons), against the drive's reviewed reference (Run.reviewed:
 published figures and runs imported by staff, runs staff approved, runs of trusted
@@ -53,7 +55,7 @@ from typing import Any
 from django.db import connection
 
 from drives.models import Drive
-from results import units
+from results import histograms, units
 from results.documents import (
     MIXED_SIDES,
     SECTION_OF_KIND,
@@ -239,6 +241,7 @@ TOTAL_MISMATCH = "{value} is not the sum of {series} ({expected})"
 RATE_MISMATCH = (
     "{value:.10g} a second is not {count} over duration_ns ({expected:.10g} a second) within 1%"
 )
+HISTOGRAM_COUNT = "the histogram holds {held} I/Os where its latency is of {count} (io_count)"
 LATENCY_ORDER = "latency must satisfy min <= mean <= max"
 PERCENTILE_ORDER = "latency percentiles must not decrease and must lie within min and max"
 NOT_WITHIN = "the completion part's {figure} ({value}) is above the whole latency's ({limit})"
@@ -561,6 +564,15 @@ def _check_latency(
                     most=high - low,
                 ),
             )
+    encoded = latency.get("histogram")
+    if encoded is not None and count is not None:
+        try:
+            held = histograms.decode(encoded).total
+        except histograms.HistogramError as error:
+            problem(f"{at}/histogram", str(error))
+        else:
+            if held != count:
+                problem(f"{at}/histogram", HISTOGRAM_COUNT.format(held=held, count=count))
     if high is not None and context.seconds and high > context.seconds * 1e9 * 1.01:
         problem(f"{at}/max", LONGER_THAN_TEST.format(value=high, limit=context.seconds * 1e9))
     whole = values.get(quantity.within) if quantity.within else None
@@ -570,7 +582,10 @@ def _check_latency(
             if part is not None and limit is not None and part > limit * (1 + RATE_TOLERANCE):
                 problem(f"{at}/{figure}", NOT_WITHIN.format(figure=figure, value=part, limit=limit))
     iops = values.get("iops")
-    if quantity.littles_law and context.measured and mean and iops:
+    # A paced result's rate is its schedule's, and its latency runs from each I/O's due
+    # time, a wait for a free slot included: Little's law does not tie them to its depth.
+    paced = values.get("rate_iops") is not None
+    if quantity.littles_law and context.measured and mean and iops and not paced:
         depth = (values.get("queue_depth") or context.spec.queue_depth) * values.get("jobs", 1)
         in_flight = iops * mean / 1e9
         what = None

@@ -408,6 +408,35 @@ static int read_pattern(struct lg_cli *cli, const char *value, char *err, size_t
 	return 0;
 }
 
+static int read_load(struct lg_cli *cli, const char *value, char *err, size_t err_len)
+{
+	struct lg_run_options *o = &cli->run;
+	char *copy = strdup(value), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return fail(err, err_len, "out of memory");
+	o->nloads = 0;
+	for (char *p = strtok_r(copy, ",", &save); p && r == 0; p = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (lg_parse_u64(p, &v) < 0 || v < 1 || v > 100)
+			r = fail(err, err_len, "--load: \"%s\" is not a percentage from 1 to 100",
+				 p);
+		else if (o->nloads >= LG_MAX_LOADS)
+			r = fail(err, err_len, "--load: at most %d fractions", LG_MAX_LOADS);
+		for (size_t i = 0; i < o->nloads && r == 0; i++)
+			if (o->load_percent[i] == v)
+				r = fail(err, err_len, "--load: %s%% is given twice", p);
+		if (r == 0)
+			o->load_percent[o->nloads++] = (uint32_t)v;
+	}
+	if (r == 0 && o->nloads == 0)
+		r = fail(err, err_len, "--load: no fraction given");
+	free(copy);
+	return r;
+}
+
 static int read_spare_area(struct lg_cli *cli, const char *value, char *err, size_t err_len)
 {
 	return parse_spare(value, &cli->run, err, err_len);
@@ -604,6 +633,38 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 				"write saturation wsat-4k-qd32 (default 86400: 24 h)",
 			.param = "time_s",
 			.record = LG_REC_VALUE,
+		},
+	[LG_OPT_RATE] =
+		{
+			.name = "rate",
+			.type = LG_VAL_UINT,
+			.commands = LG_IN_RUN,
+			.arg = "IOPS",
+			AT(run.rate_iops),
+			.min = 1,
+			.max = 100000000,
+			.invalid = "a rate from 1 to 100000000 I/Os a second",
+			.help = "pace it: issue IOPS I/Os a second on a fixed schedule (open loop; with\n"
+				"--jobs, shared among the workers), each I/O when it is due if the queue\n"
+				"has room, else as soon as a slot frees; latency runs from the time each\n"
+				"I/O was due, so a stall of the device shows in every I/O it delayed.\n"
+				"Recorded as the result's rate_iops",
+			.param = "rate_iops",
+			.record = LG_REC_VALUE,
+		},
+	[LG_OPT_LOAD] =
+		{
+			.name = "load",
+			.type = LG_VAL_CUSTOM,
+			.commands = LG_IN_RUN,
+			.arg = "P[,P...]",
+			.parse = read_load,
+			.help = "run it first unpaced (its maximum), then paced at each P% of the IOPS\n"
+				"that run reached (1-100, e.g. 10,25,50,75,90,100), each a result of its own,\n"
+				"id \"<id>-load<P>\", with its rate_iops and load_percent: the response time\n"
+				"against throughput curve. Not with --rate",
+			.param = "load_percent",
+			.record = LG_REC_LIST,
 		},
 	[LG_OPT_PATTERN] =
 		{
@@ -1165,7 +1226,8 @@ static int adhoc_test(struct lg_cli *cli, char *err, size_t err_len)
 		snprintf(jobs_id, sizeof(jobs_id), "-j%u", o->jobs);
 	snprintf(id, sizeof(id), "adhoc-%s%s-%s-qd%u%s", o->rw, mix, bs_id, t->queue_depth,
 		 jobs_id);
-	if (strlen(id) >= sizeof(o->adhoc_id))
+	/* --load's results are "<id>-load<P>", P up to 100. */
+	if (strlen(id) + (o->nloads ? strlen("-load100") : 0) >= sizeof(o->adhoc_id))
 		return fail(err, err_len, "the ad-hoc test's id %s is too long", id);
 	memcpy(o->adhoc_id, id, strlen(id) + 1);
 	t->id = o->adhoc_id;
@@ -1209,6 +1271,12 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	if (!o->rw &&
 	    (given[LG_OPT_BS] || given[LG_OPT_QD] || given[LG_OPT_SPAN] || given[LG_OPT_RWMIXREAD]))
 		return fail(err, err_len, "--bs, --qd, --span and --rwmixread go with --rw");
+	if (!o->rw && (given[LG_OPT_RATE] || given[LG_OPT_LOAD]))
+		return fail(err, err_len, "--rate and --load go with --rw");
+	if (given[LG_OPT_RATE] && given[LG_OPT_LOAD])
+		return fail(err, err_len,
+			    "--rate and --load exclude each other: --load sets the rate of each "
+			    "of its runs");
 	if (o->rw && given[LG_OPT_ROUND])
 		return fail(err, err_len, "--round goes with the write saturation wsat-4k-qd32");
 	if (o->rw && given[LG_OPT_QD_MAX])

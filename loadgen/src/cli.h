@@ -51,6 +51,8 @@ enum lg_opt_id {
 	LG_OPT_QD,
 	LG_OPT_SPAN,
 	LG_OPT_TIME,
+	LG_OPT_RATE,
+	LG_OPT_LOAD,
 	LG_OPT_PATTERN,
 	LG_OPT_DURATION_SCALE,
 	LG_OPT_ROUND,
@@ -167,6 +169,9 @@ struct lg_run_options {
 	char adhoc_id[LG_ID_MAX];
 	uint32_t rwmixread; /* --rwmixread, 50 unless given */
 	double time_s;      /* --time as given; 0: not given */
+	uint64_t rate_iops; /* --rate: the ad-hoc test paced at this many I/Os a second; 0: not */
+	uint32_t load_percent[LG_MAX_LOADS]; /* --load: fractions of its maximum, in order */
+	size_t nloads;
 	double adhoc_time_s;
 	bool want_compressible, want_incompressible;
 	double duration_scale; /* 1 unless --duration-scale */

@@ -51,6 +51,12 @@ struct lg_engine_ops {
 	 * Returns 0 and *ret_n, or -errno. */
 	int (*reap)(struct lg_engine *e, uint32_t min, struct lg_io **done, uint32_t max,
 		    uint32_t *ret_n);
+	/* Start what submit() queued and wait until an I/O has completed or the
+	 * monotonic clock (lg_now_ns()) reaches until_ns, whichever comes first (a
+	 * signal may end it sooner); reap() then collects what completed. A paced job's
+	 * wait for its next I/O's due time. Returns 0, or -errno (-EOPNOTSUPP: this
+	 * kernel's engine cannot wait with a timeout). */
+	int (*wait)(struct lg_engine *e, uint64_t until_ns);
 	void (*destroy)(struct lg_engine *e);
 };
 

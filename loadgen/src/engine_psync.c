@@ -9,7 +9,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "util.h"
 
 struct psync_engine {
 	struct lg_engine base;
@@ -97,6 +100,7 @@ static int psync_create(int fd, uint32_t depth, void *buf_base, size_t buf_len,
 			struct lg_engine **ret_engine)
 {
 	struct psync_engine *e;
+	pthread_condattr_t attr;
 	sigset_t block, old;
 	int r = 0;
 
@@ -112,7 +116,11 @@ static int psync_create(int fd, uint32_t depth, void *buf_base, size_t buf_len,
 	e->depth = depth;
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->work_cv, NULL);
-	pthread_cond_init(&e->done_cv, NULL);
+	/* done_cv's timed waits (psync_wait) count on the clock of lg_now_ns(). */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->done_cv, &attr);
+	pthread_condattr_destroy(&attr);
 	e->threads = calloc(depth, sizeof(*e->threads));
 	e->sub = calloc(depth, sizeof(*e->sub));
 	e->comp = calloc(depth, sizeof(*e->comp));
@@ -179,11 +187,30 @@ static int psync_reap(struct lg_engine *base, uint32_t min, struct lg_io **done,
 	return 0;
 }
 
+static int psync_wait(struct lg_engine *base, uint64_t until_ns)
+{
+	struct psync_engine *e = (struct psync_engine *)base;
+	struct timespec until = {
+		.tv_sec = (time_t)(until_ns / LG_NSEC_PER_SEC),
+		.tv_nsec = (long)(until_ns % LG_NSEC_PER_SEC),
+	};
+	int r = 0;
+
+	pthread_mutex_lock(&e->lock);
+	e->waiting_for = 1;
+	while (e->comp_tail == e->comp_head && r == 0)
+		r = pthread_cond_timedwait(&e->done_cv, &e->lock, &until);
+	e->waiting_for = 0;
+	pthread_mutex_unlock(&e->lock);
+	return r == 0 || r == ETIMEDOUT ? 0 : -r;
+}
+
 const struct lg_engine_ops lg_engine_psync = {
 	.name = "psync",
 	.probe = psync_probe,
 	.create = psync_create,
 	.submit = psync_submit,
 	.reap = psync_reap,
+	.wait = psync_wait,
 	.destroy = psync_destroy,
 };

@@ -8,6 +8,7 @@
  * saves a file lookup and page pinning per I/O. */
 #include "engine.h"
 #include "lg_config.h"
+#include "util.h"
 
 #include <errno.h>
 #include <linux/io_uring.h>
@@ -34,6 +35,7 @@ struct uring_engine {
 	int target_fd;
 	bool fixed_file;
 	bool fixed_buffers;
+	bool ext_arg; /* io_uring_enter takes a timeout (IORING_FEAT_EXT_ARG, Linux 5.11) */
 	uint32_t depth;
 
 	/* submission ring */
@@ -161,6 +163,7 @@ static int uring_create(int fd, uint32_t depth, void *buf_base, size_t buf_len,
 	if (r < 0)
 		goto fail;
 	e->ring_fd = r;
+	e->ext_arg = (p.features & IORING_FEAT_EXT_ARG) != 0;
 
 	e->sq_map_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
 	e->cq_map_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
@@ -290,11 +293,40 @@ static int uring_reap(struct lg_engine *base, uint32_t min, struct lg_io **done,
 	return 0;
 }
 
+static int uring_wait(struct lg_engine *base, uint64_t until_ns)
+{
+	struct uring_engine *e = (struct uring_engine *)base;
+	unsigned to_submit = e->sq_tail - __atomic_load_n(e->sq_khead, __ATOMIC_ACQUIRE);
+	unsigned head = *e->cq_khead;
+	uint64_t now = lg_now_ns();
+	struct __kernel_timespec ts;
+	struct io_uring_getevents_arg arg;
+	int r;
+
+	if (!e->ext_arg)
+		return -EOPNOTSUPP;
+	if (__atomic_load_n(e->cq_ktail, __ATOMIC_ACQUIRE) != head ||
+	    (now >= until_ns && to_submit == 0))
+		return 0;
+	/* The timeout is relative: what is left until until_ns (none: only submit). */
+	now = now < until_ns ? until_ns - now : 0;
+	ts.tv_sec = (long long)(now / LG_NSEC_PER_SEC);
+	ts.tv_nsec = (long long)(now % LG_NSEC_PER_SEC);
+	memset(&arg, 0, sizeof(arg));
+	arg.ts = (uint64_t)(uintptr_t)&ts;
+	r = (int)syscall(__NR_io_uring_enter, e->ring_fd, to_submit, now ? 1 : 0,
+			 IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
+	if (r < 0 && errno != EINTR && errno != EAGAIN && errno != EBUSY && errno != ETIME)
+		return -errno;
+	return 0;
+}
+
 const struct lg_engine_ops lg_engine_uring = {
 	.name = "io_uring",
 	.probe = uring_probe,
 	.create = uring_create,
 	.submit = uring_submit,
 	.reap = uring_reap,
+	.wait = uring_wait,
 	.destroy = uring_destroy,
 };

@@ -122,3 +122,39 @@ int lg_histogram_summarize(const struct lg_histogram *hist, struct lg_latency_su
 	*ret_summary = s;
 	return 0;
 }
+
+int lg_histogram_buckets(const struct lg_histogram *hist, struct lg_hist_buckets *ret_buckets)
+{
+	struct lg_hist_buckets b = {0};
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < LG_HIST_BUCKETS; i++)
+		n += hist->buckets[i] != 0;
+	if (n > 0) {
+		b.index = malloc(n * sizeof(*b.index));
+		b.count = malloc(n * sizeof(*b.count));
+		if (!b.index || !b.count) {
+			lg_hist_buckets_free(&b);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < LG_HIST_BUCKETS; i++) {
+			if (hist->buckets[i] == 0)
+				continue;
+			b.index[b.n] = i;
+			b.count[b.n++] = hist->buckets[i];
+		}
+	}
+	*ret_buckets = b;
+	return 0;
+}
+
+void lg_hist_buckets_free(struct lg_hist_buckets *buckets)
+{
+	if (!buckets)
+		return;
+	free(buckets->index);
+	free(buckets->count);
+	buckets->index = NULL;
+	buckets->count = NULL;
+	buckets->n = 0;
+}

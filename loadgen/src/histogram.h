@@ -4,8 +4,15 @@
  * and the reported midpoint is within 0.4% of any value in it. Exact minimum,
  * maximum, mean and standard deviation are kept beside the buckets.
  *
+ * The result document keeps the buckets themselves (lg_histogram_buckets(): the
+ * non-empty ones, by index), so that histograms of several runs can be merged and
+ * any percentile taken from the merge (results/schema/README.md, "Latency histograms"). Bucket i
+ * holds the values v with lg_histogram_index(v) == i: for i < 256, v == i; above,
+ * with s = i / 128 - 1, the values [(i - 128 s) << s, (i - 128 s + 1) << s).
+ *
  * Ownership: lg_histogram_new() allocates; lg_histogram_free() releases (NULL is
- * fine). Summaries are plain data owned by the caller.
+ * fine). Summaries are plain data owned by the caller; a struct lg_hist_buckets owns
+ * its arrays (lg_hist_buckets_free()).
  */
 #pragma once
 
@@ -76,6 +83,20 @@ void lg_histogram_merge(struct lg_histogram *dst, const struct lg_histogram *src
 /* The value at percentile p (0 < p <= 100) by the nearest-rank rule, reported as
  * the midpoint of its bucket clamped to [min, max]. 0 when empty. */
 uint64_t lg_histogram_percentile(const struct lg_histogram *hist, double p);
+
+/* The non-empty buckets of a histogram, by increasing index. */
+struct lg_hist_buckets {
+	size_t n;
+	uint32_t *index; /* owned; n entries */
+	uint64_t *count; /* owned; n entries, none 0 */
+};
+
+/* The non-empty buckets of hist into *ret_buckets (n 0 and NULL arrays when it is
+ * empty). Returns 0 or -ENOMEM (then *ret_buckets is untouched). */
+int lg_histogram_buckets(const struct lg_histogram *hist, struct lg_hist_buckets *ret_buckets);
+
+/* Free the arrays of buckets and empty it; NULL is fine. */
+void lg_hist_buckets_free(struct lg_hist_buckets *buckets);
 
 /* Fill *ret_summary. Returns 0, or -ENODATA when the histogram is empty. */
 int lg_histogram_summarize(const struct lg_histogram *hist, struct lg_latency_summary *ret_summary);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rng.h"
@@ -116,6 +118,8 @@ static int validate(const struct lg_job_spec *s)
 		return -EINVAL;
 	if (s->max_bytes && (s->duration_ns == 0 || s->max_bytes < s->block_size))
 		return -EINVAL; /* a byte limit bounds a timed job by at least one block */
+	if (s->rate_iops && s->duration_ns == 0)
+		return -EINVAL; /* a paced job is timed */
 	if (jobs > 1 && (s->total_bytes || s->max_bytes || s->timeline || s->byte_timeline))
 		return -EINVAL; /* sized jobs and series are one worker's */
 	if (jobs > 1 && !s->random && s->span_bytes / jobs < s->block_size)
@@ -320,6 +324,18 @@ static inline bool release(struct worker *w, struct lg_io *io, uint64_t now)
 	return ok;
 }
 
+/* Release the ndone I/Os of st->done reaped at now. A failed one ends the submitting
+ * of every worker: *submitting becomes false. */
+static void release_all(struct worker *w, uint32_t ndone, uint64_t now, bool *submitting)
+{
+	for (uint32_t i = 0; i < ndone; i++) {
+		if (!release(w, w->st.done[i], now) && *submitting) {
+			*submitting = false;
+			__atomic_store_n(&w->g->abort, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
 /* Count the I/Os released at `at` into the histograms, totals and series. */
 static void account(struct worker *w, uint64_t at)
 {
@@ -363,6 +379,55 @@ static void account(struct worker *w, uint64_t at)
 	}
 }
 
+/* A paced worker's schedule: its I/O k is due at t0 + offset + k x interval. The
+ * workers of a job take turns, so that together they issue evenly at the job's rate. */
+struct pace {
+	bool on;
+	double interval_ns;
+	uint64_t offset_ns;
+	uint64_t k;
+	uint64_t due; /* the next I/O's due time */
+};
+
+static void pace_init(struct pace *p, const struct worker *w)
+{
+	double rate = (double)w->spec.rate_iops;
+
+	memset(p, 0, sizeof(*p));
+	p->on = rate > 0;
+	if (!p->on)
+		return;
+	p->interval_ns = (double)w->g->n * 1e9 / rate;
+	p->offset_ns = (uint64_t)((double)w->index * 1e9 / rate);
+	p->due = w->t0 + p->offset_ns;
+}
+
+static void pace_next(struct pace *p, uint64_t t0)
+{
+	p->k++;
+	p->due = t0 + p->offset_ns + (uint64_t)((double)p->k * p->interval_ns);
+}
+
+/* Until the next I/O is nearly due: a sleep when nothing is in flight, else the engine's
+ * wait, which a completion ends sooner; in the last LG_PACE_SPIN_NS it returns at once,
+ * and the caller polls. Returns 0 or the engine's -errno. */
+static int pace_wait(struct worker *w, const struct pace *p, uint32_t inflight)
+{
+	uint64_t wake = p->due > LG_PACE_SPIN_NS ? p->due - LG_PACE_SPIN_NS : 0;
+	struct timespec ts = {
+		.tv_sec = (time_t)(wake / LG_NSEC_PER_SEC),
+		.tv_nsec = (long)(wake % LG_NSEC_PER_SEC),
+	};
+
+	if (lg_now_ns() >= wake)
+		return 0;
+	if (inflight > 0)
+		return w->engine->ops->wait(w->engine, wake);
+	/* A signal ends it early: the loop sees the stop request. */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	return 0;
+}
+
 /* The hot loop of one worker; returns 0 or an engine's -errno. */
 static int worker_loop(struct worker *w)
 {
@@ -374,19 +439,26 @@ static int worker_loop(struct worker *w)
 	bool submitting = true;
 	bool reporter = w->index == 0 && w->g->hooks && w->g->hooks->progress;
 	uint64_t now, deadline, next_progress, last_ios = 0, last_bytes = 0, last_t;
+	struct pace pace;
 	int r = 0;
 
 	w->t0 = now = last_t = lg_now_ns();
 	deadline = spec->duration_ns ? w->t0 + spec->duration_ns : UINT64_MAX;
 	next_progress = w->t0 + PROGRESS_INTERVAL_NS;
+	pace_init(&pace, w);
 
 	for (bool reaped = false;;) {
 		if (submitting && stop_requested(w)) {
 			submitting = false;
 			res->interrupted = true;
 		}
+		/* A paced job issues every I/O due before its end, late ones too, unless
+		 * it falls LG_PACE_GRACE_NS behind. */
 		if (submitting &&
-		    (now >= deadline || __atomic_load_n(&w->g->abort, __ATOMIC_RELAXED)))
+		    (pace.on ? pace.due >= deadline || now >= deadline + LG_PACE_GRACE_NS
+			     : now >= deadline))
+			submitting = false;
+		if (submitting && __atomic_load_n(&w->g->abort, __ATOMIC_RELAXED))
 			submitting = false;
 		/* Refill the queue one I/O at a time, each handed to the kernel as soon
 		 * as it is ready (as fio does by default): batching the refill delays the
@@ -396,6 +468,8 @@ static int worker_loop(struct worker *w)
 			uint64_t offset;
 			uint32_t length, none;
 
+			if (pace.on && pace.due > now && (now = lg_now_ns()) < pace.due)
+				break; /* not due yet */
 			if (!next_io(st, &offset, &length)) {
 				submitting = false;
 				break;
@@ -407,9 +481,10 @@ static int worker_loop(struct worker *w)
 			io->offset = offset;
 			io->length = length;
 			st->submitted_bytes += length;
-			/* Latency starts before the I/O is handed over (fio's lat); its
-			 * completion part once the kernel has it (fio's clat). */
-			io->start_ns = lg_now_ns();
+			/* Latency starts before the I/O is handed over (fio's lat), or for
+			 * a paced job when it was due; its completion part once the kernel
+			 * has it (fio's clat). */
+			io->start_ns = pace.on ? pace.due : lg_now_ns();
 			r = engine->ops->submit(engine, &io, 1);
 			if (r < 0)
 				return r;
@@ -419,6 +494,11 @@ static int worker_loop(struct worker *w)
 			if (r < 0)
 				return r;
 			io->issue_ns = lg_now_ns();
+			if (pace.on) {
+				pace_next(&pace, w->t0);
+				if (pace.due >= deadline)
+					submitting = false;
+			}
 		}
 		/* Account the last completions only now that their slots are refilled:
 		 * the device works meanwhile, and at QD1 no bookkeeping stands between
@@ -430,7 +510,7 @@ static int worker_loop(struct worker *w)
 				next_progress = now + PROGRESS_INTERVAL_NS;
 			}
 		}
-		if (inflight == 0)
+		if (inflight == 0 && !(pace.on && submitting))
 			break;
 
 		uint32_t ndone = 0;
@@ -438,6 +518,20 @@ static int worker_loop(struct worker *w)
 		/* Prepare the next write data while the device works. */
 		if (st->pool[LG_DIR_WRITE].nstale > 0)
 			refresh_stale(st);
+		/* A paced job with a free slot waits for the next due time or a
+		 * completion, whichever comes first. */
+		if (pace.on && submitting && inflight < qd) {
+			r = pace_wait(w, &pace, inflight);
+			if (r == 0)
+				r = engine->ops->reap(engine, 0, st->done, 1, &ndone);
+			if (r < 0)
+				return r;
+			now = lg_now_ns();
+			reaped = ndone > 0; /* a spin that took nothing has nothing to account */
+			release_all(w, ndone, now, &submitting);
+			inflight -= ndone;
+			continue;
+		}
 		/* Take one completion at a time and refill its slot at once, as fio
 		 * does by default. Taking a whole burst first (virtio disks complete
 		 * in bursts of ~16 at QD32) would leave the burst's slots idle while
@@ -449,12 +543,7 @@ static int worker_loop(struct worker *w)
 			return r;
 		now = lg_now_ns();
 		reaped = true;
-		for (uint32_t i = 0; i < ndone; i++) {
-			if (!release(w, st->done[i], now) && submitting) {
-				submitting = false;
-				__atomic_store_n(&w->g->abort, 1, __ATOMIC_RELAXED);
-			}
-		}
+		release_all(w, ndone, now, &submitting);
 		inflight -= ndone;
 	}
 	w->t_end = now;
@@ -516,7 +605,15 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&g->lock);
 	}
 	if (!__atomic_load_n(&g->setup_failed, __ATOMIC_RELAXED)) {
+		/* A paced worker's sleeps end when asked, not up to the default 50 us
+		 * later (the thread's timer slack, restored after). */
+		int slack = w->spec.rate_iops ? prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) : -1;
+
+		if (slack >= 0)
+			prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 		w->r = worker_loop(w);
+		if (slack >= 0)
+			prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
 		if (w->r < 0)
 			__atomic_store_n(&w->g->abort, 1, __ATOMIC_RELAXED);
 	}

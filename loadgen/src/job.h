@@ -5,8 +5,19 @@
  * of completions and two histogram inserts per completion; write data refreshed
  * while the device works, in a second set of buffers.
  *
- * Latency (hist): from just before the call that hands the I/O to the kernel to
- * the moment its completion is reaped: the whole life of the I/O as the
+ * Paced jobs (rate_iops): open loop. I/O k is due at start + k / rate_iops (each
+ * worker of several at its share of the rate), issued when due if the queue has a
+ * free slot, else as soon as one frees; the worker sleeps (or, the last
+ * LG_PACE_SPIN_NS, spins) until the next is due, reaping what completes meanwhile.
+ * Its latency runs from the time it was due, not from when it was issued: a device
+ * that stalls delays every I/O due during the stall, and each of them shows it, as
+ * it would to an application issuing at that rate (no coordinated omission). The
+ * job issues every I/O due before the end of its duration, those issued late included,
+ * unless it is still behind LG_PACE_GRACE_NS after the end: a device slower than the
+ * rate ends it then, with fewer I/Os than the schedule held.
+ *
+ * Latency (hist): from just before the call that hands the I/O to the kernel (a
+ * paced job: from the time the I/O was due) to the moment its completion is reaped: the whole life of the I/O as the
  * application sees it, fio's total latency (lat), Iometer's response time. Its
  * completion part (clat_hist) starts when that call has returned, fio's clat:
  * an I/O that completes during the handing-over call itself (a page-cache hit
@@ -63,6 +74,8 @@ struct lg_job_spec {
 	uint64_t total_bytes;    /* sized job: bytes to transfer once; 0 for a timed job */
 	uint64_t max_bytes;      /* timed job (one worker): also stops once it has submitted
 				  * this many bytes, whole blocks only; 0: no limit */
+	uint64_t rate_iops;      /* paced: I/Os a second, every worker together (timed jobs
+				  * only); 0: each freed slot refilled at once */
 	enum lg_pattern pattern; /* data of writes */
 	uint64_t seed;
 	struct lg_histogram *hist;        /* latencies, issue to completion; may be NULL */
@@ -72,6 +85,12 @@ struct lg_job_spec {
 	struct lg_timeline *timeline;      /* completions per interval (one worker); may be NULL */
 	struct lg_timeline *byte_timeline; /* bytes per interval (one worker); may be NULL */
 };
+
+/* A paced worker spins, rather than sleeps, this close to an I/O's due time: a wake-up
+ * from a sleep comes some microseconds late. */
+#define LG_PACE_SPIN_NS 20000
+/* How far past its duration a paced job still issues the I/Os due before its end. */
+#define LG_PACE_GRACE_NS UINT64_C(500000000)
 
 struct lg_job_progress {
 	const char *name;

@@ -22,6 +22,11 @@ void lg_report_fini(struct lg_report *report)
 		return;
 	for (size_t i = 0; i < report->nconsistency; i++)
 		free(report->consistency[i].iops);
+	for (size_t i = 0; i < report->nresults; i++) {
+		lg_hist_buckets_free(&report->results[i].latency_buckets);
+		for (int d = 0; d < 2; d++)
+			lg_hist_buckets_free(&report->results[i].dir[d].latency_buckets);
+	}
 	free(report->results);
 	free(report->consistency);
 	free(report->trims);
@@ -51,7 +56,7 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-int lg_report_add_result(struct lg_report *report, const struct lg_result *result)
+int lg_report_add_result(struct lg_report *report, struct lg_result *result)
 {
 	int r = grow((void **)&report->results, &report->results_cap, report->nresults,
 		     sizeof(*result));
@@ -59,6 +64,9 @@ int lg_report_add_result(struct lg_report *report, const struct lg_result *resul
 	if (r < 0)
 		return r;
 	report->results[report->nresults++] = *result;
+	result->latency_buckets = (struct lg_hist_buckets){0};
+	for (int d = 0; d < 2; d++)
+		result->dir[d].latency_buckets = (struct lg_hist_buckets){0};
 	return 0;
 }
 
@@ -145,7 +153,46 @@ static void opt_true(struct lg_json *w, const char *key, bool value)
 	}
 }
 
-static void write_latency(struct lg_json *w, const struct lg_latency_summary *l)
+/* Empty buckets a run of the histogram's encoding holds as zeros rather than starting
+ * a new run: a zero costs 2 bytes, a new run's key about 10. */
+#define HIST_RUN_GAP 4
+
+/* The histogram's buckets as the document writes them (results/schema/README.md,
+ * "Latency histograms"): runs of consecutive buckets, each keyed by its first
+ * bucket's index, empty buckets inside a run written 0. */
+static void write_histogram(struct lg_json *w, const struct lg_hist_buckets *b)
+{
+	bool pretty = w->pretty;
+	char key[16];
+
+	lg_json_begin_object(w);
+	lg_json_key(w, "sub_bucket_bits");
+	lg_json_uint(w, LG_HIST_SUB_BITS);
+	lg_json_key(w, "unit");
+	lg_json_string(w, "ns");
+	lg_json_key(w, "buckets");
+	lg_json_begin_object(w);
+	for (size_t i = 0; i < b->n;) {
+		snprintf(key, sizeof(key), "%u", b->index[i]);
+		lg_json_key(w, key);
+		/* One line a run keeps the document readable. */
+		lg_json_begin_array(w);
+		w->pretty = false;
+		lg_json_uint(w, b->count[i]);
+		for (i++; i < b->n && b->index[i] - b->index[i - 1] <= HIST_RUN_GAP + 1; i++) {
+			for (uint32_t gap = b->index[i - 1] + 1; gap < b->index[i]; gap++)
+				lg_json_uint(w, 0);
+			lg_json_uint(w, b->count[i]);
+		}
+		lg_json_end_array(w);
+		w->pretty = pretty;
+	}
+	lg_json_end_object(w);
+	lg_json_end_object(w);
+}
+
+static void write_latency(struct lg_json *w, const struct lg_latency_summary *l,
+			  const struct lg_hist_buckets *buckets)
 {
 	lg_json_begin_object(w);
 	lg_json_key(w, "mean");
@@ -163,6 +210,10 @@ static void write_latency(struct lg_json *w, const struct lg_latency_summary *l)
 		lg_json_uint(w, l->percentiles[i]);
 	}
 	lg_json_end_object(w);
+	if (buckets && buckets->n > 0) {
+		lg_json_key(w, "histogram");
+		write_histogram(w, buckets);
+	}
 	lg_json_end_object(w);
 }
 
@@ -179,16 +230,17 @@ static void write_rates(struct lg_json *w, double bytes_per_second, double iops)
 }
 
 static void write_latencies(struct lg_json *w, bool has_latency,
-			    const struct lg_latency_summary *latency, bool has_clat,
+			    const struct lg_latency_summary *latency,
+			    const struct lg_hist_buckets *buckets, bool has_clat,
 			    const struct lg_latency_summary *clat)
 {
 	if (has_latency) {
 		lg_json_key(w, "latency_ns");
-		write_latency(w, latency);
+		write_latency(w, latency, buckets);
 	}
 	if (has_clat) {
 		lg_json_key(w, "clat_ns");
-		write_latency(w, clat);
+		write_latency(w, clat, NULL);
 	}
 }
 
@@ -201,7 +253,7 @@ static void write_direction(struct lg_json *w, const char *key, const struct lg_
 	lg_json_key(w, "bytes");
 	lg_json_uint(w, d->bytes);
 	write_rates(w, d->bytes_per_second, d->iops);
-	write_latencies(w, d->has_latency, &d->latency, d->has_clat, &d->clat);
+	write_latencies(w, d->has_latency, &d->latency, &d->latency_buckets, d->has_clat, &d->clat);
 	lg_json_end_object(w);
 }
 
@@ -227,7 +279,9 @@ static void write_result(struct lg_json *w, const struct lg_result *r)
 		lg_json_key(w, "iops_min");
 		lg_json_double(w, r->iops_min, 3);
 	}
-	write_latencies(w, r->has_latency, &r->latency, r->has_clat, &r->clat);
+	write_latencies(w, r->has_latency, &r->latency, &r->latency_buckets, r->has_clat, &r->clat);
+	opt_uint(w, "rate_iops", r->rate_iops);
+	opt_uint(w, "load_percent", r->load_percent);
 	opt_uint(w, "jobs", r->jobs);
 	opt_uint(w, "repeat", r->repeat);
 	if (r->mixed) {
@@ -404,6 +458,14 @@ static void write_parameters(struct lg_json *w, const struct lg_parameters *p)
 	opt_string(w, "precondition", p->precondition);
 	opt_uint(w, "qd_max", p->qd_max);
 	opt_number(w, "round_s", p->round_s);
+	opt_uint(w, "rate_iops", p->rate_iops);
+	if (p->nloads) {
+		lg_json_key(w, "load_percent");
+		lg_json_begin_array(w);
+		for (size_t i = 0; i < p->nloads; i++)
+			lg_json_uint(w, p->load_percent[i]);
+		lg_json_end_array(w);
+	}
 	opt_number(w, "time_s", p->time_s);
 	opt_string(w, "rw", p->rw);
 	if (p->has_rwmixread) {

@@ -1,11 +1,13 @@
 /* report_json: the result document (results/schema/result-document.schema.json,
- * version 3: the drive's identity in target (its serial only as a salted hash) and
- * its health before and after the run; from version 2, latency from issue to
- * completion, its completion part beside it)
+ * version 5: each latency's histogram (its buckets, merged by the site), and a paced
+ * test's target rate; version 4: WSAT; version 3: the drive's identity in target (its
+ * serial only as a salted hash) and its health before and after the run; from
+ * version 2, latency from issue to completion, its completion part beside it)
  * as C data, its JSON form, and writing it atomically.
  *
  * Ownership: struct lg_report owns its result arrays (and each consistency
- * series); lg_report_init() prepares one, lg_report_fini() frees what it owns.
+ * series, and each result's histogram buckets); lg_report_init() prepares one,
+ * lg_report_fini() frees what it owns.
  * Strings are fixed-size arrays inside the structs; an empty string means
  * "absent" and the member is left out of the document.
  */
@@ -26,8 +28,9 @@
 #define LG_ID_MAX 64
 #define LG_MAX_TESTS 64
 #define LG_MAX_SPARE 8
+#define LG_MAX_LOADS 16
 /* The schema version loadgen writes. */
-#define LG_SCHEMA_VERSION 4
+#define LG_SCHEMA_VERSION 5
 
 enum lg_status {
 	LG_STATUS_COMPLETE,
@@ -45,6 +48,7 @@ struct lg_direction {
 	struct lg_latency_summary latency;
 	bool has_clat;
 	struct lg_latency_summary clat;
+	struct lg_hist_buckets latency_buckets; /* latency's histogram; n 0: none written */
 };
 
 struct lg_result {
@@ -66,11 +70,17 @@ struct lg_result {
 	bool has_latency;
 	struct lg_latency_summary latency; /* issue to completion (fio's lat) */
 	bool has_clat;
-	struct lg_latency_summary clat; /* its completion part (fio's clat) */
-	bool partial;                   /* interrupted: the figures up to the interrupt */
-	uint32_t jobs;                  /* workers whose figures are summed; 0: absent */
-	uint32_t repeat;                /* which pass (--repeat) it is, from 1; 0: absent */
-	bool mixed;                     /* reads and writes: read_percent, and each in dir[] */
+	struct lg_latency_summary clat;         /* its completion part (fio's clat) */
+	struct lg_hist_buckets latency_buckets; /* latency's histogram; n 0: none written */
+	/* A paced test (--rate, --load): the rate it issued at, I/Os a second (latency then
+	 * runs from each I/O's scheduled issue time), and that rate as a percentage of the
+	 * unpaced run's IOPS when it is one of --load's fractions. 0: absent. */
+	uint64_t rate_iops;
+	uint32_t load_percent;
+	bool partial;    /* interrupted: the figures up to the interrupt */
+	uint32_t jobs;   /* workers whose figures are summed; 0: absent */
+	uint32_t repeat; /* which pass (--repeat) it is, from 1; 0: absent */
+	bool mixed;      /* reads and writes: read_percent, and each in dir[] */
 	uint32_t read_percent;
 	struct lg_direction dir[2]; /* by enum lg_dir: read, write */
 };
@@ -168,12 +178,15 @@ struct lg_parameters {
 	size_t nspare;
 	uint64_t target_size_bytes; /* 0: absent */
 	bool ad_hoc;
-	uint32_t jobs;        /* --jobs; 0: absent */
-	uint32_t repeat;      /* --repeat; 0: absent */
-	char precondition[8]; /* "fill" or "none"; empty: absent */
-	uint32_t qd_max;      /* --qd-max of a catalog run; 0: absent */
-	double round_s;       /* --round; 0: absent */
-	double time_s;        /* --time; 0: absent */
+	uint32_t jobs;                       /* --jobs; 0: absent */
+	uint32_t repeat;                     /* --repeat; 0: absent */
+	char precondition[8];                /* "fill" or "none"; empty: absent */
+	uint32_t qd_max;                     /* --qd-max of a catalog run; 0: absent */
+	double round_s;                      /* --round; 0: absent */
+	uint64_t rate_iops;                  /* --rate; 0: absent */
+	uint32_t load_percent[LG_MAX_LOADS]; /* --load's fractions, in order */
+	size_t nloads;
+	double time_s; /* --time; 0: absent */
 	/* The ad-hoc test's --rw (empty: absent), --rwmixread (of a mixed one), --bs, --qd
 	 * and --span (0: absent, the whole target). */
 	char rw[16];
@@ -221,8 +234,9 @@ void lg_report_init(struct lg_report *report);
 /* Free what the report owns; the struct may be initialized again. NULL is fine. */
 void lg_report_fini(struct lg_report *report);
 
-/* Append a copy of *result. Returns 0 or -ENOMEM. */
-int lg_report_add_result(struct lg_report *report, const struct lg_result *result);
+/* Append a copy of *result; the report takes ownership of its histogram buckets
+ * (the whole's and each direction's) on success. Returns 0 or -ENOMEM. */
+int lg_report_add_result(struct lg_report *report, struct lg_result *result);
 
 /* Append a series; the report takes ownership of series->iops on success.
  * Returns 0 or -ENOMEM. */

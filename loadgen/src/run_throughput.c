@@ -6,6 +6,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +15,11 @@
 #include "timeline.h"
 #include "util.h"
 
-/* Rates and latencies of ios I/Os and bytes over elapsed_ns. */
-static void to_direction(uint64_t ios, uint64_t bytes, uint64_t elapsed_ns,
-			 const struct lg_histogram *hist, const struct lg_histogram *clat_hist,
-			 struct lg_direction *ret)
+/* Rates and latencies of ios I/Os and bytes over elapsed_ns, the latency's histogram
+ * buckets with them. Returns 0 or -ENOMEM. */
+static int to_direction(uint64_t ios, uint64_t bytes, uint64_t elapsed_ns,
+			const struct lg_histogram *hist, const struct lg_histogram *clat_hist,
+			struct lg_direction *ret)
 {
 	ret->io_count = ios;
 	ret->bytes = bytes;
@@ -25,12 +27,15 @@ static void to_direction(uint64_t ios, uint64_t bytes, uint64_t elapsed_ns,
 	ret->iops = (double)ios * 1e9 / (double)elapsed_ns;
 	ret->has_latency = hist && lg_histogram_summarize(hist, &ret->latency) == 0;
 	ret->has_clat = clat_hist && lg_histogram_summarize(clat_hist, &ret->clat) == 0;
+	return ret->has_latency ? lg_histogram_buckets(hist, &ret->latency_buckets) : 0;
 }
 
-static void to_result(const char *test, const struct lg_job_spec *spec,
-		      const struct lg_job_result *res, struct lg_result *ret)
+/* The result of a job; on failure (-ENOMEM) it owns no histogram buckets. */
+static int to_result(const char *test, const struct lg_job_spec *spec,
+		     const struct lg_job_result *res, struct lg_result *ret)
 {
-	struct lg_direction all;
+	struct lg_direction all = {0};
+	int r;
 
 	memset(ret, 0, sizeof(*ret));
 	snprintf(ret->test, sizeof(ret->test), "%s", test);
@@ -40,7 +45,8 @@ static void to_result(const char *test, const struct lg_job_spec *spec,
 	ret->span_bytes = spec->span_bytes;
 	ret->duration_ns = res->elapsed_ns;
 	ret->jobs = spec->jobs ? spec->jobs : 1;
-	to_direction(res->ios, res->bytes, res->elapsed_ns, spec->hist, spec->clat_hist, &all);
+	r = to_direction(res->ios, res->bytes, res->elapsed_ns, spec->hist, spec->clat_hist, &all);
+	ret->latency_buckets = all.latency_buckets;
 	ret->io_count = all.io_count;
 	ret->bytes = all.bytes;
 	ret->bytes_per_second = all.bytes_per_second;
@@ -51,9 +57,16 @@ static void to_result(const char *test, const struct lg_job_spec *spec,
 	ret->clat = all.clat;
 	ret->mixed = spec->mixed;
 	ret->read_percent = spec->read_percent;
-	for (int d = 0; d < 2 && spec->mixed; d++)
-		to_direction(res->dir_ios[d], res->dir_bytes[d], res->elapsed_ns, spec->dir_hist[d],
-			     spec->dir_clat_hist[d], &ret->dir[d]);
+	ret->rate_iops = spec->rate_iops;
+	for (int d = 0; d < 2 && spec->mixed && r == 0; d++)
+		r = to_direction(res->dir_ios[d], res->dir_bytes[d], res->elapsed_ns,
+				 spec->dir_hist[d], spec->dir_clat_hist[d], &ret->dir[d]);
+	if (r < 0) {
+		lg_hist_buckets_free(&ret->latency_buckets);
+		for (int d = 0; d < 2; d++)
+			lg_hist_buckets_free(&ret->dir[d].latency_buckets);
+	}
+	return r;
 }
 
 /* The spread of the IOPS of each whole second the job ran (the last, cut short,
@@ -88,14 +101,18 @@ static void iops_spread(const struct lg_timeline *tl, uint64_t elapsed_ns, struc
 	ret->iops_min = min;
 }
 
-static enum run_step throughput_test(struct run *run, const struct lg_test_def *t,
-				     enum lg_pattern pattern, uint32_t repeat)
+/* One run of test t in pattern, recorded as test id: unpaced (rate 0) or paced at rate
+ * I/Os a second, load_percent of the unpaced run's IOPS when not 0. *ret_iops: the IOPS
+ * it reached (0 when it recorded nothing). */
+static enum run_step throughput_run(struct run *run, const struct lg_test_def *t, const char *id,
+				    enum lg_pattern pattern, uint32_t repeat, uint64_t rate,
+				    uint32_t load_percent, double *ret_iops)
 {
 	struct lg_job_result res;
 	struct lg_result result;
 	double nominal = run->o->ad_hoc ? run->o->adhoc_time_s : (double)t->duration_s;
 	struct lg_job_spec spec = {
-		.name = t->id,
+		.name = id,
 		.write = t->write,
 		.mixed = t->mixed,
 		.read_percent = t->read_percent,
@@ -106,6 +123,7 @@ static enum run_step throughput_test(struct run *run, const struct lg_test_def *
 		.span_bytes = run_test_span(run, t->id, t->span_bytes, t->block_size),
 		.duration_ns = run_phase_ns(run, nominal, QUICK_PHASE_S),
 		.pattern = pattern,
+		.rate_iops = rate,
 		.hist = run->hist,
 		.clat_hist = run->clat_hist,
 		.dir_hist = {t->mixed ? run->dir_hist[0] : NULL,
@@ -113,11 +131,12 @@ static enum run_step throughput_test(struct run *run, const struct lg_test_def *
 		.dir_clat_hist = {t->mixed ? run->dir_clat_hist[0] : NULL,
 				  t->mixed ? run->dir_clat_hist[1] : NULL},
 	};
-	char span[32], pass[32] = "";
+	char span[32], pass[32] = "", paced[96] = "";
 	int fd = run->wfd;
 	struct lg_timeline *tl = NULL;
 	enum run_step s;
 
+	*ret_iops = 0;
 	if (spec.span_bytes < t->block_size)
 		return run_failed(run, t->id, 0, "%s: the target is smaller than one %u-byte block",
 				  t->id, t->block_size);
@@ -131,16 +150,22 @@ static enum run_step throughput_test(struct run *run, const struct lg_test_def *
 	lg_format_size_human(spec.span_bytes, span, sizeof(span));
 	if (repeat)
 		snprintf(pass, sizeof(pass), ", pass %u of %u", repeat, run->o->repeat);
+	if (rate && load_percent)
+		snprintf(paced, sizeof(paced), ", paced at %" PRIu64 " IOPS (%u%% of its maximum)",
+			 rate, load_percent);
+	else if (rate)
+		snprintf(paced, sizeof(paced), ", paced at %" PRIu64 " IOPS", rate);
 	if (pattern == LG_PATTERN_UNSPECIFIED)
-		run_phase(run, t->id, "%s, %s span, %.3g s, reading the data already there%s",
-			  t->name, span, (double)spec.duration_ns / 1e9, pass);
+		run_phase(run, id, "%s, %s span, %.3g s, reading the data already there%s%s",
+			  t->name, span, (double)spec.duration_ns / 1e9, paced, pass);
 	else
-		run_phase(run, t->id, "%s, %s span, %.3g s, %s %s data, %u job%s%s", t->name, span,
+		run_phase(run, id, "%s, %s span, %.3g s, %s %s data, %u job%s%s%s", t->name, span,
 			  (double)spec.duration_ns / 1e9,
 			  t->mixed   ? "reading and writing"
 			  : t->write ? "writing"
 				     : "reading",
-			  lg_pattern_name(pattern), spec.jobs, spec.jobs > 1 ? "s" : "", pass);
+			  lg_pattern_name(pattern), spec.jobs, spec.jobs > 1 ? "s" : "", paced,
+			  pass);
 	if (!t->write) {
 		/* Read tests open the target read-only. */
 		s = run_open_read_fd(run, t->id, &fd);
@@ -158,15 +183,50 @@ static enum run_step throughput_test(struct run *run, const struct lg_test_def *
 		lg_timeline_free(tl);
 		return s;
 	}
-	to_result(t->id, &spec, &res, &result);
+	if (to_result(id, &spec, &res, &result) < 0) {
+		lg_timeline_free(tl);
+		return run_failed(run, id, ENOMEM, "out of memory");
+	}
 	iops_spread(tl, res.elapsed_ns, &result);
 	lg_timeline_free(tl);
 	result.partial = s == STEP_INTERRUPTED;
 	result.repeat = repeat;
-	if (lg_report_add_result(run->rep, &result) < 0)
-		return run_failed(run, t->id, ENOMEM, "out of memory");
+	result.load_percent = load_percent;
+	*ret_iops = result.iops;
+	if (lg_report_add_result(run->rep, &result) < 0) {
+		lg_hist_buckets_free(&result.latency_buckets);
+		for (int d = 0; d < 2; d++)
+			lg_hist_buckets_free(&result.dir[d].latency_buckets);
+		return run_failed(run, id, ENOMEM, "out of memory");
+	}
 	if (run->obs->result)
 		run->obs->result(run->obs->ctx, &result);
+	return s;
+}
+
+/* Test t in pattern: once as fast as its queue allows, or paced at --rate; with --load,
+ * then again at each fraction of the IOPS that first run reached, each a result of its
+ * own ("<id>-load<P>"). */
+static enum run_step throughput_test(struct run *run, const struct lg_test_def *t,
+				     enum lg_pattern pattern, uint32_t repeat)
+{
+	const struct lg_run_options *o = run->o;
+	double maximum = 0, iops;
+	enum run_step s;
+	char id[LG_ID_MAX];
+
+	s = throughput_run(run, t, t->id, pattern, repeat, o->rate_iops, 0, &maximum);
+	for (size_t i = 0; i < o->nloads && s == STEP_OK; i++) {
+		uint64_t rate = (uint64_t)llround(maximum * o->load_percent[i] / 100.0);
+
+		snprintf(id, sizeof(id), "%s-load%u", t->id, o->load_percent[i]);
+		if (rate == 0)
+			return run_failed(run, id, 0,
+					  "%s: %u%% of the %.3g IOPS the unpaced run reached is "
+					  "under one I/O a second",
+					  id, o->load_percent[i], maximum);
+		s = throughput_run(run, t, id, pattern, repeat, rate, o->load_percent[i], &iops);
+	}
 	return s;
 }
 

@@ -106,6 +106,9 @@ static void fill_parameters(struct run *run)
 		 o->precondition_none ? "none" : "fill");
 	p->round_s = o->round_s;
 	p->time_s = o->time_s;
+	p->rate_iops = o->rate_iops;
+	for (size_t i = 0; i < o->nloads; i++)
+		p->load_percent[p->nloads++] = o->load_percent[i];
 	if (!o->ad_hoc) {
 		p->qd_max = o->qd_max;
 		return;

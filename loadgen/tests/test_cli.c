@@ -123,6 +123,37 @@ int main(void)
 	      0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "4") == 0);
 	CHECK(cli.run.jobs == 4);
+
+	/* paced: --rate, or --load's fractions, of the ad-hoc test only */
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--rate",
+		"2500") == 0);
+	CHECK(cli.run.rate_iops == 2500 && cli.run.nloads == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--load",
+		"10,25,50,75,90,100") == 0);
+	CHECK(cli.run.nloads == 6 && cli.run.load_percent[0] == 10 &&
+	      cli.run.load_percent[5] == 100 && cli.run.rate_iops == 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--rate",
+		"0") < 0);
+	CHECKF(strstr(err, "a rate from 1"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--rate",
+		"1.5") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--load",
+		"0,50") < 0);
+	CHECKF(strstr(err, "\"0\" is not a percentage from 1 to 100"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--load",
+		"50,101") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--load",
+		"50,50") < 0);
+	CHECKF(strstr(err, "given twice"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--load",
+		",") < 0);
+	CHECK(P("loadgen", "run", "--target", "f", "--rw", "randread", "--time", "1", "--load",
+		"50", "--rate", "100") < 0);
+	CHECKF(strstr(err, "exclude each other"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--rate", "100") < 0);
+	CHECKF(strstr(err, "go with --rw"), "%s", err);
+	CHECK(P("loadgen", "run", "--target", "f", "--tests", "randread-4k-qd3", "--load", "50") <
+	      0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "0") < 0);
 	CHECK(P("loadgen", "run", "--target", "f", "--suite", "desktop-2011", "--jobs", "65") < 0);
 	/* queue-depth sweeps: QD1 to --qd-max (default 32) of each, the mixed test always */

@@ -139,6 +139,35 @@ int main(void)
 	CHECK(lg_histogram_summarize(h, &s) == 0);
 	CHECK(fabs(s.mean - 500500.0) < 1e-6);
 
+	/* the buckets the document keeps: every non-empty one, by index, none lost */
+	struct lg_hist_buckets b;
+	uint64_t total = 0;
+
+	CHECK(lg_histogram_buckets(h, &b) == 0 && b.n > 0 && b.n <= 1000);
+	for (size_t i = 0; i < b.n; i++) {
+		total += b.count[i];
+		CHECK(b.count[i] > 0 && b.count[i] == h->buckets[b.index[i]]);
+		CHECK(i == 0 || b.index[i] > b.index[i - 1]);
+	}
+	CHECKF(total == h->count, "buckets hold %lu of %lu", (unsigned long)total,
+	       (unsigned long)h->count);
+	/* each value's bucket holds it: [(i - 128 s) << s, + 2^s) with s = i / 128 - 1 */
+	for (uint64_t value = 1; value < (UINT64_C(1) << 63); value = value * 3 + 1) {
+		uint32_t i = lg_histogram_index(value);
+		uint32_t shift = i < 2 * LG_HIST_SUB_COUNT ? 0 : i / LG_HIST_SUB_COUNT - 1;
+		uint64_t low = i < 2 * LG_HIST_SUB_COUNT
+				       ? i
+				       : (uint64_t)(i - shift * LG_HIST_SUB_COUNT) << shift;
+
+		CHECKF(low <= value && value - low < (UINT64_C(1) << shift) && i < LG_HIST_BUCKETS,
+		       "value %lu in bucket %u", (unsigned long)value, i);
+	}
+	lg_hist_buckets_free(&b);
+	CHECK(b.n == 0 && b.index == NULL && b.count == NULL);
+	lg_hist_buckets_free(NULL);
+	lg_histogram_reset(h2);
+	CHECK(lg_histogram_buckets(h2, &b) == 0 && b.n == 0 && b.index == NULL);
+
 	/* memory is fixed whatever the run length */
 	CHECK(sizeof(struct lg_histogram) < 64 * 1024);
 	lg_histogram_reset(h);

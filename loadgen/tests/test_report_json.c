@@ -106,6 +106,24 @@ static void base_report(struct lg_report *r)
 	snprintf(p->precondition, sizeof(p->precondition), "fill");
 }
 
+/* Histogram buckets as a run counts them: n buckets from first, counts[i] in first + i
+ * (0: empty), to be owned by a result. */
+static struct lg_hist_buckets buckets_of(uint32_t first, const uint64_t *counts, size_t n)
+{
+	struct lg_hist_buckets b = {0};
+
+	b.index = malloc(n * sizeof(*b.index));
+	b.count = malloc(n * sizeof(*b.count));
+	CHECK(b.index && b.count);
+	for (size_t i = 0; i < n && b.index && b.count; i++) {
+		if (counts[i] == 0)
+			continue;
+		b.index[b.n] = first + (uint32_t)i;
+		b.count[b.n++] = counts[i];
+	}
+	return b;
+}
+
 static void complete_report(struct lg_report *r)
 {
 	struct lg_result res = {
@@ -192,7 +210,17 @@ static void complete_report(struct lg_report *r)
 		.bytes_per_second = 36863999.5,
 		.iops = 8999.9999,
 	};
+	/* paced, with the histograms of its latency: a gap of 4 empty buckets stays in its
+	 * run, one of 5 starts another */
+	static const uint64_t whole[] = {0,      2000000, 3000000, 0, 0, 0, 0,
+					 399000, 0,       0,       0, 0, 0, 1000};
+	static const uint64_t reads[] = {1400000, 2100000, 0, 0, 0, 0, 279000, 0, 0, 0, 0, 0, 1000};
+
+	mixed.rate_iops = 30000;
+	mixed.latency_buckets = buckets_of(1999, whole, sizeof(whole) / sizeof(whole[0]));
+	mixed.dir[0].latency_buckets = buckets_of(2000, reads, sizeof(reads) / sizeof(reads[0]));
 	CHECK(lg_report_add_result(r, &mixed) == 0);
+	CHECK(mixed.latency_buckets.n == 0 && mixed.dir[0].latency_buckets.index == NULL);
 	c.iops = malloc(sizeof(series));
 	if (c.iops)
 		memcpy(c.iops, series, sizeof(series));
@@ -274,6 +302,9 @@ static void incomplete_report(struct lg_report *r)
 	r->parameters.quick = true;
 	r->parameters.direct = false;
 	r->parameters.duration_scale = 0.25;
+	r->parameters.load_percent[0] = 10;
+	r->parameters.load_percent[1] = 50;
+	r->parameters.nloads = 2;
 	memset(&r->bench, 0, sizeof(r->bench));
 	r->drive.manufacturer[0] = '\0'; /* falls back to "unknown" */
 	r->health = (struct lg_health){.source = LG_HEALTH_NONE};

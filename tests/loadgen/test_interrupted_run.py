@@ -62,7 +62,7 @@ def test_sigint_document_is_ingested_as_partial(loadgen, client):
     with tempfile.TemporaryDirectory(dir="/var/tmp") as directory:
         raw = interrupted_consistency_run(loadgen, Path(directory))
     run = run_ingest(document=raw, submitter=None).run
-    assert run.complete is False and run.schema_version == 4
+    assert run.complete is False and run.schema_version == 5
     series = ConsistencySeries.objects.get(run=run)
     assert series.partial
     assert 1 <= len(series.iops) <= 5 and sum(series.iops) > 0

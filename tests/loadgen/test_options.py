@@ -28,7 +28,7 @@ MAX_SPARE = 8  # LG_MAX_SPARE
 # and what goes with it, a value read by a function of its own, the target's size.
 BY_HAND = {
     "suite", "tests", "qd-max", "time", "round", "rw", "rwmixread", "bs", "qd", "span",
-    "pattern", "spare-area", "engine", "size",
+    "pattern", "spare-area", "engine", "size", "rate", "load",
 }  # fmt: skip
 
 
@@ -246,6 +246,15 @@ def adhoc_options(draw) -> list[str]:
     args += draw(_optional(st.integers(1, 1024).map(lambda v: ["--qd", str(v)])))
     span = draw(st.integers(bs, 2**44))
     args += draw(_optional(_size(span).map(lambda v: ["--span", v])))
+    # Paced at a rate, or at fractions of its maximum: one or the other.
+    loads = st.lists(st.integers(1, 100), min_size=1, max_size=16, unique=True)
+    args += draw(
+        st.one_of(
+            st.just([]),
+            st.integers(1, 10**8).map(lambda v: ["--rate", str(v)]),
+            loads.map(lambda v: ["--load", ",".join(map(str, v))]),
+        )
+    )
     return args
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.apps import apps
 from django.db import connection, transaction
 
-from results import documents
+from results import documents, histograms
 from results.models import TestBench
 from results.synthetic import measured_document
 
@@ -274,6 +274,17 @@ DOCUMENT_ONLY = {
         )
     },
     ("results", STAR, "rwmixread"),
+    # Version 5: the histograms the site merges (results/histograms.py) are read from the
+    # stored document, as are a paced result's rate and the --rate and --load it ran with.
+    *{
+        (*owner, kind, "histogram", "buckets", STAR, STAR)
+        for owner in (("results", STAR), ("results", STAR, "read"), ("results", STAR, "write"))
+        for kind in documents.LATENCY_KINDS
+    },
+    ("results", STAR, "rate_iops"),
+    ("results", STAR, "load_percent"),
+    ("parameters", "rate_iops"),
+    ("parameters", "load_percent", STAR),
     # The reads and the writes of a mixed test: their sum is the result's columns, and
     # what pages show of each its <side>_* columns (DIRECTION_COLUMNS); the rest stays here.
     *{
@@ -606,15 +617,49 @@ def maximal_measured_v4() -> dict:
     return document
 
 
+def _histogram(latency: dict, io_count: int) -> dict:
+    """The histogram of a latency summary (results.histograms' encoding): its I/Os in
+    the buckets of its min, its median and its max, two runs of buckets and an empty bucket
+    inside the first."""
+    low = histograms.bucket_index(latency["min"])
+    high = histograms.bucket_index(latency["max"])
+    assert high > low + 8, latency  # apart enough for two runs
+    third = io_count // 3
+    buckets = {str(low): [third, 0, io_count - 2 * third], str(high): [third]}
+    return {"sub_bucket_bits": histograms.SUB_BUCKET_BITS, "unit": "ns", "buckets": buckets}
+
+
+def maximal_measured_v5() -> dict:
+    """Version 5 with every member it added: the histogram of every latency summary of
+    every result (a mixed result's reads and writes included), and a paced result's rate
+    and its fraction of the unpaced maximum, with --rate and --load recorded."""
+    document = maximal_measured_v4()
+    document["schema_version"] = 5
+    for entry in document["results"]:
+        for owner in [entry, *(entry[side] for side in documents.MIXED_SIDES if side in entry)]:
+            for kind in documents.LATENCY_KINDS:
+                if kind in owner:
+                    owner[kind]["histogram"] = _histogram(owner[kind], owner["io_count"])
+    document["results"][0].update(rate_iops=9000, load_percent=90)
+    document["parameters"].update(rate_iops=9000, load_percent=[10, 90])
+    return document
+
+
 BASES = {
     "measured": maximal_measured,
     "published": maximal_published,
     "measured-v2": maximal_measured_v2,
     "measured-v3": maximal_measured_v3,
     "measured-v4": maximal_measured_v4,
+    "measured-v5": maximal_measured_v5,
 }
 # The base each one was made from: the same field at the same place is the same slot.
-EXTENDS = {"measured-v2": "measured", "measured-v3": "measured-v2", "measured-v4": "measured-v3"}
+EXTENDS = {
+    "measured-v2": "measured",
+    "measured-v3": "measured-v2",
+    "measured-v4": "measured-v3",
+    "measured-v5": "measured-v4",
+}
 # A mixed result's writes hold what its reads hold, checked by one loop over both
 # (documents.MIXED_SIDES) and kept alike in the document: the reads' slots stand for them.
 MIRRORED = ("results", STAR, "write")

@@ -174,7 +174,7 @@ def test_a_schema_problem_and_a_meaning_problem_are_reported_together(schema, me
 
 def test_a_document_the_schema_cannot_read_waits_for_it_to_be_checked_for_meaning():
     document = copy.deepcopy(BASE)
-    document["schema_version"] = 5
+    document["schema_version"] = 6
     document["results"][0]["test"] = "no-such-test"
     rejected = rejection(document)
     assert [p.pointer for p in rejected.problems] == ["/schema_version"]

@@ -37,7 +37,7 @@ def mutations():
         return mutate
 
     return {
-        "version": set_path(["schema_version"], 5),
+        "version": set_path(["schema_version"], 6),
         "version 1 with clat": set_path(["results", 0, "clat_ns"], {"mean": 1.0}),
         "status": set_path(["status"], "done"),
         "started_at format": set_path(["started_at"], "yesterday"),

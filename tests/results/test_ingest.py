@@ -171,9 +171,9 @@ def test_duplicate_keys(raw):
 
 
 def test_wrong_schema_version(document):
-    assert only(rejected(with_changes(document, schema_version=5))) == (
+    assert only(rejected(with_changes(document, schema_version=6))) == (
         "/schema_version",
-        documents.UNSUPPORTED_VERSION.format(version=5, supported="1, 2, 3 and 4"),
+        documents.UNSUPPORTED_VERSION.format(version=6, supported="1, 2, 3, 4 and 5"),
     )
 
 

@@ -293,7 +293,7 @@ def free_document(slot: Slot, value) -> dict:
     """The slot's document with the value, and the fields that must agree with it out of
     the way (bytes = io_count x block size, bytes/s = iops x block size; a mixed result's
     counts = the sums of its reads' and writes'; min <= percentiles <= max in each latency
-    summary)."""
+    summary, its histogram left as it is)."""
     document = slot.document(value)
     if slot.template[:1] != ("results",):
         return document
@@ -309,7 +309,9 @@ def free_document(slot: Slot, value) -> dict:
             entry.pop(key, None)
     if tail in (("bytes_per_second",), ("iops",)):  # bytes/s = iops x block size
         owner.pop("iops" if tail == ("bytes_per_second",) else "bytes_per_second", None)
-    if tail[0] in documents.LATENCY_KINDS:
+    # A histogram's count stays in its histogram: what its total must be is the
+    # plausibility model's (a count its io_count does not hold is refused there).
+    if tail[0] in documents.LATENCY_KINDS and tail[1] != "histogram":
         kind, name = tail[:2]
         owner[kind] = {"percentiles": {tail[2]: value}} if name == "percentiles" else {name: value}
     return document

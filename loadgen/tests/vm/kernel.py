@@ -32,10 +32,14 @@ class Kernel:
     modules: list[Path]  # in load order
 
 
-def debian_kernel() -> Kernel:
+def debian_kernel(wanted: tuple[str, ...] = WANTED) -> Kernel:
+    """The kernel with the modules wanted (and theirs), fetched and cached once per set:
+    loadgen/bench/stall_vm.py asks for device-mapper's delay target too."""
     # One cache kind per set of modules: an entry made for fewer is not reused.
-    kind = "kernel-" + hashlib.sha256(" ".join(WANTED).encode()).hexdigest()[:8]
-    entry = debian_packages.latest(kind, debian_packages.kernel_package, _select)
+    kind = "kernel-" + hashlib.sha256(" ".join(wanted).encode()).hexdigest()[:8]
+    entry = debian_packages.latest(
+        kind, debian_packages.kernel_package, lambda u, e: _select(u, e, wanted)
+    )
     names = (entry / "load-order").read_text().split()
     return Kernel(
         entry=entry,
@@ -69,7 +73,7 @@ def _one(paths: list[Path], what: str) -> Path:
     return paths[0]
 
 
-def _select(unpacked: Path, entry: Path) -> None:
+def _select(unpacked: Path, entry: Path, wanted: tuple[str, ...]) -> None:
     vmlinuz = _one(list(unpacked.glob("boot/vmlinuz-*")), "boot/vmlinuz-*")
     shutil.copyfile(vmlinuz, entry / "vmlinuz")
     moddirs = [*unpacked.glob("lib/modules/*"), *unpacked.glob("usr/lib/modules/*")]
@@ -101,6 +105,6 @@ def _select(unpacked: Path, entry: Path) -> None:
         (entry / "modules" / f"{name}.ko").write_bytes(data)
         order.append(name)
 
-    for name in WANTED:
+    for name in wanted:
         add(name, [])
     (entry / "load-order").write_text("".join(f"{n}\n" for n in order))
