@@ -103,7 +103,11 @@ def test_a_copy_brings_back_every_row_under_its_names(rows):
         "held h",
     )
     copy = Copy(
-        Drive, "SELECT 1, false", [table], lambda alias, version, tables: Held(version, tables)
+        "held",
+        Drive,
+        "SELECT 1, false",
+        [table],
+        lambda alias, version, tables: Held(version, tables),
     )
     held = copy.current().tables["held"]
     got = sorted(
