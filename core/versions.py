@@ -104,6 +104,24 @@ def read_version(alias: str, scopes: Sequence[str]) -> int | None:
     return None if written else version
 
 
+_READ_EACH_SQL = (
+    "SELECT COALESCE(array_agg(scope), '{}'), COALESCE(array_agg(version), '{}'), "
+    f"{WRITTEN} FROM core_scopeversion WHERE scope = ANY(%s)"
+)
+
+
+def read_versions(alias: str, scopes: Sequence[str]) -> dict[str, int] | None:
+    """Each of `scopes`' version on database `alias` (0 for a scope never written; one
+    prepared statement), or None when this transaction has written."""
+    with prepared(alias), connections[alias].cursor() as cursor:
+        cursor.execute(_READ_EACH_SQL, [list(scopes)])
+        names, versions, written = cursor.fetchone()
+    if written:
+        return None
+    found = dict(zip(names, versions, strict=True))
+    return {scope: found.get(scope, 0) for scope in scopes}
+
+
 def scopes_moved(*scopes: str, alias: str = "default") -> None:
     """Give `scopes` (and ANY) a new version now, as a committed write touching them would:
     for a change the database does not hold (a data dump published), on which what was kept

@@ -216,6 +216,9 @@ BENCH_SHOW_SYNTHETIC = False
 # changes (benchsite/response_cache.py): on in production, off elsewhere unless asked for.
 BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
 BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
+# How many drives' sides of a comparison each process holds, each at the version of what it
+# depends on (results.selectors.compare.held_sides); 0: none, every side read each time.
+BENCH_COMPARE_SIDES = env_int("BENCH_COMPARE_SIDES", 512)
 
 # The fonts chart images are drawn with as PNG (results/chart_images/png.py): Debian's
 # fonts-dejavu-core.

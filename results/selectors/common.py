@@ -4,7 +4,8 @@ entries pages may show, a throughput result's figures, how rows travel as JSON."
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -90,6 +91,9 @@ class Figures:
     derived: str  # "", "iops" or "bytes_per_second"
     spread: Spread | None = None
     method: str = ""
+    # What a page worked out from these figures to show them (their table cell, ...), kept
+    # with them while their comparison side is held (results.selectors.compare.held_sides).
+    shown: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, result: Result, test: Test | None = None, group: list | None = None) -> Figures:

@@ -3,8 +3,10 @@ drive A is the reference every other is compared with."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -15,7 +17,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from core.db import JsonText, Shape, attach, prepared_rows, read_alias
-from core.versions import CATALOG, WRITTEN, literal
+from core.versions import CATALOG, WRITTEN, drive_scope, literal, read_versions
 from drives.models import Drive, FirmwareVersion, Price
 from drives.selectors import (
     SPECS_COLUMNS,
@@ -693,6 +695,39 @@ def _compare_sql(*, points: bool, real: bool) -> str:
     return sql
 
 
+class _HeldSides:
+    """Sides as built, held by the process (at most BENCH_COMPARE_SIDES, the least recently
+    used let go first), each under the version of what it depends on: its drive's scope and
+    CATALOG (core.versions; the compare page's response depends on the same). A side is
+    one drive's alone (its runs, results, groups, series, price), so a comparison reads
+    only its sides not held, and a held side keeps what was worked out on it (its figures'
+    texts, its provenance) for the next comparison that shows it."""
+
+    def __init__(self) -> None:
+        self._sides: collections.OrderedDict[tuple, Side] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Side | None:
+        with self._lock:
+            side = self._sides.get(key)
+            if side is not None:
+                self._sides.move_to_end(key)
+            return side
+
+    def put(self, key: tuple, side: Side) -> None:
+        with self._lock:
+            self._sides[key] = side
+            while len(self._sides) > settings.BENCH_COMPARE_SIDES:
+                self._sides.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._sides.clear()
+
+
+held_sides = _HeldSides()
+
+
 def compare(
     slugs: Sequence[str], runs: Sequence[int | None] = (), *, points: bool = True
 ) -> Comparison:
@@ -707,38 +742,67 @@ def compare(
 
     By default each test shows the drive's latest result; `runs` (one for each slug, in
     order, None for the latest) restricts a side to one of its runs (an unknown run falls
-    back to the latest). One query, whatever the number of drives. Raises ValueError for
-    fewer than two or more than MAX_SIDES drives, Drive.DoesNotExist when a slug is
-    unknown, else RepeatedDrive when three or four drives name one twice (two may be the
-    same drive).
+    back to the latest). The sides the process holds at their current version
+    (held_sides) are not read again: one statement reads the versions, one the others,
+    whatever their number. Raises ValueError for fewer than two or more than MAX_SIDES
+    drives, Drive.DoesNotExist when a slug is unknown, else RepeatedDrive when three or
+    four drives name one twice (two may be the same drive).
     """
     if not 2 <= len(slugs) <= MAX_SIDES:
         raise ValueError(f"two to {MAX_SIDES} drives are compared, not {len(slugs)}")
     runs = [*runs, *([None] * (len(slugs) - len(runs)))]
-    sql = _compare_sql(points=points, real=not settings.BENCH_SHOW_SYNTHETIC)
+    real = not settings.BENCH_SHOW_SYNTHETIC
     alias = read_alias(Run)
+    keys = SIDE_KEYS[: len(slugs)]
+    versions = None
+    if settings.BENCH_COMPARE_SIDES:
+        versions = read_versions(alias, [CATALOG, *(drive_scope(slug) for slug in slugs)])
+    held: dict[str, tuple | None] = {}
+    sides: dict[str, Side | None] = {}
+    for key, slug, run in zip(keys, slugs, runs, strict=True):
+        version = versions and max(versions[CATALOG], versions[drive_scope(slug)])
+        held[key] = version and (alias, key, slug, run, points, real, version)
+        sides[key] = held[key] and held_sides.get(held[key])
+    wanted = {
+        key: (slug, run)
+        for key, slug, run in zip(keys, slugs, runs, strict=True)
+        if sides[key] is None
+    }
+    if wanted:
+        read = _read_sides(alias, wanted, points=points, real=real)
+        for key, slug in zip(keys, slugs, strict=True):
+            if key not in wanted:
+                continue
+            if key not in read:
+                raise Drive.DoesNotExist(f"no drive {slug}")
+            sides[key] = read[key]
+            if held[key]:
+                held_sides.put(held[key], read[key])
+    # Checked once every slug is known: an unknown drive is missing, named twice or not.
+    if len(slugs) > 2 and len(set(slugs)) < len(slugs):
+        raise RepeatedDrive("a drive named twice among " + ", ".join(slugs))
+    return _comparison([sides[key] for key in keys])
+
+
+def _read_sides(
+    alias: str, wanted: dict[str, tuple[str, int | None]], *, points: bool, real: bool
+) -> dict[str, Side]:
+    """The sides of `wanted` (by side key: the drive's slug and the run chosen, or None),
+    each filled, read by one statement; a side whose slug is unknown is missing."""
+    sql = _compare_sql(points=points, real=real)
     held = _held_tests.get(alias)
-    given = dict(zip(SIDE_KEYS, slugs, strict=False))
-    chosen_runs = dict(zip(SIDE_KEYS, runs, strict=False))
     params = {
-        **{key: given.get(key) for key in SIDE_KEYS},
-        **{f"run_{key}": chosen_runs.get(key) for key in SIDE_KEYS},
+        **{key: wanted.get(key, (None, None))[0] for key in SIDE_KEYS},
+        **{f"run_{key}": wanted.get(key, (None, None))[1] for key in SIDE_KEYS},
         "tests_held": held and held.version,
     }
     alias, rows = prepared_rows(Run, sql, params, alias=alias)
     doc = orjson.loads(rows[0][1])
     sides_found = {key: (drive_id, chosen) for key, drive_id, chosen in doc["sides"] or []}
-    keys = SIDE_KEYS[: len(slugs)]
-    for key, slug in zip(keys, slugs, strict=True):
-        if key not in sides_found:
-            raise Drive.DoesNotExist(f"no drive {slug}")
-    # Checked once every slug is known: an unknown drive is missing, named twice or not.
-    if len(slugs) > 2 and len(set(slugs)) < len(slugs):
-        raise RepeatedDrive("a drive named twice among " + ", ".join(slugs))
 
     drives: dict[int, Drive] = {}
     prices: dict[int, Price | None] = {}
-    for values in doc["drives"]:
+    for values in doc["drives"] or []:
         drive = drive_with_specs(values, alias)
         drives[drive.pk] = drive
         prices[drive.pk] = _PRICE.build(values[SPECS_WIDTH], alias)
@@ -758,8 +822,7 @@ def compare(
             _held_tests[alias] = _HeldTests(doc["catalog"], tests)
 
     sides = {}
-    for key in keys:
-        drive_id, chosen = sides_found[key]
+    for key, (drive_id, chosen) in sides_found.items():
         drive = drives[drive_id]
         side = Side(
             drive=drive,
@@ -796,7 +859,7 @@ def compare(
         saturation.points = count
         kind = sides[key].wsat if saturation.is_wsat else sides[key].saturation
         kind[saturation.pattern] = saturation
-    return _comparison(list(sides.values()))
+    return sides
 
 
 UNSTATED = "unspecified"  # a published figure whose article does not say its data pattern
