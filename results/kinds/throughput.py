@@ -64,21 +64,27 @@ LATENCY_FIGURES = (
 )
 
 
-def latency_text(result, read: Callable[[Any], Any], percentile: str) -> str:
-    """One of a result's LATENCY_FIGURES as a page writes it; a percentile its I/Os do not
-    support (spread.ios_needed) says how many it needs instead."""
+def _needs(result, percentile: str) -> str:
+    """What a percentile a result's I/Os do not support (spread.ios_needed) says instead of
+    its value; "" where they support it (and for the mean and the maximum)."""
     if percentile and (needed := percentile_unsupported(percentile, result.io_count)):
         return f"needs {count(needed)} I/Os"
-    return latency(read(result))
+    return ""
+
+
+def latency_text(result, read: Callable[[Any], Any], percentile: str) -> str:
+    """One of a result's LATENCY_FIGURES as a page writes it; a percentile its I/Os do not
+    support says how many it needs instead."""
+    return _needs(result, percentile) or latency(read(result))
 
 
 def latency_figure(result, read: Callable[[Any], Any], percentile: str) -> Figure:
     """latency_text as the exports write it: the value in µs (none where unsupported, the
     text then its note)."""
-    text = latency_text(result, read, percentile)
-    if text.startswith("needs"):
-        return Figure(None, text, (text,))
-    return Figure(per_thousand(read(result)), text)
+    if needs := _needs(result, percentile):
+        return Figure(None, needs, (needs,))
+    value = read(result)
+    return Figure(per_thousand(value), latency(value))
 
 
 def percentile_text(result, percentile: str) -> str:
@@ -170,15 +176,11 @@ def _export_notes(f: Figures, pattern: str, derived: str) -> tuple[str, ...]:
     )
 
 
-def _which_latency(f: Figures | None, sources: dict[int, str]) -> str:
+def _which_latency(f: Figures | None) -> str:
     """Which latency a side's figures are (results.models.latency_description)."""
     if f is None:
         return ""
-    return latency_description(f.result.latency_kind, sources.get(f.result.run_id, ""))
-
-
-def _sources(c: Comparison) -> dict[int, str]:
-    return {r.pk: r.source for side in c.sides for r in side.runs}
+    return latency_description(f.result.latency_kind, f.result.run.source)
 
 
 # The spread of a result's IOPS second by second within its run, as the exports name it:
@@ -203,7 +205,6 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
     and writes, the run-to-run spread, the spread within the run, and the latencies."""
     keys = SIDE_KEYS[: len(c.sides)]
     blank = [""] * len(verdict_heads(len(keys)))
-    sources = _sources(c)
     for one in tests:
         name = one.test.name
         for p in one.rows:
@@ -262,7 +263,7 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
                 if any(v is not None for v in values):
                     cells = ["" if v is None else Figure(v, iops(v)) for v in values]
                     yield ["throughput", name, p.pattern, measure, unit, *cells, *blank]
-            kinds = [_which_latency(f, sources) for f in figures]
+            kinds = [_which_latency(f) for f in figures]
             named = {kind for kind in kinds if kind}
             if len(named) > 1:
                 which = ", ".join(
@@ -467,12 +468,28 @@ class LatencyRow:
     verdicts: list[Verdict] = field(default_factory=list)  # each side's against A's
 
 
+def _latency_side(key: str, f: Figures | None, v: Verdict) -> LatencySide:
+    """A side's row in the latency table (its mean's verdict against A's: `v`), its figures
+    as written (latency_text), which latency they are and the I/Os they were measured over
+    (ios_text) worked out once while the side is held (Figures.shown)."""
+    if f is None:
+        return LatencySide(key, None, "", "", v)
+    found = f.shown.get("latency")
+    if found is None:
+        r = f.result
+        found = f.shown["latency"] = (
+            tuple(latency_text(r, read, q) for _, read, q in LATENCY_FIGURES),
+            _which_latency(f),
+            ios_text(r.io_count),
+        )
+    return LatencySide(key, *found, v)
+
+
 def _latency(c: Comparison) -> Section:
     """The latency table: each test and data pattern with a latency, every side's figures
     (its rows in the exports are the throughput section's; the page alone reads it)."""
 
     def rows() -> list[LatencyRow]:
-        sources = _sources(c)
         found = []
         for one in c.tests:
             if not one.has_latency:
@@ -480,17 +497,7 @@ def _latency(c: Comparison) -> Section:
             for p in one.rows:
                 verdicts = p.latency_verdicts
                 sides = tuple(
-                    LatencySide(
-                        key,
-                        None
-                        if f is None
-                        else tuple(
-                            latency_text(f.result, read, q) for _, read, q in LATENCY_FIGURES
-                        ),
-                        _which_latency(f, sources),
-                        ios_text(f.result.io_count) if f else "",
-                        v,
-                    )
+                    _latency_side(key, f, v)
                     for key, f, v in zip(SIDE_KEYS, p.figures, verdicts, strict=False)
                 )
                 found.append(LatencyRow(one.test.name, p.pattern, sides, verdicts))

@@ -345,6 +345,14 @@ class Parameters:
     differ: tuple[Difference, ...]
     same: tuple[str, ...]
 
+    @property
+    def differ_text(self) -> str:
+        return ", ".join(d.text for d in self.differ)
+
+    @property
+    def same_text(self) -> str:
+        return ", ".join(self.same)
+
 
 @dataclass
 class TestRows:
@@ -353,19 +361,18 @@ class TestRows:
     test: Test
     rows: list[PatternRow]
 
-    # Each run's RUN_PARAMETERS values, by its id: one dict for every test of a comparison.
-    runs_read: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
-
-    def _read(self, f: Figures) -> tuple:
+    @staticmethod
+    def _read(f: Figures) -> tuple:
         """Every PARAMETERS value of a side's figures, in order: its run's as text
-        (NOT_STATED for ""), its own raw (FIGURE_PARAMETERS)."""
-        run = f.result.run
-        found = self.runs_read.get(run.pk)
+        (NOT_STATED for ""), its own raw (FIGURE_PARAMETERS); read once while the side is
+        held (Figures.shown)."""
+        found = f.shown.get("parameters")
         if found is None:
-            found = self.runs_read[run.pk] = tuple(
+            run = f.result.run
+            found = f.shown["parameters"] = tuple(
                 read(run) or NOT_STATED for _, read in RUN_PARAMETERS
-            )
-        return found + tuple(raw(f) for _, raw, _ in FIGURE_PARAMETERS)
+            ) + tuple(raw(f) for _, raw, _ in FIGURE_PARAMETERS)
+        return found
 
     @functools.cached_property
     def parameters(self) -> Parameters | None:
@@ -887,7 +894,6 @@ def _comparison(sides: list[Side]) -> Comparison:
             tests[identifier] = f.result.test
             found.setdefault(identifier, set()).add(pattern)
     found_tests = []
-    runs_read: dict[int, tuple[str, ...]] = {}  # each run's parameters, read once (TestRows)
     for test in sorted(tests.values(), key=test_order_key):
         found = [side.get(test.identifier, set()) for side in patterns]
         stands_in = [
@@ -903,7 +909,7 @@ def _comparison(sides: list[Side]) -> Comparison:
                 for s, standing in zip(sides, stands_in, strict=True)
             ]
             rows.append(PatternRow(p, figures))
-        found_tests.append(TestRows(test, rows, runs_read))
+        found_tests.append(TestRows(test, rows))
     points: dict[str, list[TestRows]] = {}
     for one in found_tests:
         if one.test.family:
