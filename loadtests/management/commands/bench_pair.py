@@ -9,9 +9,10 @@ database server (medians of the rounds): a ratio the noise hides, or one that mo
 runs, is told apart by where the time went.
 
 Run by `make bench-pair BEFORE=<commit>` inside the embedded PostgreSQL of var/bench-web/ (this
-tree's catalog, built by bench_web if missing). The earlier tree's catalog is the database
-`bench_before` in the same server, built by that tree's own migrations and seed_scale (the same
-seed: the same drives, runs and results) and kept for the next run of the same commit.
+tree's catalog, built by bench_web if missing). The earlier tree's catalog is a database of its
+commit (`bench_before_<first ten hex digits>`) in the same server, built by that tree's own
+migrations and seed_scale (the same seed: the same drives, runs and results) and kept for the
+next run of the same commit.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ from loadtests.appserver import AppServer, prepare
 from loadtests.loadrig import CpuMeter, database_server_pids, get_rotation, run_wrk, write_script
 from loadtests.management.commands import bench_api, bench_web
 
-BEFORE_DATABASE = "bench_before"
+# The earlier tree's catalog: a database of its own for each commit (the fixed reference and
+# the tree before an issue are both kept), named by its first ten hex digits.
+BEFORE_DATABASE = "bench_before_{revision}"
 ANALYZED = ("results_leaderboardentry", "drives_drive", "drives_price", "results_result")
 TARGET = 0.85  # the issue's bar: no page more than 15% below the tree before
 
@@ -68,8 +71,9 @@ class Command(BaseCommand):
         if Drive.objects.filter(synthetic=True).count() < bench_web.SCALE_DRIVES:
             call_command("seed_scale", stdout=self.stdout)
         after_url = os.environ["DATABASE_URL"]
-        before_url = _database_url(after_url, BEFORE_DATABASE)
-        self.build_before(before_tree, after_url, before_url)
+        before_database = BEFORE_DATABASE.format(revision=_revision(before_tree)[:10])
+        before_url = _database_url(after_url, before_database)
+        self.build_before(before_tree, after_url, before_database)
         for url in (after_url, before_url):
             with psycopg.connect(url, autocommit=True) as conn:
                 for table in ANALYZED:
@@ -109,29 +113,29 @@ class Command(BaseCommand):
                     server.stop()
         self.report(runs, before=_revision(before_tree), opts=opts)
 
-    def build_before(self, tree: Path, after_url: str, before_url: str) -> None:
+    def build_before(self, tree: Path, after_url: str, database: str) -> None:
         """The earlier tree's catalog, built by its own code unless it is there already for
         the same commit (the database's comment names it)."""
         revision = _revision(tree)
         with psycopg.connect(_database_url(after_url, "postgres"), autocommit=True) as conn:
             row = conn.execute(
                 "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
-                [BEFORE_DATABASE],
+                [database],
             ).fetchone()
             if row is not None and row[0] == revision:
                 return
-            self.stdout.write(f"building the catalog of {revision[:10]} in {BEFORE_DATABASE}")
-            conn.execute(f"DROP DATABASE IF EXISTS {BEFORE_DATABASE}")
-            conn.execute(f"CREATE DATABASE {BEFORE_DATABASE}")
+            self.stdout.write(f"building the catalog of {revision[:10]} in {database}")
+            conn.execute(f"DROP DATABASE IF EXISTS {database}")
+            conn.execute(f"CREATE DATABASE {database}")
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))},
-            "DATABASE_URL": before_url,
+            "DATABASE_URL": _database_url(after_url, database),
             "DJANGO_SETTINGS_MODULE": "benchsite.settings.dev",
         }
         for command in (["migrate", "--noinput", "-v0"], ["seed_scale"]):
             subprocess.run([sys.executable, "manage.py", *command], cwd=tree, env=env, check=True)
         with psycopg.connect(_database_url(after_url, "postgres"), autocommit=True) as conn:
-            conn.execute(f"COMMENT ON DATABASE {BEFORE_DATABASE} IS '{revision}'")
+            conn.execute(f"COMMENT ON DATABASE {database} IS '{revision}'")
 
     def measure(self, servers: dict[str, AppServer], scripts: dict[str, Path], opts):
         """Every page on both trees, round after round, the order of the two alternating."""
