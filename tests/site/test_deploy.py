@@ -2,7 +2,6 @@
 
 import re
 import shutil
-import socket
 import subprocess
 from dataclasses import dataclass
 
@@ -11,6 +10,7 @@ import requests
 
 from benchsite.embedded_pg import wait_until
 from loadtests.appserver import AppServer
+from loadtests.deployed import free_port, listening
 from tests.site.support import ROOT
 
 SECURITY_HEADERS = (
@@ -30,17 +30,6 @@ class Proxy:
     https: str
     servers: list[AppServer]
     client: requests.Session
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def rendered(replacements: dict[str, str]) -> str:
