@@ -91,8 +91,9 @@ class Figures:
     derived: str  # "", "iops" or "bytes_per_second"
     spread: Spread | None = None
     method: str = ""
-    # What a page worked out from these figures to show them (their table cell, ...), kept
-    # with them while their comparison side is held (results.selectors.compare.held_sides).
+    # What is worked out from these figures (what the winner rule reads of them, their table
+    # cell as a page shows it, ...), kept with them while their comparison side is held
+    # (results.selectors.compare.held_sides).
     shown: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -116,10 +117,13 @@ class Figures:
     @property
     def rule_side(self) -> RuleSide | None:
         """What the winner rule reads of these figures (None without a rate)."""
-        if self.bytes_per_second is None:
-            return None
-        spread = self.spread or Spread.of([self.bytes_per_second])
-        return RuleSide(spread, self.method, self.result.test.run_to_run_cv, self.quick)
+        if "rule_side" not in self.shown:
+            found = None
+            if self.bytes_per_second is not None:
+                spread = self.spread or Spread.of([self.bytes_per_second])
+                found = RuleSide(spread, self.method, self.result.test.run_to_run_cv, self.quick)
+            self.shown["rule_side"] = found
+        return self.shown["rule_side"]
 
     @property
     def latency_rule_side(self) -> RuleSide | None:
@@ -127,16 +131,20 @@ class Figures:
         reciprocal. At a fixed queue depth mean latency is the depth over the IOPS (Little's
         law), so that reciprocal varies from run to run as the rate does: by the group's CV,
         else by the test's measured one for loadgen (None without a mean latency)."""
-        mean = self.result.latency_mean_ns
-        if not mean:
-            return None
-        rate, spread = 1e9 / mean, self.spread
-        return RuleSide(
-            Spread(spread.n if spread else 1, rate, rate, rate, spread.cv if spread else None),
-            self.method,
-            self.result.test.run_to_run_cv,
-            self.quick,
-        )
+        if "latency_rule_side" not in self.shown:
+            found = None
+            if mean := self.result.latency_mean_ns:
+                rate, spread = 1e9 / mean, self.spread
+                found = RuleSide(
+                    Spread(
+                        spread.n if spread else 1, rate, rate, rate, spread.cv if spread else None
+                    ),
+                    self.method,
+                    self.result.test.run_to_run_cv,
+                    self.quick,
+                )
+            self.shown["latency_rule_side"] = found
+        return self.shown["latency_rule_side"]
 
     @property
     def comparability(self) -> str:
