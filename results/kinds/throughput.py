@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from django.template import engines
 from rest_framework import serializers
 
 from results import charts
@@ -293,11 +292,15 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
 @dataclass(slots=True)
 class Cell:
     """A drive's figures in a row of the page's throughput table, as the page writes them:
-    `figures` None: not tested."""
+    numbers formatted once (results.units), notes as text; `figures` None: not tested."""
 
     key: str
     figures: Figures | None
-    html: str = ""  # its figures as every comparison shows them (_figures_html)
+    mbps: str = ""
+    iops: str = ""
+    block: str = ""  # the block size a derived rate is reckoned with
+    within: str = ""  # its IOPS second by second within the run (units.iops_spread)
+    spread_title: str = ""  # its run-to-run range, where it is the mean of several results
     notes: tuple[str, ...] = ()  # its data pattern not stated, its deviations from the method
     best: bool = False  # of three or four drives, better than every other
     against_a: Verdict | None = None  # of three or four drives, B's to D's verdict against A
@@ -312,32 +315,23 @@ class TableRow:
     cells: list[Cell]
 
 
-def _tables():
-    """The macros of templates/bench/_tables.html (Jinja's Template.module)."""
-    return engines["jinja2"].env.get_template("bench/_tables.html").module
-
-
-def _figures_html(f: Figures) -> str:
-    """A drive's figures in its cell, whatever they are compared with: the rates, each
-    derived one's block size, the IOPS within the run, the run-to-run spread and whether it
-    was a quick run (the `compare_figures` macro), worked out once while the drive's side is
-    held (Figures.shown)."""
-    html = f.shown.get("cell")
-    if html is None:
-        r, s = f.result, f.spread
-        html = f.shown["cell"] = str(
-            _tables().compare_figures(
-                f,
-                mbps(f.bytes_per_second),
-                iops(f.iops),
-                size(f.block_size) if f.derived else "",
-                iops_spread(r),
-                f"mean of {count(s.n)} results, {mbps(s.low)}–{mbps(s.high)} MB/s"
-                if s and s.n > 1
-                else "",
-            )
+def _figures_texts(f: Figures) -> tuple[str, str, str, str, str]:
+    """A drive's figures as its cell writes them, whatever they are compared with (Cell's
+    mbps, iops, block, within and spread_title), worked out once while its side is held
+    (Figures.shown)."""
+    found = f.shown.get("cell")
+    if found is None:
+        s = f.spread
+        found = f.shown["cell"] = (
+            mbps(f.bytes_per_second),
+            iops(f.iops),
+            size(f.block_size) if f.derived else "",
+            iops_spread(f.result),
+            f"mean of {count(s.n)} results, {mbps(s.low)}–{mbps(s.high)} MB/s"
+            if s and s.n > 1
+            else "",
         )
-    return html
+    return found
 
 
 def _directions(f: Figures) -> tuple:
@@ -359,7 +353,7 @@ def _cell(key: str, f: Figures | None, p: PatternRow, index: int, many: bool) ->
     return Cell(
         key,
         f,
-        _figures_html(f),
+        *_figures_texts(f),
         (*((UNSTATED_NOTE,) if r.pattern != p.pattern else ()), *r.deviations),
         many and p.best == key,
         p.verdicts[index] if many and index else None,

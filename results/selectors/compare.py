@@ -361,17 +361,24 @@ class TestRows:
     test: Test
     rows: list[PatternRow]
 
-    @staticmethod
-    def _read(f: Figures) -> tuple:
+    # Each run's RUN_PARAMETERS values, by its id: one dict for every test of a comparison.
+    runs_read: dict[int, tuple[str, ...]] = field(default_factory=dict, repr=False)
+
+    def _read(self, f: Figures) -> tuple:
         """Every PARAMETERS value of a side's figures, in order: its run's as text
-        (NOT_STATED for ""), its own raw (FIGURE_PARAMETERS); read once while the side is
-        held (Figures.shown)."""
+        (NOT_STATED for ""), its own raw (FIGURE_PARAMETERS); kept with the figures while
+        their side is held (Figures.shown)."""
         found = f.shown.get("parameters")
         if found is None:
             run = f.result.run
-            found = f.shown["parameters"] = tuple(
-                read(run) or NOT_STATED for _, read in RUN_PARAMETERS
-            ) + tuple(raw(f) for _, raw, _ in FIGURE_PARAMETERS)
+            of_run = self.runs_read.get(run.pk)
+            if of_run is None:
+                of_run = self.runs_read[run.pk] = tuple(
+                    read(run) or NOT_STATED for _, read in RUN_PARAMETERS
+                )
+            found = f.shown["parameters"] = of_run + tuple(
+                raw(f) for _, raw, _ in FIGURE_PARAMETERS
+            )
         return found
 
     @functools.cached_property
@@ -894,6 +901,7 @@ def _comparison(sides: list[Side]) -> Comparison:
             tests[identifier] = f.result.test
             found.setdefault(identifier, set()).add(pattern)
     found_tests = []
+    runs_read: dict[int, tuple[str, ...]] = {}  # each run's parameters, read once (TestRows)
     for test in sorted(tests.values(), key=test_order_key):
         found = [side.get(test.identifier, set()) for side in patterns]
         stands_in = [
@@ -909,7 +917,7 @@ def _comparison(sides: list[Side]) -> Comparison:
                 for s, standing in zip(sides, stands_in, strict=True)
             ]
             rows.append(PatternRow(p, figures))
-        found_tests.append(TestRows(test, rows))
+        found_tests.append(TestRows(test, rows, runs_read))
     points: dict[str, list[TestRows]] = {}
     for one in found_tests:
         if one.test.family:
