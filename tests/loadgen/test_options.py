@@ -143,6 +143,31 @@ def test_the_plan_records_what_the_run_records(loadgen, directory, options):  # 
     assert planned["target"]["capacity_bytes"] == document["target"]["capacity_bytes"]
 
 
+# The options of the ad-hoc test (--rw): their defaults are read with one.
+AD_HOC = {"rwmixread", "bs", "qd"}
+# What parameters record that no option sets: the same in every document.
+CONSTANT = {"compressible_ratio"}
+
+
+def test_each_default_is_what_a_run_takes_without_the_option(loadgen, directory, table):  # noqa: F811
+    """A default is declared once, in the option's row (its `default`, read as a given
+    value is): the run given it records what the run without it records, which is the
+    row's recorded_default where it has one."""
+    defaults = [o for o in table["options"] if "default" in o and "run" in o["commands"]]
+    assert {o["name"] for o in defaults} >= {"qd-max", "pattern", "spare-area", "jobs"}
+    for option in defaults:
+        base = ["--target", "t.bin", "--size", "1M", "--seed", "1"]
+        if option["name"] in AD_HOC:
+            base += ["--rw", "randrw", "--time", "1"]
+        else:
+            base += ["--tests", "randread-4k-qd3"]
+        without = plan(loadgen, base, directory)["parameters"]
+        given = plan(loadgen, [*base, f"--{option['name']}", option["default"]], directory)
+        assert given["parameters"] == without, option["name"]
+        if "recorded_default" in option:
+            assert without[option["parameter"]] == option["recorded_default"], option["name"]
+
+
 # Generated command lines: a catalog run (a suite or tests) or an ad-hoc test, with any of
 # the options loadgen records, each with a value it takes.
 def _floats(low: float, high: float) -> st.SearchStrategy[float]:
@@ -276,6 +301,9 @@ def test_the_page_command_records_the_same_parameters(
     selection = data.draw(st.one_of(catalog_options(catalog), adhoc_options()), "selection")
     options = ["--target", "first.bin", *selection, *data.draw(common_options(engines), "options")]
     first = plan(loadgen, options, directory)
+    written_back = {o["parameter"] for o in reproduce.recorded_options()}
+    written_back |= {k for o in reproduce.recorded_options() for k in o["follows"]}
+    assert set(first["parameters"]) <= written_back | CONSTANT, "a key no option writes back"
     command = reproduce.loadgen_command(first)
     assert command is not None
     argv = shlex.split(command)
