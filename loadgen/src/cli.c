@@ -699,7 +699,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			AT(run.duration_scale),
 			.max = 1000,
 			.invalid = "a positive number up to 1000",
-			.help = "multiply every test's duration (and the TRIM torture) by F",
+			.help = "multiply every test's duration (and the TRIM torture) by F (default 1)",
 			.param = "duration_scale",
 			.record = LG_REC_VALUE,
 			.param_default = "1",

@@ -170,6 +170,14 @@ def test_each_default_is_what_a_run_takes_without_the_option(loadgen, directory,
             assert without[option["parameter"]] == option["recorded_default"], option["name"]
 
 
+def test_each_help_names_its_default(table):
+    """--help, the man page and docs/loadgen-cli.md say each default as the row holds it."""
+    for option in table["options"]:
+        if "default" in option:
+            help_text = option["help"].replace("\n", " ")
+            assert "default" in help_text and option["default"] in help_text, option["name"]
+
+
 # Generated command lines: a catalog run (a suite or tests) or an ad-hoc test, with any of
 # the options loadgen records, each with a value it takes.
 def _floats(low: float, high: float) -> st.SearchStrategy[float]:
