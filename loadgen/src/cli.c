@@ -881,7 +881,8 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.arg = "KEY=VALUE[,KEY=VALUE...]",
 			.parse = read_drive,
 			.help = "manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
-				"slug (the site's slug of the catalog drive: names it exactly),\n"
+				"slug (the site's slug of the catalog drive: names it exactly; the device's\n"
+				"own vendor, model and capacity are then not copied into the drive block),\n"
 				"kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk; default: virtual for\n"
 				"virtual devices and files on them or in RAM, else the rotational flag of a block\n"
 				"device; left out for a file on a real disk),\n"
