@@ -20,8 +20,6 @@ injects one fault, and checks what the clients saw:
                      import that does not fit is refused whole (not one row of it is left),
                      the pages keep answering 200, and once space is freed the same import
                      goes in, exactly once. Needs root (it mounts the tmpfs).
-
-A scenario is a function taking a Stage and returning an Outcome, registered in SCENARIOS.
   uploads-db-stop    reviewers upload distinct documents through POST /api/v1/runs/, each with
                      its own Idempotency-Key, retried with it on no answer and on 503, while
                      PostgreSQL is stopped hard and restarted: every upload a client saw
@@ -29,6 +27,8 @@ A scenario is a function taking a Stage and returning an Outcome, registered in 
   upload-disconnect  clients that close the connection half-way through an upload, more of
                      them than there are workers: nothing stored, every worker free again,
                      the next whole upload stored.
+
+A scenario is a function taking a Stage and returning an Outcome, registered in SCENARIOS.
 """
 
 from __future__ import annotations

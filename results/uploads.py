@@ -23,6 +23,7 @@ from results.importers.fio import FioConversion, fio_ingest, is_fio_output
 from results.services import IngestOutcome, run_ingest
 
 FIO_DRIVE_FIELDS = (
+    "slug",
     "manufacturer",
     "model",
     "capacity_bytes",
@@ -33,10 +34,10 @@ FIO_DRIVE_FIELDS = (
     "firmware",
 )
 INTEGER_FIELDS = ("capacity_bytes",)
-FIO_REQUIRED_FIELDS = ("manufacturer", "model")
 FIO_NEEDS_DRIVE = (
-    "fio's output does not say which drive it measured: give at least manufacturer and "
-    "model beside it (query parameters of the API request, fields of the upload form)"
+    "fio's output does not say which drive it measured: name it beside it, by the catalog "
+    "drive's slug (slug) or by manufacturer and model (query parameters of the API request, "
+    "fields of the upload form)"
 )
 NOT_BYTES = "must be a whole number of bytes (e.g. 240057409536), not {value}"
 
@@ -47,10 +48,17 @@ class Upload:
     fio: FioConversion | None  # the jobs mapped and not, for fio's output
 
 
-def fio_field_schema(name: str, *, required: bool = False) -> dict[str, Any]:
+def drive_namings() -> list[tuple[str, ...]]:
+    """The ways a drive block names a drive: the sets of fields one of which it must hold
+    (the result document's schema, drive's anyOf): the slug, or manufacturer and model."""
+    drive = documents.schema()["properties"]["drive"]
+    return [tuple(alternative["required"]) for alternative in drive["anyOf"]]
+
+
+def fio_field_schema(name: str) -> dict[str, Any]:
     """What a field beside fio's output may hold, for the API's schema: the value the result
-    document's schema allows at its place (drive/<name>, or drive_state), or, unless it is
-    `required`, nothing (an empty field is left out)."""
+    document's schema allows at its place (drive/<name>, or drive_state), or nothing (an
+    empty field is left out). None is required alone: drive_namings says which go together."""
     document = documents.schema()
     place = document if name == "drive_state" else document["properties"]["drive"]
     value = dict(place["properties"][name])
@@ -58,7 +66,7 @@ def fio_field_schema(name: str, *, required: bool = False) -> dict[str, Any]:
         value = dict(document["$defs"][value.pop("$ref").rsplit("/", 1)[1]], **value)
     if "enum" in value and "type" not in value:
         value["type"] = "string"
-    return value if required else {"anyOf": [value, {"type": "string", "maxLength": 0}]}
+    return {"anyOf": [value, {"type": "string", "maxLength": 0}]}
 
 
 def field_problems(fields: Mapping[str, str]) -> list[DocumentProblem]:
@@ -96,7 +104,7 @@ def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
                 drive[name] = number
             continue
         drive[name] = value
-    if any(name not in drive for name in FIO_REQUIRED_FIELDS):
+    if not any(all(name in drive for name in names) for names in drive_namings()):
         problems.insert(0, DocumentProblem("/drive", FIO_NEEDS_DRIVE))
     if problems:
         raise DocumentRejected(problems)

@@ -537,6 +537,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_UINT,
 			.commands = LG_IN_RUN,
 			.arg = "N",
+			.default_value = "32",
 			AT(run.qd_max),
 			.min = 1,
 			.max = 1024,
@@ -565,6 +566,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_UINT,
 			.commands = LG_IN_RUN,
 			.arg = "P",
+			.default_value = "50",
 			AT(run.rwmixread),
 			.min = 0,
 			.max = 100,
@@ -581,6 +583,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_SIZE,
 			.commands = LG_IN_RUN,
 			.arg = "SIZE",
+			.default_value = "4k",
 			AT(run.adhoc.block_size),
 			.min = 512,
 			.max = 64 * 1024 * 1024,
@@ -597,6 +600,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_UINT,
 			.commands = LG_IN_RUN,
 			.arg = "N",
+			.default_value = "1",
 			AT(run.adhoc.queue_depth),
 			.min = 1,
 			.max = 1024,
@@ -673,6 +677,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.commands = LG_IN_RUN,
 			.section = "run: data and timing",
 			.arg = "compressible|incompressible|both",
+			.default_value = "both",
 			.parse = read_pattern,
 			.help = "data of write tests (default both, also written compressible,incompressible).\n"
 				"compressible: each 4 KiB is 2 KiB of fresh random bytes then 2 KiB of\n"
@@ -690,10 +695,11 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_NUMBER,
 			.commands = LG_IN_RUN,
 			.arg = "F",
+			.default_value = "1",
 			AT(run.duration_scale),
 			.max = 1000,
 			.invalid = "a positive number up to 1000",
-			.help = "multiply every test's duration (and the TRIM torture) by F",
+			.help = "multiply every test's duration (and the TRIM torture) by F (default 1)",
 			.param = "duration_scale",
 			.record = LG_REC_VALUE,
 			.param_default = "1",
@@ -748,6 +754,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_CUSTOM,
 			.commands = LG_IN_RUN,
 			.arg = "P[,P...]",
+			.default_value = "0,25",
 			.parse = read_spare_area,
 			.help = "consistency spare-area levels in percent, 0-90 (default 0,25: the test\n"
 				"is repeated on 100% and 75% of the target); before each level the\n"
@@ -776,6 +783,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_CHOICE,
 			.commands = LG_IN_RUN,
 			.arg = "fill|none",
+			.default_value = "fill",
 			AT(run.precondition),
 			.choices = precondition_choices,
 			.help = "fill (default): before the throughput tests of each pattern, write the\n"
@@ -804,6 +812,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_UINT,
 			.commands = LG_IN_RUN,
 			.arg = "N",
+			.default_value = "1",
 			AT(run.jobs),
 			.min = 1,
 			.max = 64,
@@ -872,7 +881,8 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.arg = "KEY=VALUE[,KEY=VALUE...]",
 			.parse = read_drive,
 			.help = "manufacturer, model, capacity (SIZE), part_number, hardware_revision,\n"
-				"slug (the site's slug of the catalog drive: names it exactly),\n"
+				"slug (the site's slug of the catalog drive: names it exactly; the device's\n"
+				"own vendor, model and capacity are then not copied into the drive block),\n"
 				"kind (ssd|hdd|virtual: a VM's virtual disk or a RAM disk; default: virtual for\n"
 				"virtual devices and files on them or in RAM, else the rotational flag of a block\n"
 				"device; left out for a file on a real disk),\n"
@@ -1004,6 +1014,7 @@ static const struct lg_option options[LG_OPT_COUNT] = {
 			.type = LG_VAL_NUMBER,
 			.commands = LG_IN_UPLOAD | LG_IN_RUN,
 			.arg = "SECONDS",
+			.default_value = "120",
 			AT(upload.retry_for_s),
 			.max = 86400,
 			.invalid = "a number of seconds above 0 and at most 86400",
@@ -1154,23 +1165,21 @@ static int parse_options(unsigned command, const char *name, int argc, char **ar
 	return 0;
 }
 
-/* The values of the run's options that are not given. */
-static void run_defaults(struct lg_cli *cli)
+/* Each option of command (LG_IN_*) that has a default_value takes it, read as a given
+ * value is (before the command line's, which overwrite it). */
+static int apply_defaults(unsigned command, struct lg_cli *cli, char *err, size_t err_len)
 {
-	struct lg_run_options *o = &cli->run;
+	for (size_t id = 0; id < LG_OPT_COUNT; id++) {
+		const struct lg_option *opt = &options[id];
+		int r;
 
-	o->qd_max = LG_DEFAULT_QD_MAX;
-	o->rwmixread = 50;
-	o->adhoc.block_size = 4096;
-	o->adhoc.queue_depth = 1;
-	o->jobs = 1;
-	o->duration_scale = 1.0;
-	o->want_compressible = o->want_incompressible = true;
-	o->spare[0] = 0;
-	o->spare[1] = 25;
-	o->nspare = 2;
-	o->precondition = "fill";
-	cli->upload.retry_for_s = LG_DEFAULT_RETRY_FOR_S;
+		if (!(opt->commands & command) || !opt->default_value)
+			continue;
+		r = store(opt, opt->default_value, cli, err, err_len);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 /* The tests of --suite (a sweep's depths beyond --qd-max left out) and of --tests. */
@@ -1249,7 +1258,9 @@ static int parse_run(int argc, char **argv, struct lg_cli *cli, char *err, size_
 	const bool *given = cli->given;
 	int r;
 
-	run_defaults(cli);
+	r = apply_defaults(LG_IN_RUN, cli, err, err_len);
+	if (r < 0)
+		return r;
 	r = parse_options(LG_IN_RUN, "run", argc, argv, cli, err, err_len);
 	if (r != 0)
 		return r < 0 ? r : 0;
@@ -1307,7 +1318,9 @@ static int parse_upload(int argc, char **argv, struct lg_cli *cli, char *err, si
 	struct lg_upload_options *u = &cli->upload;
 	int r;
 
-	u->retry_for_s = LG_DEFAULT_RETRY_FOR_S;
+	r = apply_defaults(LG_IN_UPLOAD, cli, err, err_len);
+	if (r < 0)
+		return r;
 	r = parse_options(LG_IN_UPLOAD, "upload", argc, argv, cli, err, err_len);
 	if (r != 0)
 		return r < 0 ? r : 0;

@@ -120,8 +120,11 @@ struct lg_option {
 	unsigned commands;   /* LG_IN_* */
 	const char *section; /* a heading before it in --help and the man page, or NULL */
 	const char *arg;     /* its value as the help writes it ("N", "SIZE"); NULL: none */
-	bool arg_attached;   /* written --name=VALUE */
-	const char *help;    /* lines separated by \n */
+	/* The value the command takes when the option is not given, written as it would be
+	 * given ("4k", "0,25") and read by the same code; NULL: none, or a rule's (--repeat). */
+	const char *default_value;
+	bool arg_attached; /* written --name=VALUE */
+	const char *help;  /* lines separated by \n */
 	/* Where a value goes in struct lg_cli (FLAG, STRING, UINT, SIZE, NUMBER, CHOICE). */
 	size_t offset, size;
 	double min, max;            /* UINT, SIZE, NUMBER */
@@ -143,7 +146,6 @@ const struct lg_option *lg_cli_options(void);
 
 /* Where documents go once written: `loadgen upload` and `run --upload`. */
 #define LG_MAX_UPLOADS 64
-#define LG_DEFAULT_RETRY_FOR_S 120.0
 struct lg_upload_options {
 	const char *url;        /* NULL: no upload */
 	const char *token_file; /* NULL: the token is $BENCH_TOKEN */

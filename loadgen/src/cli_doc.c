@@ -292,6 +292,10 @@ static void option_json(struct lg_json *w, const struct lg_option *o)
 			lg_json_string(w, *c);
 		lg_json_end_array(w);
 	}
+	if (o->default_value) {
+		lg_json_key(w, "default");
+		lg_json_string(w, o->default_value);
+	}
 	if (o->section) {
 		lg_json_key(w, "section");
 		lg_json_string(w, o->section);
@@ -320,11 +324,12 @@ void lg_cli_options_json(struct lg_json *w)
 	lg_json_begin_object(w);
 	lg_json_key(w, "description");
 	lg_json_string(w, "loadgen's options (loadgen options --json): for each, the commands that "
-			  "take it, its value and help, and, for an option the result document's "
-			  "parameters record, the key (parameter), how its recorded value is "
-			  "written back as an argument (record: value, size, list, true, false, "
-			  "suite), the value recorded without it (recorded_default) and the keys "
-			  "whose presence makes it follow from them (follows)");
+			  "take it, its value, its default (as it would be given) and help, and, "
+			  "for an option the result document's parameters record, the key "
+			  "(parameter), how its recorded value is written back as an argument "
+			  "(record: value, size, list, true, false, suite), the value recorded "
+			  "without it (recorded_default) and the keys whose presence makes it "
+			  "follow from them (follows)");
 	lg_json_key(w, "options");
 	lg_json_begin_array(w);
 	for (size_t id = 0; id < LG_OPT_COUNT; id++)

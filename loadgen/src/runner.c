@@ -43,24 +43,30 @@ static void fill_drive(struct run *run)
 	struct lg_drive *d = &run->rep->drive;
 	const struct lg_target_info *ti = &run->info;
 
-	bool model_reported;
+	bool model_reported, by_slug;
 
 	*d = run->o->drive;
+	/* --drive slug=... names the catalog drive alone, and the site holds every other name
+	 * the block gives to it: the device's own vendor, model and exact capacity ("ATA",
+	 * 240057409536 bytes for a catalog's "240GB") stay in the target block, not here. */
+	by_slug = d->slug[0] != '\0';
 	/* What --drive gives wins; the rest is what the device says of itself. */
-	if (!d->manufacturer[0] && ti->vendor[0])
+	if (!by_slug && !d->manufacturer[0] && ti->vendor[0])
 		snprintf(d->manufacturer, sizeof(d->manufacturer), "%s", ti->vendor);
-	model_reported = !d->model[0] && ti->model[0];
+	model_reported = !by_slug && !d->model[0] && ti->model[0];
 	if (model_reported)
 		snprintf(d->model, sizeof(d->model), "%s", ti->model);
 	if (!d->firmware[0] && ti->firmware[0])
 		snprintf(d->firmware, sizeof(d->firmware), "%s", ti->firmware);
-	if (ti->kind == LG_TARGET_BLOCK) {
+	if (ti->kind == LG_TARGET_BLOCK && !by_slug) {
 		if (!d->capacity_bytes)
 			d->capacity_bytes = ti->capacity_bytes;
 	}
 	/* --drive kind=... wins; else what the target tells (drivekind.h), else nothing. */
 	if (!d->kind[0] && ti->drive_kind[0])
 		snprintf(d->kind, sizeof(d->kind), "%s", ti->drive_kind);
+	if (by_slug)
+		return;
 	if (!d->manufacturer[0] && !d->model[0])
 		run_warn(run, "the drive is not named: its manufacturer and model are recorded as "
 			      "\"unknown\" (name it with --drive manufacturer=...,model=...)");

@@ -46,9 +46,6 @@ struct lg_suite_def {
 	const char *const *tests; /* NULL-terminated test ids */
 };
 
-/* The deepest queue depth of a sweep a run makes unless --qd-max says otherwise. */
-#define LG_DEFAULT_QD_MAX 32
-
 /* Every test / suite of the catalog, in catalog order. */
 const struct lg_test_def *lg_suite_tests(size_t *ret_count);
 const struct lg_suite_def *lg_suite_suites(size_t *ret_count);

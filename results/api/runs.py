@@ -62,7 +62,6 @@ from results.selectors import runs as selectors
 from results.services import IdempotencyConflict, run_approve, run_withdraw, upload_idempotent
 from results.uploads import (
     FIO_DRIVE_FIELDS,
-    FIO_REQUIRED_FIELDS,
     Upload,
     fio_field_schema,
     upload_ingest,
@@ -606,7 +605,8 @@ def _upload_request(*, fio_only: bool) -> dict[str, Any]:
 
 def _upload_schema(*, fio_only: bool):
     """The schema of an upload operation: /runs/ takes a result document or fio's output,
-    /runs/fio/ fio's output only, which needs its drive named (manufacturer and model)."""
+    /runs/fio/ fio's output only, which needs its drive named (its slug, or manufacturer and
+    model: results.uploads.drive_namings)."""
     return extend_schema(
         request=_upload_request(fio_only=fio_only),
         parameters=[
@@ -614,11 +614,11 @@ def _upload_schema(*, fio_only: bool):
             *(
                 OpenApiParameter(
                     name,
-                    fio_field_schema(name, required=fio_only and name in FIO_REQUIRED_FIELDS),
+                    fio_field_schema(name),
                     OpenApiParameter.QUERY,
-                    required=fio_only and name in FIO_REQUIRED_FIELDS,
                     description="fio's output only: the drive it measured (the result "
-                    "document's drive block)",
+                    "document's drive block), named by slug, or by manufacturer and model"
+                    + (" (needed)" if fio_only else ""),
                 )
                 for name in (*FIO_DRIVE_FIELDS, "drive_state")
             ),

@@ -33,6 +33,12 @@ class UploadForm(forms.Form):
         strip=False,
     )
     file = forms.FileField(label="…or a file", required=False)
+    slug = forms.CharField(
+        required=False,
+        max_length=255,
+        label="Slug",
+        help_text="the catalog drive's, the last part of its page's address: names it alone",
+    )
     manufacturer = forms.CharField(required=False, max_length=200)
     model = forms.CharField(required=False, max_length=200)
     capacity_bytes = forms.CharField(required=False, max_length=30, label="Capacity (bytes)")

@@ -143,6 +143,41 @@ def test_the_plan_records_what_the_run_records(loadgen, directory, options):  # 
     assert planned["target"]["capacity_bytes"] == document["target"]["capacity_bytes"]
 
 
+# The options that select the tests, recorded by every loadgen that wrote parameters.
+SELECTION = {"suite", "tests", "rw"}
+# The options of the ad-hoc test (--rw): their defaults are read with one.
+AD_HOC = {"rwmixread", "bs", "qd"}
+# What parameters record that no option sets: the same in every document.
+CONSTANT = {"compressible_ratio"}
+
+
+def test_each_default_is_what_a_run_takes_without_the_option(loadgen, directory, table):  # noqa: F811
+    """A default is declared once, in the option's row (its `default`, read as a given
+    value is): the run given it records what the run without it records, which is the
+    row's recorded_default where it has one."""
+    defaults = [o for o in table["options"] if "default" in o and "run" in o["commands"]]
+    assert {o["name"] for o in defaults} >= {"qd-max", "pattern", "spare-area", "jobs"}
+    for option in defaults:
+        base = ["--target", "t.bin", "--size", "1M", "--seed", "1"]
+        if option["name"] in AD_HOC:
+            base += ["--rw", "randrw", "--time", "1"]
+        else:
+            base += ["--tests", "randread-4k-qd3"]
+        without = plan(loadgen, base, directory)["parameters"]
+        given = plan(loadgen, [*base, f"--{option['name']}", option["default"]], directory)
+        assert given["parameters"] == without, option["name"]
+        if "recorded_default" in option:
+            assert without[option["parameter"]] == option["recorded_default"], option["name"]
+
+
+def test_each_help_names_its_default(table):
+    """--help, the man page and docs/loadgen-cli.md say each default as the row holds it."""
+    for option in table["options"]:
+        if "default" in option:
+            help_text = option["help"].replace("\n", " ")
+            assert "default" in help_text and option["default"] in help_text, option["name"]
+
+
 # Generated command lines: a catalog run (a suite or tests) or an ad-hoc test, with any of
 # the options loadgen records, each with a value it takes.
 def _floats(low: float, high: float) -> st.SearchStrategy[float]:
@@ -276,12 +311,36 @@ def test_the_page_command_records_the_same_parameters(
     selection = data.draw(st.one_of(catalog_options(catalog), adhoc_options()), "selection")
     options = ["--target", "first.bin", *selection, *data.draw(common_options(engines), "options")]
     first = plan(loadgen, options, directory)
+    written_back = {o["parameter"] for o in reproduce.recorded_options()}
+    written_back |= {k for o in reproduce.recorded_options() for k in o["follows"]}
+    assert set(first["parameters"]) <= written_back | CONSTANT, "a key no option writes back"
     command = reproduce.loadgen_command(first)
     assert command is not None
     argv = shlex.split(command)
     assert argv[:4] == ["loadgen", "run", "--target", reproduce.FILE]
     again = plan(loadgen, argv[2:], directory)
     assert again["parameters"] == first["parameters"], command
+
+    # A loadgen that did not record some of the options given yet (--qd-max and --round
+    # before schema version 4): the command takes them from the recorded command line.
+    given = reproduce.given_options(first["tool"]["command_line"])
+    unrecorded = [
+        o["parameter"]
+        for o in reproduce.recorded_options()
+        if o["name"] in given
+        and o["name"] not in SELECTION
+        and o["parameter"] in first["parameters"]
+    ]
+    dropped = data.draw(
+        st.lists(st.sampled_from(unrecorded), unique=True) if unrecorded else st.just([]), "dropped"
+    )
+    older = {
+        **first,
+        "parameters": {k: v for k, v in first["parameters"].items() if k not in dropped},
+    }
+    command = reproduce.loadgen_command(older)
+    again = plan(loadgen, shlex.split(command)[2:], directory)
+    assert again["parameters"] == first["parameters"], (dropped, command)
 
 
 def test_a_block_device_command_names_the_reader_drive_and_no_size():
@@ -293,3 +352,66 @@ def test_a_block_device_command_names_the_reader_drive_and_no_size():
     argv = shlex.split(reproduce.loadgen_command(document))
     assert argv[:5] == ["loadgen", "run", "--target", "/dev/DRIVE", "--destroy-data=/dev/DRIVE"]
     assert "--size" not in argv and argv[-2:] == ["--seed", "1"]
+
+
+# Recorded command lines: the options that say where the run went and what it was, none of
+# which parameters record (each with its value but the flags).
+ELSEWHERE = {"--target", "--output", "--size", "--upload", "--token-file", "--compare",
+             "--drive", "--bench", "--firmware", "--drive-state"}  # fmt: skip
+ELSEWHERE_FLAGS = {"--force", "--quiet", "--plan"}
+DEMO = sorted((ROOT / "demo" / "measured").glob("*.json"))
+
+
+def _on_a_file(argv: list[str], size: int) -> list[str]:
+    """A run's options (after `run`) on a file of this size instead of its target."""
+    kept, words = [], iter(argv)
+    for word in words:
+        if word in ELSEWHERE:
+            next(words)
+        elif not (word in ELSEWHERE_FLAGS or word.startswith("--destroy-data")):
+            kept.append(word)
+    return ["--target", "t.bin", "--size", str(size), *kept]
+
+
+@pytest.mark.parametrize("path", DEMO, ids=lambda p: p.stem)
+def test_a_demo_runs_command_records_what_its_own_command_line_records(
+    loadgen,  # noqa: F811
+    directory,
+    engines,
+    path,  # noqa: F811
+):
+    """Run 24 (workloads-file: --qd-max 128, schema version 2) and run 25 (wsat-zram:
+    --round 1, version 4) were recorded before loadgen recorded those options: the page's
+    command still gives them, as each run's recorded command line does."""
+    document = json.loads(path.read_text())
+    size = document["parameters"]["target_size_bytes"]
+    recorded = shlex.split(document["tool"]["command_line"])
+    assert recorded[1] == "run"
+    command = shlex.split(reproduce.loadgen_command(document))
+    argvs = [_on_a_file(recorded[2:], size), _on_a_file(command[2:], size)]
+    if "io_uring" not in engines:  # the same engine in both, the kernel's
+        argvs = [[w.replace("io_uring", "psync") for w in argv] for argv in argvs]
+    own, page = (plan(loadgen, argv, directory)["parameters"] for argv in argvs)
+    assert page == own, command
+    for key, value in document["parameters"].items():
+        assert page[key] == value, key
+
+
+def test_the_command_line_is_read_as_loadgen_reads_it(loadgen, directory):  # noqa: F811
+    """--name VALUE, --name=VALUE, a unique prefix, a flag, the last one given winning: what
+    given_options reads is what loadgen's plan records."""
+    argv = [
+        "--target", "t.bin", "--size=1M", "--tests", WSAT, "--rou=5", "--round", "2",
+        "--qd-m", "64", "--quic", "--time=30", "--jobs", "3",
+    ]  # fmt: skip
+    given = reproduce.given_options(shlex.join(["loadgen", "run", *argv]))
+    assert given == {
+        "target": "t.bin", "size": "1M", "tests": WSAT, "round": "2", "qd-max": "64",
+        "quick": None, "time": "30", "jobs": "3",
+    }  # fmt: skip
+    recorded = plan(loadgen, argv, directory)["parameters"]
+    assert (recorded["round_s"], recorded["qd_max"], recorded["quick"]) == (2, 64, True)
+    assert (recorded["time_s"], recorded["jobs"]) == (30, 3)
+    # Not a run's line, one shlex cannot split, an ambiguous prefix (--re: --repeat, ...).
+    for line in ("loadgen upload --url x d.json", "loadgen run --round '1", "loadgen run --re 2"):
+        assert reproduce.given_options(line) == {}

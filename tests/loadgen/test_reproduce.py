@@ -72,3 +72,19 @@ def test_no_command_for_a_document_loadgen_did_not_write(client):
     run = run_ingest(document=json.dumps(document).encode(), submitter=None).run
     page = client.get(reverse("bench:run", args=[run.pk])).content.decode()
     assert "no loadgen command to repeat it" in page and "loadgen run" not in page
+
+
+@pytest.mark.parametrize(
+    "name, option",
+    [("workloads-file", ["--qd-max", "128"]), ("wsat-zram", ["--round", "1"])],
+)
+def test_the_demo_runs_of_the_issue_repeat_through_their_page(client, name, option):
+    """Run 24 and run 25 of the demo (issue 48, item 5), recorded before loadgen recorded
+    --qd-max and --round: their pages give them, as their command lines did."""
+    raw = (Path(__file__).resolve().parents[2] / "demo" / "measured" / f"{name}.json").read_bytes()
+    run = run_ingest(document=raw, submitter=None).run
+    page = client.get(reverse("bench:run", args=[run.pk])).content.decode()
+    command = next(line for line in page.splitlines() if "loadgen run" in line)
+    argv = shlex.split(command.split("<code>")[1].split("</code>")[0].replace("&#39;", "'"))
+    at = argv.index(option[0])
+    assert argv[at : at + 2] == option

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from tests.site.support import ROOT
-from tests.site.test_make_reviewer import NAMES
+from tests.site.test_make_reviewer import NAMES, make_reviewer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,13 +55,25 @@ def test_staff_is_a_superuser_without_a_password_until_one_is_set():
     assert sam.check_password(PASSWORD)
 
 
-def test_a_reviewer_without_a_password_gets_one():
-    rita = User.objects.create_user("rita")  # as `make reviewer` makes her: no password
+def test_a_reviewer_without_a_password_gets_one_and_signs_in_to_the_upload_form(client):
+    """The README's commands, in its order: `make reviewer` (a token, no password), then
+    `make password`; then rita signs in at /accounts/login/ and the upload form is hers."""
+    made = make_reviewer("rita")
+    assert made.returncode == 0, made.stderr
+    rita = User.objects.get(username="rita")
     assert not rita.has_usable_password()
+    assert not client.login(username="rita", password=PASSWORD)
     typed = make("password", "rita", f"{PASSWORD}\n{PASSWORD}\n")
     assert typed.returncode == 0, typed.stderr
     rita.refresh_from_db()
     assert rita.check_password(PASSWORD) and not rita.is_staff
+
+    signed_in = client.post(
+        "/accounts/login/", {"username": "rita", "password": PASSWORD, "next": "/bench/upload/"}
+    )
+    assert signed_in.status_code == 302 and signed_in["Location"] == "/bench/upload/"
+    form = client.get("/bench/upload/")
+    assert form.status_code == 200 and 'name="document"' in form.content.decode()
 
 
 def test_a_name_beginning_with_a_dash_is_a_name():

@@ -65,6 +65,8 @@ def drive(scene):
         ),
         (["--drive", "model=X1"], ("unknown", "X1"), 'its manufacturer is recorded as "unknown"'),
         (["--drive", "manufacturer=Acme,model=X1"], ("Acme", "X1"), None),
+        # A slug names the catalog drive alone: no name is missing.
+        (["--drive", "slug=acme-x1-1tb"], ("unknown", "unknown"), None),
     )
     for extra, recorded, said in cases:
         p = lgtest.run([*base, *extra], timeout=60, expect=0)
@@ -81,10 +83,31 @@ def drive(scene):
         out.unlink()
 
 
+def drive_slug(scene):
+    """--drive slug=... names the catalog drive alone, which the site holds every other
+    field of the drive block to: a device's own capacity (and vendor and model, where it
+    has them) stays in the target block, and the drive block holds what --drive gave."""
+    backing = scene.backing_file("disk.img", 16 << 20)
+    dev = scene.loop(backing)
+    out = scene.path("doc.json")
+    base = ["run", "--target", dev, "--rw", "randread", "--time", "0.1", "--output", str(out)]
+    for extra, capacity in (([], 16 << 20), (["--drive", "slug=acme-x1-1tb"], None)):
+        p = lgtest.run([*base, "--quiet", *extra], timeout=60, expect=0)
+        doc = lgtest.load_document(out)
+        check(doc["target"]["capacity_bytes"] == 16 << 20, f"{extra}: target {doc['target']}")
+        check(doc["drive"].get("capacity_bytes") == capacity, f"{extra}: drive {doc['drive']}")
+        named = {k: v for k, v in doc["drive"].items() if k not in ("manufacturer", "model")}
+        if extra:
+            check(named == {"slug": "acme-x1-1tb", "kind": "virtual"}, f"drive {doc['drive']}")
+            check("drive" not in p.stderr, f"a warning about a drive named by slug: {p.stderr}")
+        out.unlink()
+
+
 SCENARIOS = {
     "span-clamp": span_clamp,
     "signature": signature,
     "drive": drive,
+    "drive-slug": drive_slug,
 }
 
 
