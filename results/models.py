@@ -504,6 +504,15 @@ class Result(LabelledModel):
     write_latency_mean_ns = models.FloatField(null=True, blank=True)
     write_latency_max_ns = models.BigIntegerField(null=True, blank=True)
     write_latency_percentiles_ns = models.JSONField(null=True, blank=True)
+    # Its latency histograms as its document gives them (schema version 5, results.histograms'
+    # encoding): its latency's and, in a mixed test, its reads' and writes' apart; the
+    # percentiles of its group's runs and repeats are read from them merged. No page or list
+    # reads them whole (HISTOGRAM_FIELDS).
+    latency_histogram = models.JSONField(
+        null=True, blank=True, help_text="Its latency's histogram (schema version 5)"
+    )
+    read_latency_histogram = models.JSONField(null=True, blank=True)
+    write_latency_histogram = models.JSONField(null=True, blank=True)
     partial = models.BooleanField(
         default=False,
         db_default=False,
@@ -617,12 +626,18 @@ DIRECTION_FIGURES = (
 )
 
 
-# A result's figures as stored: every column but its id and the run and test it is of.
-# Ingest writes them from a document (services.result_figures), seed_scale and
+# A result's latency histograms (Result.latency_histogram): stored by ingest
+# (results.kinds.throughput.histogram_fields), read by the merges of a group's results alone.
+HISTOGRAM_FIELDS = ("latency_histogram", "read_latency_histogram", "write_latency_histogram")
+
+# A result's figures as stored: every column but its id, the run and test it is of and its
+# histograms. Ingest writes them from a document (services.result_figures), seed_scale and
 # bench_ingest's floor write them as ingest does, the results API lists them: a field added
 # to Result reaches all four.
 RESULT_FIGURES = tuple(
-    f.attname for f in Result._meta.concrete_fields if f.name not in ("id", "run", "test")
+    f.attname
+    for f in Result._meta.concrete_fields
+    if f.name not in ("id", "run", "test", *HISTOGRAM_FIELDS)
 )
 
 

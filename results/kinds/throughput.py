@@ -152,13 +152,27 @@ def direction_fields(side: str, figures: Mapping[str, Any]) -> dict[str, Any]:
     return {f"{side}_{name}": read[name] for name in DIRECTION_FIGURES}
 
 
+def histogram_fields(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A throughput entry's latency histograms (schema version 5) as the Result's
+    HISTOGRAM_FIELDS: its latency_ns's, and a mixed test's reads' and writes' (None where
+    the document has none)."""
+    found = {"latency_histogram": entry.get("latency_ns", {}).get("histogram")}
+    for side in MIXED_SIDES:
+        latency = entry.get(side, {}).get("latency_ns", {})
+        found[f"{side}_latency_histogram"] = latency.get("histogram")
+    return found
+
+
 def rows(
     run: Run, entries: list[dict[str, Any]], tests: Mapping[str, Test], document: Mapping[str, Any]
 ) -> list[Result]:
-    """A document's results as rows of the run; the document says which latency its
-    latency_ns is (documents.latency_kind)."""
+    """A document's results as rows of the run, with their histograms; the document says
+    which latency its latency_ns is (documents.latency_kind)."""
     kind = latency_kind(document)
-    return [Result(run=run, test=tests[e["test"]], **result_figures(e, kind)) for e in entries]
+    return [
+        Result(run=run, test=tests[e["test"]], **result_figures(e, kind), **histogram_fields(e))
+        for e in entries
+    ]
 
 
 # -- the compare sections ----------------------------------------------------------------

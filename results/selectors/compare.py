@@ -26,6 +26,7 @@ from drives.selectors import (
     drive_with_specs,
 )
 from results.models import (
+    HISTOGRAM_FIELDS,
     Citation,
     ConsistencySeries,
     Method,
@@ -534,9 +535,10 @@ _RUN_RELATIONS = (
     ("submitter", _SUBMITTER),
 )
 # A result's fields the head to head shows (figures, latency, what its deviations name, the
-# I/Os its percentiles rest on): not the completion latency (clat_*) nor the bytes, which stay
-# deferred.
+# I/Os its percentiles rest on): not its histograms, the completion latency (clat_*) nor the
+# bytes, which stay deferred.
 RESULT_UNREAD = (
+    *HISTOGRAM_FIELDS,
     "bytes",
     "clat_mean_ns",
     "clat_stddev_ns",
