@@ -245,7 +245,7 @@ def consistency(
             notes = []
         stalled = series.stalls if scale == "log" else 0
         if stalled:  # a log axis has no zero: say how many seconds are not drawn
-            notes.append(f"{stalled:,} s at 0 IOPS, below the log axis")
+            notes.append(f"{units.seconds(stalled)} at 0 IOPS, below the log axis")
         traces.append(
             {
                 "type": "scatter",
@@ -817,10 +817,10 @@ def saturation(sides) -> dict:
                     "y": [after if after is not None else 0],
                     "text": [
                         label(
-                            f"cache ran out at {at:,.0f} s after "
+                            f"cache ran out at {units.seconds(at, 0)} after "
                             f"{units.gigabytes(series.bytes_before_exhausted)}"
                             if series.bytes_before_exhausted is not None
-                            else f"cache ran out at {at:,.0f} s"
+                            else f"cache ran out at {units.seconds(at, 0)}"
                         )
                     ],
                     "marker": {
@@ -878,7 +878,7 @@ def wsat_halved_label(series) -> str:
     if series.halved_at_s is None:
         return "never below half the first round's IOPS"
     return (
-        f"below half the first round's IOPS from {series.halved_at_s:,.0f} s, "
+        f"below half the first round's IOPS from {units.seconds(series.halved_at_s, 0)}, "
         f"after {units.gigabytes(series.bytes_before_halved)}"
     )
 

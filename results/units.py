@@ -108,14 +108,28 @@ def capacity(num_bytes) -> str:
     return capacity_label(int(num_bytes))
 
 
+BINARY_UNITS = {"GiB": 1 << 30, "MiB": 1 << 20, "KiB": 1 << 10}
+
+
 def size(num_bytes) -> str:
-    """Block sizes and spans: binary units, as the methodology states them."""
+    """Block sizes and spans: binary units, as the methodology states them ("8 GiB",
+    "4 KiB"); a size in none of them whole, in bytes ("8,000,000,000 B")."""
     if num_bytes is None:
         return "—"
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    for unit, factor in BINARY_UNITS.items():
         if num_bytes >= factor and num_bytes % factor == 0:
-            return f"{num_bytes // factor} {unit}"
-    return f"{num_bytes} B"
+            return f"{num_bytes // factor:,} {unit}"
+    return f"{num_bytes:,} B"
+
+
+def binary(num_bytes, unit: str = "GiB", digits: int = 3) -> str:
+    """An amount in a binary unit to `digits` significant digits, never in exponent
+    notation: 7.45 GiB, "1,860 GiB" (not "1.86e+03"), "0.5 GiB"."""
+    num_bytes = _number(num_bytes)
+    if num_bytes is None:
+        return "—"
+    value = float(f"{num_bytes / BINARY_UNITS[unit]:.{digits}g}")
+    return f"{decimal(value, 12)} {unit}"
 
 
 def _exact(value) -> Decimal | None:
