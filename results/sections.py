@@ -173,10 +173,8 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
         row(
             "capacity",
             "bytes",
-            (
-                Figure(d.capacity_bytes, count(d.capacity_bytes)) if d.capacity_bytes else ""
-                for d in drives
-            ),
+            # Unknown: "—" as the page writes it, an empty cell in the CSV.
+            (Figure(d.capacity_bytes, count(d.capacity_bytes)) for d in drives),
         ),
         row("interface", "", (d.get_interface_display() for d in drives)),
         row("form factor", "", (d.get_form_factor_display() for d in drives)),
