@@ -672,7 +672,7 @@ def run_standings(groups, run_id: int | None = None) -> dict:
             unit = g.units.get(run)
             texts.append(
                 f"run #{run}: {units.mbps(rate)} MB/s, "
-                f"percentile {g.percentile(run):.0f} of {g.n} runs"
+                f"percentile {units.decimal(g.percentile(run), 0)} of {units.count(g.n)} runs"
                 + (f"<br>unit {unit[:UNIT_DIGITS]}" if unit else "")
             )
             mine.append(run == run_id)

@@ -6,8 +6,11 @@ measured to a precision keeps its digits (latency "1.50 ms", MB/s "3.25"); an ex
 (a duration set or counted, a percentage) shows no spurious trailing zeros ("1 s", not
 "1.000 s"); a unit follows its number after a space, spelled as below (s, ms, µs, ns, MB/s,
 IOPS, GB, MB, KiB). The templates write numbers only through these filters
-(benchsite/jinja2.py), and tests/site/test_numbers.py reads every demo page for a number
-written otherwise."""
+(benchsite/jinja2.py), and the modules that write text for a reader (charts, the kinds'
+sections and exports, the verdicts, the embed tables) call these functions: no other module
+of the site formats a number itself. tests/site/test_numbers.py holds both (its list of the
+modules with formats of their own says why each has them) and reads every demo page, every
+comparison's Markdown and every chart image for a number written otherwise."""
 
 import functools
 import math

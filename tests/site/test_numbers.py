@@ -8,9 +8,11 @@ Markdown (written as the page writes it) and every chart image of the demo (its 
 labels, ticks, the table an embed shows). Years, ids (#25), versions, dates, addresses, code
 and names (the Momentus 5400.6) are not figures and are left alone."""
 
+import ast
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -239,3 +241,61 @@ def test_every_chart_image_writes_its_numbers_one_way():
         if problems:
             found[chart.title] = problems[:5]
     assert found == {}, "\n".join(f"{k}: {v}" for k, v in found.items())
+
+
+# Modules that format numbers themselves, and why: every other module of the site writes a
+# number for a reader through results/units.py (or hands it to a template, whose filters are
+# units'); a format of its own (f"{x:,.0f} s", "{:.1f}".format) is a second rule.
+FORMATS_OF_THEIR_OWN = {
+    "results/units.py": "the rule itself",
+    "results/chart_images/": "an image's coordinates, and its ticks as Plotly writes them",
+    "results/management/commands/": "a command's console output",
+    "results/documents.py": "an upload's values quoted in its problems, as written",
+    "results/importers/fio.py": "fio's values quoted in the problems of an import",
+    "results/histograms.py": "percentile keys as documents key them (99.9)",
+    "core/query.py": "below results/: a 400's bounds with Python's separators, the same rule",
+}
+SITE_PACKAGES = ("benchsite", "core", "drives", "results")
+NUMERIC_SPEC = re.compile(r"[,_]|\.\d|[dfFgGeEn%]$")
+
+
+def own_formats(source: str) -> list[str]:
+    """The numeric format specifications of a module's f-strings and str.format calls."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+            spec = "".join(
+                v.value if isinstance(v, ast.Constant) else "{}" for v in node.format_spec.values
+            )
+            if NUMERIC_SPEC.search(spec) and not re.fullmatch(r"%[A-Za-z%:\- ]+", spec):
+                found.append(f"{node.lineno}: {{{ast.unparse(node.value)}:{spec}}}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+            and re.search(r"\{[^{}]*:[^{}]*\}", node.func.value.value)
+        ):
+            found.append(f"{node.lineno}: {node.func.value.value!r}.format")
+    return found
+
+
+@pytest.mark.django_db(databases=[])
+def test_numbers_are_formatted_by_one_set_of_functions():
+    """No module of the site but FORMATS_OF_THEIR_OWN formats a number itself (dates, with
+    their strftime formats, are not numbers)."""
+    from django.conf import settings
+
+    root = Path(settings.BASE_DIR)
+    found = {
+        str(path.relative_to(root)): formats
+        for package in SITE_PACKAGES
+        for path in sorted((root / package).rglob("*.py"))
+        if "migrations" not in path.parts
+        and not str(path.relative_to(root)).startswith(tuple(FORMATS_OF_THEIR_OWN))
+        and (formats := own_formats(path.read_text()))
+    }
+    assert found == {}, found
+    made = 'x = f"{a:,.0f} s" + "{:.1f}".format(b) + f"{d:%Y-%m-%d}"'
+    assert sorted(own_formats(made)) == ["1: '{:.1f}'.format", "1: {a:,.0f}"]
