@@ -245,7 +245,7 @@ def consistency(
             notes = []
         stalled = series.stalls if scale == "log" else 0
         if stalled:  # a log axis has no zero: say how many seconds are not drawn
-            notes.append(f"{stalled:,} s at 0 IOPS, below the log axis")
+            notes.append(f"{units.seconds(stalled)} at 0 IOPS, below the log axis")
         traces.append(
             {
                 "type": "scatter",
@@ -672,7 +672,7 @@ def run_standings(groups, run_id: int | None = None) -> dict:
             unit = g.units.get(run)
             texts.append(
                 f"run #{run}: {units.mbps(rate)} MB/s, "
-                f"percentile {g.percentile(run):.0f} of {g.n} runs"
+                f"percentile {units.decimal(g.percentile(run), 0)} of {units.count(g.n)} runs"
                 + (f"<br>unit {unit[:UNIT_DIGITS]}" if unit else "")
             )
             mine.append(run == run_id)
@@ -817,10 +817,10 @@ def saturation(sides) -> dict:
                     "y": [after if after is not None else 0],
                     "text": [
                         label(
-                            f"cache ran out at {at:,.0f} s after "
+                            f"cache ran out at {units.seconds(at, 0)} after "
                             f"{units.gigabytes(series.bytes_before_exhausted)}"
                             if series.bytes_before_exhausted is not None
-                            else f"cache ran out at {at:,.0f} s"
+                            else f"cache ran out at {units.seconds(at, 0)}"
                         )
                     ],
                     "marker": {
@@ -847,6 +847,38 @@ def saturation(sides) -> dict:
 WSAT_AXES = ("time", "bytes")  # ?wsat_x=: what the WSAT chart's x-axis shows
 WSAT_AXIS_NAMES = {"time": "time", "bytes": "GB written"}  # the page's switch between them
 _WSAT_TITLES = {"time": "seconds from the start", "bytes": "GB written (total)"}
+
+
+def _wsat_label(series, x: float, colour: str, x_axis: str, *, end, top, k: int) -> dict:
+    """The short label of a WSAT's half-rate moment `x` (its dotted line), where its own line
+    draws no round. Every round before the moment ran at half the first round's IOPS or
+    more: below that level and left of the line is empty, and a moment late in the run has
+    its label end at the line there. Early in the run that corner is too narrow for it, and
+    too low when the chart's scale is another line's: the label then hangs from the top of
+    the chart (the k-th label a line lower) beside the line, on the side with room: after
+    an early moment, where the rounds run below half the first's; before a late one, whose
+    rounds ran low on the chart's scale (their first under a fifth of its top)."""
+    values = series.bytes_per_interval or [0]
+    half = values[0] / (series.test.block_size or 4096) / (series.interval_ns / 1e9) / 2
+    late = x > end / 2
+    y = half if late and half >= LABEL_HEIGHT * top else top * (1 - LABEL_HEIGHT * k)
+    return {
+        "type": "scatter",
+        "mode": "text",
+        "name": "half-rate label",
+        "showlegend": False,
+        "x": [x],
+        "y": [round(y, 1)],
+        "text": [label(wsat_halved_mark(series, x_axis))],
+        "textposition": "bottom left" if late else "bottom right",
+        "textfont": {"color": colour, "size": 11},
+        "hoverinfo": "skip",
+    }
+
+
+# The height of a label of the WSAT chart, as a share of its value axis (11 px text on a
+# plot of about 275 px, with room between lines).
+LABEL_HEIGHT = 0.1
 
 
 def wsat_rounds(series) -> tuple[list[float], list[float], list[float]]:
@@ -878,7 +910,7 @@ def wsat_halved_label(series) -> str:
     if series.halved_at_s is None:
         return "never below half the first round's IOPS"
     return (
-        f"below half the first round's IOPS from {series.halved_at_s:,.0f} s, "
+        f"below half the first round's IOPS from {units.seconds(series.halved_at_s, 0)}, "
         f"after {units.gigabytes(series.bytes_before_halved)}"
     )
 
@@ -896,8 +928,9 @@ def wsat(sides, x_axis: str = "time") -> dict:
     total bytes written (x_axis, the reader's ?wsat_x=, which the page switches with links
     of its own), one line per (name, series) of `sides` (a None series is left out, the
     others keep their colours), and where each rate first fell below half its first
-    round's, marked by a dotted line and labelled on the side of the point with room."""
-    traces, shapes, marks = [], [], []
+    round's: a dotted line at that moment, the first round below half circled, and a short
+    label where no round of its line is drawn (see _wsat_label)."""
+    traces, shapes, marks, labels = [], [], [], []
     for i, (name, series) in enumerate(sides):
         if series is None:
             continue
@@ -940,13 +973,11 @@ def wsat(sides, x_axis: str = "time") -> dict:
         marks.append(
             {
                 "type": "scatter",
-                "mode": "markers+text",
+                "mode": "markers",
                 "name": label(f"{name}: below half"),
                 "x": [xs[first_below]],
                 "y": [iops[first_below]],
-                "text": [label(wsat_halved_mark(series, x_axis))],
                 "hovertext": [label(wsat_halved_label(series))],
-                "textfont": {"color": colour, "size": 11},
                 "marker": {
                     "color": colour,
                     "symbol": f"{symbol}-open",
@@ -956,11 +987,13 @@ def wsat(sides, x_axis: str = "time") -> dict:
                 "hovertemplate": "%{hovertext}<extra>%{fullData.name}</extra>",
             }
         )
-    # Each label on the side of its point with the more room: the axis starts at 0 and ends
-    # about at the largest x drawn.
+        labels.append((series, at[x_axis], colour))
     end = max((x for t in traces for x in t["x"]), default=0) or 1
-    for mark in marks:
-        mark["textposition"] = "top left" if mark["x"][0] > end / 2 else "top right"
+    top = max((y for t in traces for y in t["y"]), default=0) or 1
+    marks += [
+        _wsat_label(series, x, colour, x_axis, end=end, top=top, k=k)
+        for k, (series, x, colour) in enumerate(labels)
+    ]
     return {
         "data": traces + marks,
         "layout": _layout(

@@ -608,8 +608,8 @@ class Result(LabelledModel):
             )
         if self.span_bytes and self.test.span_bytes and self.span_bytes < self.test.span_bytes:
             notes.append(
-                f"span {self.span_bytes / 2**20:,.0f} MiB, not "
-                f"{self.test.span_bytes / 2**30:,.0f} GiB"
+                f"span {units.decimal(self.span_bytes / 2**20, 0)} MiB, not "
+                f"{units.decimal(self.test.span_bytes / 2**30, 0)} GiB"
             )
         return notes
 

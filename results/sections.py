@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from results.selectors.compare import SIDE_KEYS, Comparison, PatternRow
-from results.units import dollars, per_gb, per_kiops
+from results.units import count, dollars, per_gb, per_kiops, percent
 
 
 class Figure:
@@ -120,7 +120,7 @@ def verdict_cells(row: PatternRow) -> list:
         ]
     v = row.verdicts[1]
     diff = v.difference_percent
-    shown = Figure(diff, f"{diff:.1f}%") if diff is not None else ""
+    shown = Figure(diff, percent(diff)) if diff is not None else ""
     return [v.winner.upper() if v.winner in ("a", "b") else v.label, shown]
 
 
@@ -173,7 +173,8 @@ def _spec_rows(c: Comparison) -> list[list[str]]:
         row(
             "capacity",
             "bytes",
-            (Figure(d.capacity_bytes, str(d.capacity_bytes)) for d in drives),
+            # Unknown: "—" as the page writes it, an empty cell in the CSV.
+            (Figure(d.capacity_bytes, count(d.capacity_bytes)) for d in drives),
         ),
         row("interface", "", (d.get_interface_display() for d in drives)),
         row("form factor", "", (d.get_form_factor_display() for d in drives)),

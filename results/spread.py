@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from results.models import Method
+from results.units import count, percent
 
 # How a result was obtained (a Method), in SQL over r the result, run its run and t its
 # test: the leaderboard's entries and the head to head's chosen runs group by it.
@@ -130,7 +131,7 @@ class Spread:
         """ "± 2.1% (n = 3)", or "one run"."""
         if self.cv is None:
             return "one run"
-        return f"± {self.cv * 100:.1f}% (n = {self.n})"
+        return f"± {percent(self.cv * 100)} (n = {count(self.n)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +195,9 @@ class Verdict:
     def label(self) -> str:
         """How the page says it: "A +12.0%", "tie (within ±6.3%)", or why not tested."""
         if self.winner == "tie":
-            return f"tie (within ±{self.margin_percent:.1f}%)"
+            return f"tie (within ±{percent(self.margin_percent)})"
         if self.winner in ("a", "b", "c", "d"):  # B, C or D: a drive against A
-            return f"{self.winner.upper()} +{self.difference_percent:.1f}%"
+            return f"{self.winner.upper()} +{percent(self.difference_percent)}"
         return self.reason
 
 

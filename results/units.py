@@ -6,8 +6,11 @@ measured to a precision keeps its digits (latency "1.50 ms", MB/s "3.25"); an ex
 (a duration set or counted, a percentage) shows no spurious trailing zeros ("1 s", not
 "1.000 s"); a unit follows its number after a space, spelled as below (s, ms, µs, ns, MB/s,
 IOPS, GB, MB, KiB). The templates write numbers only through these filters
-(benchsite/jinja2.py), and tests/site/test_numbers.py reads every demo page for a number
-written otherwise."""
+(benchsite/jinja2.py), and the modules that write text for a reader (charts, the kinds'
+sections and exports, the verdicts, the embed tables) call these functions: no other module
+of the site formats a number itself. tests/site/test_numbers.py holds both (its list of the
+modules with formats of their own says why each has them) and reads every demo page, every
+comparison's Markdown and every chart image for a number written otherwise."""
 
 import functools
 import math
@@ -108,14 +111,28 @@ def capacity(num_bytes) -> str:
     return capacity_label(int(num_bytes))
 
 
+BINARY_UNITS = {"GiB": 1 << 30, "MiB": 1 << 20, "KiB": 1 << 10}
+
+
 def size(num_bytes) -> str:
-    """Block sizes and spans: binary units, as the methodology states them."""
+    """Block sizes and spans: binary units, as the methodology states them ("8 GiB",
+    "4 KiB"); a size in none of them whole, in bytes ("8,000,000,000 B")."""
     if num_bytes is None:
         return "—"
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    for unit, factor in BINARY_UNITS.items():
         if num_bytes >= factor and num_bytes % factor == 0:
-            return f"{num_bytes // factor} {unit}"
-    return f"{num_bytes} B"
+            return f"{num_bytes // factor:,} {unit}"
+    return f"{num_bytes:,} B"
+
+
+def binary(num_bytes, unit: str = "GiB", digits: int = 3) -> str:
+    """An amount in a binary unit to `digits` significant digits, never in exponent
+    notation: 7.45 GiB, "1,860 GiB" (not "1.86e+03"), "0.5 GiB"."""
+    num_bytes = _number(num_bytes)
+    if num_bytes is None:
+        return "—"
+    value = float(f"{num_bytes / BINARY_UNITS[unit]:.{digits}g}")
+    return f"{decimal(value, 12)} {unit}"
 
 
 def _exact(value) -> Decimal | None:

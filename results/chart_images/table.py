@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from results.chart_images.figure import plain_figure
 from results.chart_images.marks import nth, trace_points
-from results.chart_images.text import plain, split_lines, tick_label
+from results.chart_images.text import plain, split_lines
+from results.units import count, decimal
 
 TABLE_POINTS = 60  # a trace with more points (a series of seconds) is summed up in one row
 
@@ -34,20 +35,20 @@ def figure_table(figure: dict) -> tuple[list[str], list[list[str]]]:
                 rows.append(
                     [
                         name,
-                        f"{len(numbers):,} points, {tick_label(cats[0])} to {tick_label(cats[-1])}",
-                        f"{min(numbers):,} to {max(numbers):,}",
+                        f"{count(len(numbers))} points, {_number(cats[0])} to {_number(cats[-1])}",
+                        f"{decimal(min(numbers))} to {decimal(max(numbers))}",
                     ]
                 )
             continue
         for i, (cat, v) in enumerate(zip(cats, values, strict=False)):
             shown = nth(texts, i, "")
-            shown = (
-                " · ".join(split_lines(shown))
-                if shown
-                else f"{v:,}"
-                if isinstance(v, int | float)
-                else str(v)
-            )
-            label = plain(cat) if isinstance(cat, str) else f"{cat:,}"
+            shown = " · ".join(split_lines(shown)) if shown else _number(v)
+            label = _number(cat)
             rows.append([name or label, label if name else "", shown])
     return header, rows
+
+
+def _number(value) -> str:
+    """A mark's coordinate as the pages write numbers (results.units: none is "—"), a
+    category as named."""
+    return decimal(value) if value is None or isinstance(value, int | float) else plain(value)

@@ -22,7 +22,7 @@ from results.models import Run, SaturationSeries, Test
 from results.sections import Figure, Plot, Section, each_side, per_million, verdict_heads
 from results.selectors.compare import SIDE_KEYS, Comparison
 from results.selectors.kind_rankings import Column, RankedBy, read_pattern
-from results.units import gigabytes, iops, mbps
+from results.units import decimal, gigabytes, iops, mbps, seconds
 
 KIND_SECTION = SECTION_OF_KIND[Test.Kind.SATURATION]
 
@@ -137,8 +137,9 @@ def _mbps(bytes_per_second) -> Figure:
     return Figure(per_million(bytes_per_second), mbps(bytes_per_second))
 
 
-def _seconds_figure(seconds: float) -> Figure:
-    return Figure(seconds, f"{seconds:.0f}")
+def _seconds_figure(value: float) -> Figure:
+    """A moment in whole seconds, in a row whose unit says "seconds"."""
+    return Figure(value, decimal(value, 0))
 
 
 def _after_fall(figure: Callable[[SaturationSeries], Figure]):
@@ -300,7 +301,7 @@ def _body(fields: tuple[str, ...]) -> Callable[[SaturationSeries | None, bool], 
 
 def _seconds(otherwise: str) -> Callable[[float | None], str]:
     """Seconds as a column writes them, or what their absence means."""
-    return lambda value: otherwise if value is None else f"{value:,.0f} s"
+    return lambda value: otherwise if value is None else seconds(value, 0)
 
 
 SATURATION_RANKED = RankedBy(

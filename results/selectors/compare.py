@@ -25,6 +25,7 @@ from drives.selectors import (
     SPECS_WIDTH,
     drive_with_specs,
 )
+from results import units
 from results.models import (
     HISTOGRAM_FIELDS,
     Citation,
@@ -279,7 +280,7 @@ RUN_PARAMETERS: tuple[tuple[str, Callable[[Run], str]], ...] = (
 
 
 def _span(span: int | None) -> str:
-    return f"{span / 2**30:,.3g} GiB" if span else "whole drive"
+    return units.binary(span, "GiB") if span else "whole drive"
 
 
 def _depth_text(depth: tuple[int, int]) -> str:
@@ -297,7 +298,7 @@ FIGURE_PARAMETERS: tuple[tuple[str, Callable[[Figures], Any], Callable[[Any], st
     (
         "duration",  # in whole seconds, as shown
         lambda f: round(f.result.duration_ns / 1e9) if f.result.duration_ns else None,
-        lambda seconds: "" if seconds is None else f"{seconds:,} s",
+        lambda seconds: "" if seconds is None else units.seconds(seconds),
     ),
     (
         "queue depth",

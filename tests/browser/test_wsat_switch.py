@@ -2,7 +2,8 @@
 and desktop widths: the links beside the chart switch it in place and put the choice in the
 address (?wsat_x=, the documented permalink), which a reload keeps and the back button
 restores; the compare page's other links keep it; the switch covers none of the legend and
-the half-rate label is drawn inside the chart."""
+the half-rate label is drawn inside the chart, over none of the rounds of a line (neither a
+round's marker nor the line between two)."""
 
 import re
 
@@ -17,6 +18,28 @@ from tests.pages import load
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TIME, BYTES = "seconds from the start", "GB written (total)"
+
+# The WSAT charts' texts (the half-rate labels) that lie over a line's rounds: a marker, or a
+# point of the line between two markers (sampled along it).
+LABEL_OVER_LINE = """() => [...document.querySelectorAll('.chart')]
+  .filter(chart => chart.id.startsWith('wsat')).flatMap(chart => {
+    const centre = e => { const r = e.getBoundingClientRect();
+                          return [r.left + r.width / 2, r.top + r.height / 2]; };
+    const lines = [...chart.querySelectorAll('.scatterlayer .trace')]
+      .filter(t => (t.querySelector('.js-line')?.getAttribute('d') || '').length > 1)
+      .map(t => [...t.querySelectorAll('.points .point')].map(centre));
+    const marks = [...chart.querySelectorAll('.scatterlayer .points .point')].map(centre);
+    const along = lines.flatMap(line => line.slice(1).flatMap((b, i) => {
+      const a = line[i];
+      return [...Array(24).keys()].map(k => [a[0] + (b[0] - a[0]) * k / 24,
+                                             a[1] + (b[1] - a[1]) * k / 24]);
+    }));
+    return [...chart.querySelectorAll('.scatterlayer .textpoint')].filter(t => {
+      const r = t.getBoundingClientRect();
+      return r.width && [...marks, ...along].some(([x, y]) =>
+        x > r.left + 1 && x < r.right - 1 && y > r.top + 1 && y < r.bottom - 1);
+    }).map(t => chart.id + ': ' + t.textContent);
+  })"""
 
 
 @pytest.fixture
@@ -66,12 +89,14 @@ def test_the_switch_puts_the_axis_in_the_address(page, live_server, wsat_pages, 
     shows(page, TIME, "time")
     assert current(page) == ["time"] * len(current(page)) and current(page)
     assert page.evaluate(OVER_LEGEND) == [] and page.evaluate(CLIPPED_TEXT) == []
+    assert page.evaluate(LABEL_OVER_LINE) == []
 
     page.locator("[data-wsat-x=bytes]").first.click()
     shows(page, BYTES, "bytes")
     until(page, "location.search === '?wsat_x=bytes'")
     assert address(page) == f"{path}?wsat_x=bytes"
     assert page.evaluate(OVER_LEGEND) == [] and page.evaluate(CLIPPED_TEXT) == []
+    assert page.evaluate(LABEL_OVER_LINE) == []
     if kind == "compare":  # the page's other links and its images keep the choice
         hrefs = page.evaluate(
             "[...document.querySelectorAll('a.toggle:not([data-wsat-x]), .chart-links a')]"
@@ -90,3 +115,18 @@ def test_the_switch_puts_the_axis_in_the_address(page, live_server, wsat_pages, 
     page.go_back()
     shows(page, BYTES, "bytes")
     assert re.search(r"\?wsat_x=bytes$", address(page))
+
+
+def test_the_label_check_finds_a_label_over_a_line(page, test_catalog):
+    """LABEL_OVER_LINE finds a label over the line between two rounds, and over a round's
+    marker, and leaves one beside them alone."""
+    line = """<div class="chart" id="wsat-x"><svg width="300" height="200">
+      <g class="scatterlayer"><g class="trace">
+        <path class="js-line" d="M10,10L290,190"/>
+        <g class="points"><path class="point" d="M8,8h4v4h-4z"/>
+          <path class="point" d="M288,188h4v4h-4z"/></g>
+        <g class="text"><g class="textpoint"><text x="X" y="Y">half rate</text></g></g>
+      </g></g></svg></div>"""
+    for x, y, over in ((130, 110, True), (0, 18, True), (200, 40, False)):
+        page.set_content(line.replace('x="X" y="Y"', f'x="{x}" y="{y}"'))
+        assert bool(page.evaluate(LABEL_OVER_LINE)) is over, (x, y)

@@ -69,14 +69,17 @@ def test_drive_page_draws_iops_per_round_against_time_and_marks_the_half_rate(cl
     found = figures(html)
     assert {"saturation", "wsat"} <= set(found)  # the 128KB write and WSAT, apart
     figure = found["wsat"]
-    line, mark = figure["data"]
+    line, mark, text = figure["data"]
     assert line["y"] == [4882.8, 4069.0, 2848.3, 2034.5, 1627.6]
     assert line["x"] == [60, 120, 180, 240, 300]  # seconds at each round's end
     assert [c[1] for c in line["customdata"]] == [1.2, 2.2, 2.9, 3.4, 3.8]  # GB written
     assert mark["x"] == [240] and mark["y"] == [2034.5]  # the round from 180 s
-    # Labelled short, to fit beside the point on a phone, on the side with room; the whole
-    # sentence in its hover and in the table.
-    assert mark["text"] == ["half rate from 180 s"] and mark["textposition"] == "top left"
+    # Labelled short, to fit beside the moment on a phone, where its line draws no round: a
+    # moment late in the run, left of its dotted line below half the first round's IOPS
+    # (every round before it ran at that or more); the whole sentence in the circled round's
+    # hover and in the table.
+    assert text["text"] == ["half rate from 180 s"] and text["textposition"] == "bottom left"
+    assert text["x"] == [180] and text["y"] == [2441.4] and text["showlegend"] is False
     assert mark["hovertext"] == ["below half the first round's IOPS from 180 s, after 2.9 GB"]
     (shape,) = figure["layout"]["shapes"]
     assert shape["x0"] == shape["x1"] == 180.0
@@ -98,9 +101,9 @@ def test_wsat_x_bytes_is_the_permalink_of_the_bytes_axis(client):
     run = with_wsat(manufacturer="Acme", model="Purged One", seed=1)
     url = reverse("bench:drive", args=[run.drive.slug])
     figure = figures(client.get(url, {"wsat_x": "bytes"}).content.decode())["wsat"]
-    line, mark = figure["data"]
+    line, mark, text = figure["data"]
     assert line["x"] == [1.2, 2.2, 2.9, 3.4, 3.8] and mark["x"] == [3.4]
-    assert mark["text"] == ["half rate after 2.9 GB"]
+    assert text["text"] == ["half rate after 2.9 GB"] and text["x"] == [2.9]
     assert figure["layout"]["xaxis"]["title"]["text"] == "GB written (total)"
     assert figure["layout"]["shapes"][0]["x0"] == 2.9
     html = client.get(url, {"wsat_x": "bytes"}).content.decode()
@@ -155,8 +158,9 @@ def test_compare_page_overlays_both_drives_wsat(client):
     figure = found["wsat-incompressible"]
     lines = [t for t in figure["data"] if t["mode"] == "lines+markers"]
     assert [t["name"] for t in lines] == [str(a), str(b)]
-    marks = [t for t in figure["data"] if t["mode"] == "markers+text"]
-    assert len(marks) == 1 and len(figure["layout"]["shapes"]) == 1
+    marks = [t for t in figure["data"] if t["mode"] == "markers"]
+    texts = [t for t in figure["data"] if t["mode"] == "text"]
+    assert len(marks) == len(texts) == 1 and len(figure["layout"]["shapes"]) == 1
     section = html[html.index('id="wsat"') :]
     assert "from 180 s" in section and "never below half" in section
     bytes_figure = figures(
@@ -238,7 +242,7 @@ def test_the_saturation_charts_are_images_too(client):
         assert axis in texts
         # A's half-rate point is labelled in the image as on the page
         label = figures(html)["wsat-incompressible"]["data"]
-        marks = [t for t in label if t["mode"] == "markers+text"]
+        marks = [t for t in label if t["mode"] == "text"]
         assert marks and all(text in texts for t in marks for text in t["text"]), (marks, texts)
         embed = client.get(f"{page_url}chart/wsat-incompressible/embed/{query}")
         assert embed.status_code == 200 and str(a) in embed.content.decode()
