@@ -24,16 +24,10 @@ from pathlib import Path
 import schemathesis
 from schemathesis.generation.meta import CoveragePhaseData, CoverageScenario
 
+from tests.api.fio_upload import FIO_DRIVE, FIO_OUTPUT
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = ROOT / "results" / "schema" / "samples" / "measured-loadgen-quick-v2.json"
-FIO_OUTPUT = ROOT / "tests" / "results" / "fio" / "fio-3.41-standard.json"
-# The drive fio-3.41-standard.json measured (tests/results/fio/README.md): a 16 MiB file.
-FIO_DRIVE = {
-    "manufacturer": "Linux",
-    "model": "16 MiB file on ext4",
-    "kind": "virtual",
-    "interface": "other",
-}
 REAL_UPLOADS = {"/api/v1/runs/": DOCUMENT, "/api/v1/runs/fio/": FIO_OUTPUT}
 
 

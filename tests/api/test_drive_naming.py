@@ -17,7 +17,7 @@ from drives.services import NO_SUCH_SLUG
 from results.models import Run
 from results.uploads import FIO_NEEDS_DRIVE, drive_namings
 from tests.api.conftest import FIO_RUNS, post_document, rows
-from tests.api.schemathesis_hooks import FIO_DRIVE, FIO_OUTPUT
+from tests.api.fio_upload import FIO_DRIVE, FIO_OUTPUT
 from tests.factories import DriveFactory, ManufacturerFactory
 
 pytestmark = pytest.mark.django_db

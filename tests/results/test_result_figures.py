@@ -10,13 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from results.kinds import throughput
-from results.models import RESULT_FIGURES, Result
+from results.models import HISTOGRAM_FIELDS, RESULT_FIGURES, Result
 from results.selectors.runs import RESULT_LIST_COLUMNS
 
 
-def test_the_figures_are_results_columns_but_its_key_run_and_test():
+def test_the_figures_are_results_columns_but_its_key_run_test_and_histograms():
     columns = {f.attname for f in Result._meta.concrete_fields}
-    assert set(RESULT_FIGURES) == columns - {"id", "run_id", "test_id"}
+    assert set(RESULT_FIGURES) == columns - {"id", "run_id", "test_id", *HISTOGRAM_FIELDS}
     assert set(RESULT_LIST_COLUMNS) >= set(RESULT_FIGURES)
 
 
