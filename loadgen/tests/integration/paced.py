@@ -49,6 +49,14 @@ def achieved(result: dict, target: float, what: str) -> None:
     )
 
 
+def on_schedule(result: dict, scheduled: int) -> None:
+    """The I/Os issued are those the schedule holds, within TOLERANCE (none beyond it)."""
+    check(
+        scheduled * (1 - TOLERANCE) <= result["io_count"] <= scheduled,
+        f"{result['io_count']} I/Os where the schedule holds {scheduled}",
+    )
+
+
 def fill(scene, target, size: str, extra: list[str]) -> None:
     """Create the target file (loadgen fills a file it creates before its test)."""
     args = ["run", "--target", str(target), "--size", size, "--rw", "write", "--bs", "1M"]
@@ -74,11 +82,7 @@ def rate(scene) -> None:
     fill(scene, target, "64M", ["--buffered"])
     result = paced_read(scene, str(target), 3000, 3, ["--buffered"])
     achieved(result, 3000, "file")
-    scheduled = 3000 * 3
-    check(
-        scheduled * (1 - TOLERANCE) <= result["io_count"] <= scheduled,
-        f"{result['io_count']} I/Os where the schedule holds {scheduled}",
-    )
+    on_schedule(result, 3000 * 3)
 
 
 def loop_rate(scene) -> None:
@@ -86,11 +90,7 @@ def loop_rate(scene) -> None:
     dev = scene.loop(scene.backing_file("loop.img", 64 << 20, random_content=True))
     result = paced_read(scene, dev, 3000, 3, [])
     achieved(result, 3000, "loop device")
-    scheduled = 3000 * 3
-    check(
-        scheduled * (1 - TOLERANCE) <= result["io_count"] <= scheduled,
-        f"{result['io_count']} I/Os where the schedule holds {scheduled}",
-    )
+    on_schedule(result, 3000 * 3)
 
 
 def load(scene) -> None:
