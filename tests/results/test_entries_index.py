@@ -1,4 +1,4 @@
-"""The value views' copy of the priced entries (results.value_index) is current: a server
+"""The value views' copy of the priced entries (results.entries_index) is current: a server
 process keeps its copy while the catalog's version stays, and reads everything again when a
 transaction that wrote entries, prices, drives, makers, controllers or tests commits (and
 only then); a transaction that has written them reads a copy of what it sees."""
@@ -11,7 +11,7 @@ from django.db import connection, transaction
 
 from core.versions import CATALOG, DRIVES, VALUE, versions_sql
 from drives.models import Controller, Drive, Manufacturer, Price
-from results import value_index as vi
+from results import entries_index as vi
 from results.models import LeaderboardEntry, Test
 from results.selectors.value import value_frontier
 from tests.factories import PriceFactory
@@ -53,13 +53,13 @@ def _prices() -> dict[str, float]:
 def test_a_copy_is_kept_while_nothing_changes_and_checked_with_one_statement(
     priced, django_assert_num_queries
 ):
-    first = vi.value_index()
+    first = vi.entries_index()
     with django_assert_num_queries(1):
-        assert vi.value_index() is first
+        assert vi.entries_index() is first
     # Reads of every kind move nothing.
     list(LeaderboardEntry.objects.all())
     _prices()
-    assert vi.value_index() is first
+    assert vi.entries_index() is first
 
 
 WRITES = {
@@ -80,16 +80,16 @@ WRITES = {
 @pytest.mark.parametrize("write", list(WRITES), ids=list(WRITES))
 def test_a_committed_write_to_what_value_views_read_moves_the_version_once(priced, write):
     before = _version()
-    held = vi.value_index()
+    held = vi.entries_index()
     with transaction.atomic():
         WRITES[write](priced[0])
         PriceFactory(drive=priced[1], amount="11.00", observed_on="2014-01-01")
         assert _version() == before  # not until the commit
     after = _version()
     assert after == before + 1  # once for the transaction
-    fresh = vi.value_index()
+    fresh = vi.entries_index()
     assert fresh is not held and fresh.version == after
-    assert vi.value_index() is fresh
+    assert vi.entries_index() is fresh
 
 
 def test_the_copy_follows_a_new_price_and_a_renamed_drive(priced):
@@ -100,28 +100,28 @@ def test_the_copy_follows_a_new_price_and_a_renamed_drive(priced):
 
 
 def test_an_uncommitted_write_elsewhere_is_not_seen_and_its_commit_is(priced):
-    held = vi.value_index()
+    held = vi.entries_index()
     params = connection.get_connection_params()
     params.pop("cursor_factory", None)
     params.pop("context", None)
     with psycopg.connect(**params) as other:
         other.execute("UPDATE drives_price SET amount = 20 WHERE drive_id = %s", [priced[1].pk])
-        assert vi.value_index() is held  # the other transaction is still open
+        assert vi.entries_index() is held  # the other transaction is still open
         assert _prices()["Fast"] == 90.0
         other.commit()
-    assert vi.value_index() is not held
+    assert vi.entries_index() is not held
     assert _prices()["Fast"] == 20.0
 
 
 def test_a_transaction_that_wrote_reads_its_own_copy_and_keeps_none(priced):
-    held = vi.value_index()
+    held = vi.entries_index()
     with transaction.atomic():
         PriceFactory(drive=priced[0], amount="5.00", observed_on="2014-01-01")
-        mine = vi.value_index()
-        assert mine is not held and vi.value_index() is not mine
+        mine = vi.entries_index()
+        assert mine is not held and vi.entries_index() is not mine
         assert _prices()["Cheap"] == 5.0
         transaction.set_rollback(True)
-    assert vi.value_index() is held
+    assert vi.entries_index() is held
     assert _prices()["Cheap"] == 50.0
 
 
