@@ -306,6 +306,9 @@ class EntriesIndex:
         self._labels: dict[str, dict[int, DriveLabel]] = {}
         self._rows: dict[tuple[int, bool, bool], _TestRows] = {}
         self._ranked: dict[tuple[int, RankOrder, bool], Ranked] = {}
+        # What a reader makes of this snapshot's rows, once (a ranking's rows, by position),
+        # under a key that names it.
+        self.made: dict[str, dict] = {}
         # Prices by drive, then date, then the highest first: the last of a drive's prices
         # on or before a date is its price as of that date (the lowest of that day's).
         prices = tables["prices"]

@@ -15,6 +15,7 @@ from django.db.models.functions import Rank
 
 from core.columns import Columns
 from core.filters import FilterSet
+from core.links import page_urls
 from drives.selectors import DriveLabel, drive_labels
 from results.entries_index import EntriesIndex, RankOrder, entries_index
 from results.models import (
@@ -214,19 +215,23 @@ _FLOATS = {"price"} | {
 
 
 def _rows(index: EntriesIndex, at: list[int]) -> list[EntryRow]:
-    """The entries at these positions of the copy, as a ranking shows them."""
-    values = index.entries.values
-    columns = [(values(name), name in _FLOATS) for name in _ROW_COLUMNS]
-    labels = index.labels_of([values("drive")[i] for i in at])
-    rows = []
-    for i in at:
-        fields = [
-            float(column[i]) if is_float and column[i] is not None else column[i]
-            for column, is_float in columns
-        ]
-        fields[1] = labels[fields[1]]
-        rows.append(EntryRow(*fields))
-    return rows
+    """The entries at these positions of the copy, as a ranking shows them: each made once
+    per copy and way of writing links (the script prefix: page_urls), as the same entries
+    come back request after request."""
+    made = index.made.setdefault(f"ranking rows {page_urls('bench:drive')('-')}", {})
+    missing = [i for i in at if i not in made]
+    if missing:
+        values = index.entries.values
+        columns = [(values(name), name in _FLOATS) for name in _ROW_COLUMNS]
+        labels = index.labels_of([values("drive")[i] for i in missing])
+        for i in missing:
+            fields = [
+                float(column[i]) if is_float and column[i] is not None else column[i]
+                for column, is_float in columns
+            ]
+            fields[1] = labels[fields[1]]
+            made[i] = EntryRow(*fields)
+    return [made[i] for i in at]
 
 
 def _shown(index: EntriesIndex, test: Test, metric: str, filters: FilterSet | None):
