@@ -21,7 +21,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.versions import ANY, CATALOG, DRIVES, VALUE, drive_scope, ranking_scope
+from core.versions import ANY, CATALOG, DRIVES, RANKINGS, VALUE, drive_scope, ranking_scope
 from drives.models import Controller, Drive, FirmwareVersion, Manufacturer, NandType, Price
 from results.models import (
     Citation,
@@ -96,7 +96,7 @@ RULES = {
     "results_consistencyseries": _OF_RUN,
     "results_trimvalidation": _OF_RUN,
     "results_saturationseries": _OF_RUN,
-    "results_leaderboardentry": Rule(of_row=_entry),
+    "results_leaderboardentry": Rule(always=frozenset({RANKINGS}), of_row=_entry),
 }
 
 
