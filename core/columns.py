@@ -132,6 +132,16 @@ class Column:
         return self._texts
 
 
+def _shared(values: list) -> list:
+    """`values` with each text held once (JSON makes a string of every row's: a text column
+    of a few distinct values costs one string a row, the bulk of a large copy's memory)."""
+    first = next((v for v in values if v is not None), None)
+    if isinstance(first, str):
+        held: dict[str, str] = {}
+        values = [v if v is None else held.setdefault(v, v) for v in values]
+    return values
+
+
 def _alike(column: Column, like: Column) -> Column:
     """`column`, when every row of it is NULL, as a column of the kind of `like` (what
     Column.of makes of NULLs alone depends on nothing: numbers, here 0 where NULL)."""
@@ -183,24 +193,35 @@ class Columns:
         self._values = values
         self._columns: dict[str, Column] = {}
         self._length = length
+        # Rows taken of other columns (take): each column is taken of theirs when first read.
+        self._taken: tuple[Columns, np.ndarray] | None = None
 
     @classmethod
     def loaded(cls, alias: str, names: Sequence[str], arrays: list | None) -> Columns:
         """The columns `names` of a table as its load wrote them (Table.sql: one array
         per column, each NULL without rows)."""
-        arrays = [a or [] for a in arrays or [None] * len(names)]
+        arrays = [_shared(a or []) for a in arrays or [None] * len(names)]
         return cls(alias, dict(zip(names, arrays, strict=True)), len(arrays[0]) if arrays else 0)
 
     def __len__(self) -> int:
         return self._length
 
     def __contains__(self, name: str) -> bool:
-        return name in self._values or name in self._columns
+        return (
+            name in self._values
+            or name in self._columns
+            or (self._taken is not None and name in self._taken[0])
+        )
 
     def __getitem__(self, name: str) -> Column:
         column = self._columns.get(name)
         if column is None:
-            column = self._columns[name] = Column.of(self._values[name])
+            if self._taken is not None:
+                of, keep = self._taken
+                column = of[name].take(keep)
+            else:
+                column = Column.of(self._values[name])
+            self._columns[name] = column
         return column
 
     def values(self, name: str) -> list:
@@ -212,11 +233,12 @@ class Columns:
         return {name: values[at] for name, values in self._values.items()}
 
     def take(self, keep: np.ndarray) -> Columns:
-        """The rows `keep` (a mask or positions) keeps, every column made."""
+        """The rows `keep` (a mask or positions) keeps: each column taken when first read
+        (a reader reads few of them)."""
         taken = Columns(
             self.alias, {}, int(np.count_nonzero(keep)) if keep.dtype == bool else len(keep)
         )
-        taken._columns = {name: self[name].take(keep) for name in (*self._values, *self._columns)}
+        taken._taken = (self, keep)
         return taken
 
     def spliced(self, table: Table, changed: np.ndarray, arrays: list | None) -> Columns:

@@ -65,19 +65,9 @@ def _drive_copies() -> tuple[list[tuple[str, str]], str]:
 
 
 _COPIES, _COPIES_JOINS = _drive_copies()
-# A ranking's figures, named as results.selectors.rankings.EntryRow names them.
-RANKED_FIGURES = (
-    "bytes_per_second",
-    "iops_stddev",
-    "iops_min",
-    "read_iops",
-    "write_iops",
-    "derived",
-    "latency_mean_ns",
-    "latency_kind",
-    "low_bps",
-    "high_bps",
-)
+# What rankings order by and which latency each is (results.selectors.rankings.RankOrder):
+# a ranking reads the rest of a row it shows by its id, once per copy.
+RANKED_FIGURES = ("bytes_per_second", "iops_min", "latency_mean_ns", "latency_kind")
 _ENTRIES = Table(
     "entries",
     (
@@ -85,7 +75,6 @@ _ENTRIES = Table(
         ("test", "e.test_id"),
         ("test__queue_depth", "t.queue_depth"),  # the queue-depth filter's (results.filters)
         ("drive", "e.drive_id"),
-        ("run_id", "e.run_id"),
         ("hash", "hashint8(e.drive_id)"),  # the sample's order (the same in every request)
         ("iops", "e.iops"),
         ("price", "e.price_usd"),

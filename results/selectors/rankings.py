@@ -14,6 +14,7 @@ from django.db.models import F, Prefetch, Q, QuerySet, Window
 from django.db.models.functions import Rank
 
 from core.columns import Columns
+from core.db import prepared_rows
 from core.filters import FilterSet
 from core.links import page_urls
 from drives.selectors import DriveLabel, drive_labels
@@ -201,37 +202,42 @@ _METRIC_ORDER = {
     Metric.LATENCY_PUBLISHED: RankOrder("latency_mean_ns", False, _latency("", published=True)),
     Metric.IOPS_MIN: RankOrder("iops_min", descending=True),
 }
-# EntryRow's fields as the copy names its columns, and those read as floats (the copy holds
-# what JSON wrote: a whole number as an int).
-_ROW_COLUMNS = [
-    {"drive": "drive", "price_usd": "price", "tool_name": "tool"}.get(f.name, f.name)
-    for f in dataclasses.fields(EntryRow)
-]
-_FLOATS = {"price"} | {
-    f.name
-    for f in LeaderboardEntry._meta.get_fields()
-    if getattr(f, "get_internal_type", None) and f.get_internal_type() == "FloatField"
-}
+# The entries a ranking shows, by id, as EntryRow's fields (the drive's id for its label).
+_ROWS_SQL = (
+    "SELECT "
+    + ", ".join(
+        "e.drive_id" if f.name == "drive" else f"e.{f.name}" for f in dataclasses.fields(EntryRow)
+    )
+    + " FROM results_leaderboardentry e WHERE e.id = ANY(%s)"
+)
 
 
-def _rows(index: EntriesIndex, at: list[int]) -> list[EntryRow]:
-    """The entries at these positions of the copy, as a ranking shows them: each made once
-    per copy and way of writing links (the script prefix: page_urls), as the same entries
-    come back request after request."""
+def _ranked_rows(index: EntriesIndex, at: np.ndarray, ranks: np.ndarray, highlight) -> list:
+    """RankedEntry of the entries at these positions of the copy with their ranks, each
+    highlighted where its drive's slug is in `highlight` (one deleted since the copy's
+    snapshot is left out)."""
+    rows = _rows(index, at.tolist())
+    return [
+        RankedEntry(rank, entry, entry.drive.slug in highlight)
+        for rank, entry in zip(ranks.tolist(), rows, strict=True)
+        if entry is not None
+    ]
+
+
+def _rows(index: EntriesIndex, at: list[int]) -> list[EntryRow | None]:
+    """The entries at these positions of the copy, as a ranking shows them (None: deleted
+    since the copy's snapshot): each read once per copy and way of writing links (the
+    script prefix: page_urls), as the same entries come back request after request (one
+    prepared statement for those not yet read)."""
     made = index.made.setdefault(f"ranking rows {page_urls('bench:drive')('-')}", {})
-    missing = [i for i in at if i not in made]
+    ids = index.entries.values("id")
+    missing = [ids[i] for i in at if ids[i] not in made]
     if missing:
-        values = index.entries.values
-        columns = [(values(name), name in _FLOATS) for name in _ROW_COLUMNS]
-        labels = index.labels_of([values("drive")[i] for i in missing])
-        for i in missing:
-            fields = [
-                float(column[i]) if is_float and column[i] is not None else column[i]
-                for column, is_float in columns
-            ]
-            fields[1] = labels[fields[1]]
-            made[i] = EntryRow(*fields)
-    return [made[i] for i in at]
+        _, found = prepared_rows(LeaderboardEntry, _ROWS_SQL, [missing], alias=index.alias)
+        labels = index.labels_of([row[1] for row in found])
+        for pk, drive, *figures in found:
+            made[pk] = EntryRow(pk, labels[drive], *figures)
+    return [made.get(ids[i]) for i in at]
 
 
 def _shown(index: EntriesIndex, test: Test, metric: str, filters: FilterSet | None):
@@ -260,7 +266,8 @@ def leaderboard(
     share a rank, one more than the entries strictly better (competition ranking: 1, 2, 2,
     4), on the page and off it. Ranked on the process's copy of the entries
     (results.entries_index): one prepared statement (its version), none on the copy the
-    page's choices were read from (`index`: leaderboard_choices); one more with a search."""
+    page's choices were read from (`index`: leaderboard_choices); one more with a search,
+    and one for the rows this copy has not shown before (_rows)."""
     index = index or entries_index()
     ranked, kept = _shown(index, test, metric, filters)
     keys = ranked.key[kept]
@@ -268,22 +275,14 @@ def leaderboard(
     shown = kept[start : start + page_size]
     # Competition rank: one more than the kept entries strictly better (a smaller key).
     ranks = np.searchsorted(keys, ranked.key[shown], side="left") + 1
-    on_page = ranked.at[shown].tolist()
-    rows = [
-        RankedEntry(rank, entry, entry.drive.slug in highlight)
-        for rank, entry in zip(ranks.tolist(), _rows(index, on_page), strict=True)
-    ]
+    rows = _ranked_rows(index, ranked.at[shown], ranks, highlight)
     elsewhere = []
     shown_slugs = {r.entry.drive.slug for r in rows}
     missing = [index.slugs[s] for s in highlight if s not in shown_slugs and s in index.slugs]
     if missing:
         theirs = kept[np.isin(ranked.columns["drive"].array[kept], missing)]
         ranks = np.searchsorted(keys, ranked.key[theirs], side="left") + 1
-        theirs_rows = _rows(index, ranked.at[theirs].tolist())
-        elsewhere = [
-            RankedEntry(rank, entry, True)
-            for rank, entry in zip(ranks.tolist(), theirs_rows, strict=True)
-        ]
+        elsewhere = _ranked_rows(index, ranked.at[theirs], ranks, highlight)
     return Leaderboard(
         test=test,
         metric=metric,
