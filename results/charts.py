@@ -467,11 +467,18 @@ def response_curve(name: str, sides: Sequence, names: Sequence[str]) -> dict:
                     "x": [round(f.iops)],
                     "y": [round(ns / 1e3, 1)],
                     "text": [f"{key.upper()} knee ({load}%)"],
-                    "textposition": "top left",
+                    "textposition": "",  # set below, once the axis's extent is known
                     "marker": {"symbol": f"{symbol}-open", "size": 16, "color": colour},
                     "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
                 }
             )
+    # A knee's label above and left of it, where the curve below the knee leaves room; in
+    # the left half of the axis, below and right of it (under the curve's rise after it), so
+    # that it stays inside the chart.
+    extent = max((x for t in traces for x in t["x"]), default=0)
+    for t in traces:
+        if t["mode"] == "markers+text":
+            t["textposition"] = "bottom right" if t["x"][0] < extent / 2 else "top left"
     return {
         "data": traces,
         "layout": _layout(

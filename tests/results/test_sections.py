@@ -39,6 +39,7 @@ def test_every_kind_has_its_sections_in_the_pages_order():
     assert ids == [
         "throughput",
         "sweeps",
+        "curves",
         "latency",
         "consistency",
         "trim",
