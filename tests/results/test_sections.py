@@ -119,6 +119,9 @@ def test_the_api_writes_every_section_the_body_names(client, shown):
         key, _ = section.body
         assert len(body[key]) == len(section.parts), section.id
         assert all(
-            set(entry) >= {"a", "b", "c"} or "patterns" in entry or "points" in entry
+            set(entry) >= {"a", "b", "c"}
+            or "patterns" in entry
+            or "points" in entry
+            or all(set(load) >= {"a", "b", "c"} for load in entry.get("loads", [None]))
             for entry in body[key]
         ), section.id
