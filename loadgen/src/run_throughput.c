@@ -230,8 +230,7 @@ static enum run_step throughput_test(struct run *run, const struct lg_test_def *
 					  "%s: %u%% of the %.3g IOPS %s reached is under one I/O a "
 					  "second",
 					  t->id, t->load_percent, run->curve_iops, t->curve);
-		return throughput_run(run, t, t->id, pattern, repeat, rate, t->load_percent,
-				      &iops);
+		return throughput_run(run, t, t->id, pattern, repeat, rate, t->load_percent, &iops);
 	}
 	s = throughput_run(run, t, t->id, pattern, repeat, o->rate_iops, 0, &maximum);
 	if (t->curve) {

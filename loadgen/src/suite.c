@@ -79,8 +79,8 @@ static const char *const trim_metrics[] = {
 		.span_bytes = span, .duration_s = CURVE_POINT_S, .metrics = throughput_metrics,    \
 		.unit = "bytes/s", .higher_is_better = true,                                       \
 	}
-#define CURVE(op_id, op_name, is_write, is_mixed, percent, span, span_id)                        \
-	CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "",                \
+#define CURVE(op_id, op_name, is_write, is_mixed, percent, span, span_id)                          \
+	CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "",                 \
 		   "unpaced, its maximum", 0),                                                     \
 		CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "-load10",  \
 			   "at 10% of its maximum", 10),                                           \
@@ -327,7 +327,7 @@ static const char *const lat_2026[] = {
 	"randwrite-8k-qd1-lat",  NULL,
 };
 
-#define CURVE_IDS(base) \
+#define CURVE_IDS(base)                                                                       \
 	base, base "-load10", base "-load25", base "-load50", base "-load75", base "-load90", \
 		base "-load100"
 static const char *const curve_2026[] = {

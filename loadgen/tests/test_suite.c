@@ -94,7 +94,8 @@ int main(void)
 	for (size_t i = 0; i < 21; i++) {
 		const struct lg_test_def *maximum;
 
-		CHECKF(s->tests[i] && lg_suite_find_test(s->tests[i], &t) == 0, "curve test %zu", i);
+		CHECKF(s->tests[i] && lg_suite_find_test(s->tests[i], &t) == 0, "curve test %zu",
+		       i);
 		CHECKF(t->curve && lg_suite_find_test(t->curve, &maximum) == 0 &&
 			       t->load_percent == loads[i % 7] && maximum->load_percent == 0 &&
 			       strcmp(maximum->id, s->tests[i - i % 7]) == 0,
