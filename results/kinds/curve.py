@@ -71,7 +71,10 @@ class CurveSide:
     def knee_text(self) -> str:
         if not self.points:
             return "not tested"
-        return "none" if self.knee is None else f"{self.knee}%"
+        if self.knee is None:
+            low = next((f for load, f in self.points if load == curves.LOW_LOAD), None)
+            return "none" if supported(low, "99") else f"not known (no p99 at {curves.LOW_LOAD}%)"
+        return f"{self.knee}%"
 
     @property
     def depth_text(self) -> str:
