@@ -62,12 +62,12 @@ def _read_copies(log, what: str) -> float:
     import time
 
     from drives.catalog_index import catalog_index
-    from results.value_index import value_index
+    from results.entries_index import entries_index
 
     started = time.monotonic()
     try:
         catalog_index()
-        value_index()
+        entries_index()
     except Exception:  # any failure only means the first request reads them
         log.warning("in-process copies not read %s", what, exc_info=True)
     return time.monotonic() - started

@@ -1,5 +1,5 @@
 """Rows held in each server process as named columns, current with a version: the drive list
-(drives.catalog_index) and what value views price (results.value_index).
+(drives.catalog_index) and what value views price (results.entries_index).
 
 A copy is declared as tables, each a list of (name, SQL expression) pairs over its rows; the
 load statement follows from them, and each column is read by its name. Names of the columns
@@ -330,6 +330,11 @@ class Columns:
         holding = np.zeros(len(column.codes or ()) + 1, dtype=bool)  # the last: NULL's (-1)
         holding[:-1] = np.strings.find(column.texts(), text.encode()) >= 0
         return holding[column.array]
+
+    def known(self, name: str) -> np.ndarray:
+        """The rows whose `name` is not NULL."""
+        column = self[name]
+        return np.ones(len(self), dtype=bool) if column.null is None else ~column.null
 
     def isin(self, name: str, values: Iterable) -> np.ndarray:
         """The rows whose `name` is one of `values` (NULL never)."""

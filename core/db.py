@@ -74,7 +74,7 @@ def current_copy(
     whether this transaction has itself written what the copy holds), and when the version
     moved, read(alias, the copy held, to bring up to date; None: none may be) for the copy
     now. A transaction that has written gets a copy of what it sees, kept by no one
-    (core.columns.Copy: drives.catalog_index, results.value_index). Of two threads that
+    (core.columns.Copy: drives.catalog_index, results.entries_index). Of two threads that
     read at once, the later version is kept."""
     alias, rows = prepared_rows(model, version_sql)
     version, written = rows[0]

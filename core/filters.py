@@ -1,15 +1,16 @@
 """What every app's filters are built on: django-filter's FilterSet, its filters' conditions
-also as SQL (for a selector that writes its own statement: the rankings) and as a mask over
-rows held in a process (core.columns: the drive list, what value views price), a filter of
+also as a mask over rows held in a process (core.columns: the drive list, the entries
+rankings rank and value views price), a filter of
 a catalog entry by its slug, what a page's filter form shows, the API's 400 for a filter
 form's errors, the API's description of each filter's query value (query_schema, read from
 the field the filter makes) and of a whole number it reads itself (whole_number), and the API
 lists' order (?ordering=), NULLs last whichever the direction.
 
-Each filter is declared once, in its FilterSet. A filter of a field (field_name and
-lookup_expr) is written as SQL and as a mask by column_sql and column_mask, from its
-declaration; a filter whose condition is not a comparison of a field (a search, a slug)
-writes its SQL and its mask in its own class, and tests hold both to its ORM filter."""
+Each filter is declared once, in its FilterSet, with two forms: the ORM's (the reference)
+and a mask. A filter of a field (field_name and lookup_expr) is written as a mask by
+column_mask, from its declaration; a filter whose condition is not a comparison of a field
+(a search, a slug) writes its mask in its own class, and tests hold each mask to its ORM
+filter."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import functools
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -35,53 +36,18 @@ from rest_framework.filters import OrderingFilter
 
 from core.columns import Columns
 
-# -- the same filters as SQL ---------------------------------------------------------------
-# Compiling the ORM's queries for a ranking cost more than running them: a leaderboard
-# ranked through the FilterSet's queryset was measured a fifth slower, uncached.
-
-
-@dataclass
-class Where:
-    """Conditions joined by AND, with their parameters named (w0, w1...)."""
-
-    conditions: list[str] = field(default_factory=list)
-    params: dict[str, object] = field(default_factory=dict)
-
-    def add(self, value: object) -> str:
-        """A placeholder for `value`."""
-        name = f"w{len(self.params)}"
-        self.params[name] = value
-        return f"%({name})s"
-
-    @property
-    def sql(self) -> str:
-        """The conditions as " AND c1 AND c2..." ("" without any)."""
-        return "".join(f" AND {c}" for c in self.conditions)
-
-
-_OPERATORS = {"exact": "=", "gte": ">=", "lte": "<="}
-
-
-def column_sql(flt: django_filters.Filter, value, table: str, where: Where) -> None:
-    """The condition of a filter of a field of its model's table (aliased `table`): its
-    column named by Django's Model._meta API (documented and public, underscore and all;
-    the only way Django names a field's column)."""
-    column = flt.model._meta.get_field(flt.field_name).column
-    where.conditions.append(f"{table}.{column} {_OPERATORS[flt.lookup_expr]} {where.add(value)}")
-
 
 def column_mask(flt: django_filters.Filter, value, columns: Columns):
-    """column_sql's condition, as a mask over `columns` (its field's column)."""
+    """A filter of a field (field_name, and lookup_expr: exact, gte or lte) as a mask
+    over `columns` (its field's column, named as the ORM names it)."""
     return columns.compare(flt.field_name, flt.lookup_expr, value)
 
 
 class SlugFilter(django_filters.CharFilter):
     """A catalog entry (of model `to`) named by its slug, compared by id: the id is looked up
     once, before the scan (a scalar subquery), so PostgreSQL can read an index that starts
-    with the foreign key. Joined to the named table instead, the id is hidden from the
-    planner, which then walks a whole ranking in order and filters it (1,273 leaderboard
-    entries read for a controller's first 26). A copy in a process holds the slugs
-    (`<field>__slug`). `empty_label` is what a page's choice of every entry says."""
+    with the foreign key. A copy in a process holds the slugs (`<field>__slug`).
+    `empty_label` is what a page's choice of every entry says."""
 
     def __init__(self, *, to: type[Model], empty_label: str = "", **kwargs):
         self.to, self.empty_label = to, empty_label
@@ -95,15 +61,6 @@ class SlugFilter(django_filters.CharFilter):
 
     def mask(self, value, columns: Columns):
         return columns.compare(f"{self.field_name}__slug", "exact", value)
-
-    def sql(self, value, table: str, where: Where) -> None:
-        """The condition as SQL: the column and table named by Django's documented
-        Model._meta API (public, the only way Django names them)."""
-        column = self.model._meta.get_field(self.field_name).column
-        where.conditions.append(
-            f"{table}.{column} = (SELECT id FROM {self.to._meta.db_table} "
-            f"WHERE slug = {where.add(value)} LIMIT 1)"
-        )
 
 
 # A number as JSON writes one (leading zeros allowed): what a query value the API's schema
@@ -187,8 +144,8 @@ class DeclaredFilters(OrderedDict):
 
 
 class FilterSet(django_filters.FilterSet):
-    """django-filter's FilterSet, its conditions also as SQL (where) and as a mask (mask):
-    each filter's own (`sql`, `mask`), or its field's (column_sql, column_mask); each
+    """django-filter's FilterSet, its conditions also as a mask (mask): each filter's own
+    (`mask`), or its field's (column_mask); each
     instance's filters copied from the declared ones attribute by attribute
     (DeclaredFilters)."""
 
@@ -222,17 +179,6 @@ class FilterSet(django_filters.FilterSet):
             if name not in self.form.cleaned_data and getattr(flt, "default", None):
                 queryset = flt.filter(queryset, flt.default)
         return queryset
-
-    def where(self, table: str) -> Where:
-        """The conditions this (valid) FilterSet's qs applies, as SQL on `table` (the
-        alias of its model's table in the statement)."""
-        where = Where()
-        for flt, value in self.chosen():
-            if hasattr(flt, "sql"):
-                flt.sql(value, table, where)
-            else:
-                column_sql(flt, value, table, where)
-        return where
 
     def mask(self, columns: Columns):
         """The rows of `columns` this (valid) FilterSet's qs keeps, as a mask (None: every

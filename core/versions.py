@@ -14,6 +14,8 @@ other reads go to. The scopes:
 - drive_scope(slug): one drive's pages (its runs, results, series, prices, entries ...);
 - ranking_scope(identifier): one test's ranking (its leaderboard entries);
 - VALUE: the value views (prices, and the priced entries of the 4KB throughput tests);
+- RANKINGS: every test's ranking at once (any leaderboard entry written): what the
+  in-process copy of the entries (results.entries_index) follows besides the catalog;
 - DUMPS: the open-data dumps, files outside the database (scopes_moved).
 
 Each commit that writes draws one value of a sequence, in commit order, and gives it to the
@@ -36,6 +38,7 @@ ANY = "any"
 CATALOG = "catalog"
 DRIVES = "drives"
 VALUE = "value"
+RANKINGS = "rankings"
 DUMPS = "dumps"  # the open-data dumps published (results.dumps): no table holds them
 DRIVE_PREFIX = "drive:"
 TEST_PREFIX = "test:"

@@ -9,11 +9,10 @@ from decimal import Decimal
 import django_filters
 from django import forms
 from django.core.validators import MaxLengthValidator
-from django.db import connection
 from django.db.models import Q
 
 from core.columns import Columns
-from core.filters import FilterSet, SlugFilter, Where, column_mask, column_sql
+from core.filters import FilterSet, SlugFilter, column_mask
 from drives.models import Controller, Drive, NandType, capacity_step
 
 GB = 10**9
@@ -81,12 +80,6 @@ def search_q(text: str, prefix: str = "") -> Q:
     return condition
 
 
-def _contains(drive: str, word: str, where: Where) -> str:
-    # As Django writes icontains, so the trigram index on UPPER(search_text) serves it.
-    like = f"%{connection.ops.prep_for_like_query(word)}%"
-    return f"UPPER({drive}.search_text::text) LIKE UPPER({where.add(like)})"
-
-
 class SearchField(forms.CharField):
     """A search box's text, at most MAX_SEARCH long, checked by the server only: a longer
     text gets the 400 that says so, not a box that cuts it short (no maxlength)."""
@@ -139,30 +132,6 @@ class SearchFilter(django_filters.CharFilter):
             keep = found if keep is None else keep & found
         return keep
 
-    def sql(self, value, table: str, where: Where) -> None:
-        terms = search_terms(value)
-        if not terms:
-            return
-        drive = "sd" if self.prefix else table
-        conditions = []
-        for name, term in terms:
-            if name == "search_text":
-                conditions.append(_contains(drive, term, where))
-            else:
-                low, high, word = term
-                conditions.append(
-                    f"({drive}.capacity_bytes BETWEEN {where.add(low)} AND {where.add(high)}"
-                    f" OR {_contains(drive, word, where)})"
-                )
-        condition = " AND ".join(conditions)
-        if self.prefix:
-            relation = self.model._meta.get_field(self.prefix.removesuffix("__"))
-            condition = (
-                f"{table}.{relation.column} IN (SELECT sd.id FROM "
-                f"{relation.related_model._meta.db_table} sd WHERE {condition})"
-            )
-        where.conditions.append(condition)
-
 
 class CapacityField(forms.DecimalField):
     """A capacity in decimal GB: none below 0, in a box of six digits."""
@@ -181,9 +150,6 @@ class CapacityFilter(django_filters.NumberFilter):
 
     def mask(self, value, columns: Columns):
         return column_mask(self, int(value * GB), columns)
-
-    def sql(self, value, table: str, where: Where) -> None:
-        column_sql(self, int(value * GB), table, where)
 
 
 class DriveFilter(FilterSet):

@@ -14,7 +14,7 @@ A request's line holds the wall-clock moments the server can see, each from time
   request line and headers, and Django's making of the request);
 - `own_ms`: the middleware chain and the view, of which `db_ms` in SQL statements
   (`statements` of them) and `copy_ms` reading an in-process copy again (`copies`: which,
-  by its name, "catalog" (drives.catalog_index) or "value" (results.value_index); its
+  by its name, "catalog" (drives.catalog_index) or "value" (results.entries_index); its
   statements are not in db_ms);
 - `sent`: gunicorn wrote the whole response and closed it (it calls the response's close()
   once the body is written: what the client waits for ends about here);

@@ -83,9 +83,10 @@ from results.api.reads import (
 )
 from results.api.runs import OwnRunSerializer
 from results.api.shapes import EntryShape
-from results.filters import ENTRIES, LeaderboardFilter, MethodFilter
+from results.filters import LeaderboardFilter, MethodFilter
 from results.models import LeaderboardEntry, Run, Test
-from results.selectors.rankings import Metric, leaderboard
+from results.selectors.common import entries
+from results.selectors.rankings import Metric, ranking_batches
 from results.selectors.runs import RUN_PROVENANCE, results_listed
 
 DUMP_SCHEMA_VERSION = 1  # a column renamed, removed or retyped is a new version
@@ -319,27 +320,16 @@ LEADERBOARD_KEYS = {"test": "str", "metric": "str", "comparability": "str"}
 
 def _leaderboard(batch: int) -> Iterator[list[dict]]:
     # A test without an entry has empty rankings: not read (ten statements a test).
-    entries = LeaderboardEntry.objects.filter(test=OuterRef("pk"))
-    tests = Test.objects.filter(Exists(entries), kind=Test.Kind.THROUGHPUT).order_by("identifier")
+    ranked = LeaderboardEntry.objects.filter(test=OuterRef("pk"))
+    tests = Test.objects.filter(Exists(ranked), kind=Test.Kind.THROUGHPUT).order_by("identifier")
     for test in tests:
         for metric, _ in Metric.CHOICES:
             for comparability, _ in MethodFilter.CHOICES:
-                filters = LeaderboardFilter({"method": comparability}, queryset=ENTRIES)
+                filters = LeaderboardFilter({"method": comparability}, queryset=entries())
                 filters.is_valid()
-                page = 1
-                while True:
-                    board = leaderboard(
-                        test=test, filters=filters, metric=metric, page=page, page_size=batch
-                    )
-                    keys = {"test": test.identifier, "metric": metric}
-                    if board.rows:
-                        yield [
-                            {**keys, "comparability": comparability, **r.as_item()}
-                            for r in board.rows
-                        ]
-                    if not board.has_next:
-                        break
-                    page += 1
+                keys = {"test": test.identifier, "metric": metric, "comparability": comparability}
+                for rows in ranking_batches(test=test, filters=filters, metric=metric, batch=batch):
+                    yield [{**keys, **r.as_item()} for r in rows]
 
 
 TABLES = (

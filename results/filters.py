@@ -8,7 +8,7 @@ import django_filters
 from django import forms
 from django_filters.constants import EMPTY_VALUES
 
-from core.filters import DefaultChoiceFilter, FilterSet, Where
+from core.filters import DefaultChoiceFilter, FilterSet
 from core.links import SLUG
 from drives.filters import DriveFilter
 from results import sweeps
@@ -47,9 +47,6 @@ class MethodFilter(DefaultChoiceFilter):
     def filter(self, qs, value):
         return qs.filter(quick=(value or self.default) == self.QUICK)
 
-    def sql(self, value, table: str, where: Where) -> None:
-        where.conditions.append(f"{'' if value == self.QUICK else 'NOT '}{table}.quick")
-
     def mask(self, value, columns):
         return columns.compare("quick", "exact", value == self.QUICK)
 
@@ -61,7 +58,8 @@ class QueueDepthFilter(django_filters.ChoiceFilter):
 
     def __init__(self, **kwargs):
         choices = [(str(depth), f"QD{depth}") for depth in sweeps.depths()]
-        # Its condition reads the entry's test (test_id), as every ranking already does.
+        # Its condition reads the entry's test (test_id), as every ranking already does; the
+        # copy of the entries holds each one's test's depth (test__queue_depth).
         super().__init__(choices=choices, field_name="test", **kwargs)
 
     @staticmethod
@@ -74,11 +72,8 @@ class QueueDepthFilter(django_filters.ChoiceFilter):
             return qs
         return qs.filter(test__queue_depth=self.depth(value))
 
-    def sql(self, value, table: str, where: Where) -> None:
-        where.conditions.append(
-            f"{table}.test_id IN (SELECT id FROM results_test WHERE queue_depth = "
-            f"{where.add(self.depth(value))})"
-        )
+    def mask(self, value, columns):
+        return columns.compare("test__queue_depth", "exact", self.depth(value))
 
 
 class _EntryFilter(_on_entries(DriveFilter.base_filters)):
@@ -165,8 +160,8 @@ def value_query(data, tests: list[Test]) -> tuple[ValueFilter, ValueForm]:
     return ValueFilter(data, queryset=ENTRIES), ValueForm(data, tests=tests)
 
 
-# The queryset a ranking's or value view's FilterSet is given: it only names the model. Their
-# statements read the filters' conditions (FilterSet.where, .mask) and leave out what
+# The queryset a ranking's or value view's FilterSet is given: it only names the model. They
+# read the filters' conditions as masks (FilterSet.mask) and leave out what
 # selectors.common.entries() leaves out themselves; building entries()' own conditions on
 # every request cost a sixth of a ranking's ORM work for nothing.
 ENTRIES = LeaderboardEntry.objects.none()

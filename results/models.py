@@ -848,7 +848,7 @@ class SaturationSeries(LabelledModel):
 # ("nand__cell_type": its NAND's), each in the entry's field of the last name (copy_field):
 # a filtered ranking then walks one table's indexes instead of joining each candidate to its
 # drive. Triggers made from this list keep them (results.copies); the drive filters on
-# entries (results.filters) and the value views' copy (results.value_index) follow it.
+# entries (results.filters) and the value views' copy (results.entries_index) follow it.
 # needs_review: a drive an upload created and staff have not approved is kept out of the
 # rankings and value views (results.selectors.common.SHOWN_ENTRIES) until they do.
 DRIVE_COPIES = (

@@ -4,7 +4,16 @@ are priced, the value views; not every page. A bench or a citation shows only th
 runs naming it: a new one changes no page. The migration that installs the triggers, and any
 later one that changes them, reads this one declaration."""
 
-from core.versions import CATALOG, DRIVE_PREFIX, TEST_PREFIX, VALUE, WHOLE, literal, prefixed
+from core.versions import (
+    CATALOG,
+    DRIVE_PREFIX,
+    RANKINGS,
+    TEST_PREFIX,
+    VALUE,
+    WHOLE,
+    literal,
+    prefixed,
+)
 from drives.versioned import DRIVE_OF_ROW
 
 DRIVE_OF_RUN = (
@@ -14,7 +23,7 @@ DRIVE_OF_RUN = (
 TEST_OF_ROW = (
     f"(SELECT {prefixed(TEST_PREFIX, 't.identifier')} FROM results_test t WHERE t.id = r.test_id)"
 )
-# What value views price: the entries of the 4KB throughput tests (results.value_index).
+# What value views price: the entries of the 4KB throughput tests (results.entries_index).
 PRICED_4K_ENTRY = (
     f"(SELECT {literal(VALUE)} FROM results_test t WHERE t.id = r.test_id "
     "AND r.price_usd IS NOT NULL AND t.kind = 'throughput' AND t.block_size = 4096)"
@@ -31,15 +40,19 @@ VERSIONED = {
     "results_consistencyseries": {"of_row": (DRIVE_OF_RUN,)},
     "results_trimvalidation": {"of_row": (DRIVE_OF_RUN,)},
     "results_saturationseries": {"of_row": (DRIVE_OF_RUN,)},
-    "results_leaderboardentry": {"of_row": (DRIVE_OF_ROW, TEST_OF_ROW, PRICED_4K_ENTRY)},
+    "results_leaderboardentry": {
+        "always": (RANKINGS,),
+        "of_row": (DRIVE_OF_ROW, TEST_OF_ROW, PRICED_4K_ENTRY),
+    },
 }
 
-# What value views price, held in each server process (results.value_index): which drive's
-# rows a written row changes (core.versions.copy_triggers), or WHOLE: an edit of a maker or
-# a controller shows on every drive's label and entries that name it, a test's on all its
-# entries.
-VALUE_COPY = "value"
-VALUE_COPIED = {
+# The leaderboard entries rankings rank and value views price, held in each server process
+# (results.entries_index): which drive's rows a written row changes
+# (core.versions.copy_triggers), or WHOLE: an edit of a maker or a controller shows on every
+# drive's label and entries that name it, a test's on all its entries. The log names the
+# copy "value", as migration 0040 installed it when it held the priced entries alone.
+ENTRIES_COPY = "value"
+ENTRIES_COPIED = {
     "drives_drive": "r.id",
     "drives_price": "r.drive_id",
     "drives_manufacturer": WHOLE,

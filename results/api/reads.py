@@ -50,6 +50,7 @@ from results.api.shapes import (
     derived_field,
     missing_rates_field,
 )
+from results.entries_index import ValuePoint
 from results.filters import (
     ENTRIES,
     LeaderboardFilter,
@@ -96,7 +97,6 @@ from results.selectors.rankings import (
 )
 from results.selectors.runs import results_listed
 from results.selectors.value import value_choices, value_frontier
-from results.value_index import ValuePoint
 
 MAX_LEADERBOARD_PAGE = 200
 MAX_PAGE = 500

@@ -1,13 +1,13 @@
-"""The value views' change log (results.versioned.VALUE_COPIED, core.versions.copy_triggers):
+"""The value views' change log (results.versioned.ENTRIES_COPIED, core.versions.copy_triggers):
 which drives' rows each commit changed, so that a server process applies them to the copy it
-holds (results.value_index) instead of reading it again whole."""
+holds (results.entries_index) instead of reading it again whole."""
 
 from django.db import migrations
 
 from core.versions import HORIZON_RAISED, copied_triggers
-from results.versioned import VALUE_COPIED, VALUE_COPY
+from results.versioned import ENTRIES_COPIED, ENTRIES_COPY
 
-INSTALL, REMOVE = copied_triggers(VALUE_COPY, VALUE_COPIED)
+INSTALL, REMOVE = copied_triggers(ENTRIES_COPY, ENTRIES_COPIED)
 
 
 class Migration(migrations.Migration):

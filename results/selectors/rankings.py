@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from django.conf import settings
-from django.db import connections
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet, Window
+from django.db.models.functions import Rank
 
-from core.db import prepared_rows, read_alias
-from core.filters import FilterSet, Where
-from drives.selectors import (
-    CONTROLLER_CHOICES_JSON,
-    DriveLabel,
-    controller_choices,
-    drive_labels,
-)
+from core.columns import Columns
+from core.filters import FilterSet
+from core.links import page_urls
+from drives.selectors import DriveLabel, drive_labels
+from results.entries_index import EntriesIndex, RankOrder, entries_index
 from results.models import (
     DataPattern,
     LeaderboardEntry,
@@ -27,11 +26,7 @@ from results.models import (
     Test,
     method_label,
 )
-from results.selectors.common import (
-    TEST_SHAPE,
-    missing_rates_reason,
-    test_order_key,
-)
+from results.selectors.common import missing_rates_reason, test_order_key
 from results.spread import Spread
 
 # -- leaderboards --------------------------------------------------------------------------
@@ -55,15 +50,12 @@ class Metric:
         (IOPS_MIN, "IOPS of the slowest second (higher is better)"),
     ]
     LATENCIES = (LATENCY, LATENCY_CLAT, LATENCY_PUBLISHED)
-    # The entries each latency metric ranks: as the ranking's SQL (over e) writes it, and as
-    # an ORM filter (tests hold the two together).
+    # The entries each latency metric ranks, as an ORM filter: what the ranking's masks
+    # (_METRIC_ORDER) are held to by the tests.
     KINDS = {
-        LATENCY: (
-            "e.latency_kind = 'lat' AND e.source <> 'published'",
-            Q(latency_kind="lat") & ~Q(source="published"),
-        ),
-        LATENCY_CLAT: ("e.latency_kind = 'clat'", Q(latency_kind="clat")),
-        LATENCY_PUBLISHED: ("e.source = 'published'", Q(source="published")),
+        LATENCY: Q(latency_kind="lat") & ~Q(source="published"),
+        LATENCY_CLAT: Q(latency_kind="clat"),
+        LATENCY_PUBLISHED: Q(source="published"),
     }
 
 
@@ -166,95 +158,90 @@ class Leaderboard:
         return self.page > 1
 
 
-_THROUGHPUT_TEST_SQL = (
-    f"SELECT {TEST_SHAPE.array} FROM results_test t WHERE t.identifier = %s AND t.kind = %s"
-)
-_BOARD_CHOICES_SQL = f"SELECT ({_THROUGHPUT_TEST_SQL}), {CONTROLLER_CHOICES_JSON}"
-
-
 def throughput_test(identifier: str) -> Test | None:
-    """The throughput test of this identifier (a leaderboard's), or None. One prepared
-    statement."""
-    alias, rows = prepared_rows(Test, _THROUGHPUT_TEST_SQL, [identifier, Test.Kind.THROUGHPUT])
-    return TEST_SHAPE.build(rows[0][0], alias) if rows else None
+    """The throughput test of this identifier (a leaderboard's), or None: read from the
+    copy of the entries (results.entries_index), one prepared statement (its version)."""
+    return entries_index().throughput_tests.get(identifier)
 
 
-def leaderboard_choices(identifier: str) -> tuple[Test | None, list[tuple[str, str]]]:
-    """throughput_test(identifier), and the controllers a ranking's filter form offers
-    (drives.selectors.controller_choices). One prepared statement."""
-    alias, rows = prepared_rows(Test, _BOARD_CHOICES_SQL, [identifier, Test.Kind.THROUGHPUT])
-    test, controllers = rows[0]
-    return (TEST_SHAPE.build(test, alias) if test else None), controller_choices(controllers)
+def leaderboard_choices(identifier: str) -> tuple[Test | None, list[tuple[str, str]], EntriesIndex]:
+    """throughput_test(identifier), the controllers a ranking's filter form offers, and the
+    copy they were read from, which `leaderboard` then ranks on. One prepared statement."""
+    index = entries_index()
+    return index.throughput_tests.get(identifier), index.controllers, index
 
 
 def throughput_tests() -> list[Test]:
     return sorted(Test.objects.filter(kind=Test.Kind.THROUGHPUT), key=test_order_key)
 
 
-# A ranking's rows: entries of one test in the order of one figure, narrowed by a
-# FilterSet's conditions on e (core.filters.FilterSet.where) and, for the highlighted drives
-# ranked elsewhere, by slug; their drives' labels follow in a prepared statement (joined in
-# here, planning the join cost more than the round trip). Planned for its parameters on every
-# request: a generic plan made for the average filter walks the whole ranking for one that
-# keeps few.
-_BOARD_SQL = (
-    "SELECT e.id, e.drive_id, "
-    + ", ".join(
-        f"e.{f.name}" for f in dataclasses.fields(EntryRow) if f.name not in ("id", "drive")
-    )
-    + """
-FROM results_leaderboardentry e
-WHERE e.test_id = %(test)s AND e.{field} IS NOT NULL{real}{where}{slugs}
-ORDER BY e.{field} {direction} NULLS LAST, e.id
-{limit}
-"""
-)
-# Competition rank of the highlighted drives: one more than the entries strictly better,
-# counted in one scan of the range better than the lowest-ranked of them.
-_BETTER_SQL = """
-SELECT {counts} FROM results_leaderboardentry e
-WHERE e.test_id = %(test)s AND e.{field} {better} %(loosest)s{real}{where}
-"""
-_METRIC_ORDER = {  # the figure a metric ranks by, its order, and "better than"
-    Metric.THROUGHPUT: ("bytes_per_second", "DESC", ">"),
-    **{latency: ("latency_mean_ns", "ASC", "<") for latency in Metric.LATENCIES},
-    Metric.IOPS_MIN: ("iops_min", "DESC", ">"),
+def _latency(kind: str, *, published: bool | None = None) -> Callable[[Columns], np.ndarray]:
+    """The entries a latency metric ranks: latency of one kind (None: any), and only
+    published figures or none of them (None: either)."""
+
+    def ranks(entries: Columns) -> np.ndarray:
+        keep = np.ones(len(entries), dtype=bool)
+        if kind:
+            keep &= entries.compare("latency_kind", "exact", kind)
+        if published is not None:
+            mine = entries.compare("source", "exact", Run.Source.PUBLISHED)
+            keep &= mine if published else ~mine
+        return keep
+
+    return ranks
+
+
+# What each metric ranks by, in what order, and which entries: as masks over the copy of
+# the entries (RankOrder), and the same entries as an ORM filter (Metric.KINDS; tests hold
+# the two together).
+_METRIC_ORDER = {
+    Metric.THROUGHPUT: RankOrder("bytes_per_second", descending=True),
+    Metric.LATENCY: RankOrder("latency_mean_ns", False, _latency("lat", published=False)),
+    Metric.LATENCY_CLAT: RankOrder("latency_mean_ns", False, _latency("clat")),
+    Metric.LATENCY_PUBLISHED: RankOrder("latency_mean_ns", False, _latency("", published=True)),
+    Metric.IOPS_MIN: RankOrder("iops_min", descending=True),
+}
+# EntryRow's fields as the copy names its columns, and those read as floats (the copy holds
+# what JSON wrote: a whole number as an int).
+_ROW_COLUMNS = [
+    {"drive": "drive", "price_usd": "price", "tool_name": "tool"}.get(f.name, f.name)
+    for f in dataclasses.fields(EntryRow)
+]
+_FLOATS = {"price"} | {
+    f.name
+    for f in LeaderboardEntry._meta.get_fields()
+    if getattr(f, "get_internal_type", None) and f.get_internal_type() == "FloatField"
 }
 
 
-def _shown(real: bool, metric: str) -> str:
-    """The condition that keeps out the entries of drives awaiting staff review, and the
-    synthetic ones when they are out (as results.selectors.common.entries), and keeps the
-    latency kind a latency metric ranks."""
-    kind = Metric.KINDS.get(metric)
-    return (
-        " AND NOT e.needs_review"
-        + (" AND NOT e.synthetic" if real else "")
-        + (f" AND {kind[0]}" if kind else "")
-    )
+def _rows(index: EntriesIndex, at: list[int]) -> list[EntryRow]:
+    """The entries at these positions of the copy, as a ranking shows them: each made once
+    per copy and way of writing links (the script prefix: page_urls), as the same entries
+    come back request after request."""
+    made = index.made.setdefault(f"ranking rows {page_urls('bench:drive')('-')}", {})
+    missing = [i for i in at if i not in made]
+    if missing:
+        values = index.entries.values
+        columns = [(values(name), name in _FLOATS) for name in _ROW_COLUMNS]
+        labels = index.labels_of([values("drive")[i] for i in missing])
+        for i in missing:
+            fields = [
+                float(column[i]) if is_float and column[i] is not None else column[i]
+                for column, is_float in columns
+            ]
+            fields[1] = labels[fields[1]]
+            made[i] = EntryRow(*fields)
+    return [made[i] for i in at]
 
 
-@functools.lru_cache(maxsize=512)
-def _board_sql(metric: str, where: str, *, real: bool, chosen: bool) -> str:
-    field, direction, _ = _METRIC_ORDER[metric]
-    return _BOARD_SQL.format(
-        field=field,
-        direction=direction,
-        real=_shown(real, metric),
-        where=where,
-        slugs=" AND e.drive_id IN (SELECT id FROM drives_drive WHERE slug = ANY(%(slugs)s))"
-        if chosen
-        else "",
-        limit="" if chosen else "LIMIT %(limit)s OFFSET %(offset)s",
-    )
-
-
-def _board_rows(sql: str, params: dict) -> list[EntryRow]:
-    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    labels = drive_labels({row[1] for row in rows})
-    return [EntryRow(pk, labels[drive], *figures) for pk, drive, *figures in rows]
+def _shown(index: EntriesIndex, test: Test, metric: str, filters: FilterSet | None):
+    """The test's entries `metric` ranks among those the pages show (the copy holds no
+    drive awaiting review; synthetic drives' only while the site shows them), best first,
+    and which of them `filters` keeps (positions in that order)."""
+    real = not settings.BENCH_SHOW_SYNTHETIC
+    ranked = index.ranked(test.pk, _METRIC_ORDER[metric], real=real)
+    keep = filters.mask(ranked.columns) if filters is not None else None
+    return ranked, (np.arange(len(ranked.at)) if keep is None else np.flatnonzero(keep))
 
 
 def leaderboard(
@@ -265,100 +252,83 @@ def leaderboard(
     page: int = 1,
     page_size: int = 50,
     highlight: tuple[str, ...] = (),
+    index: EntriesIndex | None = None,
 ) -> Leaderboard:
     """One test's ranking among the entries the pages show, narrowed by `filters` (a valid
-    LeaderboardFilter, written as SQL: FilterSet.where), best first: one page of it, and
-    where the highlighted drives rank, each with which latency its mean latency is. Equal
-    figures share a rank, one more than the entries strictly better (competition ranking:
-    1, 2, 2, 4), on the page and off it. Two queries (the entries, their drives' labels),
-    one more when the page starts inside a tie, two more with highlighted drives ranked off
-    the page."""
-    where = filters.where("e") if filters is not None else Where()
-    real = not settings.BENCH_SHOW_SYNTHETIC
-    field, _, better = _METRIC_ORDER[metric]
+    LeaderboardFilter, as a mask: FilterSet.mask), best first: one page of it, and where
+    the highlighted drives rank, each with which latency its mean latency is. Equal figures
+    share a rank, one more than the entries strictly better (competition ranking: 1, 2, 2,
+    4), on the page and off it. Ranked on the process's copy of the entries
+    (results.entries_index): one prepared statement (its version), none on the copy the
+    page's choices were read from (`index`: leaderboard_choices); one more with a search."""
+    index = index or entries_index()
+    ranked, kept = _shown(index, test, metric, filters)
+    keys = ranked.key[kept]
     start = (page - 1) * page_size
-    # From the entry before the page (after the first): whether the page's first entry ties
-    # with the previous page's last, which then gives the rank they share.
-    before = 1 if start else 0
-    params = {
-        **where.params,
-        "test": test.pk,
-        "limit": page_size + 1 + before,
-        "offset": start - before,
-    }
-    window = _board_rows(_board_sql(metric, where.sql, real=real, chosen=False), params)
-    previous, window = window[:before], window[before:]
-
-    def better_counts(values: list[float]) -> tuple[int, ...]:
-        """How many entries are strictly better than each of `values`: one scan."""
-        counts = ", ".join(
-            f"count(*) FILTER (WHERE e.{field} {better} %(v{i})s)" for i in range(len(values))
-        )
-        sql = _BETTER_SQL.format(
-            counts=counts, field=field, better=better, real=_shown(real, metric), where=where.sql
-        )
-        loosest = min(values) if better == ">" else max(values)
-        with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
-            cursor.execute(
-                sql,
-                {
-                    **where.params,
-                    "test": test.pk,
-                    "loosest": loosest,
-                    **{f"v{i}": v for i, v in enumerate(values)},
-                },
-            )
-            return cursor.fetchone()
-
-    rows: list[RankedEntry] = []
-    for i, e in enumerate(window[:page_size]):
-        value = getattr(e, field)
-        if rows and getattr(rows[-1].entry, field) == value:
-            rank = rows[-1].rank  # a tie shares its rank (competition ranking: 1, 2, 2, 4)
-        elif not rows and previous and getattr(previous[0], field) == value:
-            rank = better_counts([value])[0] + 1  # a tie from the page before
-        else:
-            rank = start + i + 1
-        rows.append(RankedEntry(rank, e, e.drive.slug in highlight))
+    shown = kept[start : start + page_size]
+    # Competition rank: one more than the kept entries strictly better (a smaller key).
+    ranks = np.searchsorted(keys, ranked.key[shown], side="left") + 1
+    on_page = ranked.at[shown].tolist()
+    rows = [
+        RankedEntry(rank, entry, entry.drive.slug in highlight)
+        for rank, entry in zip(ranks.tolist(), _rows(index, on_page), strict=True)
+    ]
     elsewhere = []
-    shown = {r.entry.drive.slug for r in rows}
-    missing = [s for s in highlight if s not in shown]
+    shown_slugs = {r.entry.drive.slug for r in rows}
+    missing = [index.slugs[s] for s in highlight if s not in shown_slugs and s in index.slugs]
     if missing:
-        sql = _board_sql(metric, where.sql, real=real, chosen=True)
-        wanted = _board_rows(sql, {**params, "slugs": missing})
-        if wanted:
-            counts_found = better_counts([getattr(e, field) for e in wanted])
-            elsewhere = sorted(
-                (RankedEntry(n + 1, e, True) for e, n in zip(wanted, counts_found, strict=True)),
-                key=lambda r: r.rank,
-            )
+        theirs = kept[np.isin(ranked.columns["drive"].array[kept], missing)]
+        ranks = np.searchsorted(keys, ranked.key[theirs], side="left") + 1
+        theirs_rows = _rows(index, ranked.at[theirs].tolist())
+        elsewhere = [
+            RankedEntry(rank, entry, True)
+            for rank, entry in zip(ranks.tolist(), theirs_rows, strict=True)
+        ]
     return Leaderboard(
         test=test,
         metric=metric,
         rows=rows,
         page=page,
         page_size=page_size,
-        has_next=len(window) > page_size,
+        has_next=len(kept) > start + page_size,
         elsewhere=elsewhere,
     )
 
 
-_COUNT_SQL = """
-SELECT count(DISTINCT e.drive_id) FROM results_leaderboardentry e
-WHERE e.test_id = %(test)s AND e.{field} IS NOT NULL{real}{where}
-"""
+def ranking_batches(
+    *, test: Test, filters: FilterSet, metric: str, batch: int
+) -> Iterator[list[RankedEntry]]:
+    """One test's whole ranking (every page of `leaderboard`'s, the same entries, order and
+    ranks), read by the ORM (the filters' reference form) in batches of `batch`: for the
+    open-data dump, a process that must not hold every entry. `filters`: a valid
+    LeaderboardFilter on selectors.common.entries()."""
+    order = _METRIC_ORDER[metric]
+    figure = F(order.field)
+    by = figure.desc() if order.descending else figure.asc()
+    fields = ["drive_id" if f.name == "drive" else f.name for f in dataclasses.fields(EntryRow)]
+    ranked = (
+        filters.qs.filter(
+            Metric.KINDS.get(metric, Q()), test=test, **{f"{order.field}__isnull": False}
+        )
+        .annotate(rank=Window(Rank(), order_by=by))
+        .order_by(by, "id")
+        .values_list("rank", *fields)
+    )
+    rows = ranked.iterator(chunk_size=batch)
+    while chunk := list(itertools.islice(rows, batch)):
+        labels = drive_labels({row[2] for row in chunk})
+        yield [
+            RankedEntry(rank, EntryRow(pk, labels[drive], *figures))
+            for rank, pk, drive, *figures in chunk
+        ]
 
 
 def ranked_drives(*, test: Test, filters: FilterSet, metric: str = Metric.THROUGHPUT) -> int:
     """How many drives `leaderboard` ranks with these filters (a page that ranks none says
-    how many another class of runs has). One query."""
-    where = filters.where("e")
-    field, _, _ = _METRIC_ORDER[metric]
-    real = _shown(not settings.BENCH_SHOW_SYNTHETIC, metric)
-    sql = _COUNT_SQL.format(field=field, real=real, where=where.sql)
-    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
-        cursor.execute(sql, {**where.params, "test": test.pk})
-        return cursor.fetchone()[0]
+    how many another class of runs has)."""
+    index = entries_index()
+    ranked, kept = _shown(index, test, metric, filters)
+    return len(np.unique(ranked.columns["drive"].array[kept]))
 
 
 def suites_with_tests() -> QuerySet[Suite]:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from core.filters import FilterSet
+from results.entries_index import EntriesIndex, ValuePoint, entries_index
 from results.models import Test
-from results.value_index import ValueIndex, ValuePoint, value_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,14 +19,14 @@ class ValueChoices:
 
     tests: list[Test]
     controllers: list[tuple[str, str]]
-    priced: ValueIndex
+    priced: EntriesIndex
 
 
 def value_choices() -> ValueChoices:
     """The 4KB throughput tests a value view can price IOPS in, the controllers its filter
-    form offers, and the copy they were read from (results.value_index): one prepared
+    form offers, and the copy they were read from (results.entries_index): one prepared
     statement (the copy's version)."""
-    index = value_index()
+    index = entries_index()
     return ValueChoices(index.tests, index.controllers, index)
 
 
@@ -57,7 +57,7 @@ def value_frontier(
     highlight: tuple[str, ...] = (),
     sample: int = VALUE_SAMPLE,
     worst_case: bool = True,
-    priced: ValueIndex | None = None,
+    priced: EntriesIndex | None = None,
 ) -> ValueView:
     """Price against performance in one test among the entries the pages show, narrowed by
     `filters` (a valid ValueFilter): the value frontier (drives no other drive beats on both
@@ -66,10 +66,10 @@ def value_frontier(
     spread as they are, the same in every request), each point with its drive and maker.
     Each drive counts once: its worst case (the default), or its entry in the one data
     pattern the filters name (worst_case=False). Prices are the latest, or as of a date.
-    Computed on the process's copy of the priced entries (results.value_index): one
+    Computed on the process's copy of the priced entries (results.entries_index): one
     prepared statement (the catalog's version), none on the copy a value view's choices
     were read from (`priced`: ValueChoices.priced); one more with a search."""
-    priced = (priced or value_index()).price(
+    priced = (priced or entries_index()).price(
         test_id=test.pk,
         filters=filters,
         as_of=as_of,

@@ -94,7 +94,7 @@ def _board(request: HtmxHttpRequest, test_id: str) -> BoardRead | HttpResponse |
         )
     except sweeps.SweepDepthError as error:
         ranked, errors = sweeps.member(test_id, None), {"qd": [str(error)]}
-    test, controllers = leaderboard_choices(ranked)
+    test, controllers, index = leaderboard_choices(ranked)
     if test is None:
         return None
     if errors:
@@ -109,6 +109,7 @@ def _board(request: HtmxHttpRequest, test_id: str) -> BoardRead | HttpResponse |
         page=page,
         page_size=PAGE_SIZE,
         highlight=highlight,
+        index=index,
     )
     return BoardRead(test, controllers, filters, metric, page, highlight, board)
 

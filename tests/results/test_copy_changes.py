@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from core.columns import Column, Columns
 from drives import catalog_index as ci
 from drives.models import Drive, Manufacturer, Price
-from results import value_index as vi
+from results import entries_index as vi
 from results.models import LeaderboardEntry
 from tests.factories import DriveFactory, PriceFactory
 from tests.results.helpers import published
@@ -23,7 +23,7 @@ from tests.results.helpers import published
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TEST = "randwrite-4k-qd3-8g"
-COPIES = {"catalog": (ci.catalog_index, ci._COPY), "value": (vi.value_index, vi._COPY)}
+COPIES = {"catalog": (ci.catalog_index, ci._COPY), "value": (vi.entries_index, vi._COPY)}
 # Few values, so that ranks tie, and NULLs among them.
 MODELS = ["Alpha", "Beta", "alpha", "Gamma", "Zeta"]
 CAPACITIES = [None, 120 * 10**9, 240 * 10**9, 480 * 10**9]

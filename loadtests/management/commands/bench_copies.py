@@ -1,5 +1,5 @@
 """How long a server process takes to bring its in-process copies (drives.catalog_index,
-results.value_index) up to date after a write, read whole as before and from the change log
+results.entries_index) up to date after a write, read whole as before and from the change log
 (core.columns.Copy), on the seed_scale catalog (`make bench-copies`).
 
 Each round commits one write, then times each copy read whole (as a process that held none
@@ -25,7 +25,7 @@ from core.columns import Columns
 from drives import catalog_index as ci
 from drives.models import Drive, Price
 from loadtests.management.commands.bench_load import PLACEHOLDER, UPLOAD_DOCUMENT
-from results import value_index as vi
+from results import entries_index as vi
 from results.models import LeaderboardEntry
 from results.services import run_ingest
 

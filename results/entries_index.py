@@ -1,45 +1,48 @@
-"""What value views price, held in each server process as columns: every entry of the 4KB
-throughput tests that has IOPS (with its drive's specs and latest price, as the leaderboard
-entries keep them), every USD price (for prices as of a date), and the labels of the drives.
+"""The leaderboard entries rankings rank and value views price, held in each server process
+as columns: every entry the pages show (its drive not awaiting review), with its drive's
+specs and latest price as the entries keep them; every USD price (for prices as of a date);
+the throughput tests and the controllers a filter form offers; and the labels of the drives.
 
-A value view filters, prices, walks the frontier of, samples and ranks ~10,000 drives here
-in well under a millisecond, where the same in a statement cost 5 ms, and 20 ms with prices
-as of a date (each request's filters and test make another statement and plan).
+A ranking orders, filters (core.filters.FilterSet.mask) and pages a test's entries here, and
+a value view filters, prices, walks the frontier of, samples and ranks ~10,000 drives, each
+in well under a millisecond: a ranking's statements cost a leaderboard a third of its time,
+and a value view's 5 ms, 20 ms with prices as of a date (each request's filters and test made
+another statement and plan).
 
 The copy is current: each use reads the versions of the scopes it depends on (core.versions:
-the catalog, the value views and the drive lists, moved on when a transaction that wrote
-priced 4KB entries, prices, drives, makers, controllers or tests commits) and when they moved,
-reads the rows of the drives changed since (core.columns.Copy, the log
-results.versioned.VALUE_COPIED writes), in one statement (one snapshot). A transaction that has
-itself written a versioned table (core.versions.WRITTEN) reads a copy of its own, made from
-what it sees and kept by no one."""
+the catalog, the rankings, the value views and the drive lists, moved on when a transaction
+that wrote entries, prices, drives, makers, controllers or tests commits) and when they
+moved, reads the rows of the drives changed since (core.columns.Copy, the log
+results.versioned.ENTRIES_COPIED writes), in one statement (one snapshot). A transaction that
+has itself written a versioned table (core.versions.WRITTEN) reads a copy of its own, made
+from what it sees and kept by no one."""
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.columns import Column, Columns, Copy, Prelude, Table
 from core.links import page_urls
-from core.versions import CATALOG, DRIVES, VALUE, WRITTEN, versions_sql
+from core.versions import CATALOG, DRIVES, RANKINGS, VALUE, WRITTEN, versions_sql
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
 from results.models import DRIVE_COPIES, LeaderboardEntry, Test, copy_field, method_label
 from results.selectors.common import TEST_SHAPE
 from results.spread import Spread
-from results.versioned import VALUE_COPY
+from results.versioned import ENTRIES_COPY
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
+VALUE_BLOCK_SIZE = 4096  # value views price the IOPS of the 4KB throughput tests
 
-_VERSION_SQL = f"SELECT {versions_sql(CATALOG, VALUE, DRIVES)}, {WRITTEN}"
+_VERSION_SQL = f"SELECT {versions_sql(CATALOG, RANKINGS, VALUE, DRIVES)}, {WRITTEN}"
 
-# The entries of the 4KB throughput tests that have IOPS (e), read by every table.
+# The entries the pages show (e), read by every table.
 _PRELUDE = Prelude(
     "e",
-    """SELECT e.* FROM results_leaderboardentry e JOIN results_test t ON t.id = e.test_id
-  WHERE t.kind = 'throughput' AND t.block_size = 4096 AND e.iops IS NOT NULL
-    AND NOT e.needs_review""",
+    "SELECT e.* FROM results_leaderboardentry e WHERE NOT e.needs_review",
     key="drive_id",
 )
 
@@ -62,11 +65,27 @@ def _drive_copies() -> tuple[list[tuple[str, str]], str]:
 
 
 _COPIES, _COPIES_JOINS = _drive_copies()
+# A ranking's figures, named as results.selectors.rankings.EntryRow names them.
+RANKED_FIGURES = (
+    "bytes_per_second",
+    "iops_stddev",
+    "iops_min",
+    "read_iops",
+    "write_iops",
+    "derived",
+    "latency_mean_ns",
+    "latency_kind",
+    "low_bps",
+    "high_bps",
+)
 _ENTRIES = Table(
     "entries",
     (
+        ("id", "e.id"),
         ("test", "e.test_id"),
+        ("test__queue_depth", "t.queue_depth"),  # the queue-depth filter's (results.filters)
         ("drive", "e.drive_id"),
+        ("run_id", "e.run_id"),
         ("hash", "hashint8(e.drive_id)"),  # the sample's order (the same in every request)
         ("iops", "e.iops"),
         ("price", "e.price_usd"),
@@ -84,9 +103,10 @@ _ENTRIES = Table(
         ("synthetic", "e.synthetic"),
         ("pattern", "e.pattern"),
         ("source", "e.source"),
+        *((name, f"e.{name}") for name in RANKED_FIGURES),
         *_COPIES,
     ),
-    f"e{_COPIES_JOINS}",
+    f"e JOIN results_test t ON t.id = e.test_id{_COPIES_JOINS}",
     key="drive",
 )
 # Every USD price, for prices as of a date.
@@ -100,13 +120,13 @@ _PRICES = Table(
     "drives_price p WHERE p.currency = 'USD'",
     key="drive",
 )
-# The tests a value view prices in (the 4KB throughput tests), each as TEST_SHAPE's array,
-# and every controller a value view's filter form offers (slug, "vendor model"): what its
-# form shows, read in the same snapshot as what it prices.
+# The throughput tests (the ones rankings rank; value views price in those of 4KB), each as
+# TEST_SHAPE's array, and every controller a filter form offers (slug, "vendor model"): what
+# a form shows, read in the same snapshot as what it ranks or prices.
 _TESTS = Table(
     "tests",
     (("rank", "row_number() OVER (ORDER BY t.identifier)"), ("shape", TEST_SHAPE.array)),
-    "results_test t WHERE t.kind = 'throughput' AND t.block_size = 4096",
+    "results_test t WHERE t.kind = 'throughput'",
 )
 _CONTROLLERS = Table(
     "controllers",
@@ -153,7 +173,7 @@ class ValuePoint:
 
 @dataclass
 class Priced:
-    """What ValueIndex.price found: how many drives it priced (`considered`); in price
+    """What EntriesIndex.price found: how many drives it priced (`considered`); in price
     order (then the most IOPS first), the points a value view shows (frontier, highlighted,
     sample, cheapest); and each list's points, in order (the cheapest per GB only among
     drives with a capacity)."""
@@ -229,19 +249,49 @@ class _TestRows:
         return per_byte, per_iops
 
 
-class ValueIndex:
-    """One snapshot of what value views price (see the module's docstring), and what their
-    form offers: `tests` (the 4KB throughput tests, by identifier) and `controllers`
+@dataclass(frozen=True)
+class RankOrder:
+    """What a ranking orders a test's entries by: a figure (`field`, a column of the
+    entries), best first when higher (`descending`) or lower, and which entries it ranks
+    (`ranks`: a mask over the entries' Columns, None for every one with the figure)."""
+
+    field: str
+    descending: bool
+    ranks: Callable[[Columns], np.ndarray] | None = None
+
+
+class Ranked:
+    """One test's entries a RankOrder ranks, best first (then by id): their positions among
+    the copy's entries (`at`), their columns in that order (what a filter's mask narrows)
+    and the key each is ranked by (ascending: the better first; equal keys tie)."""
+
+    __slots__ = ("at", "columns", "key")
+
+    def __init__(self, entries: Columns, keep: np.ndarray, order: RankOrder):
+        at = np.flatnonzero(keep)
+        value = entries[order.field].floats()[at]
+        key = -value if order.descending else value
+        ranked = np.lexsort((entries["id"].array[at], key))
+        self.at, self.key = at[ranked], key[ranked]
+        self.columns = entries.take(self.at)
+
+
+class EntriesIndex:
+    """One snapshot of the entries rankings rank and value views price (see the module's
+    docstring), and what their forms offer: `tests` (the 4KB throughput tests a value view
+    prices in), every throughput test by identifier (`throughput_tests`) and `controllers`
     ((slug, name), by name). Its Test instances are the copy's, shared by every request
     that reads it: read, never changed."""
 
     def __init__(self, alias: str, version: int | None, tables: dict[str, Columns]):
         self.alias, self.version = alias, version
         tests = tables["tests"]
-        self.tests: list[Test] = [
+        throughput: list[Test] = [
             TEST_SHAPE.build(shape, alias)
             for _, shape in sorted(zip(tests.values("rank"), tests.values("shape"), strict=True))
         ]
+        self.throughput_tests = {t.identifier: t for t in throughput}
+        self.tests = [t for t in throughput if t.block_size == VALUE_BLOCK_SIZE]
         held = tables["controllers"]
         self.controllers: list[tuple[str, str]] = [
             (slug, name)
@@ -255,6 +305,10 @@ class ValueIndex:
         self.slugs = {label[1]: pk for pk, label in self.labels.items()}
         self._labels: dict[str, dict[int, DriveLabel]] = {}
         self._rows: dict[tuple[int, bool, bool], _TestRows] = {}
+        self._ranked: dict[tuple[int, RankOrder, bool], Ranked] = {}
+        # What a reader makes of this snapshot's rows, once (a ranking's rows, by position),
+        # under a key that names it.
+        self.made: dict[str, dict] = {}
         # Prices by drive, then date, then the highest first: the last of a drive's prices
         # on or before a date is its price as of that date (the lowest of that day's).
         prices = tables["prices"]
@@ -369,18 +423,34 @@ class ValueIndex:
         )
 
     def rows(self, test_id: int, *, worst: bool, real: bool) -> _TestRows:
-        """The test's entries: only each drive's worst case (worst), only real drives'
-        (real). Made once per copy."""
+        """The test's entries that have IOPS: only each drive's worst case (worst), only
+        real drives' (real). Made once per copy."""
         key = (test_id, worst, real)
         made = self._rows.get(key)
         if made is None:
-            mine = self.entries.compare("test", "exact", test_id)
+            mine = self._of_test(test_id, real) & self.entries.known("iops")
             if worst:
                 mine &= self.entries["worst"].array
-            if real:
-                mine &= ~self.entries["synthetic"].array
             made = self._rows[key] = _TestRows(self.entries.take(mine))
         return made
+
+    def ranked(self, test_id: int, order: RankOrder, *, real: bool) -> Ranked:
+        """The test's entries `order` ranks, with its figure, best first; only real drives'
+        (real). Made once per copy."""
+        key = (test_id, order, real)
+        made = self._ranked.get(key)
+        if made is None:
+            mine = self._of_test(test_id, real) & self.entries.known(order.field)
+            if order.ranks is not None:
+                mine &= order.ranks(self.entries)
+            made = self._ranked[key] = Ranked(self.entries, mine, order)
+        return made
+
+    def _of_test(self, test_id: int, real: bool) -> np.ndarray:
+        mine = self.entries.compare("test", "exact", test_id)
+        if real:
+            mine &= ~self.entries["synthetic"].array
+        return mine
 
     def labels_of(self, ids) -> dict[int, DriveLabel]:
         """The labels of these drives (each must have an entry here), by id: made once
@@ -431,17 +501,17 @@ def _smallest(values: np.ndarray, drives: np.ndarray, count: int) -> np.ndarray:
 
 
 _COPY = Copy(
-    VALUE_COPY,
+    ENTRIES_COPY,
     LeaderboardEntry,
     _VERSION_SQL,
     [_ENTRIES, _PRICES, _LABELS, _TESTS, _CONTROLLERS],
-    ValueIndex,
+    EntriesIndex,
     prelude=_PRELUDE,
 )
 _held = _COPY.held  # this process's copies, by database
 
 
-def value_index() -> ValueIndex:
+def entries_index() -> EntriesIndex:
     """The current copy on the database LeaderboardEntry is read from. One prepared
     statement, and one more when what it holds changed: the changed drives' rows
     (core.columns.Copy)."""
