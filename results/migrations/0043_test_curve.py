@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("results", "0041_result_histograms"),
+        ("results", "0042_rankings_scope"),
     ]
 
     operations = [
