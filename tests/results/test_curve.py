@@ -252,3 +252,14 @@ def test_a_real_quick_run_of_the_suite_is_ingested_and_drawn(client):
     html = client.get(reverse("bench:compare", args=[run.drive.slug, run.drive.slug]))
     section = html.content.decode()
     assert section.count('<article class="test curve"') == 3
+
+
+def test_a_knee_is_not_known_without_a_low_load_p99(client, pair):
+    """A drive whose 10% load had too few I/Os for its p99 (90 I/Os: 1.5 IOPS for 60 s) has
+    no knee to mark: "not known", not "none"."""
+    a, _ = pair
+    slow = ingest(curve_document(seed=3, model="Slow", maximum=15, p99=STEADY_P99, sweep={}))
+    html = client.get(reverse("bench:compare", args=[a.drive.slug, slow.drive.slug]))
+    section = html.content.decode()
+    assert 'class="num knee knee-b">not known (no p99 at 10%)<' in section
+    assert 'class="num depth depth-b">no sweep<' in section
