@@ -406,6 +406,92 @@ def sweep_demand(sweep: Sweep, names: Sequence[str]) -> dict:
     }
 
 
+def _shown_percentile(f, percentile: str) -> int | None:
+    """A result's latency at a percentile where its I/Os support it (ios_needed), as the
+    tables say it; None elsewhere."""
+    r = f.result
+    if percentile_unsupported(percentile, r.io_count):
+        return None
+    return (r.latency_percentiles_ns or {}).get(percentile)
+
+
+def response_curve(name: str, sides: Sequence, names: Sequence[str]) -> dict:
+    """A response-time curve (SPEC SFS): p99 latency against the IOPS achieved at each offered
+    load, one line a drive (its p50 dotted, open markers), the knee marked where a drive has
+    one (results.curves.knee). `sides`: results.kinds.curve.CurveSide, A first."""
+    traces = []
+    for n, (side, (key, colour, symbol, dash), drive) in enumerate(
+        zip(sides, _SWEEP_SIDES, names, strict=False)
+    ):
+        trace_name = _legend_name(f"{key.upper()}: {drive}")
+        knee_at = None
+        for which, line in (("99", dash), ("50", "dot")):
+            shown = [
+                (load, f, ns) for load, f in side.points if (ns := _shown_percentile(f, which))
+            ]
+            if not shown:
+                continue
+            if which == "99":
+                knee_at = next((p for p in shown if p[0] == side.knee), None)
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "name": trace_name,
+                    "legendgroup": f"line-{n}",
+                    "showlegend": which == "99",
+                    "x": [round(f.iops) for _, f, _ in shown],
+                    "y": [round(ns / 1e3, 1) for _, _, ns in shown],
+                    "text": [
+                        f"{load}% load: {units.iops(f.iops)} IOPS, p{which} {units.latency(ns)}"
+                        for load, f, ns in shown
+                    ],
+                    "line": {"color": colour, "dash": line, "width": 2 if which == "99" else 1},
+                    "marker": {
+                        "symbol": symbol if which == "99" else f"{symbol}-open",
+                        "size": 8 if which == "99" else 6,
+                        "color": colour,
+                    },
+                    "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+                }
+            )
+        if knee_at is not None:
+            load, f, ns = knee_at
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers+text",
+                    "name": f"{key.upper()}: knee",
+                    "legendgroup": f"line-{n}",
+                    "showlegend": False,
+                    "x": [round(f.iops)],
+                    "y": [round(ns / 1e3, 1)],
+                    "text": [f"{key.upper()} knee ({load}%)"],
+                    "textposition": "",  # set below, once the axis's extent is known
+                    "marker": {"symbol": f"{symbol}-open", "size": 16, "color": colour},
+                    "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+                }
+            )
+    # A knee's label above and left of it, where the curve below the knee leaves room; in
+    # the left half of the axis, below and right of it (under the curve's rise after it), so
+    # that it stays inside the chart.
+    extent = max((x for t in traces for x in t["x"]), default=0)
+    for t in traces:
+        if t["mode"] == "markers+text":
+            t["textposition"] = "bottom right" if t["x"][0] < extent / 2 else "top left"
+    return {
+        "data": traces,
+        "layout": _layout(
+            **_SWEEP_LAYOUT,
+            xaxis={"title": {"text": "IOPS achieved"}, "rangemode": "tozero"},
+            yaxis={
+                "title": {"text": "latency, µs: p99 solid, p50 dotted (lower is better)"},
+                "type": "log",
+            },
+        ),
+    }
+
+
 TRIM_PHASES = (
     ("clean_bytes_per_second", "clean"),
     ("after_torture_bytes_per_second", "after torture"),

@@ -67,6 +67,21 @@ class Test(LabelledModel):
         help_text="The queue-depth sweep this test is one depth of (its tests differ only in "
         "queue_depth; results.sweeps); blank: none",
     )
+    curve = models.SlugField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        db_index=False,
+        help_text="The response-time curve this test is a point of: the identifier of the "
+        "curve's unpaced test, its maximum (results.curves); blank: none",
+    )
+    load_percent = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="A curve's point: its rate as a percentage of the IOPS the curve's unpaced "
+        "test reached in the same pass (paced, open loop); blank: unpaced",
+    )
     kind = models.CharField(max_length=12, choices=Kind.choices)
     operation = models.CharField(max_length=5, choices=Operation.choices)
     rwmixread = models.PositiveSmallIntegerField(

@@ -452,8 +452,11 @@ def _check_relations(
         least = values.get(quantity.least)
         # One second at `least` among `samples` whole seconds of the same run (loadgen's;
         # another tool's windows need not span the run its mean is over) spreads them so.
-        if context.loadgen and least is not None and least < mean:
-            floor = (mean - least) / math.sqrt(samples)
+        # Their own mean is the figure's within RATE_TOLERANCE (the figure is over the
+        # elapsed time, the seconds whole): a paced run's seconds, each at its rate, may
+        # lie a fraction of an I/O from a mean reckoned so, with no spread at all.
+        if context.loadgen and least is not None and least < mean * (1 - RATE_TOLERANCE):
+            floor = (mean * (1 - RATE_TOLERANCE) - least) / math.sqrt(samples)
             if value < floor * (1 - RATE_TOLERANCE):
                 problem(
                     at,

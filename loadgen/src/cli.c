@@ -222,6 +222,18 @@ static int add_test(struct lg_run_options *o, const struct lg_test_def *t, char 
 	for (size_t i = 0; i < o->ntests; i++)
 		if (o->tests[i] == t)
 			return 0;
+	/* A curve's point is paced at a fraction of its curve's maximum: that test first. */
+	if (t->curve && t->load_percent) {
+		const struct lg_test_def *maximum;
+		int r = lg_suite_find_test(t->curve, &maximum);
+
+		if (r < 0)
+			return fail(err, err_len, "%s: its curve's test %s is unknown", t->id,
+				    t->curve);
+		r = add_test(o, maximum, err, err_len);
+		if (r < 0)
+			return r;
+	}
 	if (o->ntests >= LG_MAX_TESTS)
 		return fail(err, err_len, "too many tests");
 	o->tests[o->ntests++] = t;

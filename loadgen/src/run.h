@@ -59,6 +59,10 @@ struct run {
 	struct lg_histogram *hist;                           /* latency, issue to completion */
 	struct lg_histogram *clat_hist;                      /* its completion part */
 	struct lg_histogram *dir_hist[2], *dir_clat_hist[2]; /* the same of reads, writes */
+	/* The last curve's unpaced test run in this pattern and pass (its id), and the IOPS
+	 * it reached: its points are paced at fractions of it. */
+	const char *curve_id;
+	double curve_iops;
 	bool said_no_discard; /* the warning that the target cannot discard was given */
 	bool said_no_precondition;
 	const char *clamp_said[LG_MAX_TESTS]; /* tests whose span clamp was said */

@@ -215,7 +215,28 @@ static enum run_step throughput_test(struct run *run, const struct lg_test_def *
 	enum run_step s;
 	char id[LG_ID_MAX];
 
+	if (t->curve && t->load_percent) {
+		/* A point of a curve: paced at its fraction of the curve's maximum, measured
+		 * just before in this pattern and pass (cli.c puts that test first). */
+		uint64_t rate;
+
+		if (!run->curve_id || strcmp(run->curve_id, t->curve) != 0 || run->curve_iops <= 0)
+			return run_failed(run, t->id, 0,
+					  "%s: its curve's maximum (%s) was not measured before it",
+					  t->id, t->curve);
+		rate = (uint64_t)llround(run->curve_iops * t->load_percent / 100.0);
+		if (rate == 0)
+			return run_failed(run, t->id, 0,
+					  "%s: %u%% of the %.3g IOPS %s reached is under one I/O a "
+					  "second",
+					  t->id, t->load_percent, run->curve_iops, t->curve);
+		return throughput_run(run, t, t->id, pattern, repeat, rate, t->load_percent, &iops);
+	}
 	s = throughput_run(run, t, t->id, pattern, repeat, o->rate_iops, 0, &maximum);
+	if (t->curve) {
+		run->curve_id = t->id;
+		run->curve_iops = maximum;
+	}
 	for (size_t i = 0; i < o->nloads && s == STEP_OK; i++) {
 		uint64_t rate = (uint64_t)llround(maximum * o->load_percent[i] / 100.0);
 
@@ -303,11 +324,13 @@ enum run_step run_throughput_tests(struct run *run)
 		uint32_t passes = o->repeat ? o->repeat : 1;
 
 		s = precondition(run, patterns[p]);
-		for (uint32_t pass = 1; pass <= passes && s == STEP_OK; pass++)
+		for (uint32_t pass = 1; pass <= passes && s == STEP_OK; pass++) {
+			run->curve_id = NULL; /* a curve's points follow its maximum's pass */
 			for (size_t i = 0; i < o->ntests && s == STEP_OK; i++)
 				if (o->tests[i]->kind == LG_KIND_THROUGHPUT)
 					s = throughput_test(run, o->tests[i], patterns[p],
 							    passes > 1 ? pass : 0);
+		}
 	}
 	return s;
 }

@@ -65,6 +65,36 @@ static const char *const trim_metrics[] = {
 		LAT("rw65", "65% read / 35% write", true, true, 65, bs, bs_id, bs_name), \
 		LAT("write", "write", true, false, 0, bs, bs_id, bs_name)
 
+/* The response time against throughput (SPEC SFS's curve; issue 46): a 4KB random test at
+ * QD32 run unpaced, its maximum, then paced at each fraction of the IOPS it reached
+ * (open loop, latency from each I/O's due time), a 60 s point each. */
+#define CURVE_POINT_S 60
+#define CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, suffix, what, load) \
+	{                                                                                          \
+		.id = "rand" op_id "-4k-qd32" span_id "-curve" suffix,                             \
+		.name = "4KB random " op_name " QD32 " what " (response-time curve)",              \
+		.curve = "rand" op_id "-4k-qd32" span_id "-curve", .load_percent = load,           \
+		.kind = LG_KIND_THROUGHPUT, .write = is_write, .random = true, .mixed = is_mixed,  \
+		.read_percent = percent, .block_size = 4 * KIB, .queue_depth = 32,                 \
+		.span_bytes = span, .duration_s = CURVE_POINT_S, .metrics = throughput_metrics,    \
+		.unit = "bytes/s", .higher_is_better = true,                                       \
+	}
+#define CURVE(op_id, op_name, is_write, is_mixed, percent, span, span_id)                          \
+	CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "",                 \
+		   "unpaced, its maximum", 0),                                                     \
+		CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "-load10",  \
+			   "at 10% of its maximum", 10),                                           \
+		CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "-load25",  \
+			   "at 25% of its maximum", 25),                                           \
+		CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "-load50",  \
+			   "at 50% of its maximum", 50),                                           \
+		CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "-load75",  \
+			   "at 75% of its maximum", 75),                                           \
+		CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "-load90",  \
+			   "at 90% of its maximum", 90),                                           \
+		CURVE_TEST(op_id, op_name, is_write, is_mixed, percent, span, span_id, "-load100", \
+			   "at 100% of its maximum", 100)
+
 static const struct lg_test_def tests[] = {
 	{
 		.id = "randread-4k-qd3",
@@ -260,6 +290,9 @@ static const struct lg_test_def tests[] = {
 	LAT_SIZE(512, "512", "0.5KB"),
 	LAT_SIZE(4 * KIB, "4k", "4KB"),
 	LAT_SIZE(8 * KIB, "8k", "8KB"),
+	CURVE("read", "read", false, false, 0, 0, ""),
+	CURVE("write", "write", true, false, 0, 8 * GIB, "-8g"),
+	CURVE("rw70", "70% read / 30% write", true, true, 70, 8 * GIB, "-8g"),
 };
 
 static const char *const desktop_2010[] = {
@@ -292,6 +325,16 @@ static const char *const lat_2026[] = {
 	"randrw65-4k-qd1-lat",   "randwrite-4k-qd1-lat",
 	"randread-8k-qd1-lat",   "randrw65-8k-qd1-lat",
 	"randwrite-8k-qd1-lat",  NULL,
+};
+
+#define CURVE_IDS(base)                                                                       \
+	base, base "-load10", base "-load25", base "-load50", base "-load75", base "-load90", \
+		base "-load100"
+static const char *const curve_2026[] = {
+	CURVE_IDS("randread-4k-qd32-curve"),
+	CURVE_IDS("randwrite-4k-qd32-8g-curve"),
+	CURVE_IDS("randrw70-4k-qd32-8g-curve"),
+	NULL,
 };
 
 static const struct lg_suite_def suites[] = {
@@ -341,6 +384,13 @@ static const struct lg_suite_def suites[] = {
 		.title = "Latency (SNIA PTS LAT): 0.5KB, 4KB and 8KB random reads, 65/35 mixes and "
 			 "writes at QD1, mean and maximum response time",
 		.tests = lat_2026,
+	},
+	{
+		.name = "curve-2026",
+		.version = 1,
+		.title = "Response time against throughput: 4KB random read, write and 70/30 at "
+			 "QD32, unpaced, then paced at 10, 25, 50, 75, 90 and 100% of that maximum",
+		.tests = curve_2026,
 	},
 };
 
@@ -432,6 +482,14 @@ void lg_suite_catalog_json(struct lg_json *w)
 		if (t->family) {
 			lg_json_key(w, "family");
 			lg_json_string(w, t->family);
+		}
+		if (t->curve) {
+			lg_json_key(w, "curve");
+			lg_json_string(w, t->curve);
+			if (t->load_percent) {
+				lg_json_key(w, "load_percent");
+				lg_json_uint(w, t->load_percent);
+			}
 		}
 		lg_json_key(w, "kind");
 		lg_json_string(w, lg_test_kind_name(t->kind));

@@ -25,6 +25,12 @@ struct lg_test_def {
 	/* NULL, or the queue-depth sweep the test is one depth of: the sweep's tests
 	 * differ only in their depth, and --qd-max bounds the depths a run makes. */
 	const char *family;
+	/* NULL, or the response-time curve the test is a point of (catalog.json's curve):
+	 * the id of the curve's unpaced test, its maximum, which is run first; load_percent
+	 * is the point's rate as a percentage of the IOPS that test reached in the same pass
+	 * (0: the curve's unpaced test itself). */
+	const char *curve;
+	uint32_t load_percent;
 	enum lg_test_kind kind;
 	bool write;  /* operation: write (else read); a mixed test writes too */
 	bool random; /* access: random (else sequential) */

@@ -13,8 +13,8 @@ int main(void)
 	const struct lg_test_def *t;
 	const struct lg_suite_def *s;
 
-	CHECK(ntests == 37);
-	CHECK(nsuites == 7);
+	CHECK(ntests == 58);
+	CHECK(nsuites == 8);
 	CHECK(lg_suite_find_test("randwrite-4k-qd32-8g", &t) == 0);
 	CHECK(t->block_size == 4096 && t->queue_depth == 32 && t->write && t->random);
 	CHECK(t->span_bytes == UINT64_C(8589934592) && t->duration_s == 180);
@@ -85,6 +85,28 @@ int main(void)
 	}
 	CHECK(s->tests[9] == NULL);
 	CHECK(lg_suite_find_test("randread-512-qd1-lat", &t) == 0 && t->block_size == 512);
+
+	/* The response-time curves: each its unpaced test (the maximum), then its points at
+	 * 10 to 100% of it, the same test otherwise. */
+	static const uint32_t loads[] = {0, 10, 25, 50, 75, 90, 100};
+
+	CHECK(lg_suite_find("curve-2026", &s) == 0 && s->version == 1);
+	for (size_t i = 0; i < 21; i++) {
+		const struct lg_test_def *maximum;
+
+		CHECKF(s->tests[i] && lg_suite_find_test(s->tests[i], &t) == 0, "curve test %zu",
+		       i);
+		CHECKF(t->curve && lg_suite_find_test(t->curve, &maximum) == 0 &&
+			       t->load_percent == loads[i % 7] && maximum->load_percent == 0 &&
+			       strcmp(maximum->id, s->tests[i - i % 7]) == 0,
+		       "%s", t->id);
+		CHECKF(t->kind == LG_KIND_THROUGHPUT && t->random && t->queue_depth == 32 &&
+			       t->block_size == 4096 && t->duration_s == 60 && !t->family &&
+			       t->write == maximum->write && t->mixed == maximum->mixed &&
+			       t->span_bytes == maximum->span_bytes,
+		       "%s", t->id);
+	}
+	CHECK(s->tests[21] == NULL);
 
 	/* every test a suite names exists; every id is unique */
 	for (size_t i = 0; i < nsuites; i++)

@@ -188,6 +188,73 @@ class SweepShape(serializers.Serializer):
     points = SweepPointShape(many=True)
 
 
+def _each_side(field: type[serializers.Field], **kwargs) -> serializers.DictField:
+    return serializers.DictField(child=field(allow_null=True), **kwargs)
+
+
+class CurveSideShape(serializers.Serializer):
+    """One drive's figures at one offered load of a curve."""
+
+    result = serializers.IntegerField()
+    iops = serializers.FloatField(**NUMBER, help_text="the IOPS achieved at this load")
+    quick = serializers.BooleanField()
+    io_count = serializers.IntegerField(allow_null=True)
+    percentiles_ns = serializers.DictField(
+        child=serializers.IntegerField(allow_null=True),
+        help_text="p50, p99, p99.9 and p99.99 as measured (see needs_ios before reading one)",
+    )
+    needs_ios = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="each percentile its I/Os do not support, with the I/Os it needs",
+    )
+
+
+class CurveLoadShape(serializers.Serializer):
+    load_percent = serializers.IntegerField(min_value=1, max_value=100)
+    test = serializers.CharField()
+    a = CurveSideShape(allow_null=True)
+    b = CurveSideShape(allow_null=True)
+    c = CurveSideShape(allow_null=True, required=False, help_text="where a third drive is compared")
+    d = CurveSideShape(
+        allow_null=True, required=False, help_text="where a fourth drive is compared"
+    )
+    verdicts = serializers.DictField(
+        child=serializers.DictField(child=VerdictShape()),
+        help_text="at each tail percentile (99, 99.9, 99.99), each drive against A by the winner "
+        "rule on the latency (lower wins); not tested where that percentile's run-to-run "
+        "variation is unknown",
+    )
+    best = serializers.DictField(
+        child=serializers.ChoiceField(choices=SIDE_CHOICES, allow_null=True),
+        help_text="at each tail percentile, the drive lower than every other with a real "
+        "difference; null: none is",
+    )
+
+
+class CurveShape(serializers.Serializer):
+    """A response-time curve in one data pattern (results.curves): each drive's maximum, knee
+    and the queue depth of its sweep at 95% of peak, and its figures at each offered load."""
+
+    curve = serializers.CharField(help_text="the curve's unpaced test")
+    name = serializers.CharField()
+    pattern = serializers.CharField()
+    sweep = serializers.CharField(
+        allow_null=True, help_text="the queue-depth sweep of the same workload"
+    )
+    maximum_iops = _each_side(serializers.FloatField, help_text="each drive's unpaced IOPS")
+    knee_percent = _each_side(
+        serializers.IntegerField,
+        help_text="each drive's knee: the lowest load whose p99 exceeds twice its 10% load's; "
+        "null: none",
+    )
+    depth_at_peak = _each_side(
+        serializers.IntegerField,
+        help_text="each drive's lowest queue depth of the sweep reaching 95% of its peak IOPS; "
+        "null: no sweep",
+    )
+    loads = CurveLoadShape(many=True)
+
+
 class DriveShape(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
@@ -357,8 +424,11 @@ class ComparisonShape(serializers.Serializer):
     c = SideShape(required=False, help_text="a third drive, where compared")
     d = SideShape(required=False, help_text="a fourth drive, where compared")
     value_test = serializers.CharField()
-    tests = TestPairShape(many=True, help_text="every throughput test but the sweeps'")
+    tests = TestPairShape(
+        many=True, help_text="every throughput test but the sweeps' and the curves'"
+    )
     sweeps = SweepShape(many=True)
+    curves = CurveShape(many=True, help_text="response-time curves, each in each data pattern")
     consistency = ConsistencyPairShape(many=True)
     trim = TrimPairShape(many=True)
     saturation = SaturationPairShape(many=True)

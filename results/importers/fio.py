@@ -886,7 +886,13 @@ class _Candidate:
 @cache
 def _throughput_tests() -> tuple[dict[str, Any], ...]:
     catalog = json.loads(CATALOG_PATH.read_text())
-    return tuple(t for t in catalog["tests"] if t["kind"] == "throughput" and not t.get("family"))
+    # Neither a sweep's point nor a response-time curve's (its points paced at a fraction of
+    # the maximum loadgen measured just before, which no fio job states).
+    return tuple(
+        t
+        for t in catalog["tests"]
+        if t["kind"] == "throughput" and not t.get("family") and not t.get("curve")
+    )
 
 
 def _listing(values) -> str:

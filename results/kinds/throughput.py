@@ -4,8 +4,10 @@ tests (Test.family: a sweep's points, compared in a section of their own) and a 
 (Test.rwmixread: its reads and writes apart, Result.<direction>_*).
 
 Its sections of a comparison: throughput (each test's rates and verdicts), sweeps (each
-sweep's IOPS against queue depth and latency against IOPS) and latency (the page's table of
-every test's latency; the exports and the API write it with each test's rows)."""
+sweep's IOPS against queue depth and latency against IOPS), curves (results.kinds.curve: each
+response-time curve, its knee and the drives' percentiles at the same loads) and latency
+(the page's table of every test's latency; the exports and the API write it with each test's
+rows)."""
 
 from __future__ import annotations
 
@@ -686,7 +688,10 @@ def _sweep_body(sweep: Sweep) -> dict[str, Any]:
 
 
 def sections(c: Comparison, shown: Shown) -> list[Section]:
-    return [_throughput(c), _sweeps(c), _latency(c)]
+    # The curves' module reads this one's latency texts: imported where it is called.
+    from results.kinds import curve
+
+    return [_throughput(c), _sweeps(c), curve.section(c), _latency(c)]
 
 
 KIND = Kind(Test.Kind.THROUGHPUT, Result, rows, sections)

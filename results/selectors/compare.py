@@ -26,6 +26,7 @@ from drives.selectors import (
     drive_with_specs,
 )
 from results import units
+from results.curves import curve_label
 from results.models import (
     HISTOGRAM_FIELDS,
     Citation,
@@ -472,17 +473,40 @@ class Sweep:
 
 
 @dataclass
+class Curve:
+    """A response-time curve the drives may have points of (results.curves): its unpaced
+    test (the maximum; None where no drive has it) and its points, lowest load first, each
+    with every side's figures in every data pattern."""
+
+    curve: str  # the identifier of its unpaced test
+    name: str
+    maximum: TestRows | None
+    points: list[TestRows]
+
+    @property
+    def tests(self) -> list[TestRows]:
+        """Its tests any drive has: the maximum, then the points."""
+        return [*([self.maximum] if self.maximum else []), *self.points]
+
+    @property
+    def patterns(self) -> list[str]:
+        found = {p.pattern for point in self.tests for p in point.rows}
+        return sorted(found, key=lambda p: PATTERN_ORDER.get(p, 9))
+
+
+@dataclass
 class Comparison:
     """Two to four drives compared, A (the first side) the reference."""
 
     sides: list[Side]
-    tests: list[TestRows]  # every throughput test but the sweeps'
+    tests: list[TestRows]  # every throughput test but the sweeps' and the curves'
     consistency_levels: list[int]
     trim_keys: list[tuple[Test, str]]  # TRIM test and data pattern, each compared apart
     value_test: str = VALUE_DEFAULT_TEST
     saturation_patterns: list[str] = field(default_factory=list)
     wsat_patterns: list[str] = field(default_factory=list)
     sweeps: list[Sweep] = field(default_factory=list)
+    curves: list[Curve] = field(default_factory=list)
 
     @functools.cached_property
     def names(self) -> list[str]:
@@ -491,8 +515,13 @@ class Comparison:
 
     @property
     def throughput(self) -> list[TestRows]:
-        """Every throughput test any drive has: the tests, then each sweep's points."""
-        return [*self.tests, *(point for sweep in self.sweeps for point in sweep.points)]
+        """Every throughput test any drive has: the tests, then each sweep's points, then
+        each curve's tests."""
+        return [
+            *self.tests,
+            *(point for sweep in self.sweeps for point in sweep.points),
+            *(one for curve in self.curves for one in curve.tests),
+        ]
 
     @property
     def guard(self) -> tuple[str, ...] | None:
@@ -894,6 +923,10 @@ def _depth(test: TestRows) -> int:
     return test.test.queue_depth
 
 
+def _load(test: TestRows) -> int:
+    return test.test.load_percent
+
+
 def _comparison(sides: list[Side]) -> Comparison:
     """The comparison of two to four filled sides: their tests in order, each data pattern
     set side by side."""
@@ -929,10 +962,20 @@ def _comparison(sides: list[Side]) -> Comparison:
         Sweep(family, sweep_label(found[0].test.name), sorted(found, key=_depth))
         for family, found in points.items()
     ]
+    curve_tests: dict[str, list[TestRows]] = {}
+    for one in found_tests:
+        if one.test.curve:
+            curve_tests.setdefault(one.test.curve, []).append(one)
+    curves = []
+    for curve, found in sorted(curve_tests.items(), key=lambda c: test_order_key(c[1][0].test)):
+        maximum = next((one for one in found if not one.test.load_percent), None)
+        loads = sorted((one for one in found if one.test.load_percent), key=_load)
+        curves.append(Curve(curve, curve_label(found[0].test.name), maximum, loads))
     return Comparison(
         sides=sides,
-        tests=[one for one in found_tests if not one.test.family],
+        tests=[one for one in found_tests if not one.test.family and not one.test.curve],
         sweeps=sweeps,
+        curves=curves,
         consistency_levels=sorted(set().union(*(side.consistency for side in sides))),
         trim_keys=sorted(
             {(t.test, t.pattern) for side in sides for t in side.trim.values()},

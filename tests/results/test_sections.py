@@ -39,6 +39,7 @@ def test_every_kind_has_its_sections_in_the_pages_order():
     assert ids == [
         "throughput",
         "sweeps",
+        "curves",
         "latency",
         "consistency",
         "trim",
@@ -118,6 +119,9 @@ def test_the_api_writes_every_section_the_body_names(client, shown):
         key, _ = section.body
         assert len(body[key]) == len(section.parts), section.id
         assert all(
-            set(entry) >= {"a", "b", "c"} or "patterns" in entry or "points" in entry
+            set(entry) >= {"a", "b", "c"}
+            or "patterns" in entry
+            or "points" in entry
+            or all(set(load) >= {"a", "b", "c"} for load in entry.get("loads", [None]))
             for entry in body[key]
         ), section.id

@@ -69,10 +69,13 @@ class Command(BaseCommand):
         if drives < 1 or total_results < 0 or total_series < 0 or opts["points"] < 1:
             raise CommandError("counts must be positive")
         # A run holds its first 20 (test, pattern) pairs: the seeds' tests, as the pages have
-        # most of; the queue-depth sweeps' and the mixed test after them.
+        # most of; the queue-depth sweeps', the curves' and the mixed test after them.
         tests = sorted(
             Test.objects.filter(kind=Test.Kind.THROUGHPUT),
-            key=lambda t: (bool(t.family) or t.operation == Test.Operation.MIXED, t.identifier),
+            key=lambda t: (
+                bool(t.family or t.curve) or t.operation == Test.Operation.MIXED,
+                t.identifier,
+            ),
         )
         consistency = Test.objects.get(identifier="consistency-4k-qd32")
         combos = list(product(tests, PATTERNS))
