@@ -386,6 +386,18 @@ class EntryShape(serializers.Serializer):
     tool = serializers.CharField(allow_blank=True, help_text="the run's tool")
     spread = SpreadShape(allow_null=True)
     latency_mean_ns = serializers.FloatField(**NUMBER)
+    latency_p999_ns = serializers.IntegerField(
+        **NUMBER,
+        help_text="its group's p99.9 latency (ns), where 10,000 I/Os or more support it",
+    )
+    latency_io_count = serializers.IntegerField(
+        **NUMBER, help_text="the I/Os its group's latency percentiles rest on"
+    )
+    latency_tail = serializers.CharField(
+        **NUMBER,
+        help_text="where its group's percentiles come from: merged from its results' "
+        "histograms, or one result's own as its tool (fio, loadgen) wrote them",
+    )
     quick = serializers.BooleanField()
     source = serializers.ChoiceField(choices=Run.Source.choices)
     run = serializers.IntegerField()
@@ -405,6 +417,14 @@ class LeaderboardShape(serializers.Serializer):
     has_next = serializers.BooleanField()
     rows = EntryShape(many=True)
     elsewhere = EntryShape(many=True)
+    too_few_ios = serializers.IntegerField(
+        allow_null=True,
+        help_text="latency_p999 only: the entries left out for a p99.9 over fewer I/Os than "
+        "needs_ios; null for another metric",
+    )
+    needs_ios = serializers.IntegerField(
+        allow_null=True, help_text="latency_p999 only: the I/Os a p99.9 needs to be ranked"
+    )
 
 
 # The comparability classes a ranking of another kind orders one of (its `method`), named

@@ -19,6 +19,7 @@ from rest_framework import serializers
 
 from results import charts
 from results.documents import MIXED_SIDES, latency_kind
+from results.histograms import PERCENTILE_KEYS
 from results.kinds.base import Kind, Shown
 from results.models import (
     DIRECTION_FIGURES,
@@ -518,9 +519,8 @@ def _latency(c: Comparison) -> Section:
 # -- the API's compare body ---------------------------------------------------------------
 
 
-# The percentiles loadgen writes (loadgen/src/histogram.c), in order: a latency summary's
-# columns in the API's CSV (another percentile a result has, as fio writes them, follows).
-PERCENTILE_KEYS = ("1", "5", "10", "25", "50", "75", "90", "95", "99", "99.9", "99.99")
+# PERCENTILE_KEYS (loadgen's, results.histograms): a latency summary's columns in the API's
+# CSV (another percentile a result has, as fio writes them, follows).
 
 
 class PercentilesField(serializers.DictField):

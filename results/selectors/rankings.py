@@ -33,6 +33,7 @@ from results.selectors.common import (
     test_order_key,
 )
 from results.spread import Spread
+from results.tails import RANKED_PERCENTILE, tail_label
 
 # -- leaderboards --------------------------------------------------------------------------
 
@@ -47,14 +48,18 @@ class Metric:
     LATENCY_CLAT = "latency_clat"
     LATENCY_PUBLISHED = "latency_published"
     IOPS_MIN = "iops_min"
+    # A tail: the group's p99.9 (results.tails) at the test's load, where its I/Os support
+    # it (10,000 or more: results.spread.ios_needed).
+    LATENCY_P999 = "latency_p999"
     CHOICES = [
         (THROUGHPUT, "MB/s and IOPS (higher is better)"),
         (LATENCY, "mean latency, measured issue to completion"),
         (LATENCY_CLAT, "mean latency, completion only (fio's clat)"),
         (LATENCY_PUBLISHED, "mean latency, as articles published it"),
         (IOPS_MIN, "IOPS of the slowest second (higher is better)"),
+        (LATENCY_P999, "p99.9 latency, measured issue to completion (lower is better)"),
     ]
-    LATENCIES = (LATENCY, LATENCY_CLAT, LATENCY_PUBLISHED)
+    LATENCIES = (LATENCY, LATENCY_CLAT, LATENCY_PUBLISHED)  # the mean's
     # The entries each latency metric ranks: as the ranking's SQL (over e) writes it, and as
     # an ORM filter (tests hold the two together).
     KINDS = {
@@ -64,6 +69,10 @@ class Metric:
         ),
         LATENCY_CLAT: ("e.latency_kind = 'clat'", Q(latency_kind="clat")),
         LATENCY_PUBLISHED: ("e.source = 'published'", Q(source="published")),
+        LATENCY_P999: (
+            "e.latency_kind = 'lat' AND e.source <> 'published'",
+            Q(latency_kind="lat") & ~Q(source="published"),
+        ),
     }
 
 
@@ -99,6 +108,22 @@ class EntryRow:
     low_bps: float | None
     high_bps: float | None
     cv: float | None
+    # Its group's tail (results.tails): the p99.9 its I/Os support, the I/Os, where from.
+    latency_p999_ns: int | None
+    latency_io_count: int | None
+    tail: str
+    histograms: int
+
+    @property
+    def tail_label(self) -> str:
+        """Where its group's percentiles come from (results.tails.tail_label)."""
+        return tail_label(
+            tail=self.tail,
+            runs=self.runs,
+            histograms=self.histograms,
+            tool=self.tool_name,
+            published=self.source == Run.Source.PUBLISHED,
+        )
 
     @property
     def missing_rates_reason(self) -> str | None:
@@ -143,6 +168,9 @@ class RankedEntry:
             "tool": entry.tool_name,
             "spread": spread.as_dict() if (spread := Spread.of_entry(entry)) else None,
             "latency_mean_ns": entry.latency_mean_ns,
+            "latency_p999_ns": entry.latency_p999_ns,
+            "latency_io_count": entry.latency_io_count,
+            "latency_tail": entry.tail_label or None,
             "quick": entry.quick,
             "source": entry.source,
             "run": entry.run_id,
@@ -219,6 +247,7 @@ _METRIC_ORDER = {  # the figure a metric ranks by, its order, and "better than"
     Metric.THROUGHPUT: ("bytes_per_second", "DESC", ">"),
     **{latency: ("latency_mean_ns", "ASC", "<") for latency in Metric.LATENCIES},
     Metric.IOPS_MIN: ("iops_min", "DESC", ">"),
+    Metric.LATENCY_P999: ("latency_p999_ns", "ASC", "<"),
 }
 
 
@@ -358,6 +387,24 @@ def ranked_drives(*, test: Test, filters: FilterSet, metric: str = Metric.THROUG
     sql = _COUNT_SQL.format(field=field, real=real, where=where.sql)
     with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
         cursor.execute(sql, {**where.params, "test": test.pk})
+        return cursor.fetchone()[0]
+
+
+_TOO_FEW_SQL = """
+SELECT count(*) FROM results_leaderboardentry e
+WHERE e.test_id = %(test)s AND e.latency_p999_ns IS NULL
+  AND e.latency_percentiles_ns ? %(percentile)s{real}{where}
+"""
+
+
+def too_few_ios(*, test: Test, filters: FilterSet) -> int:
+    """How many entries the p99.9 ranking (Metric.LATENCY_P999) leaves out with these filters
+    for having a p99.9 over fewer I/Os than it needs (RANKED_IOS). One query."""
+    where = filters.where("e")
+    real = _shown(not settings.BENCH_SHOW_SYNTHETIC, Metric.LATENCY_P999)
+    sql = _TOO_FEW_SQL.format(real=real, where=where.sql)
+    with connections[read_alias(LeaderboardEntry)].cursor() as cursor:
+        cursor.execute(sql, {**where.params, "test": test.pk, "percentile": RANKED_PERCENTILE})
         return cursor.fetchone()[0]
 
 
