@@ -44,18 +44,17 @@ def merged(members: Iterable[Sequence[Any]]) -> Merged:
 
 
 def tail_label(*, tail: str, runs: int, histograms: int, tool: str, published: bool) -> str:
-    """Where a group's percentiles come from, as the page, the exports and the API say it."""
-    if tail == TailSource.MERGED:
-        if runs == 1:
-            return "from its histogram"
+    """Where a group's percentiles come from, as the page, the exports and the API say it
+    where it is not plain: merged from several results' histograms, not merged (the latest
+    result's, and why), or another tool's own (fio's). "" for one loadgen result's own (its
+    histogram's) and for published figures, whose latency says whose they are."""
+    if tail == TailSource.MERGED and runs > 1:
         return f"merged from the histograms of {count(runs)} results"
     if tail == TailSource.UNMERGED:
         return (
             f"the latest result's: {count(histograms)} of {count(runs)} results carry a "
             "histogram, so the group's are not merged"
         )
-    if tail == TailSource.RESULT:
-        if published:
-            return "as the article published them"
-        return f"{tool}'s own percentiles" if tool else "the tool's own percentiles"
+    if tail == TailSource.RESULT and not published and tool and tool != "loadgen":
+        return f"{tool}'s own percentiles"
     return ""
