@@ -8,7 +8,7 @@ missing_rates_field) are made here; a result's latency summary is its kind's
 
 from rest_framework import serializers
 
-from results.kinds.throughput import LatencyShape
+from results.kinds.throughput import LatencyShape, PercentilesField
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -16,6 +16,7 @@ from results.models import (
     Method,
     Run,
     SaturationSeries,
+    TailSource,
     TrimValidation,
 )
 from results.selectors.common import MISSING_RATES_REASONS
@@ -80,6 +81,31 @@ class VerdictShape(serializers.Serializer):
     label = serializers.CharField(allow_null=True)
 
 
+class GroupLatencyShape(serializers.Serializer):
+    """A side's group tail (results.tails): the latency percentiles of its group (the results
+    its figures are the mean of), merged from every result's histogram when each carries
+    one, else its one result's own as its tool wrote them; none for a group not merged."""
+
+    source = serializers.ChoiceField(
+        choices=TailSource.choices,
+        allow_null=True,
+        help_text="merged: from the histograms; result: one result's own (its tool's: fio's "
+        "for an import); unmerged: not every result carries a histogram; null: no percentiles",
+    )
+    label = serializers.CharField(
+        allow_null=True, help_text="where they come from, as the page says it (null: plain)"
+    )
+    runs = serializers.IntegerField(help_text="the group's results")
+    histograms = serializers.IntegerField(help_text="how many of them carry a histogram")
+    io_count = serializers.IntegerField(**NUMBER, help_text="the I/Os the percentiles rest on")
+    percentiles_ns = PercentilesField(allow_null=True)
+    max_ns = serializers.IntegerField(**NUMBER)
+    needs_ios = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="each percentile its I/Os do not support, with the I/Os it needs",
+    )
+
+
 class FiguresShape(serializers.Serializer):
     """One side's figures in a test and pattern: its group's means."""
 
@@ -113,6 +139,11 @@ class FiguresShape(serializers.Serializer):
         child=serializers.IntegerField(),
         help_text="Each percentile of `latency` its I/Os do not support, with the I/Os it "
         "needs (ten beyond it: 100,000 for 99.99, docs/methodology.md); the page shows none",
+    )
+    group_latency = GroupLatencyShape(
+        allow_null=True,
+        help_text="the group's tail, as its leaderboard entry holds it; null for a chosen run "
+        "(its passes are not merged on a read)",
     )
     read = serializers.DictField(
         allow_null=True,
