@@ -287,7 +287,6 @@ SPECTACULAR_SETTINGS = {
         "DriveKeyEnum": "results.api.shapes.SIDE_CHOICES",
         "RunsClassEnum": "results.api.shapes.RUNS_CLASSES",
         "MethodEnum": "results.models.Method",
-        "TailSourceEnum": "results.models.TailSource",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

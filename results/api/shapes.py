@@ -86,7 +86,7 @@ class GroupLatencyShape(serializers.Serializer):
     its figures are the mean of), merged from every result's histogram when each carries
     one, else its one result's own as its tool wrote them; none for a group not merged."""
 
-    source = serializers.ChoiceField(
+    tail_source = serializers.ChoiceField(
         choices=TailSource.choices,
         allow_null=True,
         help_text="merged: from the histograms; result: one result's own (its tool's: fio's "

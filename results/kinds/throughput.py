@@ -697,7 +697,7 @@ def _group_latency(figures: Figures) -> dict[str, Any] | None:
     if t is None:
         return None
     return {
-        "source": t.source or None,
+        "tail_source": t.source or None,
         "label": tail_text(figures) or None,
         "runs": t.runs,
         "histograms": t.histograms,

@@ -110,7 +110,7 @@ def test_the_compare_page_exports_and_api_show_the_groups_tail_with_its_count(cl
     body = client.get(f"/api/v1/compare/{merged.slug}/{single.slug}/").json()
     test = next(t for t in body["tests"] if t["test"] == TEST)
     a, b = test["patterns"][0]["a"], test["patterns"][0]["b"]
-    assert a["group_latency"]["source"] == "merged"
+    assert a["group_latency"]["tail_source"] == "merged"
     assert a["group_latency"]["io_count"] == 12_500 and a["group_latency"]["runs"] == 3
     assert a["group_latency"]["percentiles_ns"]["99.9"] == p999
     assert a["group_latency"]["needs_ios"] == {"99.99": 100_000}
