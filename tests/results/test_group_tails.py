@@ -6,6 +6,7 @@ import csv
 import io
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.urls import reverse
@@ -172,3 +173,40 @@ def test_fios_percentiles_are_labelled_as_fios(client):
         if p["a"] and p["a"]["group_latency"] and p["a"]["latency"]
     }
     assert labels == {"fio's own percentiles"}
+
+
+def test_the_migration_fills_the_entries_standing_as_the_refresh_writes_them():
+    import importlib
+
+    from django.db import connection
+
+    fill = importlib.import_module("results.migrations.0042_leaderboard_tails").fill
+    merged, _, single = _pair()
+    unmerged = ingest(
+        run_document([samples(s, 3_000) for s in (51, 52)], model="Un", without_histogram=(1,))
+    ).drive
+    own = ingest(run_document([samples(61, 2_000)], model="Own", without_histogram=(1,))).drive
+    columns = [
+        "histograms",
+        "tail",
+        "latency_io_count",
+        "latency_percentiles_ns",
+        "latency_max_ns",
+        "latency_p999_ns",
+    ]
+    written = list(LeaderboardEntry.objects.order_by("id").values_list("id", *columns))
+    assert {row[2] for row in written} >= {"merged", "unmerged", "result"}
+    LeaderboardEntry.objects.update(
+        histograms=0,
+        tail="",
+        latency_io_count=None,
+        latency_percentiles_ns=None,
+        latency_max_ns=None,
+        latency_p999_ns=None,
+    )
+
+    fill(None, SimpleNamespace(connection=connection))  # as migrate calls it
+    assert list(LeaderboardEntry.objects.order_by("id").values_list("id", *columns)) == written
+    assert {merged.pk, single.pk, unmerged.pk, own.pk} <= {
+        e.drive_id for e in LeaderboardEntry.objects.all()
+    }
