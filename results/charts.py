@@ -562,6 +562,7 @@ def leaderboard_bars(board: Leaderboard) -> dict:
     rows = board.rows + board.elsewhere
     latency = board.metric in Metric.LATENCIES
     slowest = board.metric == Metric.IOPS_MIN
+    tail = board.metric == Metric.LATENCY_P999
     names, values, colours, texts, hovers, spreads = [], [], [], [], [], []
     for row in rows:
         e = row.entry
@@ -570,6 +571,9 @@ def leaderboard_bars(board: Leaderboard) -> dict:
         if latency:
             value = round(e.latency_mean_ns / 1e3, 1)
             text = units.latency(e.latency_mean_ns)
+        elif tail:
+            value = round(e.latency_p999_ns / 1e3, 1)
+            text = f"{units.latency(e.latency_p999_ns)} ({units.count(e.latency_io_count)} I/Os)"
         elif slowest:
             value = round(e.iops_min)
             text = f"{units.iops(e.iops_min)} IOPS"
@@ -587,6 +591,8 @@ def leaderboard_bars(board: Leaderboard) -> dict:
     unit = (
         "mean latency, µs (lower is better)"
         if latency
+        else "p99.9 latency, µs (lower is better)"
+        if tail
         else "IOPS of the slowest second (higher is better)"
         if slowest
         else "MB/s (higher is better)"

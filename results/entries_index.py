@@ -27,11 +27,12 @@ import numpy as np
 
 from core.columns import Column, Columns, Copy, Prelude, Table
 from core.links import page_urls
-from core.versions import CATALOG, DRIVES, RANKINGS, VALUE, WRITTEN, versions_sql
+from core.versions import CATALOG, DRIVES, RANKINGS, VALUE, WRITTEN, literal, versions_sql
 from drives.selectors import LABEL_COLUMNS, LABEL_TABLES, DriveLabel, label_of
 from results.models import DRIVE_COPIES, LeaderboardEntry, Test, copy_field, method_label
 from results.selectors.common import TEST_SHAPE
 from results.spread import Spread
+from results.tails import RANKED_PERCENTILE
 from results.versioned import ENTRIES_COPY
 
 DATE_BITS = 20  # a date's ordinal (date.toordinal) stays below 2**20 until the year 2871
@@ -67,7 +68,13 @@ def _drive_copies() -> tuple[list[tuple[str, str]], str]:
 _COPIES, _COPIES_JOINS = _drive_copies()
 # What rankings order by and which latency each is (results.selectors.rankings.RankOrder):
 # a ranking reads the rest of a row it shows by its id, once per copy.
-RANKED_FIGURES = ("bytes_per_second", "iops_min", "latency_mean_ns", "latency_kind")
+RANKED_FIGURES = (
+    "bytes_per_second",
+    "iops_min",
+    "latency_mean_ns",
+    "latency_kind",
+    "latency_p999_ns",
+)
 _ENTRIES = Table(
     "entries",
     (
@@ -93,6 +100,8 @@ _ENTRIES = Table(
         ("pattern", "e.pattern"),
         ("source", "e.source"),
         *((name, f"e.{name}") for name in RANKED_FIGURES),
+        # Whether its group has a p99.9 at all (results.tails; ranked only over enough I/Os).
+        ("p999_measured", f"e.latency_percentiles_ns ? {literal(RANKED_PERCENTILE)}"),
         *_COPIES,
     ),
     f"e JOIN results_test t ON t.id = e.test_id{_COPIES_JOINS}",
@@ -417,7 +426,7 @@ class EntriesIndex:
         key = (test_id, worst, real)
         made = self._rows.get(key)
         if made is None:
-            mine = self._of_test(test_id, real) & self.entries.known("iops")
+            mine = self.of_test(test_id, real) & self.entries.known("iops")
             if worst:
                 mine &= self.entries["worst"].array
             made = self._rows[key] = _TestRows(self.entries.take(mine))
@@ -429,13 +438,14 @@ class EntriesIndex:
         key = (test_id, order, real)
         made = self._ranked.get(key)
         if made is None:
-            mine = self._of_test(test_id, real) & self.entries.known(order.field)
+            mine = self.of_test(test_id, real) & self.entries.known(order.field)
             if order.ranks is not None:
                 mine &= order.ranks(self.entries)
             made = self._ranked[key] = Ranked(self.entries, mine, order)
         return made
 
-    def _of_test(self, test_id: int, real: bool) -> np.ndarray:
+    def of_test(self, test_id: int, real: bool) -> np.ndarray:
+        """The rows of the test's entries (only real drives': real)."""
         mine = self.entries.compare("test", "exact", test_id)
         if real:
             mine &= ~self.entries["synthetic"].array

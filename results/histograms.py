@@ -25,6 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# The percentiles loadgen writes (loadgen/src/histogram.c), in order, keyed as documents key
+# them; a group's merged tail is read at the same ones (results.tails).
+PERCENTILE_KEYS = ("1", "5", "10", "25", "50", "75", "90", "95", "99", "99.9", "99.99")
 SUB_BUCKET_BITS = 7
 UNIT = "ns"
 RELATIVE_PRECISION = 1 / 2 ** (SUB_BUCKET_BITS + 1)

@@ -898,6 +898,14 @@ def method_label(method: str, tool: str = "") -> str:
     return f"{'quick run' if method == Method.QUICK else 'published'}, {tool}"
 
 
+class TailSource(models.TextChoices):
+    """Where a leaderboard entry's (its group's) latency percentiles come from."""
+
+    MERGED = "merged", "merged from every result's histogram"
+    RESULT = "result", "the result's own percentiles, as its tool wrote them"
+    UNMERGED = "unmerged", "not merged: not every result of the group carries a histogram"
+
+
 class LeaderboardEntry(LabelledModel):
     """The latest published result of each drive in each test and data pattern, with the
     figure that was not published derived from the one that was (IOPS = bytes/s ÷ block
@@ -978,6 +986,28 @@ class LeaderboardEntry(LabelledModel):
     cv = models.FloatField(
         null=True, help_text="The group's coefficient of variation of bytes/s (two or more)"
     )
+    # The group's tail (results.tails, written by the refresh, never on a read): its
+    # percentiles from the merge of every result's histogram, or one result's own as its tool
+    # wrote them, with the I/Os they rest on.
+    histograms = models.PositiveSmallIntegerField(
+        default=0, help_text="How many of the group's results carry a latency histogram"
+    )
+    tail = models.CharField(
+        max_length=10,
+        choices=TailSource.choices,
+        blank=True,
+        help_text="Where latency_percentiles_ns come from (blank: no percentiles)",
+    )
+    latency_io_count = models.BigIntegerField(
+        null=True, help_text="The I/Os the group's percentiles rest on"
+    )
+    latency_percentiles_ns = models.JSONField(
+        null=True, help_text="The group's latency percentiles (ns), keyed as documents key them"
+    )
+    latency_max_ns = models.BigIntegerField(null=True, help_text="The group's highest latency")
+    latency_p999_ns = models.BigIntegerField(
+        null=True, help_text="latency_percentiles_ns's 99.9, the column its ranking orders by"
+    )
 
     class Meta:
         constraints = [
@@ -1018,6 +1048,13 @@ class LeaderboardEntry(LabelledModel):
                 F("latency_mean_ns").asc(nulls_last=True),
                 "id",
                 name="leaderboard_test_latency_idx",
+                include=RANKING_FILTER_COLUMNS,
+            ),
+            models.Index(
+                "test",
+                F("latency_p999_ns").asc(nulls_last=True),
+                "id",
+                name="leaderboard_test_p999_idx",
                 include=RANKING_FILTER_COLUMNS,
             ),
             # One controller's drives (a fortieth of a test's entries), best first.

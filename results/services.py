@@ -3,6 +3,7 @@ reviewer's API token."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -18,7 +19,7 @@ from knox.models import AuthToken
 
 from drives.models import Drive, FirmwareVersion
 from drives.services import DriveSpecProblem, drive_listed, drive_resolve, drive_reviewed
-from results import documents, loadgen, permissions, plausibility
+from results import documents, loadgen, permissions, plausibility, tails
 from results.documents import (
     TEST_CATALOG,
     TEST_VARIATION,
@@ -332,6 +333,40 @@ _GROUP_COLUMNS = (
     ("low_bps", "min(g.bps)"),
     ("high_bps", "max(g.bps)"),
     ("cv", "stddev_samp(g.bps ORDER BY g.bps) / NULLIF(avg(g.bps ORDER BY g.bps), 0)"),
+    ("histograms", "count(*) FILTER (WHERE g.has_histogram)"),
+)
+# Of the group's tail (results.tails), over `latest`, `grouped` and `tail`: the merge of its
+# histograms where every result has one (worked out in Python from results.histograms
+# before the statement, and given to it by the latest result's id), else a group of one's
+# own percentiles as its tool wrote them, else none. A percentile is ranked only where its
+# I/Os support it (results.spread.ios_needed).
+_TAIL_SQL = {
+    "tail": (
+        "CASE WHEN tail.percentiles IS NOT NULL THEN 'merged' "
+        "WHEN latest.own_percentiles IS NULL THEN '' "
+        "WHEN grouped.runs > 1 THEN 'unmerged' ELSE 'result' END"
+    ),
+    "latency_io_count": (
+        "CASE WHEN tail.percentiles IS NOT NULL THEN tail.io_count "
+        "WHEN grouped.runs = 1 AND latest.own_percentiles IS NOT NULL THEN latest.io_count END"
+    ),
+    "latency_percentiles_ns": (
+        "CASE WHEN tail.percentiles IS NOT NULL THEN tail.percentiles "
+        "WHEN grouped.runs = 1 THEN latest.own_percentiles END"
+    ),
+    "latency_max_ns": (
+        "CASE WHEN tail.percentiles IS NOT NULL THEN tail.max_ns "
+        "WHEN grouped.runs = 1 THEN latest.own_max END"
+    ),
+}
+_TAIL_COLUMNS = (
+    *_TAIL_SQL.items(),
+    (
+        "latency_p999_ns",
+        f"CASE WHEN ({_TAIL_SQL['latency_io_count']}) >= {tails.RANKED_IOS} THEN "
+        f"round((({_TAIL_SQL['latency_percentiles_ns']}) ->> "
+        f"'{tails.RANKED_PERCENTILE}')::numeric)::bigint END",
+    ),
 )
 _FRESH_COLUMNS = (
     (
@@ -342,13 +377,14 @@ _FRESH_COLUMNS = (
     ("price_usd", "price.amount"),
     ("price_observed_on", "price.observed_on"),
 )
-_LEADERBOARD_SQL = """
+_CANDIDATES_SQL = """
 WITH candidate AS (
   SELECT {latest},
     {bps} AS bps, {iops} AS iops,
     CASE WHEN run.source = 'published' THEN run.id END AS own_run,
     COALESCE(run.started_at, c.published_on::timestamptz, run.ingested_at) AS recency,
-    r.repeat
+    r.repeat, r.latency_histogram IS NOT NULL AS has_histogram, r.io_count,
+    r.latency_percentiles_ns AS own_percentiles, r.latency_max_ns AS own_max
   FROM results_result r
   JOIN results_run run ON run.id = r.run_id
   JOIN results_test t ON t.id = r.test_id
@@ -360,7 +396,22 @@ latest AS (
   SELECT DISTINCT ON (drive_id, test_id, pattern) *
   FROM candidate
   ORDER BY drive_id, test_id, pattern, quick, recency DESC, run_id DESC, repeat DESC
-),
+)"""
+# The histograms of each latest result's group whose every result carries one, each with its
+# latency's exact min and max: merged in Python (results.tails), then given to the statement.
+_HISTOGRAMS_SQL = """
+SELECT latest.result_id,
+       json_agg(json_build_array(r.latency_histogram, r.latency_min_ns, r.latency_max_ns)
+                ORDER BY r.id)
+FROM latest
+JOIN candidate g ON (g.drive_id, g.test_id, g.pattern, g.method) =
+                    (latest.drive_id, latest.test_id, latest.pattern, latest.method)
+  AND g.own_run IS NOT DISTINCT FROM latest.own_run
+JOIN results_result r ON r.id = g.result_id
+GROUP BY latest.result_id
+HAVING bool_and(g.has_histogram)
+"""
+_LEADERBOARD_SQL = """,
 grouped AS (
   SELECT drive_id AS g_drive, test_id AS g_test, pattern AS g_pattern, method AS g_method,
          own_run AS g_own, {grouped}
@@ -368,11 +419,14 @@ grouped AS (
   GROUP BY drive_id, test_id, pattern, method, own_run
 ),
 fresh AS (
-SELECT {chosen}, {group_values}, {fresh}
+SELECT {chosen}, {group_values}, {tails}, {fresh}
 FROM latest
 JOIN grouped ON (g_drive, g_test, g_pattern, g_method) =
                 (latest.drive_id, latest.test_id, latest.pattern, latest.method)
   AND g_own IS NOT DISTINCT FROM latest.own_run
+LEFT JOIN jsonb_to_recordset(%(tails)s::jsonb)
+  AS tail (result_id bigint, io_count bigint, percentiles jsonb, max_ns bigint)
+  ON tail.result_id = latest.result_id
 LEFT JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                    WHERE drive_id = latest.drive_id AND currency = 'USD'
                    ORDER BY observed_on DESC, amount LIMIT 1) price ON true
@@ -395,7 +449,7 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
     published runs. Returns the number of entries written."""
     with transaction.atomic(), connection.cursor() as cursor:
         if drive_ids is None:
-            cursor.execute(_leaderboard_sql(where="", entries="true"))
+            where, entries, params = "", "true", {}
         else:
             # One refresh of a drive at a time: a concurrent ingest for the same drive waits
             # here, then sees this one's rows (committed) and rebuilds them with its own.
@@ -405,25 +459,38 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
                 .order_by("pk")
                 .values_list("pk", flat=True)
             )
-            cursor.execute(
-                _leaderboard_sql(
-                    where="AND run.drive_id = ANY(%(drives)s)",
-                    entries="e.drive_id = ANY(%(drives)s)",
-                ),
-                {"drives": list(drive_ids)},
-            )
+            where = "AND run.drive_id = ANY(%(drives)s)"
+            entries = "e.drive_id = ANY(%(drives)s)"
+            params = {"drives": list(drive_ids)}
+        cursor.execute(_candidates_sql(where) + _HISTOGRAMS_SQL, params)
+        found = [
+            {"result_id": result_id, **dataclasses.asdict(tails.merged(members))}
+            for result_id, members in cursor.fetchall()
+        ]
+        cursor.execute(
+            _leaderboard_sql(where=where, entries=entries),
+            {**params, "tails": json.dumps(found)},
+        )
         return cursor.rowcount
 
 
-def _leaderboard_sql(*, where: str, entries: str) -> str:
-    columns = [name for name, _ in (*_LATEST_COLUMNS, *_GROUP_COLUMNS, *_FRESH_COLUMNS)]
-    return _LEADERBOARD_SQL.format(
+def _candidates_sql(where: str) -> str:
+    return _CANDIDATES_SQL.format(
         where=where,
-        entries=entries,
         latest=", ".join(f"{sql} AS {name}" for name, sql in _LATEST_COLUMNS),
         bps=BPS_SQL,
         iops=IOPS_SQL,
+    )
+
+
+def _leaderboard_sql(*, where: str, entries: str) -> str:
+    columns = [
+        name for name, _ in (*_LATEST_COLUMNS, *_GROUP_COLUMNS, *_TAIL_COLUMNS, *_FRESH_COLUMNS)
+    ]
+    return _candidates_sql(where) + _LEADERBOARD_SQL.format(
+        entries=entries,
         chosen=", ".join(f"latest.{name}" for name, _ in _LATEST_COLUMNS),
+        tails=", ".join(f"{sql} AS {name}" for name, sql in _TAIL_COLUMNS),
         grouped=", ".join(f"{sql} AS {name}" for name, sql in _GROUP_COLUMNS),
         group_values=", ".join(f"grouped.{name}" for name, _ in _GROUP_COLUMNS),
         fresh=", ".join(f"{sql} AS {name}" for name, sql in _FRESH_COLUMNS),

@@ -94,9 +94,11 @@ from results.selectors.rankings import (
     leaderboard,
     suites_with_tests,
     throughput_test,
+    too_few_ios,
 )
 from results.selectors.runs import results_listed
 from results.selectors.value import value_choices, value_frontier
+from results.tails import RANKED_IOS
 
 MAX_LEADERBOARD_PAGE = 200
 MAX_PAGE = 500
@@ -788,6 +790,14 @@ class LeaderboardView(APIView):
                 "has_next": board.has_next,
                 "rows": [r.as_item() for r in board.rows],
                 "elsewhere": [r.as_item() for r in board.elsewhere],
+                **(
+                    {
+                        "too_few_ios": too_few_ios(test=test, filters=filters),
+                        "needs_ios": RANKED_IOS,
+                    }
+                    if metric == Metric.LATENCY_P999
+                    else {"too_few_ios": None, "needs_ios": None}
+                ),
             }
         )
 

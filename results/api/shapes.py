@@ -8,7 +8,7 @@ missing_rates_field) are made here; a result's latency summary is its kind's
 
 from rest_framework import serializers
 
-from results.kinds.throughput import LatencyShape
+from results.kinds.throughput import LatencyShape, PercentilesField
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -16,6 +16,7 @@ from results.models import (
     Method,
     Run,
     SaturationSeries,
+    TailSource,
     TrimValidation,
 )
 from results.selectors.common import MISSING_RATES_REASONS
@@ -80,6 +81,31 @@ class VerdictShape(serializers.Serializer):
     label = serializers.CharField(allow_null=True)
 
 
+class GroupLatencyShape(serializers.Serializer):
+    """A side's group tail (results.tails): the latency percentiles of its group (the results
+    its figures are the mean of), merged from every result's histogram when each carries
+    one, else its one result's own as its tool wrote them; none for a group not merged."""
+
+    tail_source = serializers.ChoiceField(
+        choices=TailSource.choices,
+        allow_null=True,
+        help_text="merged: from the histograms; result: one result's own (its tool's: fio's "
+        "for an import); unmerged: not every result carries a histogram; null: no percentiles",
+    )
+    label = serializers.CharField(
+        allow_null=True, help_text="where they come from, as the page says it (null: plain)"
+    )
+    runs = serializers.IntegerField(help_text="the group's results")
+    histograms = serializers.IntegerField(help_text="how many of them carry a histogram")
+    io_count = serializers.IntegerField(**NUMBER, help_text="the I/Os the percentiles rest on")
+    percentiles_ns = PercentilesField(allow_null=True)
+    max_ns = serializers.IntegerField(**NUMBER)
+    needs_ios = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="each percentile its I/Os do not support, with the I/Os it needs",
+    )
+
+
 class FiguresShape(serializers.Serializer):
     """One side's figures in a test and pattern: its group's means."""
 
@@ -113,6 +139,11 @@ class FiguresShape(serializers.Serializer):
         child=serializers.IntegerField(),
         help_text="Each percentile of `latency` its I/Os do not support, with the I/Os it "
         "needs (ten beyond it: 100,000 for 99.99, docs/methodology.md); the page shows none",
+    )
+    group_latency = GroupLatencyShape(
+        allow_null=True,
+        help_text="the group's tail, as its leaderboard entry holds it; null for a chosen run "
+        "(its passes are not merged on a read)",
     )
     read = serializers.DictField(
         allow_null=True,
@@ -456,6 +487,18 @@ class EntryShape(serializers.Serializer):
     tool = serializers.CharField(allow_blank=True, help_text="the run's tool")
     spread = SpreadShape(allow_null=True)
     latency_mean_ns = serializers.FloatField(**NUMBER)
+    latency_p999_ns = serializers.IntegerField(
+        **NUMBER,
+        help_text="its group's p99.9 latency (ns), where 10,000 I/Os or more support it",
+    )
+    latency_io_count = serializers.IntegerField(
+        **NUMBER, help_text="the I/Os its group's latency percentiles rest on"
+    )
+    latency_tail = serializers.CharField(
+        **NUMBER,
+        help_text="where its group's percentiles come from: merged from its results' "
+        "histograms, or one result's own as its tool (fio, loadgen) wrote them",
+    )
     quick = serializers.BooleanField()
     source = serializers.ChoiceField(choices=Run.Source.choices)
     run = serializers.IntegerField()
@@ -475,6 +518,14 @@ class LeaderboardShape(serializers.Serializer):
     has_next = serializers.BooleanField()
     rows = EntryShape(many=True)
     elsewhere = EntryShape(many=True)
+    too_few_ios = serializers.IntegerField(
+        allow_null=True,
+        help_text="latency_p999 only: the entries left out for a p99.9 over fewer I/Os than "
+        "needs_ios; null for another metric",
+    )
+    needs_ios = serializers.IntegerField(
+        allow_null=True, help_text="latency_p999 only: the I/Os a p99.9 needs to be ranked"
+    )
 
 
 # The comparability classes a ranking of another kind orders one of (its `method`), named

@@ -21,12 +21,14 @@ from rest_framework import serializers
 
 from results import charts
 from results.documents import MIXED_SIDES, latency_kind
+from results.histograms import PERCENTILE_KEYS
 from results.kinds.base import Kind, Shown
 from results.models import (
     DIRECTION_FIGURES,
     RESULT_FIGURES,
     Result,
     Run,
+    TailSource,
     Test,
     latency_description,
     method_label,
@@ -50,6 +52,7 @@ from results.selectors.compare import (
     TestRows,
 )
 from results.spread import Verdict, percentile_unsupported
+from results.tails import tail_label
 from results.units import count, iops, iops_spread, latency, mbps, size
 
 LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
@@ -94,6 +97,50 @@ def percentile_text(result, percentile: str) -> str:
 
 
 LATENCY_READS = {q: read for _, read, q in LATENCY_FIGURES if q}
+
+
+@dataclass(frozen=True, slots=True)
+class GroupLatency:
+    """A side's latency figures where its group's tail is merged from several results'
+    histograms (results.tails), as LATENCY_FIGURES read them: the group's percentiles,
+    maximum and I/Os; the mean stays its latest result's (the one its verdict reads)."""
+
+    latency_mean_ns: float | None
+    latency_percentiles_ns: dict[str, int] | None
+    latency_max_ns: int | None
+    io_count: int | None
+
+
+def latency_of(f: Figures):
+    """What a side's latency figures are read from: its group's merged tail, where its
+    entry's group has more than one result and every one carries a histogram, else its
+    result (whose percentiles are then its own)."""
+    t = f.tail
+    if t is not None and t.merged:
+        return GroupLatency(f.result.latency_mean_ns, t.percentiles, t.max_ns, t.io_count)
+    return f.result
+
+
+def tail_text(f: Figures) -> str:
+    """Where a side's percentiles come from, as the page, the exports and the API say it
+    (results.tails.tail_label); "" for a result without percentiles."""
+    r = f.result
+    if f.tail is not None:
+        t = f.tail
+        source, runs, found = t.source, t.runs, t.histograms
+    elif not r.latency_percentiles_ns:
+        return ""
+    elif f.spread is not None and f.spread.n > 1:
+        return "the latest pass's: a chosen run's passes are not merged"
+    else:
+        source, runs, found = TailSource.RESULT, 1, 0
+    return tail_label(
+        tail=source,
+        runs=runs,
+        histograms=found,
+        tool=r.run.tool_name,
+        published=r.run.source == Run.Source.PUBLISHED,
+    )
 
 
 def ios_text(io_count: int | None) -> str:
@@ -287,16 +334,22 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
             else:
                 which = next(iter(named), "")
             unit = f"µs, {which}; lower is better" if which else "µs, lower is better"
+            held = [latency_of(f) if f else None for f in figures]
             for measure, read, percentile in LATENCY_FIGURES:
-                if any(f and read(f.result) is not None for f in figures):
+                if any(r is not None and read(r) is not None for r in held):
                     cells = [
-                        latency_figure(f.result, read, percentile) if f else Figure(None, "—")
-                        for f in figures
+                        latency_figure(r, read, percentile) if r else Figure(None, "—")
+                        for r in held
                     ]
                     yield ["latency", name, p.pattern, measure, unit, *cells, *blank]
-            counts = [f.result.io_count if f else None for f in figures]
+            counts = [r.io_count if r else None for r in held]
             if any(n is not None for n in counts):
-                cells = ["" if n is None else Figure(n, count(n)) for n in counts]
+                cells = [
+                    ""
+                    if n is None
+                    else Figure.noted(n, count(n), (text,) if (text := tail_text(f)) else ())
+                    for n, f in zip(counts, figures, strict=True)
+                ]
                 yield ["latency", name, p.pattern, "I/Os measured", "I/Os", *cells, *blank]
         if params := one.parameters:
             for d in params.differ:
@@ -467,6 +520,7 @@ class LatencySide:
     values: tuple[str, ...] | None  # mean, LATENCY_PERCENTILES, max as shown; None: not tested
     kind: str  # which latency they are (results.models.latency_description)
     ios: str = ""  # the I/Os they were measured over (ios_text)
+    tail: str = ""  # where its percentiles come from (tail_text)
     verdict: Verdict = field(default_factory=Verdict)  # its mean's against A's (A's own empty)
 
 
@@ -483,14 +537,15 @@ def _latency_side(key: str, f: Figures | None, v: Verdict) -> LatencySide:
     as written (latency_text), which latency they are and the I/Os they were measured over
     (ios_text) worked out once while the side is held (Figures.shown)."""
     if f is None:
-        return LatencySide(key, None, "", "", v)
+        return LatencySide(key, None, "", "", "", v)
     found = f.shown.get("latency")
     if found is None:
-        r = f.result
+        r = latency_of(f)
         found = f.shown["latency"] = (
             tuple(latency_text(r, read, q) for _, read, q in LATENCY_FIGURES),
             _which_latency(f),
             ios_text(r.io_count),
+            tail_text(f),
         )
     return LatencySide(key, *found, v)
 
@@ -520,9 +575,8 @@ def _latency(c: Comparison) -> Section:
 # -- the API's compare body ---------------------------------------------------------------
 
 
-# The percentiles loadgen writes (loadgen/src/histogram.c), in order: a latency summary's
-# columns in the API's CSV (another percentile a result has, as fio writes them, follows).
-PERCENTILE_KEYS = ("1", "5", "10", "25", "50", "75", "90", "95", "99", "99.9", "99.99")
+# PERCENTILE_KEYS (loadgen's, results.histograms): a latency summary's columns in the API's
+# CSV (another percentile a result has, as fio writes them, follows).
 
 
 class PercentilesField(serializers.DictField):
@@ -631,7 +685,32 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
             for q in result.latency_percentiles_ns or {}
             if (needed := percentile_unsupported(q, result.io_count))
         },
+        "group_latency": _group_latency(figures),
         **{side: writer.to_representation(result) for side, writer in DIRECTIONS.items()},
+    }
+
+
+def _group_latency(figures: Figures) -> dict[str, Any] | None:
+    """A side's group tail (results.tails) in the compare body: where its percentiles come
+    from, and the group's percentiles, maximum and I/Os with the I/Os each percentile needs
+    where they fall short (results.spread.ios_needed); null where it was not read with its
+    entry (a chosen run's)."""
+    t = figures.tail
+    if t is None:
+        return None
+    return {
+        "tail_source": t.source or None,
+        "label": tail_text(figures) or None,
+        "runs": t.runs,
+        "histograms": t.histograms,
+        "io_count": t.io_count,
+        "percentiles_ns": t.percentiles,
+        "max_ns": t.max_ns,
+        "needs_ios": {
+            q: needed
+            for q in t.percentiles or {}
+            if (needed := percentile_unsupported(q, t.io_count))
+        },
     }
 
 

@@ -17,6 +17,7 @@ from results.models import (
     LeaderboardEntry,
     Result,
     Run,
+    TailSource,
     Test,
 )
 from results.spread import Comparability, Spread
@@ -78,6 +79,26 @@ def missing_rates_reason(
     return LATENCY_ONLY_PUBLISHED if source == Run.Source.PUBLISHED else LATENCY_ONLY_MEASURED
 
 
+@dataclass(frozen=True, slots=True)
+class GroupTail:
+    """A leaderboard entry's group tail (results.tails), as the refresh wrote it: where its
+    percentiles come from (TailSource), the group's size and how many of its results carry
+    a histogram, and the percentiles, maximum and I/Os of the group (None where it has no
+    tail of its own: an unmerged group's)."""
+
+    source: str
+    runs: int
+    histograms: int
+    io_count: int | None
+    percentiles: dict[str, int] | None
+    max_ns: int | None
+
+    @property
+    def merged(self) -> bool:
+        """Its figures are the merge of more than one result's histograms."""
+        return self.source == TailSource.MERGED and self.runs > 1
+
+
 @dataclass(slots=True)
 class Figures:
     """A throughput result's numbers, the missing one of MB/s and IOPS derived from the other
@@ -91,6 +112,7 @@ class Figures:
     derived: str  # "", "iops" or "bytes_per_second"
     spread: Spread | None = None
     method: str = ""
+    tail: GroupTail | None = None  # its group's tail, where read with its entry
     # What is worked out from these figures (what the winner rule reads of them, their table
     # cell as a page shows it, ...), kept with them while their comparison side is held
     # (results.selectors.compare.held_sides).
@@ -99,20 +121,31 @@ class Figures:
     @classmethod
     def of(cls, result: Result, test: Test | None = None, group: list | None = None) -> Figures:
         """The figures of a result (of `test`, when the caller has it at hand); `group`: its
-        group's [method, n, mean bytes/s, mean IOPS, lowest and highest bytes/s, CV]."""
+        group's [method, n, mean bytes/s, mean IOPS, lowest and highest bytes/s, CV], then
+        its tail's [source, results with a histogram, I/Os, percentiles, max] (an entry's:
+        results.tails; a chosen run's passes have none, their tail is never merged on a
+        read)."""
         block = result.block_size or (test or result.test).block_size
         bps, iops, derived = result.bytes_per_second, result.iops, ""
         if iops is None and bps is not None:
             iops, derived = bps / block, "iops"
         elif bps is None and iops is not None:
             bps, derived = iops * block, "bytes_per_second"
-        if group is None or group[2] is None:
+        if group is None:
             return cls(result, bps, iops, derived)
-        method, n, *rates = group
+        method, n, *rates = group[:7]
+        tail = None
+        if len(group) > 7 and group[7]:
+            source, histograms, ios, percentiles, top = group[7:]
+            tail = GroupTail(source, n, histograms, ios, percentiles, top)
+        if group[2] is None:
+            return cls(result, bps, iops, derived, tail=tail)
         # Floats, as every figure: PostgreSQL's JSON writes a whole float8 as an integer
         # (31700000), which the API would then write unlike the same figure elsewhere.
         mean_bps, mean_iops, low, high, cv = (None if v is None else float(v) for v in rates)
-        return cls(result, mean_bps, mean_iops, derived, Spread(n, mean_bps, low, high, cv), method)
+        return cls(
+            result, mean_bps, mean_iops, derived, Spread(n, mean_bps, low, high, cv), method, tail
+        )
 
     @property
     def rule_side(self) -> RuleSide | None:

@@ -652,7 +652,8 @@ SELECT 0 AS n, json_build_object(
     SELECT json_agg(json_build_array(key, {result}, grp)) FROM (
       SELECT side.key, r.*,
              json_build_array(e.method, e.runs, e.bytes_per_second, e.iops, e.low_bps,
-                              e.high_bps, e.cv) AS grp
+                              e.high_bps, e.cv, e.tail, e.histograms, e.latency_io_count,
+                              e.latency_percentiles_ns, e.latency_max_ns) AS grp
       FROM side
       JOIN results_leaderboardentry e ON e.drive_id = side.drive_id
       JOIN results_result r ON r.id = e.result_id

@@ -29,6 +29,7 @@ from results.models import (
 )
 from results.selectors.common import missing_rates_reason, test_order_key
 from results.spread import Spread
+from results.tails import tail_label
 
 # -- leaderboards --------------------------------------------------------------------------
 
@@ -43,20 +44,25 @@ class Metric:
     LATENCY_CLAT = "latency_clat"
     LATENCY_PUBLISHED = "latency_published"
     IOPS_MIN = "iops_min"
+    # A tail: the group's p99.9 (results.tails) at the test's load, where its I/Os support
+    # it (10,000 or more: results.spread.ios_needed).
+    LATENCY_P999 = "latency_p999"
     CHOICES = [
         (THROUGHPUT, "MB/s and IOPS (higher is better)"),
         (LATENCY, "mean latency, measured issue to completion"),
         (LATENCY_CLAT, "mean latency, completion only (fio's clat)"),
         (LATENCY_PUBLISHED, "mean latency, as articles published it"),
         (IOPS_MIN, "IOPS of the slowest second (higher is better)"),
+        (LATENCY_P999, "p99.9 latency, measured issue to completion (lower is better)"),
     ]
-    LATENCIES = (LATENCY, LATENCY_CLAT, LATENCY_PUBLISHED)
+    LATENCIES = (LATENCY, LATENCY_CLAT, LATENCY_PUBLISHED)  # the mean's
     # The entries each latency metric ranks, as an ORM filter: what the ranking's masks
     # (_METRIC_ORDER) are held to by the tests.
     KINDS = {
         LATENCY: Q(latency_kind="lat") & ~Q(source="published"),
         LATENCY_CLAT: Q(latency_kind="clat"),
         LATENCY_PUBLISHED: Q(source="published"),
+        LATENCY_P999: Q(latency_kind="lat") & ~Q(source="published"),
     }
 
 
@@ -92,6 +98,22 @@ class EntryRow:
     low_bps: float | None
     high_bps: float | None
     cv: float | None
+    # Its group's tail (results.tails): the p99.9 its I/Os support, the I/Os, where from.
+    latency_p999_ns: int | None
+    latency_io_count: int | None
+    tail: str
+    histograms: int
+
+    @property
+    def tail_label(self) -> str:
+        """Where its group's percentiles come from (results.tails.tail_label)."""
+        return tail_label(
+            tail=self.tail,
+            runs=self.runs,
+            histograms=self.histograms,
+            tool=self.tool_name,
+            published=self.source == Run.Source.PUBLISHED,
+        )
 
     @property
     def missing_rates_reason(self) -> str | None:
@@ -136,6 +158,9 @@ class RankedEntry:
             "tool": entry.tool_name,
             "spread": spread.as_dict() if (spread := Spread.of_entry(entry)) else None,
             "latency_mean_ns": entry.latency_mean_ns,
+            "latency_p999_ns": entry.latency_p999_ns,
+            "latency_io_count": entry.latency_io_count,
+            "latency_tail": entry.tail_label or None,
             "quick": entry.quick,
             "source": entry.source,
             "run": entry.run_id,
@@ -201,6 +226,7 @@ _METRIC_ORDER = {
     Metric.LATENCY_CLAT: RankOrder("latency_mean_ns", False, _latency("clat")),
     Metric.LATENCY_PUBLISHED: RankOrder("latency_mean_ns", False, _latency("", published=True)),
     Metric.IOPS_MIN: RankOrder("iops_min", descending=True),
+    Metric.LATENCY_P999: RankOrder("latency_p999_ns", False, _latency("lat", published=False)),
 }
 # The entries a ranking shows, by id, as EntryRow's fields (the drive's id for its label).
 _ROWS_SQL = (
@@ -328,6 +354,19 @@ def ranked_drives(*, test: Test, filters: FilterSet, metric: str = Metric.THROUG
     index = entries_index()
     ranked, kept = _shown(index, test, metric, filters)
     return len(np.unique(ranked.columns["drive"].array[kept]))
+
+
+def too_few_ios(*, test: Test, filters: FilterSet) -> int:
+    """How many entries the p99.9 ranking (Metric.LATENCY_P999) leaves out with these filters
+    for having a p99.9 over fewer I/Os than it needs (RANKED_IOS): of the entries it would
+    rank, those with a p99.9 (p999_measured) but none it ranks (latency_p999_ns)."""
+    index = entries_index()
+    entries = index.entries
+    mine = index.of_test(test.pk, not settings.BENCH_SHOW_SYNTHETIC)
+    mine &= _METRIC_ORDER[Metric.LATENCY_P999].ranks(entries)
+    mine &= entries["p999_measured"].array & ~entries.known("latency_p999_ns")
+    keep = filters.mask(entries)
+    return int(np.count_nonzero(mine if keep is None else mine & keep))
 
 
 def suites_with_tests() -> QuerySet[Suite]:

@@ -28,7 +28,9 @@ from results.selectors.rankings import (
     leaderboard_choices,
     ranked_drives,
     suites_with_tests,
+    too_few_ios,
 )
+from results.tails import RANKED_IOS
 from results.views.chart_images import Chart
 from results.views.common import (
     HtmxHttpRequest,
@@ -146,6 +148,12 @@ def leaderboard_page(request: HtmxHttpRequest, test_id: str) -> HttpResponse:
         "sweep": _sweep_links(test, request),
         "sweep_name": sweeps.sweep_label(test.name) if test.family else "",
     }
+    if read.metric == Metric.LATENCY_P999:
+        # Ranked only where 10,000 I/Os or more support it: how many that leaves out.
+        left_out = too_few_ios(test=test, filters=read.filters)
+        context["tail"] = {"needs": RANKED_IOS, "left_out": left_out}
+    else:
+        context["tail"] = None
     if not context["rows"] and page == 1:
         context.update(
             _quick_instead(
