@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drives.models import Drive
-from results.filters import LeaderboardFilter, ValueFilter, ValueForm
 from results.entries_index import entries_index
+from results.filters import LeaderboardFilter, ValueFilter, ValueForm
 from results.models import LeaderboardEntry, Test
 from results.selectors.common import entries
-from results.selectors.rankings import Metric, leaderboard
+from results.selectors.rankings import Metric, leaderboard, ranking_batches
 from results.selectors.value import value_frontier
 from tests.filter_queries import filter_queries
 
@@ -67,6 +67,15 @@ def queries(catalog, *, value: bool = False):
     return st.tuples(drawn, days).map(lambda both: {**both[0], **both[1]})
 
 
+# Each ranking's figure and whether higher is better, as the metrics' choices say.
+ORDERS = {
+    Metric.THROUGHPUT: ("bytes_per_second", True),
+    **{latency: ("latency_mean_ns", False) for latency in Metric.LATENCIES},
+    Metric.IOPS_MIN: ("iops_min", True),
+    Metric.LATENCY_P999: ("latency_p999_ns", False),
+}
+
+
 def mask_ids(filters) -> set[int]:
     """The ids of the entries the copy holds (none awaiting review) that `filters`' mask
     keeps."""
@@ -97,18 +106,19 @@ def test_the_filter_masks_keep_what_the_orm_filters_keep(catalog, data):
 def test_a_ranking_is_the_orm_ranking_of_the_filtered_entries(catalog, data):
     query = data.draw(queries(catalog))
     test = data.draw(st.sampled_from(catalog["tests"]))
-    metric = data.draw(st.sampled_from([Metric.THROUGHPUT, *Metric.LATENCIES]))
+    metric = data.draw(st.sampled_from([m for m, _ in Metric.CHOICES]))
     page = data.draw(st.integers(1, 3))
     filters = valid(LeaderboardFilter, query)
-    field = "bytes_per_second" if metric == Metric.THROUGHPUT else "latency_mean_ns"
-    order = F(field).desc(nulls_last=True) if metric == Metric.THROUGHPUT else F(field).asc()
+    field, higher = ORDERS[metric]
+    order = F(field).desc(nulls_last=True) if higher else F(field).asc()
     kind = Metric.KINDS.get(metric, Q())
-    ranked = list(
-        filters.qs.filter(kind, test=test, **{f"{field}__isnull": False})
-        .order_by(order, "id")
-        .values_list("pk", "drive__slug")
-    )
-    highlight = tuple(slug for _, slug in ranked[::7][:3])
+    shown = filters.qs.filter(kind, test=test, needs_review=False, **{f"{field}__isnull": False})
+    ranked = list(shown.order_by(order, "id").values_list("pk", "drive__slug", field))
+
+    def rank(value) -> int:  # competition ranking: one more than the entries better
+        return 1 + sum(v > value if higher else v < value for _, _, v in ranked)
+
+    highlight = tuple(slug for _, slug, _ in ranked[::7][:3])
     board = leaderboard(
         test=test,
         filters=filters,
@@ -118,20 +128,24 @@ def test_a_ranking_is_the_orm_ranking_of_the_filtered_entries(catalog, data):
         highlight=highlight,
     )
     start = (page - 1) * 5
-    assert [r.entry.id for r in board.rows] == [pk for pk, _ in ranked[start : start + 5]]
-    assert [r.rank for r in board.rows] == list(range(start + 1, start + 1 + len(board.rows)))
+    on_page = ranked[start : start + 5]
+    assert [r.entry.id for r in board.rows] == [pk for pk, _, _ in on_page]
+    assert [r.rank for r in board.rows] == [rank(v) for _, _, v in on_page]
     assert board.has_next == (len(ranked) > start + 5)
     # A highlighted drive off the page keeps its place: one more than the entries better.
-    values = dict(filters.qs.filter(kind, test=test).values_list("pk", field))
+    values = {pk: v for pk, _, v in ranked}
     for row in board.elsewhere:
-        mine = values[row.entry.id]
-        better = [
-            v
-            for v in values.values()
-            if v is not None and (v > mine if field == "bytes_per_second" else v < mine)
-        ]
-        assert row.rank == len(better) + 1
+        assert row.rank == rank(values[row.entry.id])
         assert row.entry.drive.slug in highlight
+    # The open-data dump's ranking, read by the ORM in batches, is the same whole ranking.
+    whole = LeaderboardFilter(QueryDict(mutable=True) | query, queryset=entries())
+    assert whole.is_valid()
+    streamed = [
+        (r.entry.id, r.rank)
+        for rows in ranking_batches(test=test, filters=whole, metric=metric, batch=7)
+        for r in rows
+    ]
+    assert streamed == [(pk, rank(v)) for pk, _, v in ranked]
 
 
 @EXAMPLES
