@@ -32,7 +32,7 @@ from django.db import connections
 from django.db.models import Model
 from django.dispatch import Signal
 
-from core.db import current_copy
+from core.db import current_copy, read_alias
 from core.versions import COMMITTED_SQL, literal
 
 _OPERATORS = {"exact": operator.eq, "gte": operator.ge, "lte": operator.le}
@@ -202,6 +202,16 @@ class Columns:
         if column is None:
             column = self._columns[name] = Column.of(self._values[name])
         return column
+
+    def make_every(self) -> None:
+        """Make every column of numbers, flags or text now (each is otherwise made when
+        first read; one of JSON arrays, a row's values read by values(), is never made):
+        what a process that forks workers does once, so that each worker starts with them
+        (shared, until the copy moves) instead of making them on its first requests."""
+        for name, values in self._values.items():
+            first = next((v for v in values if v is not None), None)
+            if not isinstance(first, list | dict):
+                self[name]  # noqa: B018 - made and kept
 
     def values(self, name: str) -> list:
         """A column's values as loaded (JSON values)."""
@@ -444,6 +454,10 @@ class _Source:
     seen: int
 
 
+# Every Copy declared, in the order their modules were imported (drives.catalog_index,
+# results.value_index): what a server warms before it forks (benchsite/warmup.py).
+COPIES: list[Copy] = []
+
 # Sent by a Copy around each read of its tables in this process (whole, or the changes since
 # its version: not the version's own statement): `copy_reading` before, `copy_read` after with
 # the `seconds` it took, statements included; both with the copy's `name`. The load
@@ -507,11 +521,22 @@ _changes AS MATERIALIZED (
         self.held: dict[str, Any] = {}
         self._sources: dict[str, _Source] = {}  # what each held copy was made of, by database
         self.reads = {"whole": 0, "changes": 0}  # how this process read it: what tests assert
+        COPIES.append(self)
 
     def current(self) -> Any:
         """The current copy on the database `model` is read from: one prepared statement,
         and when the version moved, the change applied (or the copy read again whole)."""
         return current_copy(self.model, self.held, self.version_sql, self._read)
+
+    def warm(self) -> Any:
+        """The current copy (current()) with every column of its tables made
+        (Columns.make_every): a server's master does this before it forks its workers."""
+        made = self.current()
+        source = self._sources.get(read_alias(self.model))
+        if source is not None and source.made is made:
+            for columns in source.tables.values():
+                columns.make_every()
+        return made
 
     def _read(self, alias: str, held: Any | None) -> Any:
         """The copy now on `alias` (_fetch), its read announced (copy_reading, copy_read)."""
