@@ -201,6 +201,7 @@ class Columns:
         column = self._columns.get(name)
         if column is None:
             column = self._columns[name] = Column.of(self._values[name])
+            column_made.send(sender=Columns, name=name)
         return column
 
     def make_every(self) -> None:
@@ -464,6 +465,10 @@ COPIES: list[Copy] = []
 # benchmark's timing listens (loadtests/request_timing.py).
 copy_reading = Signal()
 copy_read = Signal()
+# Sent by Columns when it makes a column (its first read in this copy), with its `name`: what
+# a server's warm-up does before the fork, so that no request does (the load benchmark's
+# timing counts them per request).
+column_made = Signal()
 
 
 class Copy:

@@ -149,6 +149,9 @@ class Command(BaseCommand):
         parser.add_argument("--worker-class", default="sync", help="gunicorn's (sync, gthread)")
         parser.add_argument("--threads", type=int, default=1, help="a gthread worker's")
         parser.add_argument(
+            "--workers", type=int, help="gunicorn's workers (default: what gunicorn.conf.py picks)"
+        )
+        parser.add_argument(
             "--keep", metavar="FOLDER", help="keep the server's logs and wrk's scripts there"
         )
         parser.add_argument(
@@ -184,7 +187,7 @@ class Command(BaseCommand):
                 f"--worker-class {opts['worker_class']} --threads {opts['threads']}"
             )
         # What benchsite/gunicorn.conf.py picks in production: (2 x CPUs) + 1.
-        workers = 2 * len(os.sched_getaffinity(0)) + 1
+        workers = opts["workers"] or 2 * len(os.sched_getaffinity(0)) + 1
         measured = [
             self.measure(shape, env, families, opts, workers) for shape in SHAPES[opts["shape"]]
         ]
