@@ -5,11 +5,13 @@ Sync workers: a request holds a worker for its whole life, so the worker count i
 bounds concurrency; the reverse proxy (deploy/nginx.conf) buffers slow clients so a worker
 is never held by the network.
 
-The site is loaded once, in the master, which reads the in-process copies (the drive list,
-the value views' entries: seconds on a large catalog) before it listens, and each worker
-starts with them (BENCH_PRELOAD=0: each worker loads the site and reads them itself). With
-it, HUP starts new workers with the configuration read again but the code loaded at the
-start: a release restarts the server (docs/deploy.md).
+The site is loaded once, in the master, which warms it before it listens
+(benchsite/warmup.py): every template compiled, the URL resolvers filled, the in-process
+copies (the drive list, the value views' entries: seconds on a large catalog) read from each
+database the pages read, with their columns made. Each worker starts with all of it, and
+opens its own connections before it accepts a request (BENCH_PRELOAD=0: each worker loads the
+site and warms itself). With the preload, HUP starts new workers with the configuration read
+again but the code loaded at the start: a release restarts the server (docs/deploy.md).
 """
 
 import os

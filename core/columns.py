@@ -480,7 +480,8 @@ class Copy:
     `prelude` is a WITH query the tables may read. build(alias, version, tables) makes what
     a use gets: the tables' Columns, by name, with whatever its readers keep beside them.
     A change of more than `most_changed` drives reads it whole (each changed drive costs a
-    lookup per rank)."""
+    lookup per rank). `prepare(made)` makes ahead what else readers of a copy make on their
+    first reads of it (warm())."""
 
     def __init__(
         self,
@@ -492,9 +493,10 @@ class Copy:
         *,
         prelude: Prelude | None = None,
         most_changed: int = 500,
+        prepare: Callable[[Any], None] | None = None,
     ):
         self.name, self.model, self.version_sql = name, model, version_sql
-        self.tables, self.build = tables, build
+        self.tables, self.build, self.prepare = tables, build, prepare
         with_prelude = f"WITH {prelude.name} AS MATERIALIZED ({prelude.sql})" if prelude else ""
         self.load_sql = (
             f"{with_prelude}\nSELECT version.*, {COMMITTED_SQL}, "
@@ -535,12 +537,15 @@ _changes AS MATERIALIZED (
 
     def warm(self) -> Any:
         """The current copy (current()) with every column of its tables made
-        (Columns.make_every): a server's master does this before it forks its workers."""
+        (Columns.make_every), and what `prepare` makes: a server's master does this before
+        it forks its workers."""
         made = self.current()
         source = self._sources.get(read_alias(self.model))
         if source is not None and source.made is made:
             for columns in source.tables.values():
                 columns.make_every()
+            if self.prepare is not None:
+                self.prepare(made)
         return made
 
     def _read(self, alias: str, held: Any | None) -> Any:
