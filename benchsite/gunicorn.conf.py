@@ -3,7 +3,10 @@ benchsite.wsgi`). Each can be overridden on gunicorn's command line or in GUNICO
 
 Sync workers: a request holds a worker for its whole life, so the worker count is what
 bounds concurrency; the reverse proxy (deploy/nginx.conf) buffers slow clients so a worker
-is never held by the network.
+is never held by the network. This is the one place the worker model is chosen (make serve,
+deploy/bench.service and make bench-load read it): gthread served more requests a second
+under `make bench-load UPLOADS=1` but with a worse, unrepeatable p99 (docs/deploy.md, "The
+worker model").
 
 The site is loaded once, in the master, which warms it before it listens
 (benchsite/warmup.py): every template compiled, the URL resolvers filled, the in-process
