@@ -3,13 +3,18 @@ benchsite.wsgi`). Each can be overridden on gunicorn's command line or in GUNICO
 
 Sync workers: a request holds a worker for its whole life, so the worker count is what
 bounds concurrency; the reverse proxy (deploy/nginx.conf) buffers slow clients so a worker
-is never held by the network.
+is never held by the network. This is the one place the worker model is chosen (make serve,
+deploy/bench.service and make bench-load read it): gthread served more requests a second
+under `make bench-load UPLOADS=1` but with a worse, unrepeatable p99 (docs/deploy.md, "The
+worker model").
 
-The site is loaded once, in the master, which reads the in-process copies (the drive list,
-the value views' entries: seconds on a large catalog) before it listens, and each worker
-starts with them (BENCH_PRELOAD=0: each worker loads the site and reads them itself). With
-it, HUP starts new workers with the configuration read again but the code loaded at the
-start: a release restarts the server (docs/deploy.md).
+The site is loaded once, in the master, which warms it before it listens
+(benchsite/warmup.py): every template compiled, the URL resolvers filled, the in-process
+copies (the drive list, the value views' entries: seconds on a large catalog) read from each
+database the pages read, with their columns made. Each worker starts with all of it, and
+opens its own connections before it accepts a request (BENCH_PRELOAD=0: each worker loads the
+site and warms itself). With the preload, HUP starts new workers with the configuration read
+again but the code loaded at the start: a release restarts the server (docs/deploy.md).
 """
 
 import os
@@ -54,55 +59,53 @@ proc_name = "bench"
 preload_app = os.environ.get("BENCH_PRELOAD", "1") != "0"
 
 
-def _read_copies(log, what: str) -> float:
-    """Bring the in-process copies (the drive list, the value views' entries) up to date in
-    this process: read whole the first time (seconds on a large catalog), then only what
-    changed since (core.columns.Copy). A database that does not answer leaves them to the
-    first request. The seconds it took."""
-    import time
-
-    from drives.catalog_index import catalog_index
-    from results.entries_index import entries_index
-
-    started = time.monotonic()
+def _warm(log, what: str, warm) -> None:
+    """Run a warm-up step (benchsite.warmup): a failure only means the first requests do
+    the work themselves."""
     try:
-        catalog_index()
-        entries_index()
-    except Exception:  # any failure only means the first request reads them
-        log.warning("in-process copies not read %s", what, exc_info=True)
-    return time.monotonic() - started
-
-
-def _forget_connections() -> None:
-    """Close the master's database connections: a forked worker must never share one."""
-    from django.db import connections
-
-    connections.close_all()
+        warm()
+    except Exception:
+        log.warning("not warmed %s", what, exc_info=True)
 
 
 def on_starting(server):
-    """With the site preloaded, read the copies once, in the master, before it listens and
-    forks: every worker starts with them, where five workers reading them at once took the
-    machine's CPUs for 10 to 18 s while requests waited. What the copies hold then stays
-    out of the garbage collector's full collections (as wsgi.py does for the site), which
-    would otherwise write to every page of them in each worker."""
+    """With the site preloaded, warm it once, in the master, before it listens and forks
+    (benchsite.warmup.warm_master): every template compiled, the in-process copies read from
+    each database with their columns made, the connections closed. Every worker starts with
+    all of it, where five workers doing it at once on their first requests took the
+    machine's CPUs while requests waited. What it holds then stays out of the garbage
+    collector's full collections (as wsgi.py does for the site), which would otherwise write
+    to every page of it in each worker."""
     if server.cfg.preload_app:
         import gc
 
-        spent = _read_copies(server.log, "in the master")
-        _forget_connections()
+        from benchsite import warmup
+
+        _warm(server.log, "in the master", warmup.warm_master)
         gc.freeze()
-        server.log.info("%s (%.1f s)", MASTER_READ, spent)
+        done = warmup.warmed
+        server.log.info(
+            "%s: %d templates compiled, %d copies on %s (%.1f s)",
+            MASTER_READ,
+            done.templates if done else 0,
+            done.copies if done else 0,
+            ", ".join(done.databases) if done else "no database",
+            done.seconds if done else 0.0,
+        )
 
 
 def pre_fork(server, worker):
     """A worker forked later (one replaced, max_requests) starts with the copies up to date:
     the master applies what changed since it last read them (core.columns.Copy: the changed
-    drives' rows, milliseconds), so that the log it would otherwise apply in a request
-    never grows long."""
+    drives' rows, milliseconds; their columns made), so that the log it would otherwise
+    apply in a request never grows long."""
     if server.cfg.preload_app:
-        _read_copies(server.log, "before a fork")
-        _forget_connections()
+        from django.db import connections
+
+        from benchsite import warmup
+
+        _warm(server.log, "before a fork", lambda: warmup.warm_copies(columns=True))
+        connections.close_all()  # a forked worker must never share one
 
 
 def post_fork(server, worker):
@@ -119,14 +122,24 @@ def post_fork(server, worker):
 
 
 def post_worker_init(worker):
-    """Have the in-process copies current before the worker takes its first request: on a
-    large catalog a copy takes seconds to read, and a new worker's first readers would
-    otherwise wait for it. Preloaded, the worker has them from the master, and this checks
-    their versions; otherwise it reads them."""
-    spent = _read_copies(worker.log, "at start")
+    """Warm the worker before it takes its first request (benchsite.warmup.warm_worker):
+    gunicorn calls this before the worker's accept loop, so no request waits behind it.
+    Preloaded, the worker has the templates and copies from the master and only opens its
+    connections and checks the copies' versions; otherwise it makes them itself."""
+    from benchsite import warmup
+
+    _warm(worker.log, "at start", lambda: warmup.warm_worker(preloaded=worker.cfg.preload_app))
+    done = warmup.warmed if warmup.warmed and warmup.warmed.where == "worker" else None
     # What a benchmark waits for before it measures (loadtests.appserver).
-    worker.log.info("%s (%.1f s)", WORKER_READY, spent)
+    worker.log.info(
+        "%s: %d templates compiled, copies on %s (%.1f s)",
+        WORKER_READY,
+        done.templates if done else 0,
+        ", ".join(done.databases) if done else "no database",
+        done.seconds if done else 0.0,
+    )
 
 
+# Logged first on their lines (tests and benchmarks count them).
 WORKER_READY = "Worker ready: in-process copies read"
 MASTER_READ = "In-process copies read before the workers were forked"

@@ -66,9 +66,10 @@ def read_alias() -> str:
 
 
 @contextlib.contextmanager
-def replica_reads() -> Iterator[None]:
-    """Let the reads inside go to a replica (the middleware does this for safe requests)."""
-    token = _reads.set(_Reads() if settings.DATABASE_REPLICAS else None)
+def replica_reads(alias: str | None = None) -> Iterator[None]:
+    """Let the reads inside go to a replica (the middleware does this for safe requests):
+    one picked at random, or `alias` (a server's warm-up reads from each in turn)."""
+    token = _reads.set(_Reads(alias) if settings.DATABASE_REPLICAS else None)
     try:
         yield
     finally:

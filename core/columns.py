@@ -32,7 +32,7 @@ from django.db import connections
 from django.db.models import Model
 from django.dispatch import Signal
 
-from core.db import current_copy
+from core.db import current_copy, read_alias
 from core.versions import COMMITTED_SQL, literal
 
 _OPERATORS = {"exact": operator.eq, "gte": operator.ge, "lte": operator.le}
@@ -221,8 +221,19 @@ class Columns:
                 column = of[name].take(keep)
             else:
                 column = Column.of(self._values[name])
+                column_made.send(sender=Columns, name=name)
             self._columns[name] = column
         return column
+
+    def make_every(self) -> None:
+        """Make every column of numbers, flags or text now (each is otherwise made when
+        first read; one of JSON arrays, a row's values read by values(), is never made):
+        what a process that forks workers does once, so that each worker starts with them
+        (shared, until the copy moves) instead of making them on its first requests."""
+        for name, values in self._values.items():
+            first = next((v for v in values if v is not None), None)
+            if not isinstance(first, list | dict):
+                self[name]  # noqa: B018 - made and kept
 
     def values(self, name: str) -> list:
         """A column's values as loaded (JSON values)."""
@@ -471,12 +482,20 @@ class _Source:
     seen: int
 
 
+# Every Copy declared, in the order their modules were imported (drives.catalog_index,
+# results.entries_index): what a server warms before it forks (benchsite/warmup.py).
+COPIES: list[Copy] = []
+
 # Sent by a Copy around each read of its tables in this process (whole, or the changes since
 # its version: not the version's own statement): `copy_reading` before, `copy_read` after with
 # the `seconds` it took, statements included; both with the copy's `name`. The load
 # benchmark's timing listens (loadtests/request_timing.py).
 copy_reading = Signal()
 copy_read = Signal()
+# Sent by Columns when it makes a column (its first read in this copy), with its `name`: what
+# a server's warm-up does before the fork, so that no request does (the load benchmark's
+# timing counts them per request).
+column_made = Signal()
 
 
 class Copy:
@@ -488,7 +507,8 @@ class Copy:
     `prelude` is a WITH query the tables may read. build(alias, version, tables) makes what
     a use gets: the tables' Columns, by name, with whatever its readers keep beside them.
     A change of more than `most_changed` drives reads it whole (each changed drive costs a
-    lookup per rank)."""
+    lookup per rank). `prepare(made)` makes ahead what else readers of a copy make on their
+    first reads of it (warm())."""
 
     def __init__(
         self,
@@ -500,9 +520,10 @@ class Copy:
         *,
         prelude: Prelude | None = None,
         most_changed: int = 500,
+        prepare: Callable[[Any], None] | None = None,
     ):
         self.name, self.model, self.version_sql = name, model, version_sql
-        self.tables, self.build = tables, build
+        self.tables, self.build, self.prepare = tables, build, prepare
         with_prelude = f"WITH {prelude.name} AS MATERIALIZED ({prelude.sql})" if prelude else ""
         self.load_sql = (
             f"{with_prelude}\nSELECT version.*, {COMMITTED_SQL}, "
@@ -534,11 +555,25 @@ _changes AS MATERIALIZED (
         self.held: dict[str, Any] = {}
         self._sources: dict[str, _Source] = {}  # what each held copy was made of, by database
         self.reads = {"whole": 0, "changes": 0}  # how this process read it: what tests assert
+        COPIES.append(self)
 
     def current(self) -> Any:
         """The current copy on the database `model` is read from: one prepared statement,
         and when the version moved, the change applied (or the copy read again whole)."""
         return current_copy(self.model, self.held, self.version_sql, self._read)
+
+    def warm(self) -> Any:
+        """The current copy (current()) with every column of its tables made
+        (Columns.make_every), and what `prepare` makes: a server's master does this before
+        it forks its workers."""
+        made = self.current()
+        source = self._sources.get(read_alias(self.model))
+        if source is not None and source.made is made:
+            for columns in source.tables.values():
+                columns.make_every()
+            if self.prepare is not None:
+                self.prepare(made)
+        return made
 
     def _read(self, alias: str, held: Any | None) -> Any:
         """The copy now on `alias` (_fetch), its read announced (copy_reading, copy_read)."""

@@ -22,7 +22,11 @@ A request's line holds the wall-clock moments the server can see, each from time
   response is sent; `after_db_ms` of it in SQL statements): the worker's, not the client's,
   time, which delays the worker's next request;
 - `backends`: the PostgreSQL backends its statements ran on (bench_load's lock sampler
-  attributes lock waits by them).
+  attributes lock waits by them);
+- `compiled` and `made`: the templates it compiled and the copies' columns it made (each
+  is done once in a process: what the server's warm-up does before a worker's first
+  request, benchsite/warmup.py), and `warmed`, where this process was warmed ("worker"
+  after gunicorn's post_worker_init; None: it was not).
 
 A stall outside any request (the copies read in gunicorn's master before it forks,
 benchsite/gunicorn.conf.py) is a line with `stall` (what), `start` and `ms`. Copies are timed
@@ -46,8 +50,10 @@ from django.conf import settings
 from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
+from benchsite import warmup
 from benchsite.response_cache import CACHE_STATUS_HEADER
-from core.columns import copy_read, copy_reading
+from benchsite.warmup import compiled_templates
+from core.columns import column_made, copy_read, copy_reading
 
 STAMP_HEADER = "X-Request-Start"
 REQUEST_START_HEADER = "HTTP_X_REQUEST_START"
@@ -82,6 +88,7 @@ class _Clock:
     db_before_copy: float = 0.0
     copies: list[str] = field(default_factory=list)
     backends: set[int] = field(default_factory=set)
+    made: int = 0  # copies' columns made
 
     def __call__(self, execute, sql, params, many, context):
         backend = context["connection"].connection.info.backend_pid
@@ -123,10 +130,18 @@ def _copy_read(*, name: str, seconds: float, **kwargs) -> None:
         )
 
 
+def _column_made(**kwargs) -> None:
+    clock: _Clock | None = getattr(_current, "clock", None)
+    if clock is not None:
+        clock.made += 1
+
+
 def time_copies() -> None:
-    """Time every read of the in-process copies again, in this process (idempotent)."""
+    """Time every read of the in-process copies again, and count the columns made, in this
+    process (idempotent)."""
     copy_reading.connect(_copy_reading, dispatch_uid="loadtests.request_timing.reading")
     copy_read.connect(_copy_read, dispatch_uid="loadtests.request_timing.read")
+    column_made.connect(_column_made, dispatch_uid="loadtests.request_timing.made")
 
 
 class RequestTimingMiddleware:
@@ -142,6 +157,7 @@ class RequestTimingMiddleware:
         if not self.log:
             return self.get_response(request)
         start = time.time()
+        templates = compiled_templates()
         clock = _current.clock = _Clock()
         try:
             with ExitStack() as stack:
@@ -166,6 +182,9 @@ class RequestTimingMiddleware:
             "statements": clock.statements,
             "copy_ms": clock.copy_seconds * 1e3,
             "copies": clock.copies,
+            "compiled": compiled_templates() - templates,
+            "made": clock.made,
+            "warmed": warmup.warmed.where if warmup.warmed else None,
             "cache": response.headers.get(CACHE_STATUS_HEADER, "-"),
             "worker": os.getpid(),
             "thread": threading.get_ident(),

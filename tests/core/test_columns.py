@@ -11,7 +11,7 @@ from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.columns import Columns, Copy, Table
+from core.columns import Columns, Copy, Table, column_made
 from drives.models import Drive
 
 SQL_OPERATORS = {"exact": operator.eq, "gte": operator.ge, "lte": operator.le}
@@ -115,3 +115,26 @@ def test_a_copy_brings_back_every_row_under_its_names(rows):
     )
     assert got == sorted(rows, key=str) and len(held) == len(rows)
     assert held.compare("flag", "exact", True).sum() == sum(b for _, _, b in rows)
+
+
+def test_make_every_makes_each_column_of_values_once_and_none_of_arrays():
+    """What a server's master does before it forks (benchsite/warmup.py): every column a
+    filter or a view may read made; one of JSON arrays (a row's values, read by values())
+    is not a column Column.of can hold, and is left alone."""
+    made = []
+
+    def receiver(*, name, **kwargs):
+        made.append(name)
+
+    columns = Columns.loaded(
+        "default", ["size", "kind", "label"], [[1, None], ["a", "b"], [[1], [2]]]
+    )
+    column_made.connect(receiver)
+    try:
+        columns.make_every()
+        columns.make_every()
+        assert columns["size"].null.tolist() == [False, True]
+    finally:
+        column_made.disconnect(receiver)
+    assert made == ["size", "kind"]
+    assert columns.values("label") == [[1], [2]]

@@ -11,8 +11,11 @@ import pytest
 from django.core.signals import request_finished
 from django.db import close_old_connections, connection
 from django.http import HttpResponse
+from django.template.loader import render_to_string
 from django.test import RequestFactory
 
+from benchsite.warmup import jinja_environments
+from core.columns import Columns
 from loadtests.request_timing import RequestTimingMiddleware
 from loadtests.tail import read_log
 from tests.site.conftest import query
@@ -119,3 +122,25 @@ def test_a_request_behind_a_busy_worker_shows_its_wait_as_queued(site, workdir):
     assert [r.copies > 0 for r in listed] == [True, False]
     reread = [line for line in _lines(log) if line.get("path") == "/api/v1/drives/"][0]
     assert reread["copies"] == ["catalog"]
+
+
+def test_a_request_that_compiles_a_template_or_makes_a_column_says_so(settings, tmp_path):
+    """What a server's warm-up does before a worker's first request (benchsite/warmup.py),
+    counted when a request does it instead: the check a fresh worker's first requests pass
+    (tests/site/test_worker_start.py)."""
+    settings.BENCH_TIMING_LOG = str(tmp_path / "timing.jsonl")
+    columns = Columns.loaded("default", ["size", "label"], [[1, 2], [[1], [2]]])
+
+    def view(request):
+        columns["size"]  # noqa: B018 - made on its first read
+        columns["size"]  # noqa: B018 - and kept
+        return HttpResponse(render_to_string("error.html", {"title": "t", "message": "m"}))
+
+    for env in jinja_environments():
+        env.cache.clear()  # as in a process that has compiled nothing yet
+    middleware = RequestTimingMiddleware(view)
+    for _ in range(2):
+        middleware(RequestFactory().get("/bench-trivial/")).close()
+    first, second = _lines(tmp_path / "timing.jsonl")
+    assert (first["compiled"], first["made"]) == (1, 1)
+    assert (second["compiled"], second["made"]) == (0, 0)

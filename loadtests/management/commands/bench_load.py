@@ -11,8 +11,9 @@ beyond them (queued for a worker, in Django, in the database, stalled reading an
 copy again or waiting on a lock), from the server's own log (loadtests/request_timing.py,
 the client's send time from the X-Request-Start the wrk scripts stamp) and PostgreSQL's
 lock waits sampled meanwhile (loadtests/tail.py); and what the workers were doing while the
-slowest reads waited. --worker-class gthread --threads N measures gunicorn's threaded
-workers against the sync ones.
+slowest reads waited. The worker model is benchsite/gunicorn.conf.py's; --worker-class,
+--threads, --workers (and --gunicorn, any other of gunicorn's settings as its command line
+writes them) measure another.
 
 Run by `make bench-load` (and `make bench-load UPLOADS=1`) inside the embedded PostgreSQL
 holding the seed_scale catalog (var/bench-web/, shared with bench-web). The server runs the
@@ -32,6 +33,7 @@ import contextlib
 import json
 import os
 import random
+import runpy
 import signal
 import tempfile
 import time
@@ -44,6 +46,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
+from benchsite.serve import GUNICORN_CONFIG
 from drives.models import Drive
 from loadtests import deployed
 from loadtests.appserver import ROOT, AppServer, prepare
@@ -146,8 +149,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--no-cache", action="store_true", help="response cache off")
         parser.add_argument("--seed", type=int, default=11)
-        parser.add_argument("--worker-class", default="sync", help="gunicorn's (sync, gthread)")
-        parser.add_argument("--threads", type=int, default=1, help="a gthread worker's")
+        # The worker model: benchsite/gunicorn.conf.py's unless given (GUNICORN_CMD_ARGS).
+        parser.add_argument("--worker-class", help="gunicorn's (sync, gthread)")
+        parser.add_argument("--threads", type=int, help="a gthread worker's")
+        parser.add_argument("--workers", type=int, help="gunicorn's worker processes")
+        parser.add_argument(
+            "--gunicorn", default="", metavar="ARGS", help="more gunicorn settings, as its CLI"
+        )
         parser.add_argument(
             "--keep", metavar="FOLDER", help="keep the server's logs and wrk's scripts there"
         )
@@ -179,12 +187,18 @@ class Command(BaseCommand):
         for name in ("DATABASE_REPLICA_URLS", "REDIS_URL"):
             if os.environ.get(name):
                 env[name] = os.environ[name]
-        if opts["worker_class"] != "sync" or opts["threads"] != 1:
-            env["GUNICORN_CMD_ARGS"] = (
-                f"--worker-class {opts['worker_class']} --threads {opts['threads']}"
-            )
-        # What benchsite/gunicorn.conf.py picks in production: (2 x CPUs) + 1.
-        workers = 2 * len(os.sched_getaffinity(0)) + 1
+        # The worker model benchsite/gunicorn.conf.py picks in production, but what is given.
+        config = runpy.run_path(str(GUNICORN_CONFIG))
+        workers = opts["workers"] or config["workers"]
+        opts["worker_class"] = opts["worker_class"] or config.get("worker_class", "sync")
+        opts["threads"] = opts["threads"] or config.get("threads", 1)
+        given = opts["gunicorn"]
+        if opts["worker_class"] != config.get("worker_class", "sync"):
+            given += f" --worker-class {opts['worker_class']}"
+        if opts["threads"] != config.get("threads", 1):
+            given += f" --threads {opts['threads']}"
+        if given.strip():
+            env["GUNICORN_CMD_ARGS"] = given.strip()
         measured = [
             self.measure(shape, env, families, opts, workers) for shape in SHAPES[opts["shape"]]
         ]
@@ -225,8 +239,9 @@ class Command(BaseCommand):
             jobs = self.jobs(folder, families, opts)
             with self.serving(shape, env, folder, workers) as (url, server, databases, shape_):
                 threads = f" of {opts['threads']} threads" if opts["threads"] > 1 else ""
+                more = f" ({opts['gunicorn']})" if opts["gunicorn"] else ""
                 self.stdout.write(
-                    f"gunicorn: {workers} {opts['worker_class']} workers{threads}"
+                    f"gunicorn: {workers} {opts['worker_class']} workers{threads}{more}"
                     f" on {server.url}, response cache {'off' if opts['no_cache'] else 'on'}; "
                     f"{opts['connections']} connections for {opts['seconds']:g} s to {url}"
                 )
