@@ -202,7 +202,7 @@ def throughput_tests() -> list[Test]:
 
 
 def _latency(kind: str, *, published: bool | None = None) -> Callable[[Columns], np.ndarray]:
-    """The entries a latency metric ranks: latency of one kind (None: any), and only
+    """The entries a latency metric ranks: latency of one kind ("": any), and only
     published figures or none of them (None: either)."""
 
     def ranks(entries: Columns) -> np.ndarray:
