@@ -206,10 +206,11 @@ class Command(BaseCommand):
             LeaderboardEntry.objects.values_list("drive__slug", flat=True).distinct()
         )
         # The four-corner tests, which every tree bench_pair may compare with has: a queue-
-        # depth sweep's points, the mixed test (issue 33) and the latency test's QD1 points
-        # (suite lat-2026) are not in earlier catalogs.
+        # depth sweep's points, the mixed test (issue 33), the latency test's QD1 points
+        # (suite lat-2026) and the response-time curves (curve-2026) are not in earlier
+        # catalogs.
         tests = list(
-            Test.objects.filter(kind=Test.Kind.THROUGHPUT, family="")
+            Test.objects.filter(kind=Test.Kind.THROUGHPUT, family="", curve="")
             .exclude(operation=Test.Operation.MIXED)
             .exclude(identifier__endswith="-qd1-lat")
         )
