@@ -524,6 +524,8 @@ class LatencySide:
     ios: str = ""  # the I/Os they were measured over (ios_text)
     tail: str = ""  # where its percentiles come from (tail_text)
     verdict: Verdict = field(default_factory=Verdict)  # its mean's against A's (A's own empty)
+    # Where its figures' row is written once while their side is held (Figures.shown).
+    shown: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -549,7 +551,7 @@ def _latency_side(key: str, f: Figures | None, v: Verdict) -> LatencySide:
             ios_text(r.io_count),
             tail_text(f),
         )
-    return LatencySide(key, *found, v)
+    return LatencySide(key, *found, v, f.shown)
 
 
 def _latency(c: Comparison) -> Section:
