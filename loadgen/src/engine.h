@@ -54,8 +54,12 @@ struct lg_engine_ops {
 	/* Start what submit() queued and wait until an I/O has completed or the
 	 * monotonic clock (lg_now_ns()) reaches until_ns, whichever comes first (a
 	 * signal may end it sooner); reap() then collects what completed. A paced job's
-	 * wait for its next I/O's due time. Returns 0, or -errno (-EOPNOTSUPP: this
-	 * kernel's engine cannot wait with a timeout). */
+	 * wait for its next I/O's due time. With until_ns already passed it does not
+	 * wait, but still makes what has completed meanwhile visible to reap() (an
+	 * io_uring ring with deferred task work posts completions only when asked):
+	 * a paced job spinning to a due time takes its completions as they come.
+	 * Returns 0, or -errno (-EOPNOTSUPP: this kernel's engine cannot wait with a
+	 * timeout). */
 	int (*wait)(struct lg_engine *e, uint64_t until_ns);
 	void (*destroy)(struct lg_engine *e);
 };

@@ -305,16 +305,25 @@ static int uring_wait(struct lg_engine *base, uint64_t until_ns)
 
 	if (!e->ext_arg)
 		return -EOPNOTSUPP;
-	if (__atomic_load_n(e->cq_ktail, __ATOMIC_ACQUIRE) != head ||
-	    (now >= until_ns && to_submit == 0))
+	if (__atomic_load_n(e->cq_ktail, __ATOMIC_ACQUIRE) != head)
 		return 0;
-	/* The timeout is relative: what is left until until_ns (none: only submit). */
-	now = now < until_ns ? until_ns - now : 0;
+	if (now >= until_ns) {
+		/* No wait, but GETEVENTS: with IORING_SETUP_DEFER_TASKRUN the kernel
+		 * posts the completions it holds only when the ring's task asks for
+		 * events; without it they would wait, unreaped and their latency
+		 * growing, until the queue is full. */
+		r = sys_enter(e->ring_fd, to_submit, 0, IORING_ENTER_GETEVENTS);
+		if (r < 0 && errno != EINTR && errno != EAGAIN && errno != EBUSY)
+			return -errno;
+		return 0;
+	}
+	/* The timeout is relative: what is left until until_ns. */
+	now = until_ns - now;
 	ts.tv_sec = (long long)(now / LG_NSEC_PER_SEC);
 	ts.tv_nsec = (long long)(now % LG_NSEC_PER_SEC);
 	memset(&arg, 0, sizeof(arg));
 	arg.ts = (uint64_t)(uintptr_t)&ts;
-	r = (int)syscall(__NR_io_uring_enter, e->ring_fd, to_submit, now ? 1 : 0,
+	r = (int)syscall(__NR_io_uring_enter, e->ring_fd, to_submit, 1,
 			 IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
 	if (r < 0 && errno != EINTR && errno != EAGAIN && errno != EBUSY && errno != ETIME)
 		return -errno;
