@@ -129,6 +129,14 @@ class Test(LabelledModel):
             ),
         ]
 
+    @property
+    def load_label(self) -> str:
+        """The offered load its figures are measured at, as a ranking states it: its queue
+        depth, and a response-time curve's paced point's rate as a share of the maximum its
+        curve's unpaced test measured just before (load_percent); "unpaced" otherwise."""
+        pace = f"paced at {self.load_percent}% of its measured maximum"
+        return f"queue depth {self.queue_depth}, {pace if self.load_percent else 'unpaced'}"
+
     def __str__(self) -> str:
         return self.name
 

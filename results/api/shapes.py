@@ -525,6 +525,16 @@ class LeaderboardShape(serializers.Serializer):
 
     test = serializers.CharField(help_text="the test ranked (a sweep's: at the depth chosen)")
     queue_depth = serializers.IntegerField()
+    load_percent = serializers.IntegerField(
+        allow_null=True,
+        help_text="a response-time curve's paced point: its rate as a percentage of the "
+        "maximum the curve's unpaced test measured just before; null: unpaced",
+    )
+    load = serializers.CharField(
+        help_text='the load the figures are measured at, as the page states it: "queue depth '
+        '32, paced at 50% of its measured maximum", or "queue depth 3, unpaced" (the CSV '
+        "writes it, queue_depth and load_percent on every row)"
+    )
     sweep = serializers.CharField(allow_null=True, help_text="the queue-depth sweep it is of")
     metric = serializers.ChoiceField(choices=Metric.CHOICES)
     page = serializers.IntegerField()

@@ -343,3 +343,28 @@ def test_run_to_run_measures_each_percentiles_variation_where_its_ios_support_it
     # Steady's p99.99 at 10% is not shown (needs 100,000 I/Os): not judged
     assert rows[10].verdicts["99.99"][1].winner == ""
     assert not any(v.winner == "untested" for row in part.rows for v in row.verdicts["99"][1:])
+
+
+def test_the_p999_ranking_states_a_paced_points_load(client, pair):
+    """The p99.9 ranking of a curve's point states its load (the queue depth, and the share
+    of the measured maximum it was paced at) on its page, in its API body and on every row
+    of its CSV; an unpaced test's says it is unpaced."""
+    a, b = pair
+    for identifier, load, label in (
+        (f"{READ}-load50", 50, "queue depth 32, paced at 50% of its measured maximum"),
+        (READ, None, "queue depth 32, unpaced"),
+    ):
+        query = {"metric": "latency_p999"}
+        page = client.get(reverse("bench:leaderboard", args=[identifier]), query)
+        lead = page.content.decode().split('id="tail-lead">', 1)[1].split("</p>", 1)[0]
+        assert f"<strong>{label}</strong>" in lead
+        api = f"/api/v1/tests/{identifier}/leaderboard/"
+        body = client.get(api, query).json()
+        assert (body["queue_depth"], body["load_percent"], body["load"]) == (32, load, label)
+        assert {row["drive"] for row in body["rows"]} == {a.drive.slug, b.drive.slug}
+        rows = list(csv.DictReader(io.StringIO(client.get(api, {**query, "format": "csv"}).text)))
+        assert len(rows) == 2
+        assert all(
+            (row["load"], row["load_percent"], row["queue_depth"]) == (label, str(load or ""), "32")
+            for row in rows
+        )
