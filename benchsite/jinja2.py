@@ -9,7 +9,8 @@ The admin, the API's docs and form widgets keep Django's engine (the second back
 A stock Jinja2 environment with autoescaping on: every value a page writes is escaped by
 markupsafe. Tables and run cards are macros (templates/bench/_tables.html, _run.html) that
 pages import; everything else a template may call is listed here: `url`
-(core.links.page_url), `static`, `chart` (results.charts), the display units of
+(core.links.page_url), `static`, `chart` (results.charts), `held` (a fragment written once
+while what it shows is held), the display units of
 results.units (every number a page writes: the one rule its docstring states) and a few of
 Django's filters.
 """
@@ -17,6 +18,7 @@ Django's filters.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Hashable
 
 import jinja2
 from django.core.signals import setting_changed
@@ -59,12 +61,24 @@ def choice_label(choices: type[Choices]):
     return lambda value: labels.get(value, value)
 
 
+def held(store: dict, key: Hashable, macro: Callable, *args) -> str:
+    """What `macro` writes of `args`, kept in `store` under `key` and written from there
+    the next time: a fragment of a page that depends only on what the store belongs to
+    (a compare side's figures, Figures.shown, held while their side is; each drive's cell
+    of a head-to-head table is written once, whatever it is compared with)."""
+    found = store.get(key)
+    if found is None:
+        found = store[key] = macro(*args)
+    return found
+
+
 def environment(**options) -> jinja2.Environment:
     env = jinja2.Environment(**options)
     env.globals.update(
         url=page_url,
         static=static_url,
         chart=charts.chart,
+        held=held,
         UNSTATED_NOTE=UNSTATED_NOTE,
     )
     env.filters.update(

@@ -74,17 +74,20 @@ class _Plan:
     converted: tuple[tuple[int, Callable[[Any], Any]], ...]
 
     def write_all(self, rows: list) -> list[dict[str, Any]]:
-        """Rows of one kind, as their fields write each, field by field down the list: a
-        value read plainly is neither looked at nor moved row by row."""
-        columns: list[Sequence] = list(zip(*map(self.read_plain, rows), strict=True))
-        for position, read, write in self.read_otherwise:
-            columns.insert(position, [v if (v := read(row)) is None else write(v) for row in rows])
-        for position, write in self.converted:
-            columns[position] = [v if v is None else write(v) for v in columns[position]]
-        if not columns:
-            return [{} for _ in rows]
-        names = self.names
-        return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+        """Rows of one kind, as their fields write each: a row's plain values read in one
+        call, those read otherwise put in their places, those a field converts converted."""
+        names, read = self.names, self.read_plain
+        otherwise, converted = self.read_otherwise, self.converted
+        written = []
+        for row in rows:
+            values = list(read(row))
+            for position, get, write in otherwise:
+                values.insert(position, v if (v := get(row)) is None else write(v))
+            for position, write in converted:
+                if (v := values[position]) is not None:
+                    values[position] = write(v)
+            written.append(dict(zip(names, values, strict=True)))
+        return written
 
 
 @functools.cache

@@ -375,20 +375,35 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
 
 @dataclass(slots=True)
 class Cell:
-    """A drive's figures in a row of the page's throughput table, as the page writes them:
-    numbers formatted once (results.units), notes as text; `figures` None: not tested."""
+    """A drive's figures in a row of the page's throughput table (`figures` None: not
+    tested), with what the comparison says of them: better than every other (of three or
+    four drives) and B's to D's verdict against A. What the figures alone say (their
+    numbers formatted once, results.units, and their notes) is read from them where the
+    page writes them, once while their side is held (`held` in benchsite/jinja2.py)."""
 
     key: str
     figures: Figures | None
-    mbps: str = ""
-    iops: str = ""
-    block: str = ""  # the block size a derived rate is reckoned with
-    within: str = ""  # its IOPS second by second within the run (units.iops_spread)
-    spread_title: str = ""  # its run-to-run range, where it is the mean of several results
-    notes: tuple[str, ...] = ()  # its data pattern not stated, its deviations from the method
+    pattern: str = ""  # the row's data pattern
     best: bool = False  # of three or four drives, better than every other
     against_a: Verdict | None = None  # of three or four drives, B's to D's verdict against A
-    directions: tuple = ()  # a mixed test's (IOPS, mean latency) of its reads, then writes
+
+    @property
+    def texts(self) -> tuple[str, str, str, str, str]:
+        """mbps, iops, the block a derived rate is reckoned with, its IOPS second by second
+        (units.iops_spread) and its run-to-run range's title (_figures_texts)."""
+        return _figures_texts(self.figures)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Its data pattern not stated, its deviations from the method."""
+        r = self.figures.result
+        return (*((UNSTATED_NOTE,) if r.pattern != self.pattern else ()), *r.deviations)
+
+    @property
+    def directions(self) -> tuple:
+        """A mixed test's (IOPS, mean latency) of its reads, then writes, as shown."""
+        f = self.figures
+        return _directions(f) if f.result.test.operation == Test.Operation.MIXED else ()
 
 
 @dataclass(slots=True)
@@ -401,8 +416,7 @@ class TableRow:
 
 def _figures_texts(f: Figures) -> tuple[str, str, str, str, str]:
     """A drive's figures as its cell writes them, whatever they are compared with (Cell's
-    mbps, iops, block, within and spread_title), worked out once while its side is held
-    (Figures.shown)."""
+    texts), worked out once while its side is held (Figures.shown)."""
     found = f.shown.get("cell")
     if found is None:
         s = f.spread
@@ -430,30 +444,18 @@ def _directions(f: Figures) -> tuple:
     return found
 
 
-def _cell(key: str, f: Figures | None, p: PatternRow, index: int, many: bool) -> Cell:
-    if f is None:
-        return Cell(key, None)
-    r = f.result
-    return Cell(
-        key,
-        f,
-        *_figures_texts(f),
-        (*((UNSTATED_NOTE,) if r.pattern != p.pattern else ()), *r.deviations),
-        many and p.best == key,
-        p.verdicts[index] if many and index else None,
-        _directions(f) if r.test.operation == Test.Operation.MIXED else (),
-    )
-
-
 def _table(one: TestRows) -> list[TableRow]:
     """The rows of a test's table on the page: each data pattern's, every drive's cell."""
     rows = []
     for p in one.rows:
-        many = len(p.figures) > 2
-        cells = [
-            _cell(key, f, p, i, many)
-            for i, (key, f) in enumerate(zip(SIDE_KEYS, p.figures, strict=False))
-        ]
+        if len(p.figures) > 2:
+            best, verdicts = p.best, p.verdicts
+            cells = [
+                Cell(key, f, p.pattern, best == key, verdicts[i] if i else None)
+                for i, (key, f) in enumerate(zip(SIDE_KEYS, p.figures, strict=False))
+            ]
+        else:
+            cells = [Cell(key, f, p.pattern) for key, f in zip(SIDE_KEYS, p.figures, strict=False)]
         rows.append(TableRow(p, cells))
     return rows
 
@@ -537,6 +539,8 @@ class LatencySide:
     ios: str = ""  # the I/Os they were measured over (ios_text)
     tail: str = ""  # where its percentiles come from (tail_text)
     verdict: Verdict = field(default_factory=Verdict)  # its mean's against A's (A's own empty)
+    # Where its figures' row is written once while their side is held (Figures.shown).
+    shown: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -563,7 +567,7 @@ def _latency_side(key: str, f: Figures | None, v: Verdict, direction: str = "") 
             ios_text(r.io_count),
             tail_text(f),
         )
-    return LatencySide(key, *found, v)
+    return LatencySide(key, *found, v, f.shown)
 
 
 def _latency(c: Comparison) -> Section:
@@ -683,8 +687,17 @@ DIRECTIONS = {side: DirectionSerializer(side=side) for side in MIXED_SIDES}
 
 
 def _figures(figures: Figures | None) -> dict[str, Any] | None:
+    """A side's figures in the compare body, whatever they are compared with: written once
+    while their side is held (Figures.shown), and only read after that."""
     if figures is None:
         return None
+    found = figures.shown.get("body")
+    if found is None:
+        found = figures.shown["body"] = _figures_body(figures)
+    return found
+
+
+def _figures_body(figures: Figures) -> dict[str, Any]:
     result = figures.result
     return {
         "result": result.pk,

@@ -83,6 +83,9 @@ class Side:
     wsat: dict[str, SaturationSeries] = field(default_factory=dict)  # WSAT, by data pattern
     price: Price | None = None
     key: str = "a"  # which drive of the comparison: "a" (the reference), "b", "c" or "d"
+    # What a page writes of it whatever it is compared with (its runs' provenance cards),
+    # kept while it is held (held_sides).
+    shown: dict = field(default_factory=dict, repr=False, compare=False)
 
     @functools.cached_property
     def shown_runs(self) -> list[Run]:

@@ -21,7 +21,10 @@ IOPS = st.floats(min_value=0, max_value=1e7) | st.sampled_from([0.5, 1234.5])
 
 def _figures(bps: float) -> SimpleNamespace:
     return SimpleNamespace(
-        bytes_per_second=bps, spread=None, result=SimpleNamespace(pattern="compressible")
+        bytes_per_second=bps,
+        spread=None,
+        result=SimpleNamespace(pk=1, pattern="compressible"),
+        shown={},  # what its side keeps of it (Figures.shown): its bars, drawn once
     )
 
 

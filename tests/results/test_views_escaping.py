@@ -291,6 +291,7 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         derived="iops",
         block_size=4096,
         spread=Spread(3, 2.5e8, 2.3e8, 2.7e8, 0.05),
+        shown={},  # what its side keeps of it (Figures.shown): its cell, written once
     )
     figures.quick = True
     # A verdict's reason is the page's own text, but it is written as text all the same.
