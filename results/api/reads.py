@@ -803,7 +803,6 @@ class LeaderboardView(APIView):
             }
         )
 
-
     @staticmethod
     def csv_items(body: dict[str, Any]) -> list[dict[str, Any]]:
         """The ranking as the CSV writes it: its rows, then its highlighted drives ranked

@@ -567,7 +567,10 @@ def _latency_side(key: str, f: Figures | None, v: Verdict, direction: str = "") 
             ios_text(r.io_count),
             tail_text(f),
         )
-    return LatencySide(key, *found, v, f.shown)
+    # Where the page writes the row once (held()): a direction's row a store of its own, so
+    # that it is never the whole's row written before it.
+    store = f.shown.setdefault(f"latency store {direction}", {}) if direction else f.shown
+    return LatencySide(key, *found, v, store)
 
 
 def _latency(c: Comparison) -> Section:
