@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from decimal import Decimal
 from html import escape
+from typing import Any
 
 import orjson
 from markupsafe import Markup
@@ -364,6 +365,45 @@ def sweep_iops(sweep: Sweep, names: Sequence[str]) -> dict:
     }
 
 
+def _latency_line(
+    shown: Sequence[tuple[str, Any, int]],
+    name: str,
+    group: int,
+    which: str,
+    *,
+    main: bool,
+    style: tuple[str, str, str | None],
+) -> dict:
+    """A line of latency against the IOPS achieved, the scatter trace the demand-intensity
+    curve (sweep_demand) and the response-time curve (response_curve) both draw: `shown`
+    its points, each (where it was measured: "QD4", "50% load"; its Figures; its latency at
+    `which`, "mean" or "p99", in ns); `style` (colour, marker symbol, dash). A drive's
+    `main` line is drawn wide with filled markers and named in the legend; its companion
+    (the p99 beside a mean, the p50 beside a p99) thin with open markers, in the same
+    legend group (`group`), so that it shows and hides with it."""
+    colour, symbol, dash = style
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": name,
+        "legendgroup": f"line-{group}",
+        "showlegend": main,
+        "x": [round(f.iops) for _, f, _ in shown],
+        "y": [round(ns / 1e3, 1) for _, _, ns in shown],
+        "text": [
+            f"{where}: {units.iops(f.iops)} IOPS, {which} {units.latency(ns)}"
+            for where, f, ns in shown
+        ],
+        "line": {"color": colour, "dash": dash, "width": 2 if main else 1},
+        "marker": {
+            "symbol": symbol if main else f"{symbol}-open",
+            "size": 8 if main else 6,
+            "color": colour,
+        },
+        "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
+    }
+
+
 def sweep_demand(sweep: Sweep, names: Sequence[str]) -> dict:
     """The demand-intensity curve (SNIA PTS): mean latency against IOPS, one point per queue
     depth, for both drives; p99 as a dotted line where measured. Where a curve turns up, more
@@ -383,31 +423,14 @@ def sweep_demand(sweep: Sweep, names: Sequence[str]) -> dict:
                 "dot",
             ),
         ):
-            shown = [(d, f, read(f.result)) for d, f in points if read(f.result) is not None]
+            shown = [(f"QD{d}", f, read(f.result)) for d, f in points if read(f.result) is not None]
             if not shown:
                 continue
+            # One legend entry a line: its p99 shows and hides with its mean.
             traces.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines+markers",
-                    "name": trace_name,
-                    # One legend entry a line: its p99 shows and hides with its mean.
-                    "legendgroup": f"line-{n}",
-                    "showlegend": which == "mean",
-                    "x": [round(f.iops) for _, f, _ in shown],
-                    "y": [round(ns / 1e3, 1) for _, _, ns in shown],
-                    "text": [
-                        f"QD{d}: {units.iops(f.iops)} IOPS, {which} {units.latency(ns)}"
-                        for d, f, ns in shown
-                    ],
-                    "line": {"color": colour, "dash": line, "width": 2 if which == "mean" else 1},
-                    "marker": {
-                        "symbol": symbol if which == "mean" else f"{symbol}-open",
-                        "size": 8 if which == "mean" else 6,
-                        "color": colour,
-                    },
-                    "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
-                }
+                _latency_line(
+                    shown, trace_name, n, which, main=which == "mean", style=(colour, symbol, line)
+                )
             )
     return {
         "data": traces,
@@ -447,26 +470,14 @@ def response_curve(name: str, sides: Sequence, names: Sequence[str]) -> dict:
             if which == "99":
                 knee_at = next((p for p in shown if p[0] == side.knee), None)
             traces.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines+markers",
-                    "name": trace_name,
-                    "legendgroup": f"line-{n}",
-                    "showlegend": which == "99",
-                    "x": [round(f.iops) for _, f, _ in shown],
-                    "y": [round(ns / 1e3, 1) for _, _, ns in shown],
-                    "text": [
-                        f"{load}% load: {units.iops(f.iops)} IOPS, p{which} {units.latency(ns)}"
-                        for load, f, ns in shown
-                    ],
-                    "line": {"color": colour, "dash": line, "width": 2 if which == "99" else 1},
-                    "marker": {
-                        "symbol": symbol if which == "99" else f"{symbol}-open",
-                        "size": 8 if which == "99" else 6,
-                        "color": colour,
-                    },
-                    "hovertemplate": "%{text}<extra>%{fullData.name}</extra>",
-                }
+                _latency_line(
+                    [(f"{load}% load", f, ns) for load, f, ns in shown],
+                    trace_name,
+                    n,
+                    f"p{which}",
+                    main=which == "99",
+                    style=(colour, symbol, line),
+                )
             )
         if knee_at is not None:
             load, f, ns = knee_at

@@ -129,6 +129,14 @@ class Test(LabelledModel):
             ),
         ]
 
+    @property
+    def load_label(self) -> str:
+        """The offered load its figures are measured at, as a ranking states it: its queue
+        depth, and a response-time curve's paced point's rate as a share of the maximum its
+        curve's unpaced test measured just before (load_percent); "unpaced" otherwise."""
+        pace = f"paced at {self.load_percent}% of its measured maximum"
+        return f"queue depth {self.queue_depth}, {pace if self.load_percent else 'unpaced'}"
+
     def __str__(self) -> str:
         return self.name
 
@@ -1005,6 +1013,26 @@ class LeaderboardEntry(LabelledModel):
         null=True, help_text="The group's latency percentiles (ns), keyed as documents key them"
     )
     latency_max_ns = models.BigIntegerField(null=True, help_text="The group's highest latency")
+    # A mixed test's reads' and writes' tails (results.tails.LATENCIES), each merged from every
+    # result's histogram of that direction where each carries one, else none.
+    read_latency_io_count = models.BigIntegerField(
+        null=True, help_text="The I/Os the group's reads' percentiles rest on (a mixed test)"
+    )
+    read_latency_percentiles_ns = models.JSONField(
+        null=True, help_text="The group's reads' latency percentiles (ns), merged"
+    )
+    read_latency_max_ns = models.BigIntegerField(
+        null=True, help_text="The group's reads' highest latency"
+    )
+    write_latency_io_count = models.BigIntegerField(
+        null=True, help_text="The I/Os the group's writes' percentiles rest on (a mixed test)"
+    )
+    write_latency_percentiles_ns = models.JSONField(
+        null=True, help_text="The group's writes' latency percentiles (ns), merged"
+    )
+    write_latency_max_ns = models.BigIntegerField(
+        null=True, help_text="The group's writes' highest latency"
+    )
     latency_p999_ns = models.BigIntegerField(
         null=True, help_text="latency_percentiles_ns's 99.9, the column its ranking orders by"
     )

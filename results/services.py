@@ -358,7 +358,24 @@ _TAIL_SQL = {
         "CASE WHEN tail.percentiles IS NOT NULL THEN tail.max_ns "
         "WHEN grouped.runs = 1 THEN latest.own_max END"
     ),
+    # A mixed test's reads' and writes' (tails.LATENCIES): merged alone, where every result
+    # carries their histogram.
+    **{
+        f"{p}latency_{figure}": f"tail.{p}{merged}"
+        for p in map(tails.prefix, tails.LATENCIES[1:])
+        for figure, merged in (
+            ("io_count", "io_count"),
+            ("percentiles_ns", "percentiles"),
+            ("max_ns", "max_ns"),
+        )
+    },
 }
+# How the merged tails are given to the statement: a row by latest result, each latency's
+# merge (tails.Merged) under its prefix.
+_TAIL_RECORD = "result_id bigint, " + ", ".join(
+    f"{p}io_count bigint, {p}percentiles jsonb, {p}max_ns bigint"
+    for p in map(tails.prefix, tails.LATENCIES)
+)
 _TAIL_COLUMNS = (
     *_TAIL_SQL.items(),
     (
@@ -398,11 +415,15 @@ latest AS (
   ORDER BY drive_id, test_id, pattern, quick, recency DESC, run_id DESC, repeat DESC
 )"""
 # The histograms of each latest result's group whose every result carries one, each with its
-# latency's exact min and max: merged in Python (results.tails), then given to the statement.
-_HISTOGRAMS_SQL = """
+# latency's exact min and max, of each of tails.LATENCIES (a direction's min is not stored,
+# DIRECTION_FIGURES): merged in Python (results.tails), then given to the statement.
+_MEMBER_SQL = ", ".join(
+    f"r.{p}latency_histogram, {'NULL' if p else 'r.latency_min_ns'}, r.{p}latency_max_ns"
+    for p in map(tails.prefix, tails.LATENCIES)
+)
+_HISTOGRAMS_SQL = f"""
 SELECT latest.result_id,
-       json_agg(json_build_array(r.latency_histogram, r.latency_min_ns, r.latency_max_ns)
-                ORDER BY r.id)
+       json_agg(json_build_array({_MEMBER_SQL}) ORDER BY r.id)
 FROM latest
 JOIN candidate g ON (g.drive_id, g.test_id, g.pattern, g.method) =
                     (latest.drive_id, latest.test_id, latest.pattern, latest.method)
@@ -424,8 +445,7 @@ FROM latest
 JOIN grouped ON (g_drive, g_test, g_pattern, g_method) =
                 (latest.drive_id, latest.test_id, latest.pattern, latest.method)
   AND g_own IS NOT DISTINCT FROM latest.own_run
-LEFT JOIN jsonb_to_recordset(%(tails)s::jsonb)
-  AS tail (result_id bigint, io_count bigint, percentiles jsonb, max_ns bigint)
+LEFT JOIN jsonb_to_recordset(%(tails)s::jsonb) AS tail ({tail_record})
   ON tail.result_id = latest.result_id
 LEFT JOIN LATERAL (SELECT amount::float8 AS amount, observed_on FROM drives_price
                    WHERE drive_id = latest.drive_id AND currency = 'USD'
@@ -463,10 +483,14 @@ def leaderboard_refresh(*, drive_ids: list[int] | None) -> int:
             entries = "e.drive_id = ANY(%(drives)s)"
             params = {"drives": list(drive_ids)}
         cursor.execute(_candidates_sql(where) + _HISTOGRAMS_SQL, params)
-        found = [
-            {"result_id": result_id, **dataclasses.asdict(tails.merged(members))}
-            for result_id, members in cursor.fetchall()
-        ]
+        found = []
+        for result_id, members in cursor.fetchall():
+            row = {"result_id": result_id}
+            for latency, tail in tails.merged_tails(members).items():
+                if tail is not None:
+                    p = tails.prefix(latency)
+                    row.update({p + k: v for k, v in dataclasses.asdict(tail).items()})
+            found.append(row)
         cursor.execute(
             _leaderboard_sql(where=where, entries=entries),
             {**params, "tails": json.dumps(found)},
@@ -491,6 +515,7 @@ def _leaderboard_sql(*, where: str, entries: str) -> str:
         entries=entries,
         chosen=", ".join(f"latest.{name}" for name, _ in _LATEST_COLUMNS),
         tails=", ".join(f"{sql} AS {name}" for name, sql in _TAIL_COLUMNS),
+        tail_record=_TAIL_RECORD,
         grouped=", ".join(f"{sql} AS {name}" for name, sql in _GROUP_COLUMNS),
         group_values=", ".join(f"grouped.{name}" for name, _ in _GROUP_COLUMNS),
         fresh=", ".join(f"{sql} AS {name}" for name, sql in _FRESH_COLUMNS),

@@ -783,6 +783,8 @@ class LeaderboardView(APIView):
             {
                 "test": test.identifier,
                 "queue_depth": test.queue_depth,
+                "load_percent": test.load_percent,
+                "load": test.load_label,
                 "sweep": test.family or None,
                 "metric": metric,
                 "page": board.page,
@@ -800,6 +802,15 @@ class LeaderboardView(APIView):
                 ),
             }
         )
+
+    @staticmethod
+    def csv_items(body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The ranking as the CSV writes it: its rows, then its highlighted drives ranked
+        elsewhere, each with the load the test is measured at, which the body states once."""
+        if "rows" not in body:  # not a ranking (the OPTIONS answer): as it is
+            return [body]
+        load = {key: body[key] for key in ("queue_depth", "load_percent", "load")}
+        return [{**row, **load} for row in body["rows"] + body["elsewhere"]]
 
 
 def _kind_row(row: KindRow, by: RankedBy) -> dict[str, Any]:

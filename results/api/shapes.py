@@ -81,10 +81,25 @@ class VerdictShape(serializers.Serializer):
     label = serializers.CharField(allow_null=True)
 
 
-class GroupLatencyShape(serializers.Serializer):
+class TailFiguresShape(serializers.Serializer):
+    """A group tail's figures: the I/Os its percentiles rest on, the percentiles, the
+    maximum, and each percentile its I/Os do not support."""
+
+    io_count = serializers.IntegerField(**NUMBER, help_text="the I/Os the percentiles rest on")
+    percentiles_ns = PercentilesField(allow_null=True)
+    max_ns = serializers.IntegerField(**NUMBER)
+    needs_ios = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="each percentile its I/Os do not support, with the I/Os it needs",
+    )
+
+
+class GroupLatencyShape(TailFiguresShape):
     """A side's group tail (results.tails): the latency percentiles of its group (the results
     its figures are the mean of), merged from every result's histogram when each carries
-    one, else its one result's own as its tool wrote them; none for a group not merged."""
+    one, else its one result's own as its tool wrote them; none for a group not merged. A
+    mixed test's reads and writes each have theirs, merged from every result's histogram of
+    that direction."""
 
     tail_source = serializers.ChoiceField(
         choices=TailSource.choices,
@@ -97,13 +112,12 @@ class GroupLatencyShape(serializers.Serializer):
     )
     runs = serializers.IntegerField(help_text="the group's results")
     histograms = serializers.IntegerField(help_text="how many of them carry a histogram")
-    io_count = serializers.IntegerField(**NUMBER, help_text="the I/Os the percentiles rest on")
-    percentiles_ns = PercentilesField(allow_null=True)
-    max_ns = serializers.IntegerField(**NUMBER)
-    needs_ios = serializers.DictField(
-        child=serializers.IntegerField(),
-        help_text="each percentile its I/Os do not support, with the I/Os it needs",
+    read = TailFiguresShape(
+        allow_null=True,
+        help_text="a mixed test's reads' tail, merged from every result's reads' histogram; "
+        "null where not every result carries one (or the test is not mixed)",
     )
+    write = TailFiguresShape(allow_null=True, help_text="a mixed test's writes' tail, as read")
 
 
 class FiguresShape(serializers.Serializer):
@@ -511,6 +525,16 @@ class LeaderboardShape(serializers.Serializer):
 
     test = serializers.CharField(help_text="the test ranked (a sweep's: at the depth chosen)")
     queue_depth = serializers.IntegerField()
+    load_percent = serializers.IntegerField(
+        allow_null=True,
+        help_text="a response-time curve's paced point: its rate as a percentage of the "
+        "maximum the curve's unpaced test measured just before; null: unpaced",
+    )
+    load = serializers.CharField(
+        help_text='the load the figures are measured at, as the page states it: "queue depth '
+        '32, paced at 50% of its measured maximum", or "queue depth 3, unpaced" (the CSV '
+        "writes it, queue_depth and load_percent on every row)"
+    )
     sweep = serializers.CharField(allow_null=True, help_text="the queue-depth sweep it is of")
     metric = serializers.ChoiceField(choices=Metric.CHOICES)
     page = serializers.IntegerField()

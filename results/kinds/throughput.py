@@ -52,7 +52,7 @@ from results.selectors.compare import (
     TestRows,
 )
 from results.spread import Verdict, percentile_unsupported
-from results.tails import tail_label
+from results.tails import LATENCIES, tail_label
 from results.units import count, iops, iops_spread, latency, mbps, size
 
 LATENCY_PERCENTILES = ("50", "99", "99.9", "99.99")  # the columns between mean and max
@@ -111,11 +111,20 @@ class GroupLatency:
     io_count: int | None
 
 
-def latency_of(f: Figures):
+def latency_of(f: Figures, direction: str = ""):
     """What a side's latency figures are read from: its group's merged tail, where its
     entry's group has more than one result and every one carries a histogram, else its
-    result (whose percentiles are then its own)."""
+    result (whose percentiles are then its own). Of a mixed test's reads or writes
+    (`direction`, one of MIXED_SIDES): their group's tail merged from every result's
+    histogram of that direction (a group of one too: a result keeps no I/O count of a
+    direction), with their latest result's mean; None where it was not merged."""
     t = f.tail
+    if direction:
+        merged = t.directions.get(direction) if t is not None else None
+        if merged is None:
+            return None
+        mean = (f.result.directions.get(direction) or {}).get("latency_mean_ns")
+        return GroupLatency(mean, merged.percentiles, merged.max_ns, merged.io_count)
     if t is not None and t.merged:
         return GroupLatency(f.result.latency_mean_ns, t.percentiles, t.max_ns, t.io_count)
     return f.result
@@ -334,23 +343,29 @@ def _throughput_rows(c: Comparison, tests: list[TestRows]) -> Iterator[list[str]
             else:
                 which = next(iter(named), "")
             unit = f"µs, {which}; lower is better" if which else "µs, lower is better"
-            held = [latency_of(f) if f else None for f in figures]
-            for measure, read, percentile in LATENCY_FIGURES:
-                if any(r is not None and read(r) is not None for r in held):
+            for direction in LATENCIES:
+                # the whole's rows, then a mixed group's reads' and writes' merged tails
+                held = [latency_of(f, direction) if f else None for f in figures]
+                if direction and not any(held):
+                    continue
+                of = f"{direction}s: " if direction else ""
+                for measure, read, percentile in LATENCY_FIGURES:
+                    if any(r is not None and read(r) is not None for r in held):
+                        cells = [
+                            latency_figure(r, read, percentile) if r else Figure(None, "—")
+                            for r in held
+                        ]
+                        yield ["latency", name, p.pattern, of + measure, unit, *cells, *blank]
+                counts = [r.io_count if r else None for r in held]
+                if any(n is not None for n in counts):
                     cells = [
-                        latency_figure(r, read, percentile) if r else Figure(None, "—")
-                        for r in held
+                        ""
+                        if n is None
+                        else Figure.noted(n, count(n), (text,) if (text := tail_text(f)) else ())
+                        for n, f in zip(counts, figures, strict=True)
                     ]
-                    yield ["latency", name, p.pattern, measure, unit, *cells, *blank]
-            counts = [r.io_count if r else None for r in held]
-            if any(n is not None for n in counts):
-                cells = [
-                    ""
-                    if n is None
-                    else Figure.noted(n, count(n), (text,) if (text := tail_text(f)) else ())
-                    for n, f in zip(counts, figures, strict=True)
-                ]
-                yield ["latency", name, p.pattern, "I/Os measured", "I/Os", *cells, *blank]
+                    measure = f"{of}I/Os measured"
+                    yield ["latency", name, p.pattern, measure, "I/Os", *cells, *blank]
         if params := one.parameters:
             for d in params.differ:
                 yield ["parameters", name, "", d.parameter, "differs", *d.values, *blank]
@@ -536,22 +551,26 @@ class LatencyRow:
     verdicts: list[Verdict] = field(default_factory=list)  # each side's against A's
 
 
-def _latency_side(key: str, f: Figures | None, v: Verdict) -> LatencySide:
-    """A side's row in the latency table (its mean's verdict against A's: `v`), its figures
-    as written (latency_text), which latency they are and the I/Os they were measured over
-    (ios_text) worked out once while the side is held (Figures.shown)."""
-    if f is None:
+def _latency_side(key: str, f: Figures | None, v: Verdict, direction: str = "") -> LatencySide:
+    """A side's row in the latency table (its mean's verdict against A's: `v`; of a mixed
+    test's reads or writes, `direction`: their group's merged tail, latency_of), its
+    figures as written (latency_text), which latency they are and the I/Os they were
+    measured over (ios_text) worked out once while the side is held (Figures.shown)."""
+    r = latency_of(f, direction) if f is not None else None
+    if r is None:
         return LatencySide(key, None, "", "", "", v)
-    found = f.shown.get("latency")
+    found = f.shown.get(f"latency{direction}")
     if found is None:
-        r = latency_of(f)
-        found = f.shown["latency"] = (
+        found = f.shown[f"latency{direction}"] = (
             tuple(latency_text(r, read, q) for _, read, q in LATENCY_FIGURES),
             _which_latency(f),
             ios_text(r.io_count),
             tail_text(f),
         )
-    return LatencySide(key, *found, v, f.shown)
+    # Where the page writes the row once (held()): a direction's row a store of its own, so
+    # that it is never the whole's row written before it.
+    store = f.shown.setdefault(f"latency store {direction}", {}) if direction else f.shown
+    return LatencySide(key, *found, v, store)
 
 
 def _latency(c: Comparison) -> Section:
@@ -570,6 +589,16 @@ def _latency(c: Comparison) -> Section:
                     for key, f, v in zip(SIDE_KEYS, p.figures, verdicts, strict=False)
                 )
                 found.append(LatencyRow(one.test.name, p.pattern, sides, verdicts))
+                # A mixed group's reads and writes, where merged: their tails, not judged.
+                for direction in LATENCIES[1:]:
+                    if any(f and latency_of(f, direction) for f in p.figures):
+                        unjudged = [Verdict()] * len(p.figures)
+                        sides = tuple(
+                            _latency_side(key, f, Verdict(), direction)
+                            for key, f in zip(SIDE_KEYS, p.figures, strict=False)
+                        )
+                        pattern = f"{p.pattern}: {direction}s"
+                        found.append(LatencyRow(one.test.name, pattern, sides, unjudged))
         return found
 
     # No entry of its own in the API's body: its figures are its tests' (each side's `latency`).
@@ -716,13 +745,25 @@ def _group_latency(figures: Figures) -> dict[str, Any] | None:
         "label": tail_text(figures) or None,
         "runs": t.runs,
         "histograms": t.histograms,
-        "io_count": t.io_count,
-        "percentiles_ns": t.percentiles,
-        "max_ns": t.max_ns,
+        **_tail_figures(t.io_count, t.percentiles, t.max_ns),
+        **{
+            side: None
+            if (d := t.directions.get(side)) is None
+            else _tail_figures(d.io_count, d.percentiles, d.max_ns)
+            for side in MIXED_SIDES
+        },
+    }
+
+
+def _tail_figures(io_count: int | None, percentiles: dict | None, max_ns: int | None) -> dict:
+    """A group tail's I/Os, percentiles and maximum, with the I/Os each percentile needs
+    where they fall short (results.spread.ios_needed)."""
+    return {
+        "io_count": io_count,
+        "percentiles_ns": percentiles,
+        "max_ns": max_ns,
         "needs_ios": {
-            q: needed
-            for q in t.percentiles or {}
-            if (needed := percentile_unsupported(q, t.io_count))
+            q: needed for q in percentiles or {} if (needed := percentile_unsupported(q, io_count))
         },
     }
 

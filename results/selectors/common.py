@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from core.db import Shape
+from results import tails
 from results.models import (
     ConsistencySeries,
     DataPattern,
@@ -79,12 +80,21 @@ def missing_rates_reason(
     return LATENCY_ONLY_PUBLISHED if source == Run.Source.PUBLISHED else LATENCY_ONLY_MEASURED
 
 
+# An entry's tail figures of each of tails.LATENCIES (the whole, then a mixed test's reads'
+# and writes'), in the order GroupTail.of reads them: each latency's I/Os, percentiles, max.
+TAIL_FIGURES = ("latency_io_count", "latency_percentiles_ns", "latency_max_ns")
+ENTRY_TAILS_SQL = ", ".join(
+    f"e.{tails.prefix(latency)}{figure}" for latency in tails.LATENCIES for figure in TAIL_FIGURES
+)
+
+
 @dataclass(frozen=True, slots=True)
 class GroupTail:
     """A leaderboard entry's group tail (results.tails), as the refresh wrote it: where its
     percentiles come from (TailSource), the group's size and how many of its results carry
     a histogram, and the percentiles, maximum and I/Os of the group (None where it has no
-    tail of its own: an unmerged group's)."""
+    tail of its own: an unmerged group's); a mixed test's reads' and writes' merged tails
+    by direction (`directions`: only those merged)."""
 
     source: str
     runs: int
@@ -92,6 +102,21 @@ class GroupTail:
     io_count: int | None
     percentiles: dict[str, int] | None
     max_ns: int | None
+    directions: dict[str, tails.Merged] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, source: str, runs: int, histograms: int, figures: list) -> GroupTail:
+        """From the entry's ENTRY_TAILS_SQL columns (`figures`), read in their order."""
+        by_latency = {
+            latency: figures[3 * i : 3 * i + 3] for i, latency in enumerate(tails.LATENCIES)
+        }
+        whole = by_latency.pop("")
+        directions = {
+            side: tails.Merged(*found)
+            for side, found in by_latency.items()
+            if found and found[1] is not None
+        }
+        return cls(source, runs, histograms, *whole, directions)
 
     @property
     def merged(self) -> bool:
@@ -122,7 +147,7 @@ class Figures:
     def of(cls, result: Result, test: Test | None = None, group: list | None = None) -> Figures:
         """The figures of a result (of `test`, when the caller has it at hand); `group`: its
         group's [method, n, mean bytes/s, mean IOPS, lowest and highest bytes/s, CV], then
-        its tail's [source, results with a histogram, I/Os, percentiles, max] (an entry's:
+        its tail's [source, results with a histogram, ENTRY_TAILS_SQL's figures] (an entry's:
         results.tails; a chosen run's passes have none, their tail is never merged on a
         read)."""
         block = result.block_size or (test or result.test).block_size
@@ -136,8 +161,7 @@ class Figures:
         method, n, *rates = group[:7]
         tail = None
         if len(group) > 7 and group[7]:
-            source, histograms, ios, percentiles, top = group[7:]
-            tail = GroupTail(source, n, histograms, ios, percentiles, top)
+            tail = GroupTail.of(group[7], n, group[8], group[9:])
         if group[2] is None:
             return cls(result, bps, iops, derived, tail=tail)
         # Floats, as every figure: PostgreSQL's JSON writes a whole float8 as an integer

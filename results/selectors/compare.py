@@ -42,6 +42,7 @@ from results.models import (
     method_label,
 )
 from results.selectors.common import (
+    ENTRY_TAILS_SQL,
     PATTERN_ORDER,
     SERIES_POINTS,
     TEST_SHAPE,
@@ -655,8 +656,7 @@ SELECT 0 AS n, json_build_object(
     SELECT json_agg(json_build_array(key, {result}, grp)) FROM (
       SELECT side.key, r.*,
              json_build_array(e.method, e.runs, e.bytes_per_second, e.iops, e.low_bps,
-                              e.high_bps, e.cv, e.tail, e.histograms, e.latency_io_count,
-                              e.latency_percentiles_ns, e.latency_max_ns) AS grp
+                              e.high_bps, e.cv, e.tail, e.histograms, {entry_tails}) AS grp
       FROM side
       JOIN results_leaderboardentry e ON e.drive_id = side.drive_id
       JOIN results_result r ON r.id = e.result_id
@@ -721,6 +721,7 @@ def _compare_sql(*, points: bool, real: bool) -> str:
         "test": TEST_SHAPE.array,
         "catalog": _CATALOG_VERSION,
         "result": _RESULT.array,
+        "entry_tails": ENTRY_TAILS_SQL,
         "series": _SERIES.array,
         # Each series' points (the JSON text stored beside them) in a row of its own, in
         # the document's order: sent on as they are, never parsed or escaped as JSON.

@@ -71,3 +71,61 @@ def run_document(
     document["parameters"] = {**document["parameters"], "tests": [TEST], "repeat": len(passes)}
     document["drive"] = {**document["drive"], "model": model}
     return document
+
+
+MIXED_TEST = "randrw70-4k-qd32-8g"
+
+
+def _summary(values: list[int]) -> dict:
+    """A latency summary of `values` as loadgen writes it, with its histogram."""
+    h = histograms.Histogram.of_samples(values)
+    mean = sum(values) / len(values)
+    summary = {
+        "mean": mean,
+        "stddev": math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)),
+        "min": min(values),
+        "max": max(values),
+        "percentiles": histograms.percentiles(h, map(float, histograms.PERCENTILE_KEYS)),
+    }
+    summary["histogram"] = h.encode()
+    return summary
+
+
+def mixed_pass_entry(entry: dict, reads: list[int], writes: list[int], repeat: int) -> dict:
+    """The sample's mixed entry (MIXED_TEST, 70/30 at QD32) as a pass measuring `reads` and
+    `writes`: the whole's summary and histogram of both together, each direction's of its
+    own, counts and rates from their numbers (at QD32, the run lasts the latencies' sum over
+    32: Little's law, or twice the slowest I/O where that is longer)."""
+    r = copy.deepcopy(entry)
+    for within in ("clat_ns", "iops_min", "iops_stddev"):
+        r.pop(within, None)
+    both = reads + writes
+    # (no shorter than its slowest I/O: fewer in flight then, on average)
+    r["duration_ns"] = max(sum(both) // r["queue_depth"], 2 * max(both))
+    seconds = r["duration_ns"] / 1e9
+    r["repeat"] = repeat
+    for at, values in ((r, both), (r["read"], reads), (r["write"], writes)):
+        at.pop("clat_ns", None)
+        at["io_count"] = len(values)
+        at["bytes"] = len(values) * r["block_size"]
+        at["iops"] = len(values) / seconds
+        at["bytes_per_second"] = at["bytes"] / seconds
+        at["latency_ns"] = _summary(values)
+    return r
+
+
+def mixed_document(passes: list[tuple[list[int], list[int]]], *, model: str = "Mixed") -> dict:
+    """A run of len(passes) passes of MIXED_TEST, pass n measuring passes[n - 1]'s reads and
+    writes."""
+    document = json.loads(SAMPLE.read_text())
+    entry = next(e for e in document["results"] if e["test"] == MIXED_TEST)
+    document["results"] = [
+        mixed_pass_entry(entry, reads, writes, n) for n, (reads, writes) in enumerate(passes, 1)
+    ]
+    document["parameters"] = {
+        **document["parameters"],
+        "tests": [MIXED_TEST],
+        "repeat": len(passes),
+    }
+    document["drive"] = {**document["drive"], "model": model}
+    return document

@@ -164,7 +164,8 @@ def test_the_page_shows_the_curve_the_knee_and_the_tails_at_equal_load(client, p
     row = section[section.index('<tr class="load-10 side-b">') :]
     row = row[: row.index("</tr>")]
     assert latency(STEADY_P99[10] * 2e3) in row and "needs 100,000 I/Os" in row
-    # no run-to-run variation of a percentile is measured yet: its tail is not tested
+    # no curve point's percentiles have a measured run-to-run variation (run-to-run.json's
+    # `percentiles` holds none of them yet): its tail is not tested
     assert 'class="untested"' in section and "lower</td>" not in section
 
 
@@ -263,3 +264,107 @@ def test_a_knee_is_not_known_without_a_low_load_p99(client, pair):
     section = html.content.decode()
     assert 'class="num knee knee-b">not known (no p99 at 10%)<' in section
     assert 'class="num depth depth-b">no sweep<' in section
+
+
+def _repeated(document: dict, passes: int = 3, step: float = 0.02) -> dict:
+    """`document` run with `--repeat passes`: pass k's latencies `step` x (k - 1) longer and
+    its rates as much lower, each result saying its pass."""
+    results = []
+    for k in range(1, passes + 1):
+        factor = 1 + step * (k - 1)
+        for entry in document["results"]:
+            one = json.loads(json.dumps(entry))
+            one["repeat"] = k
+            one["bytes_per_second"] /= factor
+            one["iops"] /= factor
+            one["io_count"] = int(one["iops"] * SECONDS)
+            one["bytes"] = one["io_count"] * 4096
+            latency_ns = one["latency_ns"]
+            latency_ns["mean"] *= factor
+            latency_ns["percentiles"] = {
+                q: int(ns * factor) for q, ns in latency_ns["percentiles"].items()
+            }
+            latency_ns["max"] = int(latency_ns["max"] * factor)
+            if "rate_iops" in one:
+                one["rate_iops"] = round(one["iops"])
+            results.append(one)
+    document["results"] = results
+    document["parameters"]["repeat"] = passes
+    return document
+
+
+def test_run_to_run_measures_each_percentiles_variation_where_its_ios_support_it(tmp_path):
+    """`run_to_run --write` stores each percentile's run-to-run variation (the CV of the rate
+    it stands for) from a document's repeated passes, where every pass has the I/Os it needs;
+    with it, the curve section judges the tail: a winner where the difference exceeds the
+    margin, not "not tested"."""
+    from django.core.management import call_command
+
+    from results.management.commands.run_to_run import percentile_variation
+    from results.spread import Spread
+
+    fast = _repeated(
+        curve_document(seed=1, model="Fast", maximum=200_000, p99=FAST_P99, sweep=FAST_SWEEP)
+    )
+    steady = _repeated(
+        curve_document(seed=2, model="Steady", maximum=10_000, p99=STEADY_P99, sweep=STEADY_SWEEP)
+    )
+    a, b = ingest(fast), ingest(steady)  # real documents of repeated runs, as ingest takes them
+    paths = []
+    for name, document in (("fast.json", fast), ("steady.json", steady)):
+        paths.append(tmp_path / name)
+        paths[-1].write_text(json.dumps(document))
+    stored = tmp_path / "run-to-run.json"
+
+    # Steady alone: its 10% load has 60,000 I/Os a pass, too few for a p99.99 (100,000)
+    call_command("run_to_run", paths[1], "--write", "--output", stored, stdout=io.StringIO())
+    written = json.loads(stored.read_text())["percentiles"]
+    low, next_up = written[f"{READ}-load10"], written[f"{READ}-load25"]
+    assert set(low) == {"50", "99", "99.9"} and set(next_up) == set(curves.PERCENTILES)
+    passes = [1e9 / (STEADY_P99[10] * 1e3 * (1 + 0.02 * k)) for k in range(3)]
+    assert low["99"] == pytest.approx(Spread.of(passes).cv, abs=1e-4)
+    assert 0.015 < low["99"] < 0.025  # 2% steps
+    assert f"{READ}-load10" not in {
+        test for (test, q) in percentile_variation({"steady.json": steady}) if q == "99.99"
+    }
+
+    # Both: the tail is judged at every load where the percentile's variation is known
+    call_command("run_to_run", *paths, "--write", "--output", stored, stdout=io.StringIO())
+    measured = json.loads(stored.read_text())["percentiles"]
+    assert "99.99" in measured[f"{READ}-load10"]  # Fast's passes support it
+    c = compare([a.drive.slug, b.drive.slug])
+    (part,) = curve.parts(c, measured)
+    rows = {row.load: row for row in part.rows}
+    # the latest pass of each: Fast's 104 µs against Steady's 124.8 µs at 10%, 20% apart
+    assert rows[10].verdicts["99"][1].winner == "a"
+    assert rows[10].verdicts["99"][1].margin_percent < 10
+    assert rows[100].verdicts["99"][1].winner == "b"  # 900 µs against 260
+    assert rows[50].verdicts["99.9"][1].winner in ("a", "b")
+    # Steady's p99.99 at 10% is not shown (needs 100,000 I/Os): not judged
+    assert rows[10].verdicts["99.99"][1].winner == ""
+    assert not any(v.winner == "untested" for row in part.rows for v in row.verdicts["99"][1:])
+
+
+def test_the_p999_ranking_states_a_paced_points_load(client, pair):
+    """The p99.9 ranking of a curve's point states its load (the queue depth, and the share
+    of the measured maximum it was paced at) on its page, in its API body and on every row
+    of its CSV; an unpaced test's says it is unpaced."""
+    a, b = pair
+    for identifier, load, label in (
+        (f"{READ}-load50", 50, "queue depth 32, paced at 50% of its measured maximum"),
+        (READ, None, "queue depth 32, unpaced"),
+    ):
+        query = {"metric": "latency_p999"}
+        page = client.get(reverse("bench:leaderboard", args=[identifier]), query)
+        lead = page.content.decode().split('id="tail-lead">', 1)[1].split("</p>", 1)[0]
+        assert f"<strong>{label}</strong>" in lead
+        api = f"/api/v1/tests/{identifier}/leaderboard/"
+        body = client.get(api, query).json()
+        assert (body["queue_depth"], body["load_percent"], body["load"]) == (32, load, label)
+        assert {row["drive"] for row in body["rows"]} == {a.drive.slug, b.drive.slug}
+        rows = list(csv.DictReader(io.StringIO(client.get(api, {**query, "format": "csv"}).text)))
+        assert len(rows) == 2
+        assert all(
+            (row["load"], row["load_percent"], row["queue_depth"]) == (label, str(load or ""), "32")
+            for row in rows
+        )

@@ -16,7 +16,7 @@ from results.models import LeaderboardEntry
 from results.tails import RANKED_IOS
 from results.units import latency
 from tests.results.helpers import ingest
-from tests.results.tails_data import TEST, run_document, samples
+from tests.results.tails_data import MIXED_TEST, TEST, mixed_document, run_document, samples
 
 pytestmark = pytest.mark.django_db
 
@@ -210,3 +210,127 @@ def test_the_migration_fills_the_entries_standing_as_the_refresh_writes_them():
     assert {merged.pk, single.pk, unmerged.pk, own.pk} <= {
         e.drive_id for e in LeaderboardEntry.objects.all()
     }
+
+
+# -- a mixed test's reads and writes ---------------------------------------------------------
+
+
+def _mixed(seed: int, sizes: list[tuple[int, int]]) -> list[tuple[list[int], list[int]]]:
+    """Passes of a 70/30 mix: each (reads around 30 µs, writes about twice as slow)."""
+    return [
+        (samples(seed + 2 * k, reads), [2 * v for v in samples(seed + 2 * k + 1, writes)])
+        for k, (reads, writes) in enumerate(sizes)
+    ]
+
+
+def _together(values: list[int], *, exact_min: bool) -> histograms.Histogram:
+    h = histograms.Histogram.of_samples(values)
+    if not exact_min:
+        h.min = None  # a direction's exact minimum is not stored: its merge is not clamped by it
+    return h
+
+
+def test_a_mixed_groups_reads_and_writes_are_merged_apart_through_the_refresh():
+    passes = _mixed(100, [(2_800, 1_200), (3_500, 1_500), (2_100, 900)])
+    run = ingest(mixed_document(passes))
+    entry = LeaderboardEntry.objects.get(drive=run.drive, test__identifier=MIXED_TEST)
+    assert (entry.runs, entry.histograms, entry.tail) == (3, 3, "merged")
+    reads = [v for r, _ in passes for v in r]
+    writes = [v for _, w in passes for v in w]
+    for values, prefix, exact_min in (
+        (reads + writes, "", True),
+        (reads, "read_", False),
+        (writes, "write_", False),
+    ):
+        together = _together(values, exact_min=exact_min)
+        shown = getattr(entry, f"{prefix}latency_percentiles_ns")
+        assert getattr(entry, f"{prefix}latency_io_count") == len(values) == together.total
+        assert shown == {q: together.percentile(float(q)) for q in histograms.PERCENTILE_KEYS}
+        assert getattr(entry, f"{prefix}latency_max_ns") == max(values)
+        ordered = sorted(values)
+        for q, value in shown.items():
+            rank = min(max(math.ceil(float(q) / 100 * len(ordered)), 1), len(ordered))
+            exact = ordered[rank - 1]
+            assert abs(value - exact) <= exact * histograms.RELATIVE_PRECISION + 1
+    # the writes are the slower: their merged tail is not the reads'
+    assert entry.write_latency_percentiles_ns["99"] > entry.read_latency_percentiles_ns["99"]
+
+
+def test_a_test_that_is_not_mixed_has_no_reads_or_writes_tail():
+    run = ingest(run_document([samples(s, 3_000) for s in (1, 2)]))
+    entry = _entry(run)
+    assert entry.tail == "merged"
+    assert entry.read_latency_percentiles_ns is None and entry.write_latency_io_count is None
+
+
+def test_the_compare_page_exports_and_api_show_a_mixed_groups_reads_and_writes(client):
+    passes = _mixed(200, [(2_800, 1_200), (3_500, 1_500), (4_200, 1_800)])
+    a = ingest(mixed_document(passes, model="Mixed Three")).drive
+    b = ingest(mixed_document(_mixed(300, [(2_000, 800)]), model="Mixed One")).drive
+    reads = _together([v for r, _ in passes for v in r], exact_min=False)
+    writes = _together([v for _, w in passes for v in w], exact_min=False)
+    slugs = [a.slug, b.slug]
+
+    page = client.get(reverse("bench:compare", args=slugs)).content.decode()
+    table = page[page.index('<section id="latency">') :]
+    table = table[: table.index("</section>")]
+    for side, together, q in (("reads", reads, 99.9), ("writes", writes, 99.0)):
+        row = table[table.index(f"incompressible: {side}</td>") :]
+        row = row[: row.index("</tr>")]
+        assert latency(together.percentile(q)) in row
+        assert f">{together.total:,}<" in row  # 10,500 reads, 4,500 writes
+        assert "merged from the histograms of 3 results" in row
+    # the writes' 4,500 I/Os do not support a p99.9
+    assert "needs 10,000 I/Os" in row
+
+    rows = list(csv.reader(io.StringIO(client.get(reverse("bench:compare_csv", args=slugs)).text)))
+    found = {r[3]: r for r in rows if r[0] == "latency" and r[1].startswith("4KB")}
+    assert float(found["reads: p99.9"][5]) == reads.percentile(99.9) / 1e3
+    assert found["writes: p99.9"][5] == "" and found["writes: p99.9"][6] == "needs 10,000 I/Os"
+    assert found["reads: I/Os measured"][5:7] == [
+        str(reads.total),
+        "merged from the histograms of 3 results",
+    ]
+    assert found["writes: I/Os measured"][7] == "800"  # B's single pass
+    assert float(found["writes: max"][5]) == writes.max / 1e3
+
+    body = client.get(f"/api/v1/compare/{a.slug}/{b.slug}/").json()
+    test = next(t for t in body["tests"] if t["test"] == MIXED_TEST)
+    group = test["patterns"][0]["a"]["group_latency"]
+    assert group["read"]["io_count"] == reads.total == 10_500
+    assert group["read"]["percentiles_ns"]["99.9"] == reads.percentile(99.9)
+    assert group["read"]["needs_ios"] == {"99.99": 100_000}
+    assert group["write"]["max_ns"] == writes.max
+    assert group["write"]["needs_ios"] == {"99.9": 10_000, "99.99": 100_000}
+    assert group["io_count"] == reads.total + writes.total
+    single = test["patterns"][0]["b"]["group_latency"]
+    assert single["read"]["io_count"] == 2_000 and single["write"]["io_count"] == 800
+    other = client.get(f"/api/v1/compare/{a.slug}/{b.slug}/").json()
+    assert all(
+        p["a"]["group_latency"]["read"] is None
+        for t in other["tests"]
+        if t["test"] != MIXED_TEST
+        for p in t["patterns"]
+        if p["a"] and p["a"]["group_latency"]
+    )
+
+
+def test_the_migration_fills_a_mixed_entrys_reads_and_writes_as_the_refresh_writes_them():
+    import importlib
+
+    from django.db import connection
+
+    fill = importlib.import_module("results.migrations.0045_leaderboard_direction_tails").fill
+    ingest(mixed_document(_mixed(400, [(2_000, 900), (2_500, 1_000)]), model="Two"))
+    ingest(mixed_document(_mixed(500, [(1_500, 700)]), model="One"))
+    ingest(run_document([samples(s, 3_000) for s in (1, 2)]))
+    columns = [
+        f"{side}_latency_{figure}"
+        for side in ("read", "write")
+        for figure in ("io_count", "percentiles_ns", "max_ns")
+    ]
+    written = list(LeaderboardEntry.objects.order_by("id").values_list("id", *columns))
+    assert sum(1 for row in written if row[1] is not None) == 2
+    LeaderboardEntry.objects.update(**dict.fromkeys(columns))
+    fill(None, SimpleNamespace(connection=connection))  # as migrate calls it
+    assert list(LeaderboardEntry.objects.order_by("id").values_list("id", *columns)) == written

@@ -376,3 +376,19 @@ def test_a_latency_ranking_orders_one_kind_at_a_time(client):
     assert str(lat) in table and str(clat) not in table and str(article) not in table
     body = client.get(f"/api/v1/tests/{test.identifier}/leaderboard/?metric=latency_clat").json()
     assert {r["drive"] for r in body["rows"]} == {clat.slug}
+
+
+def test_the_committed_run_to_run_file_is_the_commands_answer_for_the_demo(tmp_path):
+    """results/schema/run-to-run.json is `manage.py run_to_run demo/measured/corners-file.json
+    --write`'s: the throughput tests' CVs and their percentiles'."""
+    from django.core.management import call_command
+
+    from results.documents import TEST_VARIATION
+
+    written = tmp_path / "run-to-run.json"
+    demo = TEST_VARIATION.parents[2] / "demo" / "measured" / "corners-file.json"
+    call_command("run_to_run", demo, "--write", "--output", written, stdout=io.StringIO())
+    assert written.read_text() == TEST_VARIATION.read_text()
+    assert set(json.loads(written.read_text())["percentiles"]) == set(
+        json.loads(written.read_text())["tests"]
+    )
