@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import Any
