@@ -86,13 +86,19 @@ def addresses(slugs: list[str]) -> list[tuple[str, ...]]:
 
 
 def answers(client, slugs: tuple[str, ...]):
-    """Each view of one compare address: (name, bytes)."""
-    yield "page", client.get(reverse("bench:compare", args=slugs)).content
-    yield "csv", client.get(reverse("bench:compare_csv", args=slugs)).content
-    yield "md", client.get(reverse("bench:compare_markdown", args=slugs)).content
+    """Each view of one compare address: (name, bytes), every one a 200 (an answer kept as
+    an error page would hold nothing of what the view shows)."""
     api = reverse("api:compare", args=slugs)
-    yield "api", client.get(api, HTTP_ACCEPT="application/json").content
-    yield "api-points", client.get(api + "?points=1", HTTP_ACCEPT="application/json").content
+    for name, url, accept in (
+        ("page", reverse("bench:compare", args=slugs), None),
+        ("csv", reverse("bench:compare_csv", args=slugs), None),
+        ("md", reverse("bench:compare_markdown", args=slugs), None),
+        ("api", api, "application/json"),
+        ("api-points", api + "?points=true", "application/json"),
+    ):
+        response = client.get(url, **({"HTTP_ACCEPT": accept} if accept else {}))
+        assert response.status_code == 200, (name, url, response.content[:300])
+        yield name, response.content
 
 
 BLANK_LINES = re.compile(rb"\n[ \t]*(?=\n)")
