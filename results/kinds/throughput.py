@@ -539,8 +539,10 @@ class LatencySide:
     ios: str = ""  # the I/Os they were measured over (ios_text)
     tail: str = ""  # where its percentiles come from (tail_text)
     verdict: Verdict = field(default_factory=Verdict)  # its mean's against A's (A's own empty)
-    # Where its figures' row is written once while their side is held (Figures.shown).
+    # Where its figures' row is written once while their side is held (Figures.shown), and
+    # which row it is: the whole's (""), or a mixed test's "read" or "write".
     shown: dict = field(default_factory=dict)
+    direction: str = ""
 
 
 @dataclass(slots=True)
@@ -567,10 +569,7 @@ def _latency_side(key: str, f: Figures | None, v: Verdict, direction: str = "") 
             ios_text(r.io_count),
             tail_text(f),
         )
-    # Where the page writes the row once (held()): a direction's row a store of its own, so
-    # that it is never the whole's row written before it.
-    store = f.shown.setdefault(f"latency store {direction}", {}) if direction else f.shown
-    return LatencySide(key, *found, v, store)
+    return LatencySide(key, *found, v, f.shown, direction)
 
 
 def _latency(c: Comparison) -> Section:
