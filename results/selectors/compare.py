@@ -6,16 +6,23 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import hashlib
+import logging
+import pickle
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import lz4.frame
 import orjson
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.core.signals import request_finished, request_started
 
+from core.code_version import code_version
 from core.db import JsonText, Shape, attach, prepared_rows, read_alias
 from core.versions import CATALOG, WRITTEN, drive_scope, literal, read_versions
 from drives.models import Drive, FirmwareVersion, Price
@@ -777,6 +784,75 @@ class _HeldSides:
 
 
 held_sides = _HeldSides()
+logger = logging.getLogger(__name__)
+
+
+class _SharedSides:
+    """Sides as built, kept for every process in the shared cache (caches["default"]) under
+    the key a process holds them by (held_sides: the version of what they depend on) and
+    the code that built them (core.code_version). A process that does not hold a side
+    reads it from there before it reads it from the catalog, so a side is built once for
+    every worker, not once a worker (and again in each after it was let go).
+
+    A side built in a request is kept when the request has finished (request_finished):
+    its page has written what it shows of it whatever it is compared with (Side.shown,
+    Figures.shown), which the next process to read it uses as it is. An entry that cannot
+    be read (the cache not answering, another code's) is a side not kept."""
+
+    PREFIX = "bench:side:"
+
+    def __init__(self) -> None:
+        self._built = threading.local()
+
+    def key(self, held_key: tuple) -> str:
+        text = repr((code_version(), *held_key))
+        return self.PREFIX + hashlib.sha256(text.encode()).hexdigest()[:40]
+
+    def get_many(self, held_keys: dict[str, tuple]) -> dict[str, Side]:
+        """The sides kept of `held_keys` (by side key), each made again from its entry."""
+        keys = {side: self.key(held) for side, held in held_keys.items()}
+        try:
+            found = cache.get_many(list(keys.values()))
+        except Exception:  # a cache that does not answer is skipped, not waited for
+            logger.warning("shared cache unavailable; sides read from the catalog", exc_info=True)
+            return {}
+        sides = {}
+        for side, key in keys.items():
+            if key in found:
+                try:
+                    sides[side] = pickle.loads(lz4.frame.decompress(found[key]))
+                except Exception:
+                    logger.warning("a kept side could not be read; read again", exc_info=True)
+        return sides
+
+    def built(self, held_key: tuple, side: Side) -> None:
+        """Keep `side` for every process once this request has finished."""
+        pending = getattr(self._built, "sides", None)
+        if pending is None:
+            pending = self._built.sides = {}
+        pending[held_key] = side
+
+    def forget_built(self, **kwargs) -> None:
+        self._built.sides = {}
+
+    def keep_built(self, **kwargs) -> None:
+        """The sides this thread built since its request started, kept (request_finished)."""
+        pending, self._built.sides = getattr(self._built, "sides", None), {}
+        if not pending:
+            return
+        try:
+            entries = {
+                self.key(held): lz4.frame.compress(pickle.dumps(side, pickle.HIGHEST_PROTOCOL))
+                for held, side in pending.items()
+            }
+            cache.set_many(entries, timeout=settings.BENCH_SHARED_SIDES_S)
+        except Exception:
+            logger.warning("sides not kept in the shared cache", exc_info=True)
+
+
+shared_sides = _SharedSides()
+request_started.connect(shared_sides.forget_built, dispatch_uid="results.shared_sides.start")
+request_finished.connect(shared_sides.keep_built, dispatch_uid="results.shared_sides.finish")
 
 
 def compare(
@@ -814,6 +890,11 @@ def compare(
         version = versions and max(versions[CATALOG], versions[drive_scope(slug)])
         held[key] = version and (alias, key, slug, run, points, real, version)
         sides[key] = held[key] and held_sides.get(held[key])
+    unheld = {key: held[key] for key in keys if held[key] and sides[key] is None}
+    if unheld and settings.BENCH_SHARED_SIDES_S:
+        for key, side in shared_sides.get_many(unheld).items():
+            sides[key] = side
+            held_sides.put(held[key], side)
     wanted = {
         key: (slug, run)
         for key, slug, run in zip(keys, slugs, runs, strict=True)
@@ -829,6 +910,8 @@ def compare(
             sides[key] = read[key]
             if held[key]:
                 held_sides.put(held[key], read[key])
+                if settings.BENCH_SHARED_SIDES_S:
+                    shared_sides.built(held[key], read[key])
     # Checked once every slug is known: an unknown drive is missing, named twice or not.
     if len(slugs) > 2 and len(set(slugs)) < len(slugs):
         raise RepeatedDrive("a drive named twice among " + ", ".join(slugs))

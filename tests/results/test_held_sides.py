@@ -1,18 +1,28 @@
 """The head to head's sides, held by each process (results.selectors.compare.held_sides): a
 side is read again only when its drive's scope or the catalog moved, so a comparison always
 shows every drive as it is committed, and one of drives the process holds reads nothing but
-the versions."""
+the versions. A side built in a request is kept for every process in the shared cache
+(shared_sides), at the same version and under the code that built it: another process
+reads it from there instead of the catalog."""
+
+import random
+from io import StringIO
 
 import psycopg
 import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext, override_settings
 
-from drives.models import Manufacturer
+from core.versions import CATALOG, drive_scope, read_versions
+from drives.models import Drive, Manufacturer
 from results.models import Run
-from results.selectors.compare import compare, held_sides
+from results.selectors.compare import compare, held_sides, shared_sides
 from results.services import run_withdraw
 from tests.results.helpers import published
+from tests.results.test_compare_golden import answers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -117,3 +127,94 @@ def test_the_same_drive_on_both_sides_is_held_in_each_place(pair):
     assert [s.key for s in one.sides] == ["a", "b"]
     again = compare([pair[0], pair[0]])
     assert [s is t for s, t in zip(one.sides, again.sides, strict=True)] == [True, True]
+
+
+# -- kept for every process (shared_sides) ---------------------------------------------------
+
+
+def _page(client, pair) -> bytes:
+    response = client.get(f"/bench/compare/{pair[0]}/{pair[1]}/")
+    assert response.status_code == 200
+    return response.content
+
+
+def _catalog_reads(queries) -> list[str]:
+    """The statements that read results (the sides' statement), not versions or the cache."""
+    return [q["sql"] for q in queries if "results_result" in q["sql"]]
+
+
+def test_a_side_one_process_built_is_read_by_another_from_the_shared_cache(client, pair):
+    first = _page(client, pair)  # built here, kept once the request finished
+    held_sides.clear()  # another process: it holds nothing
+    with CaptureQueriesContext(connection) as queries:
+        again = _page(client, pair)
+    assert _catalog_reads(queries) == []
+    assert again == first
+
+
+def test_a_kept_side_of_an_earlier_version_is_not_read(client, pair):
+    _page(client, pair)
+    _run("Side B", 3000, title="A later review")
+    held_sides.clear()
+    with CaptureQueriesContext(connection) as queries:
+        page = _page(client, pair).decode()
+    assert len(_catalog_reads(queries)) == 1
+    assert "3,000 IOPS" in page and "2,000 IOPS" not in page
+
+
+def test_a_kept_side_that_cannot_be_read_is_read_from_the_catalog(client, pair):
+    first = _page(client, pair)
+    version = read_versions("default", [CATALOG, drive_scope(pair[0])])
+    real = not settings.BENCH_SHOW_SYNTHETIC
+    held = ("default", "a", pair[0], None, True, real, max(version.values()))
+    cache.set(shared_sides.key(held), b"not a side", timeout=60)
+    held_sides.clear()
+    with CaptureQueriesContext(connection) as queries:
+        again = _page(client, pair)
+    assert again == first
+    assert len(_catalog_reads(queries)) == 1  # A, read again; B from the cache
+
+
+def test_what_other_code_kept_is_not_read(client, pair, monkeypatch):
+    _page(client, pair)
+    held_sides.clear()
+    monkeypatch.setattr("results.selectors.compare.code_version", lambda: "another release")
+    with CaptureQueriesContext(connection) as queries:
+        _page(client, pair)
+    assert len(_catalog_reads(queries)) == 1
+
+
+def test_nothing_is_kept_for_every_process_when_told_so(client, pair):
+    with override_settings(BENCH_SHARED_SIDES_S=0):
+        _page(client, pair)
+        held_sides.clear()
+        with CaptureQueriesContext(connection) as queries:
+            _page(client, pair)
+    assert len(_catalog_reads(queries)) == 1
+
+
+def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client):
+    """Every view of a comparison (page, exports, API with and without points) answers the
+    same bytes from sides read afresh, from sides held since other comparisons wrote what
+    they show of them, and from sides another process kept: on the demo's drives, for
+    addresses of two to four drives in a seeded order, each drive met in several."""
+    held_sides.clear()
+    call_command("load_demo", stdout=StringIO())
+    slugs = sorted(
+        Drive.objects.filter(runs__isnull=False).distinct().values_list("slug", flat=True)
+    )
+    rng = random.Random(45)
+    addresses = [tuple(rng.sample(slugs, n)) for n in (2, 3, 4) * 6]
+
+    def every_answer() -> dict:
+        return {(a, name): body for a in addresses for name, body in answers(client, a)}
+
+    with override_settings(BENCH_COMPARE_SIDES=0, BENCH_SHARED_SIDES_S=0):
+        afresh = every_answer()
+    held = every_answer()  # each side held from the first address that shows it
+    kept = {}
+    for address in addresses:
+        held_sides.clear()  # another process: only the shared cache has them
+        kept.update({(address, name): body for name, body in answers(client, address)})
+    assert [k for k in afresh if held[k] != afresh[k]] == []
+    assert [k for k in afresh if kept[k] != afresh[k]] == []
