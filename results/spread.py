@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
+from core.pickled import ByFields
 from results.models import Method
 from results.units import count, percent
 
@@ -82,7 +83,7 @@ MARGIN_SIGMAS = 2.0
 
 
 @dataclass(frozen=True, slots=True)
-class Spread:
+class Spread(ByFields):
     """A group of results of one drive: how many, their mean, range and CV (bytes/s)."""
 
     n: int
@@ -135,7 +136,7 @@ class Spread:
 
 
 @dataclass(frozen=True, slots=True)
-class Side:
+class Side(ByFields):
     """What the winner rule needs of one side's figure: its spread, how it was obtained
     (a Method), the test's measured run-to-run CV for loadgen (None: not measured) and
     whether it was measured quick (Figures.quick, as the rankings' entries have it)."""

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.pickled import ByFields
 from results.documents import MIXED_SIDES
 from results.histograms import PERCENTILE_KEYS, decode, merge
 from results.models import TailSource
@@ -31,7 +32,7 @@ RANKED_IOS = ios_needed(RANKED_PERCENTILE)
 
 
 @dataclass(frozen=True, slots=True)
-class Merged:
+class Merged(ByFields):
     """The merge of a group's histograms: its I/Os, percentiles (PERCENTILE_KEYS) and max."""
 
     io_count: int

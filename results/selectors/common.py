@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from core.db import Shape
+from core.pickled import ByFields
 from results import tails
 from results.models import (
     ConsistencySeries,
@@ -89,7 +90,7 @@ ENTRY_TAILS_SQL = ", ".join(
 
 
 @dataclass(frozen=True, slots=True)
-class GroupTail:
+class GroupTail(ByFields):
     """A leaderboard entry's group tail (results.tails), as the refresh wrote it: where its
     percentiles come from (TailSource), the group's size and how many of its results carry
     a histogram, and the percentiles, maximum and I/Os of the group (None where it has no
@@ -125,7 +126,7 @@ class GroupTail:
 
 
 @dataclass(slots=True)
-class Figures:
+class Figures(ByFields):
     """A throughput result's numbers, the missing one of MB/s and IOPS derived from the other
     through the test's fixed block size (and said so). Read with its group (a leaderboard
     entry's, or a run's passes), they are the group's means, with its spread and the Method
