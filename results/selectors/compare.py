@@ -796,8 +796,9 @@ class _SharedSides:
 
     A side built in a request is kept when the request has finished (request_finished):
     its page has written what it shows of it whatever it is compared with (Side.shown,
-    Figures.shown), which the next process to read it uses as it is. An entry that cannot
-    be read (the cache not answering, another code's) is a side not kept."""
+    Figures.shown), which the next process to read it uses as it is. One built outside a
+    request (a command's) is not kept. An entry that cannot be read (the cache not
+    answering, another code's) is a side not kept."""
 
     PREFIX = "bench:side:"
 
@@ -826,18 +827,18 @@ class _SharedSides:
         return sides
 
     def built(self, held_key: tuple, side: Side) -> None:
-        """Keep `side` for every process once this request has finished."""
+        """Keep `side` for every process once this thread's request has finished (outside
+        a request, not at all)."""
         pending = getattr(self._built, "sides", None)
-        if pending is None:
-            pending = self._built.sides = {}
-        pending[held_key] = side
+        if pending is not None:
+            pending[held_key] = side
 
-    def forget_built(self, **kwargs) -> None:
+    def request_started(self, **kwargs) -> None:
         self._built.sides = {}
 
-    def keep_built(self, **kwargs) -> None:
-        """The sides this thread built since its request started, kept (request_finished)."""
-        pending, self._built.sides = getattr(self._built, "sides", None), {}
+    def request_finished(self, **kwargs) -> None:
+        """The sides this thread built in the request that has finished, kept."""
+        pending, self._built.sides = getattr(self._built, "sides", None), None
         if not pending:
             return
         try:
@@ -851,8 +852,8 @@ class _SharedSides:
 
 
 shared_sides = _SharedSides()
-request_started.connect(shared_sides.forget_built, dispatch_uid="results.shared_sides.start")
-request_finished.connect(shared_sides.keep_built, dispatch_uid="results.shared_sides.finish")
+request_started.connect(shared_sides.request_started, dispatch_uid="results.shared_sides")
+request_finished.connect(shared_sides.request_finished, dispatch_uid="results.shared_sides")
 
 
 def compare(

@@ -184,6 +184,14 @@ def test_what_other_code_kept_is_not_read(client, pair, monkeypatch):
     assert len(_catalog_reads(queries)) == 1
 
 
+def test_a_side_built_outside_a_request_is_not_kept(client, pair):
+    compare(pair)  # a command's comparison: no request finishes to keep its sides
+    held_sides.clear()
+    with CaptureQueriesContext(connection) as queries:
+        _page(client, pair)
+    assert len(_catalog_reads(queries)) == 1
+
+
 def test_nothing_is_kept_for_every_process_when_told_so(client, pair):
     with override_settings(BENCH_SHARED_SIDES_S=0):
         _page(client, pair)
