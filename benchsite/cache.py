@@ -23,7 +23,6 @@ they are in a transaction that has itself written (core.versions.read_version).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -31,11 +30,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from django.core.cache import cache
-from django.core.cache.backends.db import DatabaseCache
-from django.db import DatabaseError, router
+from django.db import DatabaseError
 
 from benchsite import replicas
-from core.db import prepared
+from core.shared_cache import CACHE_ERRORS, prepared_reads
 from core.versions import ANY, CATALOG, read_version
 
 logger = logging.getLogger(__name__)
@@ -43,13 +41,6 @@ T = TypeVar("T")
 
 ENTRY_KEY = "bench:entry:{name}:{digest}"
 DEFAULT_TIMEOUT_S = 600
-
-try:
-    from redis.exceptions import RedisError
-
-    CACHE_ERRORS: tuple[type[Exception], ...] = (DatabaseError, RedisError, OSError)
-except ImportError:  # pragma: no cover - redis is a locked dependency
-    CACHE_ERRORS = (DatabaseError, OSError)
 
 Version = int  # of a set of scopes (core.versions.read_version)
 
@@ -75,19 +66,11 @@ def current_version(scopes: list[str]) -> Version | None:
         return None
 
 
-def _prepared_reads():
-    """The database cache's reads prepared (one text, a lookup by key): planned once per
-    connection rather than on every request. Nothing for Redis."""
-    if isinstance(cache, DatabaseCache):
-        return prepared(router.db_for_read(cache.cache_model_class))
-    return contextlib.nullcontext()
-
-
 def lookup(key: str, version: Version) -> tuple[bool, Any] | None:
     """(hit, value) for key, a hit when it was stored at this version; None when the
     cache cannot be reached (then nothing should be stored)."""
     try:
-        with _prepared_reads():
+        with prepared_reads():
             entry = cache.get(key)
     except CACHE_ERRORS:
         logger.warning("cache unavailable; computing %s uncached", key, exc_info=True)

@@ -18,7 +18,6 @@ Django's filters.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable
 
 import jinja2
 from django.core.signals import setting_changed
@@ -30,6 +29,7 @@ from django.template.backends.jinja2 import Jinja2, Template
 from django.template.backends.utils import csrf_input_lazy, csrf_token_lazy
 from django.templatetags.static import static
 
+from core.held import held
 from core.links import page_url
 from results import charts, units
 from results.kinds.throughput import percentile_text
@@ -59,17 +59,6 @@ def choice_label(choices: type[Choices]):
     callable it calls for a context argument, a failed attribute lookup that raises."""
     labels = dict(choices.choices)
     return lambda value: labels.get(value, value)
-
-
-def held(store: dict, key: Hashable, macro: Callable, *args) -> str:
-    """What `macro` writes of `args`, kept in `store` under `key` and written from there
-    the next time: a fragment of a page that depends only on what the store belongs to
-    (a compare side's figures, Figures.shown, held while their side is; each drive's cell
-    of a head-to-head table is written once, whatever it is compared with)."""
-    found = store.get(key)
-    if found is None:
-        found = store[key] = macro(*args)
-    return found
 
 
 def environment(**options) -> jinja2.Environment:

@@ -39,6 +39,7 @@ from django.urls import URLResolver, get_resolver
 import drives.catalog_index  # noqa: F401 - declares its copy (so does results.entries_index)
 import results.entries_index  # noqa: F401
 from benchsite.replicas import PRIMARY, replica_reads
+from core.code_version import code_version
 from core.columns import COPIES
 from results.methodology import methodology
 
@@ -130,6 +131,7 @@ def warm_master() -> Warmed:
         templates = compile_templates()
         prepare_urls()
         methodology()  # docs/methodology.md rendered: every test page links into it
+        code_version()  # the digest shared_sides' keys name, read from the site's files
         copies, databases = warm_copies(columns=True)
     finally:
         connections.close_all()
@@ -148,6 +150,7 @@ def warm_worker(*, preloaded: bool) -> Warmed:
         templates = compile_templates()
         prepare_urls()
         methodology()
+        code_version()
     copies, databases = warm_copies(columns=not preloaded)
     warmed = Warmed("worker", templates, copies, databases, time.monotonic() - started)
     return warmed

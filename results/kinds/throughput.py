@@ -19,6 +19,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.held import held
 from results import charts
 from results.documents import MIXED_SIDES, latency_kind
 from results.histograms import PERCENTILE_KEYS
@@ -417,31 +418,30 @@ class TableRow:
 def _figures_texts(f: Figures) -> tuple[str, str, str, str, str]:
     """A drive's figures as its cell writes them, whatever they are compared with (Cell's
     texts), worked out once while its side is held (Figures.shown)."""
-    found = f.shown.get("cell")
-    if found is None:
-        s = f.spread
-        found = f.shown["cell"] = (
-            mbps(f.bytes_per_second),
-            iops(f.iops),
-            size(f.block_size) if f.derived else "",
-            iops_spread(f.result),
-            f"mean of {count(s.n)} results, {mbps(s.low)}–{mbps(s.high)} MB/s"
-            if s and s.n > 1
-            else "",
-        )
-    return found
+    return held(f.shown, "cell", _cell_texts, f)
+
+
+def _cell_texts(f: Figures) -> tuple[str, str, str, str, str]:
+    s = f.spread
+    return (
+        mbps(f.bytes_per_second),
+        iops(f.iops),
+        size(f.block_size) if f.derived else "",
+        iops_spread(f.result),
+        f"mean of {count(s.n)} results, {mbps(s.low)}–{mbps(s.high)} MB/s" if s and s.n > 1 else "",
+    )
 
 
 def _directions(f: Figures) -> tuple:
     """A mixed test's (IOPS, mean latency) of its reads, then its writes, as shown."""
-    found = f.shown.get("directions")
-    if found is None:
-        halves = f.result.directions
-        found = f.shown["directions"] = tuple(
-            (iops(h["iops"]), latency(h["latency_mean_ns"])) if (h := halves.get(side)) else None
-            for side in MIXED_SIDES
-        )
-    return found
+    return held(f.shown, "directions", _direction_texts, f.result.directions)
+
+
+def _direction_texts(halves: dict) -> tuple:
+    return tuple(
+        (iops(h["iops"]), latency(h["latency_mean_ns"])) if (h := halves.get(side)) else None
+        for side in MIXED_SIDES
+    )
 
 
 def _table(one: TestRows) -> list[TableRow]:
@@ -561,15 +561,17 @@ def _latency_side(key: str, f: Figures | None, v: Verdict, direction: str = "") 
     r = latency_of(f, direction) if f is not None else None
     if r is None:
         return LatencySide(key, None, "", "", "", v)
-    found = f.shown.get(f"latency{direction}")
-    if found is None:
-        found = f.shown[f"latency{direction}"] = (
-            tuple(latency_text(r, read, q) for _, read, q in LATENCY_FIGURES),
-            _which_latency(f),
-            ios_text(r.io_count),
-            tail_text(f),
-        )
+    found = held(f.shown, f"latency{direction}", _latency_texts, f, r)
     return LatencySide(key, *found, v, f.shown, direction)
+
+
+def _latency_texts(f: Figures, r) -> tuple:
+    return (
+        tuple(latency_text(r, read, q) for _, read, q in LATENCY_FIGURES),
+        _which_latency(f),
+        ios_text(r.io_count),
+        tail_text(f),
+    )
 
 
 def _latency(c: Comparison) -> Section:
@@ -693,10 +695,7 @@ def _figures(figures: Figures | None) -> dict[str, Any] | None:
     while their side is held (Figures.shown), and only read after that."""
     if figures is None:
         return None
-    found = figures.shown.get("body")
-    if found is None:
-        found = figures.shown["body"] = _figures_body(figures)
-    return found
+    return held(figures.shown, "body", _figures_body, figures)
 
 
 def _figures_body(figures: Figures) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from core.db import Shape
+from core.held import held
 from core.pickled import ByFields
 from results import tails
 from results.models import (
@@ -175,13 +176,13 @@ class Figures(ByFields):
     @property
     def rule_side(self) -> RuleSide | None:
         """What the winner rule reads of these figures (None without a rate)."""
-        if "rule_side" not in self.shown:
-            found = None
-            if self.bytes_per_second is not None:
-                spread = self.spread or Spread.of([self.bytes_per_second])
-                found = RuleSide(spread, self.method, self.result.test.run_to_run_cv, self.quick)
-            self.shown["rule_side"] = found
-        return self.shown["rule_side"]
+        return held(self.shown, "rule_side", self._rule_side)
+
+    def _rule_side(self) -> RuleSide | None:
+        if self.bytes_per_second is None:
+            return None
+        spread = self.spread or Spread.of([self.bytes_per_second])
+        return RuleSide(spread, self.method, self.result.test.run_to_run_cv, self.quick)
 
     @property
     def latency_rule_side(self) -> RuleSide | None:
@@ -189,20 +190,18 @@ class Figures(ByFields):
         reciprocal. At a fixed queue depth mean latency is the depth over the IOPS (Little's
         law), so that reciprocal varies from run to run as the rate does: by the group's CV,
         else by the test's measured one for loadgen (None without a mean latency)."""
-        if "latency_rule_side" not in self.shown:
-            found = None
-            if mean := self.result.latency_mean_ns:
-                rate, spread = 1e9 / mean, self.spread
-                found = RuleSide(
-                    Spread(
-                        spread.n if spread else 1, rate, rate, rate, spread.cv if spread else None
-                    ),
-                    self.method,
-                    self.result.test.run_to_run_cv,
-                    self.quick,
-                )
-            self.shown["latency_rule_side"] = found
-        return self.shown["latency_rule_side"]
+        return held(self.shown, "latency_rule_side", self._latency_rule_side)
+
+    def _latency_rule_side(self) -> RuleSide | None:
+        if not (mean := self.result.latency_mean_ns):
+            return None
+        rate, spread = 1e9 / mean, self.spread
+        return RuleSide(
+            Spread(spread.n if spread else 1, rate, rate, rate, spread.cv if spread else None),
+            self.method,
+            self.result.test.run_to_run_cv,
+            self.quick,
+        )
 
     @property
     def comparability(self) -> str:

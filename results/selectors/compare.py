@@ -24,6 +24,8 @@ from django.core.signals import request_finished, request_started
 
 from core.code_version import code_version
 from core.db import JsonText, Shape, attach, prepared_rows, read_alias
+from core.held import held
+from core.shared_cache import CACHE_ERRORS, prepared_reads
 from core.versions import CATALOG, WRITTEN, drive_scope, literal, read_versions
 from drives.models import Drive, FirmwareVersion, Price
 from drives.selectors import (
@@ -291,6 +293,11 @@ RUN_PARAMETERS: tuple[tuple[str, Callable[[Run], str]], ...] = (
 )
 
 
+def _run_parameters(run: Run) -> tuple[str, ...]:
+    """A run's RUN_PARAMETERS values as text (NOT_STATED for "")."""
+    return tuple(read(run) or NOT_STATED for _, read in RUN_PARAMETERS)
+
+
 def _span(span: int | None) -> str:
     return units.binary(span, "GiB") if span else "whole drive"
 
@@ -382,18 +389,13 @@ class TestRows:
         """Every PARAMETERS value of a side's figures, in order: its run's as text
         (NOT_STATED for ""), its own raw (FIGURE_PARAMETERS); kept with the figures while
         their side is held (Figures.shown)."""
-        found = f.shown.get("parameters")
-        if found is None:
-            run = f.result.run
-            of_run = self.runs_read.get(run.pk)
-            if of_run is None:
-                of_run = self.runs_read[run.pk] = tuple(
-                    read(run) or NOT_STATED for _, read in RUN_PARAMETERS
-                )
-            found = f.shown["parameters"] = of_run + tuple(
-                raw(f) for _, raw, _ in FIGURE_PARAMETERS
-            )
-        return found
+        return held(f.shown, "parameters", self._parameters_of, f)
+
+    def _parameters_of(self, f: Figures) -> tuple:
+        run = f.result.run
+        return held(self.runs_read, run.pk, _run_parameters, run) + tuple(
+            raw(f) for _, raw, _ in FIGURE_PARAMETERS
+        )
 
     @functools.cached_property
     def parameters(self) -> Parameters | None:
@@ -813,8 +815,9 @@ class _SharedSides:
         """The sides kept of `held_keys` (by side key), each made again from its entry."""
         keys = {side: self.key(held) for side, held in held_keys.items()}
         try:
-            found = cache.get_many(list(keys.values()))
-        except Exception:  # a cache that does not answer is skipped, not waited for
+            with prepared_reads():
+                found = cache.get_many(list(keys.values()))
+        except CACHE_ERRORS:  # a cache that does not answer is skipped, not waited for
             logger.warning("shared cache unavailable; sides read from the catalog", exc_info=True)
             return {}
         sides = {}
@@ -847,7 +850,7 @@ class _SharedSides:
                 for held, side in pending.items()
             }
             cache.set_many(entries, timeout=settings.BENCH_SHARED_SIDES_S)
-        except Exception:
+        except Exception:  # the cache not answering, or a side changed while it was pickled
             logger.warning("sides not kept in the shared cache", exc_info=True)
 
 
