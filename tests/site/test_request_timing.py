@@ -124,6 +124,9 @@ def test_a_request_behind_a_busy_worker_shows_its_wait_as_queued(site, workdir):
     assert reread["copies"] == ["catalog"]
 
 
+# A request's end (request_finished) checks the database connection an earlier test of the
+# process may have opened, as it does after every request.
+@pytest.mark.django_db
 def test_a_request_that_compiles_a_template_or_makes_a_column_says_so(settings, tmp_path):
     """What a server's warm-up does before a worker's first request (benchsite/warmup.py),
     counted when a request does it instead: the check a fresh worker's first requests pass
