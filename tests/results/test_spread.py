@@ -258,7 +258,9 @@ def test_the_measured_variation_comes_from_the_catalog():
     assert measured_cvs  # loadgen's throughput tests, measured
     for test in Test.objects.filter(kind=Test.Kind.THROUGHPUT, produced_by="loadgen"):
         assert test.run_to_run_cv == measured_cvs.get(test.identifier)
-        assert test.run_to_run_cv is None or 0 < test.run_to_run_cv < 0.5
+        # two passes' CV is at most sqrt(2); the demo's virtio disk read 0.97 between its
+        # passes of the read curve's maximum
+        assert test.run_to_run_cv is None or 0 < test.run_to_run_cv < 1.5
 
 
 def test_run_to_run_reads_each_tests_cv_between_passes(tmp_path):
@@ -380,14 +382,16 @@ def test_a_latency_ranking_orders_one_kind_at_a_time(client):
 
 def test_the_committed_run_to_run_file_is_the_commands_answer_for_the_demo(tmp_path):
     """results/schema/run-to-run.json is `manage.py run_to_run demo/measured/corners-file.json
-    --write`'s: the throughput tests' CVs and their percentiles'."""
+    demo/measured/curve-file.json --write`'s: the throughput tests' CVs and their
+    percentiles', the response-time curves' among them."""
     from django.core.management import call_command
 
     from results.documents import TEST_VARIATION
 
     written = tmp_path / "run-to-run.json"
-    demo = TEST_VARIATION.parents[2] / "demo" / "measured" / "corners-file.json"
-    call_command("run_to_run", demo, "--write", "--output", written, stdout=io.StringIO())
+    demo = TEST_VARIATION.parents[2] / "demo" / "measured"
+    documents = [demo / "corners-file.json", demo / "curve-file.json"]
+    call_command("run_to_run", *documents, "--write", "--output", written, stdout=io.StringIO())
     assert written.read_text() == TEST_VARIATION.read_text()
     assert set(json.loads(written.read_text())["percentiles"]) == set(
         json.loads(written.read_text())["tests"]

@@ -2,12 +2,13 @@
 passes (loadgen run --repeat N): each test's coefficient of variation of bytes/s between
 passes, per document and data pattern, and the largest of them; and likewise of each latency
 percentile the response-time curves compare (results.curves.PERCENTILES), where every pass
-has the I/Os that percentile needs (results.spread.ios_needed). --write stores them beside
+has the I/Os that percentile needs (results.spread.ios_needed), never below the precision of
+the histograms it is read from (results.histograms.RELATIVE_PRECISION). --write stores them beside
 the test catalog (results/schema/run-to-run.json: `tests`, read by suite_catalog_sync, and
 `percentiles`, read by results.curves.percentile_variation) for the winner rule
 (results.spread; docs/methodology.md, "Spread and the winner rule").
 
-    manage.py run_to_run demo/measured/corners-file.json [--write]
+    manage.py run_to_run demo/measured/corners-file.json demo/measured/curve-file.json [--write]
 """
 
 import json
@@ -18,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from results.curves import PERCENTILES
 from results.documents import TEST_VARIATION
+from results.histograms import RELATIVE_PRECISION
 from results.spread import Spread, ios_needed
 
 # What varies between passes, by (document, pattern): a test's bytes/s, or its latency at a
@@ -117,7 +119,11 @@ class Command(BaseCommand):
                     f"{test:<24} {pattern:<15} {name:<28} n={spread.n} "
                     f"p{q:<6} mean {1e9 / spread.mean / 1e3:11.1f} µs  CV {spread.cv * 100:6.2f}%"
                 )
-            tails.setdefault(test, {})[q] = round(max(s.cv for s in spreads.values()), 4)
+            # Passes whose percentile falls in one bucket agree within the histogram's
+            # precision, not exactly: no smaller variation is stored (a margin of 0 would
+            # make any difference a win).
+            cv = max(max(s.cv for s in spreads.values()), RELATIVE_PRECISION)
+            tails.setdefault(test, {})[q] = round(cv, 4)
         if opts["write"]:
             stored = {
                 "comment": (
@@ -127,7 +133,8 @@ class Command(BaseCommand):
                     "patterns. The winner rule's margin for a single full-length loadgen "
                     "result (docs/methodology.md). `percentiles`: likewise of the rate each "
                     "latency percentile stands for (its reciprocal), by test and percentile, "
-                    "where every pass had the I/Os the percentile needs."
+                    "where every pass had the I/Os the percentile needs, and never below "
+                    "the histograms' precision (1/256)."
                 ),
                 "tests": largest,
                 "percentiles": tails,
