@@ -219,6 +219,9 @@ BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
 # How many drives' sides of a comparison each process holds, each at the version of what it
 # depends on (results.selectors.compare.held_sides); 0: none, every side read each time.
 BENCH_COMPARE_SIDES = env_int("BENCH_COMPARE_SIDES", 512)
+# How many MB of sides each process also holds packed (pickled and compressed, about 25 KB a
+# side): a side let go as objects is made again from there, not read from the shared cache.
+BENCH_COMPARE_PACKED_MB = env_int("BENCH_COMPARE_PACKED_MB", 32)
 # How long a side built by one process is kept for every process in the shared cache, at its
 # version (results.selectors.compare.shared_sides), in seconds; 0: not shared.
 BENCH_SHARED_SIDES_S = env_int("BENCH_SHARED_SIDES_S", 3600)

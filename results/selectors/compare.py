@@ -713,6 +713,7 @@ class _HeldTests:
 
 
 _held_tests: dict[str, _HeldTests] = {}
+logger = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -755,16 +756,33 @@ def _compare_sql(*, points: bool, real: bool) -> str:
     return sql
 
 
+def _pack(side: Side) -> bytes:
+    """A side as bytes: pickled (its held texts with it) and compressed."""
+    return lz4.frame.compress(pickle.dumps(side, pickle.HIGHEST_PROTOCOL))
+
+
+def _unpack(packed: bytes) -> Side:
+    return pickle.loads(lz4.frame.decompress(packed))
+
+
 class _HeldSides:
-    """Sides as built, held by the process (at most BENCH_COMPARE_SIDES, the least recently
-    used let go first), each under the version of what it depends on: its drive's scope and
-    CATALOG (core.versions; the compare page's response depends on the same). A side is
-    one drive's alone (its runs, results, groups, series, price), so a comparison reads
-    only its sides not held, and a held side keeps what was worked out on it (its figures'
-    texts, its provenance) for the next comparison that shows it."""
+    """Sides as built, held by the process, each under the version of what it depends on:
+    its drive's scope and CATALOG (core.versions; the compare page's response depends on the
+    same). A side is one drive's alone (its runs, results, groups, series, price), so a
+    comparison reads only its sides not held, and a held side keeps what was worked out on
+    it (its figures' texts, its provenance) for the next comparison that shows it.
+
+    Two tiers. At most BENCH_COMPARE_SIDES sides are held as objects, the least recently
+    used let go first. Each side is also held packed (_pack: pickled and compressed, about a
+    sixth of its size as objects, and nothing the garbage collector walks) once it has been
+    (the shared cache's entry, written or read), in at most BENCH_COMPARE_PACKED_MB: a side
+    let go as objects is made again from its packed copy, in the process, instead of being
+    read again from the shared cache or the catalog."""
 
     def __init__(self) -> None:
         self._sides: collections.OrderedDict[tuple, Side] = collections.OrderedDict()
+        self._packed: collections.OrderedDict[tuple, bytes] = collections.OrderedDict()
+        self._packed_bytes = 0
         self._lock = threading.Lock()
 
     def get(self, key: tuple) -> Side | None:
@@ -772,7 +790,21 @@ class _HeldSides:
             side = self._sides.get(key)
             if side is not None:
                 self._sides.move_to_end(key)
-            return side
+                return side
+            packed = self._packed.get(key)
+            if packed is None:
+                return None
+            self._packed.move_to_end(key)
+        try:
+            side = _unpack(packed)
+        except Exception:  # never expected of a copy this code made: let go, read again
+            logger.warning("a packed side could not be read; read again", exc_info=True)
+            with self._lock:
+                if self._packed.get(key) is packed:
+                    self._packed_bytes -= len(self._packed.pop(key))
+            return None
+        self.put(key, side)
+        return side
 
     def put(self, key: tuple, side: Side) -> None:
         with self._lock:
@@ -780,13 +812,25 @@ class _HeldSides:
             while len(self._sides) > settings.BENCH_COMPARE_SIDES:
                 self._sides.popitem(last=False)
 
+    def pack(self, key: tuple, packed: bytes) -> None:
+        """Hold `packed` (the side of `key` as _pack writes it) as its packed copy."""
+        budget = settings.BENCH_COMPARE_PACKED_MB * 2**20
+        if len(packed) > budget:
+            return
+        with self._lock:
+            self._packed_bytes += len(packed) - len(self._packed.pop(key, b""))
+            self._packed[key] = packed
+            while self._packed_bytes > budget:
+                self._packed_bytes -= len(self._packed.popitem(last=False)[1])
+
     def clear(self) -> None:
         with self._lock:
             self._sides.clear()
+            self._packed.clear()
+            self._packed_bytes = 0
 
 
 held_sides = _HeldSides()
-logger = logging.getLogger(__name__)
 
 
 class _SharedSides:
@@ -800,7 +844,8 @@ class _SharedSides:
     its page has written what it shows of it whatever it is compared with (Side.shown,
     Figures.shown), which the next process to read it uses as it is. One built outside a
     request (a command's) is not kept. An entry that cannot be read (the cache not
-    answering, another code's) is a side not kept."""
+    answering, another code's) is a side not kept. Every entry written or read is also the
+    side's packed copy in this process (held_sides.pack)."""
 
     PREFIX = "bench:side:"
 
@@ -824,9 +869,11 @@ class _SharedSides:
         for side, key in keys.items():
             if key in found:
                 try:
-                    sides[side] = pickle.loads(lz4.frame.decompress(found[key]))
+                    sides[side] = _unpack(found[key])
                 except Exception:
                     logger.warning("a kept side could not be read; read again", exc_info=True)
+                else:
+                    held_sides.pack(held_keys[side], found[key])
         return sides
 
     def built(self, held_key: tuple, side: Side) -> None:
@@ -845,12 +892,18 @@ class _SharedSides:
         if not pending:
             return
         try:
-            entries = {
-                self.key(held): lz4.frame.compress(pickle.dumps(side, pickle.HIGHEST_PROTOCOL))
-                for held, side in pending.items()
-            }
-            cache.set_many(entries, timeout=settings.BENCH_SHARED_SIDES_S)
-        except Exception:  # the cache not answering, or a side changed while it was pickled
+            packed = {key: _pack(side) for key, side in pending.items()}
+        except Exception:  # a side changed while it was pickled
+            logger.warning("sides not kept in the shared cache", exc_info=True)
+            return
+        for key, entry in packed.items():
+            held_sides.pack(key, entry)
+        try:
+            cache.set_many(
+                {self.key(key): entry for key, entry in packed.items()},
+                timeout=settings.BENCH_SHARED_SIDES_S,
+            )
+        except Exception:  # the cache not answering
             logger.warning("sides not kept in the shared cache", exc_info=True)
 
 

@@ -201,6 +201,75 @@ def test_nothing_is_kept_for_every_process_when_told_so(client, pair):
     assert len(_catalog_reads(queries)) == 1
 
 
+# -- held packed (held_sides.pack) -------------------------------------------------------------
+
+
+def test_a_side_let_go_is_made_again_from_its_packed_copy(client, pair):
+    """A side the process let go as objects is made again from the copy it packed when the
+    side was kept: no read of the shared cache (cleared here) nor of the catalog."""
+    with override_settings(BENCH_COMPARE_SIDES=1):
+        first = _page(client, pair)  # built, kept and packed once the request finished
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            again = _page(client, pair)  # A and B each let go for the other as it is held
+    assert again == first
+    assert [q["sql"] for q in queries if "core_scopeversion" not in q["sql"]] == []
+
+
+def test_a_side_read_from_the_shared_cache_is_packed_too(client, pair):
+    _page(client, pair)
+    held_sides.clear()  # another process, which reads both from the shared cache
+    with override_settings(BENCH_COMPARE_SIDES=1):
+        first = _page(client, pair)
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            again = _page(client, pair)
+    assert again == first and _catalog_reads(queries) == []
+
+
+def test_a_packed_side_of_an_earlier_version_is_not_read(client, pair):
+    with override_settings(BENCH_COMPARE_SIDES=1):
+        _page(client, pair)
+        _run("Side B", 3000, title="A later review")
+        with CaptureQueriesContext(connection) as queries:
+            page = _page(client, pair).decode()
+    assert len(_catalog_reads(queries)) == 1  # B, at its new version
+    assert "3,000 IOPS" in page and "2,000 IOPS" not in page
+
+
+def test_nothing_is_packed_when_told_so(client, pair):
+    with override_settings(BENCH_COMPARE_SIDES=1, BENCH_COMPARE_PACKED_MB=0):
+        _page(client, pair)
+        cache.clear()
+        with CaptureQueriesContext(connection) as queries:
+            _page(client, pair)
+    assert len(_catalog_reads(queries)) == 1
+
+
+@override_settings(BENCH_COMPARE_PACKED_MB=1)
+def test_the_packed_copies_keep_to_their_size_the_least_recently_used_let_go_first(monkeypatch):
+    monkeypatch.setattr("results.selectors.compare._unpack", lambda packed: object())
+    tier = type(held_sides)()
+    third = 2**20 // 3
+    for key in "abc":
+        tier.pack((key,), bytes(third))
+    assert tier.get(("a",)) is not None  # used: "b" is now the least recently used
+    tier.pack(("d",), bytes(third))
+    assert list(tier._packed) == [("c",), ("a",), ("d",)]
+    tier.pack(("e",), bytes(2**20 + 1))  # larger than them all: not packed, nothing let go
+    assert list(tier._packed) == [("c",), ("a",), ("d",)]
+    tier.pack(("c",), bytes(10))  # packed again: its new size counted, not both
+    tier.pack(("f",), bytes(third))
+    assert list(tier._packed) == [("d",), ("c",), ("f",)]  # counted twice, "d" would go too
+
+
+def test_a_packed_copy_that_cannot_be_read_is_let_go():
+    tier = type(held_sides)()
+    tier.pack(("a",), b"not a side")
+    assert tier.get(("a",)) is None
+    assert list(tier._packed) == []
+
+
 def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client):
     """Every view of a comparison (page, exports, API with and without points) answers the
     same bytes from sides read afresh, from sides held since other comparisons wrote what
