@@ -131,15 +131,25 @@ class ValueForm(forms.Form):
     as_of = forms.DateField(required=False, label="Prices as of")
 
     def __init__(self, data, *, tests: list[Test]):
+        # The form's fields with these tests to choose from, made once for each list of
+        # tests (then deep-copied into each form, as Django's Form does its declared ones):
+        # setting the choices on every form normalized them again, a tenth of a value view.
+        self.base_fields = _value_fields(tuple((t.identifier, t.name) for t in tests))
         super().__init__(data)
         self.tests = tests
-        self.fields["test"].choices = [(t.identifier, t.name) for t in tests]
 
     def chosen_test(self) -> Test:
         """The test chosen (valid form), or the default one."""
         wanted = self.cleaned_data["test"] or VALUE_DEFAULT_TEST
         chosen = next((t for t in self.tests if t.identifier == wanted), None)
         return chosen if chosen is not None else Test.objects.get(identifier=wanted)
+
+
+@functools.lru_cache(maxsize=16)
+def _value_fields(choices: tuple[tuple[str, str], ...]) -> dict[str, forms.Field]:
+    fields = copy.deepcopy(ValueForm.base_fields)
+    fields["test"].choices = choices
+    return fields
 
 
 @functools.cache
