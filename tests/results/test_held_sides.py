@@ -19,7 +19,7 @@ from django.test.utils import CaptureQueriesContext, override_settings
 from core.versions import CATALOG, drive_scope, read_versions
 from drives.models import Drive, Manufacturer
 from results.models import Run
-from results.selectors.compare import compare, held_sides, shared_sides
+from results.selectors.compare import _unpack, compare, held_sides, shared_sides
 from results.services import run_withdraw
 from tests.results.helpers import published
 from tests.results.test_compare_golden import answers
@@ -270,11 +270,12 @@ def test_a_packed_copy_that_cannot_be_read_is_let_go():
     assert list(tier._packed) == []
 
 
-def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client):
+def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client, monkeypatch):
     """Every view of a comparison (page, exports, API with and without points) answers the
     same bytes from sides read afresh, from sides held since other comparisons wrote what
-    they show of them, and from sides another process kept: on the demo's drives, for
-    addresses of two to four drives in a seeded order, each drive met in several."""
+    they show of them, from their packed copies, and from sides another process kept: on
+    the demo's drives, for addresses of two to four drives in a seeded order, each drive met
+    in several."""
     held_sides.clear()
     call_command("load_demo", stdout=StringIO())
     slugs = sorted(
@@ -289,9 +290,18 @@ def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client):
     with override_settings(BENCH_COMPARE_SIDES=0, BENCH_SHARED_SIDES_S=0):
         afresh = every_answer()
     held = every_answer()  # each side held from the first address that shows it
+    unpacked = []
+    monkeypatch.setattr(
+        "results.selectors.compare._unpack", lambda b, made=_unpack: unpacked.append(b) or made(b)
+    )
+    held_sides._sides.clear()  # every side let go as objects, its packed copy kept
+    with override_settings(BENCH_COMPARE_SIDES=1):
+        packed = every_answer()  # each side made again from its packed copy every time
+    assert len(unpacked) > len(addresses) * 5  # a side or more of each address, each view
     kept = {}
     for address in addresses:
         held_sides.clear()  # another process: only the shared cache has them
         kept.update({(address, name): body for name, body in answers(client, address)})
     assert [k for k in afresh if held[k] != afresh[k]] == []
+    assert [k for k in afresh if packed[k] != afresh[k]] == []
     assert [k for k in afresh if kept[k] != afresh[k]] == []
