@@ -773,11 +773,12 @@ class _HeldSides:
     it (its figures' texts, its provenance) for the next comparison that shows it.
 
     Two tiers. At most BENCH_COMPARE_SIDES sides are held as objects, the least recently
-    used let go first. Each side is also held packed (_pack: pickled and compressed, about a
-    sixth of its size as objects, and nothing the garbage collector walks) once it has been
-    (the shared cache's entry, written or read), in at most BENCH_COMPARE_PACKED_MB: a side
-    let go as objects is made again from its packed copy, in the process, instead of being
-    read again from the shared cache or the catalog."""
+    used let go first. A side whose shared-cache entry the process wrote or read is also held
+    packed, as those bytes (_pack: pickled and compressed, about a sixth of its size as
+    objects, and nothing the garbage collector walks), in at most BENCH_COMPARE_PACKED_MB,
+    the least recently used let go first: a side let go as objects is made again from its
+    packed copy, in the process, instead of being read again from the shared cache or the
+    catalog."""
 
     def __init__(self) -> None:
         self._sides: collections.OrderedDict[tuple, Side] = collections.OrderedDict()
