@@ -857,8 +857,9 @@ class _SharedSides:
         text = repr((code_version(), *held_key))
         return self.PREFIX + hashlib.sha256(text.encode()).hexdigest()[:40]
 
-    def get_many(self, held_keys: dict[str, tuple]) -> dict[str, Side]:
-        """The sides kept of `held_keys` (by side key), each made again from its entry."""
+    def get_many(self, held_keys: dict[str, tuple]) -> dict[str, tuple[Side, bytes]]:
+        """The sides kept of `held_keys` (by side key), each made again from its entry, with
+        the entry (the side packed)."""
         keys = {side: self.key(held) for side, held in held_keys.items()}
         try:
             with prepared_reads():
@@ -870,11 +871,9 @@ class _SharedSides:
         for side, key in keys.items():
             if key in found:
                 try:
-                    sides[side] = _unpack(found[key])
+                    sides[side] = _unpack(found[key]), found[key]
                 except Exception:
                     logger.warning("a kept side could not be read; read again", exc_info=True)
-                else:
-                    held_sides.pack(held_keys[side], found[key])
         return sides
 
     def built(self, held_key: tuple, side: Side) -> None:
@@ -950,9 +949,10 @@ def compare(
         sides[key] = held[key] and held_sides.get(held[key])
     unheld = {key: held[key] for key in keys if held[key] and sides[key] is None}
     if unheld and settings.BENCH_SHARED_SIDES_S:
-        for key, side in shared_sides.get_many(unheld).items():
+        for key, (side, packed) in shared_sides.get_many(unheld).items():
             sides[key] = side
             held_sides.put(held[key], side)
+            held_sides.pack(held[key], packed)
     wanted = {
         key: (slug, run)
         for key, slug, run in zip(keys, slugs, runs, strict=True)
