@@ -1,7 +1,8 @@
 """A FilterSet's form (core.filters.FilterSet.get_form_class: the filters a query names, one
 form class for each choice of names) validates any query exactly as django-filter's own form
 of all its filters does: the same verdict, the same cleaned values of what the query names,
-the same errors; and each form has fields of its own."""
+the same errors; and each form has fields of its own, sharing with the other forms of its
+class only what validating a query changes in none of them."""
 
 from __future__ import annotations
 
@@ -90,4 +91,34 @@ def test_forms_of_the_same_names_share_a_class_and_no_field(filterset):
     assert list(one.fields) == list(filterset.base_filters)
     for name in one.fields:
         assert one.fields[name] is not two.fields[name]
-        assert one.fields[name].widget is not two.fields[name].widget
+
+
+def _parts(field) -> tuple:
+    """What a filter form's fields share between its forms (core.filters.FormFields), as
+    values to compare."""
+    choices = list(field.choices) if hasattr(field, "choices") else None
+    attrs = dict(field.widget.attrs)
+    return choices, attrs, dict(field.error_messages), list(field.validators), field.required
+
+
+@pytest.mark.parametrize("filterset", FILTERSETS, ids=lambda f: f.__name__)
+def test_validating_queries_changes_nothing_the_forms_share(filterset):
+    # Forms of one class share their fields' widgets, choices, validators and messages:
+    # validating good and bad values (the property test above, for every filter) leaves
+    # them as a form class made afresh has them.
+    queryset = _model(filterset).objects.none()
+    every = QueryDict(mutable=True)
+    every.update({name: "" for name in filterset.base_filters})
+    form_class = type(filterset(every, queryset=queryset).form)
+    before = {name: _parts(f) for name, f in form_class.base_fields.items()}
+    for values in (["x" * 120], ["1.5"], ["-3"], ["240"], ["9" * 30], [""]):
+        data = QueryDict(mutable=True)
+        data.update({name: values[0] for name in filterset.base_filters})
+        filters = filterset(data, queryset=queryset)
+        filters.is_valid()
+        filters.form.errors
+    assert {name: _parts(f) for name, f in form_class.base_fields.items()} == before
+    fresh = django_filters.FilterSet.get_form_class(filterset(every, queryset=queryset))
+    assert {name: _parts(f)[:2] for name, f in fresh.base_fields.items()} == {
+        name: parts[:2] for name, parts in before.items()
+    }
