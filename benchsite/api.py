@@ -401,9 +401,13 @@ class QueryOnce(QueryDict):
         return super().__getitem__(key)
 
     @classmethod
-    def of(cls, query: QueryDict) -> QueryOnce:
-        # Read again from the query's own text: a QueryDict so made is immutable, as
-        # Django's request.GET is, with no need to set its private `_mutable`.
+    def of(cls, query: QueryDict) -> QueryDict:
+        """The query to read: as it is where it gives no parameter twice (each is then read
+        as its one value either way, the most queries), else read again from its own text
+        as a QueryOnce, which is immutable as Django's request.GET is (with no need to set
+        its private `_mutable`)."""
+        if all(len(values) == 1 for _, values in query.lists()):
+            return query
         return cls(query.urlencode(), encoding=query.encoding)
 
 
