@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import datetime
 import functools
+import keyword
 from collections.abc import Callable
-from dataclasses import dataclass
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any
 
 from rest_framework import ISO_8601, serializers
@@ -54,59 +54,41 @@ def _the_row(row: Any) -> Any:
     return row
 
 
-def _reader(mapping: bool, sources: list[str]) -> Callable[[Any], tuple]:
-    """The values of these sources of a row, in one call."""
-    if not sources:
-        return lambda row: ()
-    getter = (itemgetter if mapping else attrgetter)(*sources)
-    return (lambda row: (getter(row),)) if len(sources) == 1 else getter
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """How a serializer's fields write a row: the values read plainly (a dict's items, or
-    attribute paths) in one call; those read otherwise (the row itself for source="*", a
-    dotted path in a dict) put in their places; those a field converts, converted."""
-
-    names: tuple[str, ...]
-    read_plain: Callable[[Any], tuple]
-    read_otherwise: tuple[tuple[int, Callable[[Any], Any], Callable[[Any], Any]], ...]
-    converted: tuple[tuple[int, Callable[[Any], Any]], ...]
-
-    def write_all(self, rows: list) -> list[dict[str, Any]]:
-        """Rows of one kind, as their fields write each: a row's plain values read in one
-        call, those read otherwise put in their places, those a field converts converted."""
-        names, read = self.names, self.read_plain
-        otherwise, converted = self.read_otherwise, self.converted
-        written = []
-        for row in rows:
-            values = list(read(row))
-            for position, get, write in otherwise:
-                values.insert(position, v if (v := get(row)) is None else write(v))
-            for position, write in converted:
-                if (v := values[position]) is not None:
-                    values[position] = write(v)
-            written.append(dict(zip(names, values, strict=True)))
-        return written
+def _read(mapping: bool, source: str) -> str | None:
+    """The expression that reads a plain source of `row` (a key of a dict, an attribute
+    path of an object), None where it cannot be written as one."""
+    if mapping:
+        return f"row[{source!r}]"
+    names = source.split(".")
+    if all(name.isidentifier() and not keyword.iskeyword(name) for name in names):
+        return ".".join(("row", *names))
+    return None
 
 
 @functools.cache
-def _plan(serializer: type[serializers.Serializer], mapping: bool) -> _Plan:
-    # Made once per class, from an instance of its own: a list builds its fields once, not
-    # once a request (a ModelSerializer's fields cost more to build than 50 rows to write).
+def _plan(serializer: type[serializers.Serializer], mapping: bool) -> Callable[[list], list]:
+    """How a serializer's fields write rows of one kind (dicts when `mapping`, else objects),
+    as one function made for it: a dict display for each row, each value read plainly (a
+    dict's item, an attribute path) or by its field (the row itself for source="*", a dotted
+    path in a dict), and written as read or converted by its field (None stays None). Made
+    once per class, from an instance of its own: a list builds its fields once, not once a
+    request (a ModelSerializer's fields cost more to build than 50 rows to write)."""
     fields = {n: f for n, f in serializer().fields.items() if not f.write_only}
-    plain, read_otherwise, converted = [], [], []
-    for position, field in enumerate(fields.values()):
-        write = _writer(field)
-        if not field.source_attrs:
-            read_otherwise.append((position, _the_row, write))
-        elif mapping and len(field.source_attrs) > 1:
-            read_otherwise.append((position, field.get_attribute, write))
-        else:
-            plain.append(field.source)
-            if not _as_read(field):
-                converted.append((position, write))
-    return _Plan(tuple(fields), _reader(mapping, plain), tuple(read_otherwise), tuple(converted))
+    scope: dict[str, Any] = {}
+    entries = []
+    for i, (name, field) in enumerate(fields.items()):
+        plain = field.source_attrs and not (mapping and len(field.source_attrs) > 1)
+        value = _read(mapping, field.source) if plain else None
+        if value is None:
+            scope[f"get{i}"] = field.get_attribute if field.source_attrs else _the_row
+            value = f"get{i}(row)"
+        if not plain or not _as_read(field):
+            scope[f"write{i}"] = _writer(field)
+            value = f"None if (v{i} := {value}) is None else write{i}(v{i})"
+        entries.append(f"{name!r}: {value}")
+    source = f"def write_all(rows):\n    return [{{{', '.join(entries)}}} for row in rows]\n"
+    exec(compile(source, f"<{serializer.__qualname__} writer>", "exec"), scope)  # noqa: S102
+    return scope["write_all"]
 
 
 _FALLBACK = (AttributeError, KeyError, SkipField)
@@ -114,16 +96,16 @@ _FALLBACK = (AttributeError, KeyError, SkipField)
 
 class RowListWriter(serializers.ListSerializer):
     """The list of a RowWriter serializer (its Meta's list_serializer_class, RowWriter.Meta):
-    writes its rows all at once, field by field (_Plan.write_all), or row by row as the
+    writes its rows all at once (the function _plan makes for its child), or row by row as the
     child writes each where one of them does not read plainly."""
 
     def to_representation(self, data) -> list[dict[str, Any]]:
         rows = list(data)
         if not rows:
             return []
-        plan = _plan(type(self.child), isinstance(rows[0], dict))
+        write_all = _plan(type(self.child), isinstance(rows[0], dict))
         try:
-            return plan.write_all(rows)
+            return write_all(rows)
         except (*_FALLBACK, TypeError):  # TypeError: a row not of the first's kind
             return [self.child.to_representation(row) for row in rows]
 
@@ -144,7 +126,7 @@ class RowWriter:
 
     def to_representation(self, row: Any) -> dict[str, Any]:
         try:
-            return _plan(type(self), isinstance(row, dict)).write_all([row])[0]
+            return _plan(type(self), isinstance(row, dict))([row])[0]
         except _FALLBACK:
             # A source through a missing relation: the row as DRF writes it (the field's
             # default, or None where it allows null).
