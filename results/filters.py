@@ -8,7 +8,7 @@ import django_filters
 from django import forms
 from django_filters.constants import EMPTY_VALUES
 
-from core.filters import DefaultChoiceFilter, FilterSet
+from core.filters import DefaultChoiceFilter, FilterSet, FormFields
 from core.links import SLUG
 from drives.filters import DriveFilter
 from results import sweeps
@@ -132,8 +132,9 @@ class ValueForm(forms.Form):
 
     def __init__(self, data, *, tests: list[Test]):
         # The form's fields with these tests to choose from, made once for each list of
-        # tests (then deep-copied into each form, as Django's Form does its declared ones):
-        # setting the choices on every form normalized them again, a tenth of a value view.
+        # tests (setting the choices on every form normalized them again, a tenth of a value
+        # view), and copied into each form shallowly, as a filter form's are (FormFields:
+        # the deep copy of the tests' choices was another tenth).
         self.base_fields = _value_fields(tuple((t.identifier, t.name) for t in tests))
         super().__init__(data)
         self.tests = tests
@@ -149,7 +150,7 @@ class ValueForm(forms.Form):
 def _value_fields(choices: tuple[tuple[str, str], ...]) -> dict[str, forms.Field]:
     fields = copy.deepcopy(ValueForm.base_fields)
     fields["test"].choices = choices
-    return fields
+    return FormFields(fields)
 
 
 @functools.cache

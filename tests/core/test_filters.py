@@ -122,3 +122,20 @@ def test_validating_queries_changes_nothing_the_forms_share(filterset):
     assert {name: _parts(f)[:2] for name, f in fresh.base_fields.items()} == {
         name: parts[:2] for name, parts in before.items()
     }
+
+
+def test_value_forms_of_one_list_of_tests_share_what_validating_changes_in_none():
+    # The value view's ValueForm: its fields made once for each list of tests, copied into
+    # each form as a filter form's are (core.filters.FormFields).
+    tests = [results.filters.Test(identifier=f"t{i}", name=f"Test {i}") for i in range(3)]
+    made = results.filters.ValueForm({}, tests=tests).base_fields
+    before = {name: _parts(f) for name, f in made.items()}
+    forms = []
+    for data in ({"test": "x" * 120, "as_of": "never"}, {"test": "t1", "as_of": "2026-01-02"}):
+        form = results.filters.ValueForm(data, tests=tests)
+        form.is_valid()
+        forms.append(form)
+    assert not forms[0].is_valid() and forms[1].cleaned_data["test"] == "t1"
+    assert forms[0].fields["test"] is not forms[1].fields["test"]
+    assert forms[0].fields["test"].choices == [("t0", "Test 0"), ("t1", "Test 1"), ("t2", "Test 2")]
+    assert {name: _parts(f) for name, f in made.items()} == before
