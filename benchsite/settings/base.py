@@ -218,7 +218,7 @@ BENCH_RESPONSE_CACHE = env("BENCH_RESPONSE_CACHE", "0") == "1"
 BENCH_RESPONSE_CACHE_PATHS = ("/bench/", "/drives/", "/api/v1/")
 # How many drives' sides of a comparison each process holds, each at the version of what it
 # depends on (results.selectors.compare.held_sides); 0: none, every side read each time.
-BENCH_COMPARE_SIDES = env_int("BENCH_COMPARE_SIDES", 512)
+BENCH_COMPARE_SIDES = env_int("BENCH_COMPARE_SIDES", 1024)
 # How many MB of sides each process also holds packed (pickled and compressed, about 25 KB a
 # side): a side let go as objects is made again from there, not read from the shared cache.
 BENCH_COMPARE_PACKED_MB = env_int("BENCH_COMPARE_PACKED_MB", 32)
