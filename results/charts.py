@@ -21,6 +21,7 @@ from markupsafe import Markup
 from markupsafe import escape as escape_html
 
 from core.db import JsonText
+from core.held import held
 from results import units
 from results.models import DataPattern, Method, method_label
 from results.selectors.compare import UNSTATED_NOTE, Side, Sweep, TestRows
@@ -632,7 +633,9 @@ def _value_mark(
 ) -> tuple[float, int, str, int, int]:
     """A value scatter point's mark: its price and IOPS as drawn, its hover text and its
     whiskers above and below (_whiskers' in IOPS). The same points come back request
-    after request (the sample is the same drives each time), so each is made once."""
+    after request (the sample is the same drives each time), so each is made once: held
+    with the point (ValuePoint.shown), and here for points made afresh (prices as of a
+    date)."""
     hover = (
         label(drive)
         + f" · {label(method)} · {spread.label}"
@@ -657,7 +660,17 @@ def value_scatter(view: ValueView) -> dict:
 
     def trace(points, name, colour, **extra):
         marks = [
-            _value_mark(str(p.drive), p.method, p.spread, p.iops_derived, p.price, p.iops)
+            held(
+                p.shown,
+                "mark",
+                _value_mark,
+                str(p.drive),
+                p.method,
+                p.spread,
+                p.iops_derived,
+                p.price,
+                p.iops,
+            )
             for p in points
         ]
         return {

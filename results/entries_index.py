@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.conf import settings
@@ -159,6 +159,9 @@ class ValuePoint:
     iops_derived: bool = False  # the IOPS follow from a published MB/s (bytes/s ÷ block size)
     spread: Spread | None = None  # its group's, in IOPS
     method: str = ""  # its class (results.models.method_label)
+    # What is worked out once for the point (core.held: its table rows, its scatter mark):
+    # a point at the latest prices is the same object in every request that shows it.
+    shown: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def per_gb(self) -> float | None:
@@ -205,6 +208,9 @@ class _TestRows:
         ]
         self.capacity = columns["capacity_bytes"].floats()
         self._spreads: dict[int, Spread] = {}
+        # The points at the latest prices (EntriesIndex.price), made once per copy: by row,
+        # whether on the frontier and highlighted, and the label (its links' prefix).
+        self.points: dict[tuple[int, bool, bool, int], ValuePoint] = {}
         # Orders that do not change with the filters: the sample's (the lowest hashes of
         # the drives' ids, the same drives in every request), and the latest prices' (price,
         # then the most IOPS, then the drive: the order the frontier is walked in).
@@ -381,34 +387,36 @@ class EntriesIndex:
         drives = rows.drive[picked].tolist()
         labels = self.labels_of(drives)
         iops = rows.iops[picked].tolist()
-        at = picked.tolist()
-        methods = [rows.method[row] for row in at]
-        points = {
-            drive: ValuePoint(
-                labels[drive],
-                rate,
-                price,
-                datetime.date.fromordinal(seen),
-                on,
-                drive in highlighted,
-                quick,
-                derived,
-                spread,
-                method,
-            )
-            for drive, rate, price, seen, on, quick, derived, spread, method in zip(
-                drives,
-                iops,
-                amount[picked].tolist(),
-                observed[picked].tolist(),
-                on_frontier[picked].tolist(),
-                rows.quick[picked].tolist(),
-                rows.derived[picked].tolist(),
-                rows.spreads(at),
-                methods,
-                strict=True,
-            )
-        }
+        # At the latest prices, a point is made once per copy (rows.points) and comes back
+        # in every request that shows it, with what was worked out for it (ValuePoint.shown).
+        made = rows.points if as_of is None else {}
+        points = {}
+        for drive, row, rate, price, seen, on in zip(
+            drives,
+            picked.tolist(),
+            iops,
+            amount[picked].tolist(),
+            observed[picked].tolist(),
+            on_frontier[picked].tolist(),
+            strict=True,
+        ):
+            label = labels[drive]
+            key = (row, on, drive in highlighted, id(label))
+            point = made.get(key)
+            if point is None:
+                point = made[key] = ValuePoint(
+                    label,
+                    rate,
+                    price,
+                    datetime.date.fromordinal(seen),
+                    on,
+                    key[2],
+                    bool(rows.quick[row]),
+                    bool(rows.derived[row]),
+                    rows.spreads([row])[0],
+                    rows.method[row],
+                )
+            points[drive] = point
 
         def listed(positions: np.ndarray) -> list[ValuePoint]:
             return [points[d] for d in rows.drive[positions].tolist()]

@@ -106,6 +106,7 @@ def test_value_and_price_hovers_write_prices_as_the_tables_do(price, iops):
         highlighted=False,
         price=float(price),
         iops=iops,
+        shown={},
     )
     view = SimpleNamespace(points=[point], frontier=[])
     (others, _) = charts.value_scatter(view)["data"]

@@ -275,6 +275,7 @@ def macro_calls(texts: list[str]) -> list[tuple[str, str, tuple]]:
         iops_derived=True,
         spread=Spread(3, 12000.0, 11000.0, 13000.0, 0.05),
         method=text(),
+        shown={},
     )
     pattern = text()
     result = SimpleNamespace(
