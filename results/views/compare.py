@@ -109,7 +109,11 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
         links = [with_highlights(request.GET, highlight_slugs([d.slug, *kept]), at) for d in drives]
         options = list(zip(drives, links, strict=True))
     else:
-        options = [(d, _compare_link(request, side, d)) for d in drives]
+        # The other pickers' drives, as the form sent them (read once for every link):
+        # slugs, or nothing (any other text names no drive, and no link can carry it).
+        given = {key: request.GET.get(f"cur_{key}", "") for key in SIDE_KEYS}
+        given = {key: slug for key, slug in given.items() if SLUG.fullmatch(slug)}
+        options = [(d, _compare_link(given, side, d)) for d in drives]
     context = {
         "options": options,
         "text": text,
@@ -119,12 +123,10 @@ def pick(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "bench/_picker_options.html", context)
 
 
-def _compare_link(request: HtmxHttpRequest, side: str, drive: Drive) -> str:
-    # The other pickers' drives, as the form sent them: slugs, or nothing (any other text
-    # names no drive, and no link can carry it). The drive picked takes its side's place
-    # (a picker of a drive to add, "c" or "d", adds it after the others).
-    slugs = {key: request.GET.get(f"cur_{key}", "") for key in SIDE_KEYS}
-    slugs = {key: slug for key, slug in slugs.items() if SLUG.fullmatch(slug)}
+def _compare_link(given: dict[str, str], side: str, drive: Drive) -> str:
+    # The drive picked takes its side's place among the drives the pickers show (`given`,
+    # by side); a picker of a drive to add, "c" or "d", adds it after the others.
+    slugs = dict(given)
     # Among three or four, a drive is compared once: one already shown elsewhere changes
     # places with the drive it replaces, and one added that is already shown changes nothing.
     elsewhere = [k for k, slug in slugs.items() if slug == drive.slug and k != side]
