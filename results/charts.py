@@ -627,6 +627,10 @@ def leaderboard_bars(board: Leaderboard) -> dict:
     )
 
 
+def _point_mark(p) -> tuple[float, int, str, int, int]:
+    return _value_mark(str(p.drive), p.method, p.spread, p.iops_derived, p.price, p.iops)
+
+
 @functools.lru_cache(maxsize=1 << 14)
 def _value_mark(
     drive: str, method: str, spread: Spread, derived: bool, price: float, iops: float
@@ -659,20 +663,7 @@ def value_scatter(view: ValueView) -> dict:
     every point's hover says what it is."""
 
     def trace(points, name, colour, **extra):
-        marks = [
-            held(
-                p.shown,
-                "mark",
-                _value_mark,
-                str(p.drive),
-                p.method,
-                p.spread,
-                p.iops_derived,
-                p.price,
-                p.iops,
-            )
-            for p in points
-        ]
+        marks = [held(p.shown, "mark", _point_mark, p) for p in points]
         return {
             "type": "scatter",
             "mode": "markers",
