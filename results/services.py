@@ -14,6 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AbstractUser, Group
 from django.db import IntegrityError, connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from knox.models import AuthToken
 
@@ -209,6 +210,29 @@ def run_withdraw(*, run: Run, reason: str, by: AbstractBaseUser | None = None) -
             drive_listed(drive_id=run.drive_id, listed=False)  # its last run withdrawn
         leaderboard_refresh(drive_ids=[run.drive_id])
     return run
+
+
+def runs_delete(*, runs: QuerySet[Run]) -> int:
+    """Delete these runs with every row of theirs, rebuild their drives' leaderboard entries
+    and take a drive left without a shown run out of the lists, all in one transaction.
+    Returns the number of runs deleted. For runs that never belonged on the site (a
+    benchmark's own uploads, a fixture's); a run readers have seen is withdrawn instead
+    (run_withdraw), which keeps its rows and document."""
+    with transaction.atomic():
+        drive_ids = sorted(set(runs.values_list("drive_id", flat=True)))
+        if not drive_ids:
+            return 0
+        _, deleted = runs.delete()
+        shown = set(
+            Run.objects.filter(drive_id__in=drive_ids)
+            .exclude(status=Run.Status.WITHDRAWN)
+            .values_list("drive_id", flat=True)
+        )
+        for drive_id in drive_ids:
+            if drive_id not in shown:
+                drive_listed(drive_id=drive_id, listed=False)
+        leaderboard_refresh(drive_ids=drive_ids)
+    return deleted.get(Run._meta.label, 0)
 
 
 def reviewer_token_issue(*, user: AbstractUser, trusted: bool = False) -> str:

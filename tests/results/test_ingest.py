@@ -11,13 +11,15 @@ from results.documents import DocumentRejected
 from results.models import (
     Citation,
     ConsistencySeries,
+    LeaderboardEntry,
     Result,
     Run,
     TestBench,
     TrimValidation,
 )
-from results.services import run_ingest, run_withdraw
+from results.services import run_ingest, run_withdraw, runs_delete
 from results.steady_state import steady_state
+from results.synthetic import measured_document
 from tests.factories import DriveFactory, ManufacturerFactory, with_changes
 from tests.results.helpers import published
 
@@ -374,6 +376,39 @@ def test_withdrawn_run_is_kept_but_not_published(raw):
     assert run.results.count() == 10
     with pytest.raises(ValueError):
         run_withdraw(run=run, reason="again")
+
+
+RUN_ROWS = ["Run", "Result", "ConsistencySeries", "TrimValidation"]
+
+
+def entries(drive_id: int) -> list[dict]:
+    """The drive's leaderboard entries, every column but their own ids."""
+    rows = LeaderboardEntry.objects.filter(drive_id=drive_id).order_by("test_id", "pattern")
+    return [{k: v for k, v in row.items() if k != "id"} for row in rows.values()]
+
+
+@pytest.mark.parametrize("kept", [0, 1, 2])
+def test_deleting_runs_leaves_their_drive_as_it_was_before_them(kept):
+    def ingest(seed: int, model: str = "Model X") -> Run:
+        document = json.dumps(measured_document(seed=seed, model=model))
+        return run_ingest(document=document, submitter=None).run
+
+    other = ingest(1, model="Other")
+    others = entries(other.drive_id)
+    kept_runs = [ingest(seed) for seed in range(1, kept + 1)]
+    before = {k: v for k, v in row_counts().items() if k in RUN_ROWS}
+    alone = entries(kept_runs[0].drive_id) if kept_runs else []
+    added = [ingest(seed) for seed in range(kept + 1, 4)]
+    drive = added[0].drive_id
+    assert entries(drive) != alone
+
+    assert runs_delete(runs=Run.objects.filter(pk__in=[r.pk for r in added])) == len(added)
+
+    assert {k: v for k, v in row_counts().items() if k in RUN_ROWS} == before
+    assert entries(drive) == alone
+    assert Drive.objects.get(pk=drive).listed == bool(kept)
+    assert entries(other.drive_id) == others and Drive.objects.get(pk=other.drive_id).listed
+    assert runs_delete(runs=Run.objects.none()) == 0
 
 
 @pytest.mark.parametrize(

@@ -54,12 +54,21 @@ from loadtests.loadrig import WrkMissing, WrkResult, get_rotation, post_distinct
 from loadtests.loadrig import write_script as script_file
 from loadtests.tail import LockSampler, Log, percentile, print_tails, print_workers, read_log
 from results.models import LeaderboardEntry, Run, Test
-from results.services import reviewer_token_issue
+from results.services import reviewer_token_issue, runs_delete
 
 SCALE_DRIVES = 10_000
 PATHS_PER_FAMILY = 300
 UPLOAD_DOCUMENT = ROOT / "demo" / "measured" / "consistency-file.json"
 PLACEHOLDER = "@@UPLOAD@@"
+# Vacuumed and analyzed before each shape is measured.
+SETTLED = (
+    "results_run",
+    "results_result",
+    "results_consistencyseries",
+    "results_leaderboardentry",
+    "drives_drive",
+    "drives_price",
+)
 REVIEWER = "bench-load-reviewer"
 SHAPES = {"serve": ["serve"], "deployed": ["deployed"], "both": ["serve", "deployed"]}
 
@@ -173,9 +182,6 @@ class Command(BaseCommand):
         if Drive.objects.filter(synthetic=True).count() < SCALE_DRIVES:
             self.stdout.write("building the seed_scale catalog")
             call_command("seed_scale", stdout=self.stdout)
-        with connection.cursor() as cursor:  # what autovacuum does after a bulk load
-            for table in ("results_leaderboardentry", "drives_drive", "drives_price"):
-                cursor.execute(f"VACUUM (ANALYZE) {table}")
         families = _families(random.Random(opts["seed"]))
         env = {
             "DATABASE_URL": os.environ["DATABASE_URL"],
@@ -228,8 +234,16 @@ class Command(BaseCommand):
             raise CommandError(f"the deployed shape: {error}") from error
 
     def measure(self, shape: str, env, families, opts, workers: int) -> Measured:
+        # Every run starts from the seeded catalog: an upload's work grows with its drive's
+        # runs, and an earlier run's uploads would make this one slower than the last.
+        removed = runs_delete(runs=Run.objects.filter(submitter__username=REVIEWER))
+        with connection.cursor() as cursor:  # what autovacuum does after a bulk load or delete
+            for table in SETTLED:
+                cursor.execute(f"VACUUM (ANALYZE) {table}")
         runs_before = Run.objects.count()
         self.stdout.write(f"\n=== shape: {shape} " + "=" * 60)
+        if removed:
+            self.stdout.write(f"{removed} runs uploaded by earlier runs of this benchmark deleted")
         with tempfile.TemporaryDirectory(prefix=f"bench-load-{shape}-") as tmp:
             folder = Path(opts["keep"]) / shape if opts["keep"] else Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
