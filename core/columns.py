@@ -20,6 +20,8 @@ or for a transaction that has itself written (its own copy, kept by no one)."""
 
 from __future__ import annotations
 
+import bisect
+import functools
 import operator
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -179,6 +181,99 @@ def _placed(values: list, added: list, dropped: list[int]) -> list:
     return placed
 
 
+def _source(at: int, length: int, added: int, dropped: list[int]) -> tuple[bool, int]:
+    """Where row `at` of _placed's list comes from: (True, k) the k-th of `added`, or
+    (False, i) the i-th of the `length` values before."""
+    filled = min(len(dropped), added)
+    if added > filled and at >= length:
+        return True, filled + at - length
+    for gone in dropped[filled:]:  # ascending: the rows removed, each moving those after
+        if gone <= at:
+            at += 1
+        else:
+            break
+    replaced = dropped[:filled]
+    k = bisect.bisect_left(replaced, at)
+    if k < filled and replaced[k] == at:
+        return True, k
+    return False, at
+
+
+_STEPS = 32  # changes a table's lists may stand behind the last made of them (_Placed)
+
+
+class _Placed(Mapping):
+    """A table's value lists after changes (Columns.spliced), each made when first read: a
+    change copies no list that no reader reads. Copying every list touched every value the
+    copy holds, and in a worker forked from a master that had read it, a touch writes to a
+    page it shares with the master: after one drive was listed, each worker took a quarter
+    of a second at once for it under load (`make bench-load UPLOADS=1`). A list is made
+    from the last one made of it (or the copy's last whole read) and the changes since;
+    one row (Columns.row) is looked up through them. Beyond _STEPS changes every list is
+    made, so that the changes held stay few. Rank lists are made from their columns
+    (`later`), as each change ranks again."""
+
+    def __init__(
+        self, base: Mapping[str, list], length: int, fresh: Mapping[str, list], dropped: list
+    ):
+        step = (length, fresh, dropped)
+        self._made: dict[str, list] = {}
+        self._later: dict[str, Callable[[], list]] = {}
+        if isinstance(base, _Placed) and len(base._steps) < _STEPS:
+            self._root, self._steps = base._root, (*base._steps, step)
+            made = {n: (v, len(base._steps)) for n, v in base._made.items() if n in fresh}
+            self._seeds = {**base._seeds, **made}
+        else:
+            self._root = {n: base[n] for n in fresh} if isinstance(base, _Placed) else base
+            self._steps, self._seeds = (step,), {}
+
+    def later(self, name: str, make: Callable[[], list]) -> None:
+        """The list `name`, made by `make` when first read."""
+        self._later[name] = make
+        self._made.pop(name, None)
+
+    def __getitem__(self, name: str) -> list:
+        made = self._made.get(name)
+        if made is None:
+            if name in self._later:
+                made = self._later[name]()
+            else:
+                made, start = self._seeds.get(name) or (self._root[name], 0)
+                for _, fresh, dropped in self._steps[start:]:
+                    made = _placed(made, fresh[name], dropped)
+            self._made[name] = made
+        return made
+
+    def value(self, name: str, at: int) -> Any:
+        """Row `at` of list `name`, without making the list."""
+        made = self._made.get(name)
+        if made is not None or name in self._later:
+            return self[name][at]
+        values, start = self._seeds.get(name) or (self._root[name], 0)
+        for length, fresh, dropped in reversed(self._steps[start:]):
+            added, at = _source(at, length, len(fresh[name]), dropped)
+            if added:
+                return fresh[name][at]
+        return values[at]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._later or name in self._root
+
+    def __iter__(self):
+        return iter({**dict.fromkeys(self._root), **dict.fromkeys(self._later)})
+
+    def __len__(self) -> int:
+        return len({*self._root, *self._later})
+
+
+def _listed(array: np.ndarray, null: np.ndarray) -> list:
+    """A column's values as a list, None where `null`."""
+    values = array.tolist()
+    for at in np.flatnonzero(null).tolist():
+        values[at] = None
+    return values
+
+
 class Stale(Exception):
     """The change log does not meet the copy held: read it again whole."""
 
@@ -241,6 +336,8 @@ class Columns:
 
     def row(self, at: int) -> dict[str, Any]:
         """The values of one row, by column name."""
+        if isinstance(self._values, _Placed):
+            return {name: self._values.value(name, at) for name in self._values}
         return {name: values[at] for name, values in self._values.items()}
 
     def take(self, keep: np.ndarray) -> Columns:
@@ -268,11 +365,8 @@ class Columns:
         )
         index = _placement(len(self), dropped, len(fresh))
         drop = dropped.tolist()
-        spliced = Columns(
-            self.alias,
-            {name: _placed(self._values[name], fresh._values[name], drop) for name in plain},
-            len(index),
-        )
+        values = _Placed(self._values, len(self), fresh._values, drop)
+        spliced = Columns(self.alias, values, len(index))
         for name in plain:
             made = self._columns.get(name)
             if made is not None and (joined := made.joined(fresh[name], index)) is not None:
@@ -329,10 +423,7 @@ class Columns:
         rank = np.zeros(len(placed), dtype=np.int64)
         rank[~null] = np.unique(placed[~null], return_inverse=True)[1].reshape(-1) + 1
         rank, null = rank[index], null[index]
-        values = rank.tolist()
-        for at in np.flatnonzero(null).tolist():
-            values[at] = None
-        self._values[name] = values
+        self._values.later(name, functools.partial(_listed, rank, null))
         self._columns[name] = Column(rank, null if null.any() else None, None).normalized()
 
     # -- what filters' masks read (core.filters) ------------------------------------------

@@ -11,7 +11,7 @@ from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.columns import Columns, Copy, Table, column_made
+from core.columns import _STEPS, Columns, Copy, Table, _Placed, _placed, column_made
 from drives.models import Drive
 
 SQL_OPERATORS = {"exact": operator.eq, "gte": operator.ge, "lte": operator.le}
@@ -138,3 +138,39 @@ def test_make_every_makes_each_column_of_values_once_and_none_of_arrays():
         column_made.disconnect(receiver)
     assert made == ["size", "kind"]
     assert columns.values("label") == [[1], [2]]
+
+
+@st.composite
+def changes(draw):
+    """A list's values, and changes to it as a copy's change log brings them: each the rows
+    dropped (ascending positions) and the rows added in their place, with a note of which
+    lists are read after it."""
+    length = start = draw(st.integers(0, 12))
+    steps = []
+    for _ in range(draw(st.integers(1, _STEPS + 4))):
+        dropped = sorted(draw(st.sets(st.integers(0, length - 1), max_size=4))) if length else []
+        added = draw(st.integers(0, 4))
+        steps.append((dropped, added, draw(st.sampled_from(["none", "a", "both"]))))
+        length += added - len(dropped)
+    return start, steps
+
+
+@settings(max_examples=300, deadline=None)
+@given(changes=changes())
+def test_a_list_changed_again_and_again_is_placed_as_one_made_at_each_change(changes):
+    # Each change of a table makes its lists as Columns.spliced places them (_placed) when
+    # they are read, from the last made of each: the same lists and the same rows as lists
+    # made at every change, whichever were read between the changes, beyond _STEPS too.
+    length, steps = changes
+    lists = {"a": [f"a{i}" for i in range(length)], "b": [f"b{i}" for i in range(length)]}
+    values = dict(lists)
+    for n, (dropped, added, read) in enumerate(steps):
+        fresh = {name: [f"{name}{n}.{k}" for k in range(added)] for name in lists}
+        values = _Placed(values, length, fresh, dropped)
+        lists = {name: _placed(lists[name], fresh[name], dropped) for name in lists}
+        length = len(lists["a"])
+        for name in lists:
+            assert [values.value(name, at) for at in range(length)] == lists[name]
+            if read == "both" or read == name:
+                assert values[name] == lists[name]
+    assert set(values) == {"a", "b"} and dict(values) == lists
