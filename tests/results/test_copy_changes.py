@@ -191,7 +191,8 @@ def test_a_copy_kept_up_to_date_equals_the_copy_read_whole(copies, writes):
                 held = copy._sources["default"].tables[table.name]
                 for bit, name in enumerate(table.names):
                     if made >> (bit % 16) & 1 and not any(
-                        isinstance(v, list) for v in held.values(name)  # not a shape
+                        isinstance(v, list)
+                        for v in held.values(name)  # not a shape
                     ):
                         held[name]
         _write(op, n)
