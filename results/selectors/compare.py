@@ -95,6 +95,8 @@ class Side:
     # What a page writes of it whatever it is compared with (its runs' provenance cards),
     # kept while it is held (held_sides).
     shown: dict = field(default_factory=dict, repr=False, compare=False)
+    # Kept in the shared cache, or about to be (shared_sides): its entry is not written again.
+    shared: bool = field(default=False, repr=False, compare=False)
 
     @functools.cached_property
     def shown_runs(self) -> list[Run]:
@@ -841,17 +843,36 @@ class _SharedSides:
     reads it from there before it reads it from the catalog, so a side is built once for
     every worker, not once a worker (and again in each after it was let go).
 
-    A side built in a request is kept when the request has finished (request_finished):
-    its page has written what it shows of it whatever it is compared with (Side.shown,
-    Figures.shown), which the next process to read it uses as it is. One built outside a
-    request (a command's) is not kept. An entry that cannot be read (the cache not
-    answering, another code's) is a side not kept. Every entry written or read is also the
-    side's packed copy in this process (held_sides.pack)."""
+    A side is kept once a process is asked for it again (`asked`: a second comparison that
+    shows it, or the same one after its response was let go), when that request has
+    finished (request_finished): its page has written what it shows of it whatever it is
+    compared with (Side.shown, Figures.shown), which the next process to read it uses as it
+    is. A side asked for once, as most of a large catalog's are (each comparison then
+    served from the response cache), costs no write: pickling and writing one took about a
+    fifth of a comparison read afresh (3 of 15 ms in process), and in `make bench-load`'s
+    first seconds, when every comparison is new, a fifth of the workers' time after their
+    responses. A side asked for again is the one another process is likely to be asked
+    for. One built outside a request (a command's) is not kept. An entry that cannot be
+    read (the cache not answering, another code's) is a side not kept. Every entry written
+    or read is also the side's packed copy in this process (held_sides.pack)."""
 
     PREFIX = "bench:side:"
+    ASKED = 8192  # side keys a process remembers having been asked for, the oldest let go
 
     def __init__(self) -> None:
         self._built = threading.local()
+        self._asked: collections.OrderedDict[tuple, None] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def asked(self, held_key: tuple) -> bool:
+        """Whether this process was asked for the side of `held_key` before (now it has)."""
+        with self._lock:
+            before = held_key in self._asked
+            self._asked[held_key] = None
+            self._asked.move_to_end(held_key)
+            while len(self._asked) > self.ASKED:
+                self._asked.popitem(last=False)
+        return before
 
     def key(self, held_key: tuple) -> str:
         text = repr((code_version(), *held_key))
@@ -876,11 +897,17 @@ class _SharedSides:
                     logger.warning("a kept side could not be read; read again", exc_info=True)
         return sides
 
-    def built(self, held_key: tuple, side: Side) -> None:
+    def forget(self) -> None:
+        """Forget which sides this process was asked for (a test's other process)."""
+        with self._lock:
+            self._asked.clear()
+
+    def keep(self, held_key: tuple, side: Side) -> None:
         """Keep `side` for every process once this thread's request has finished (outside
-        a request, not at all)."""
+        a request, not at all), unless it is kept already."""
         pending = getattr(self._built, "sides", None)
-        if pending is not None:
+        if pending is not None and not side.shared:
+            side.shared = True
             pending[held_key] = side
 
     def request_started(self, **kwargs) -> None:
@@ -948,8 +975,10 @@ def compare(
         held[key] = version and (alias, key, slug, run, points, real, version)
         sides[key] = held[key] and held_sides.get(held[key])
     unheld = {key: held[key] for key in keys if held[key] and sides[key] is None}
-    if unheld and settings.BENCH_SHARED_SIDES_S:
-        for key, (side, packed) in shared_sides.get_many(unheld).items():
+    again = set()
+    if settings.BENCH_SHARED_SIDES_S:
+        again = {key for key in keys if held[key] and shared_sides.asked(held[key])}
+        for key, (side, packed) in (shared_sides.get_many(unheld) if unheld else {}).items():
             sides[key] = side
             held_sides.put(held[key], side)
             held_sides.pack(held[key], packed)
@@ -968,8 +997,8 @@ def compare(
             sides[key] = read[key]
             if held[key]:
                 held_sides.put(held[key], read[key])
-                if settings.BENCH_SHARED_SIDES_S:
-                    shared_sides.built(held[key], read[key])
+    for key in again:
+        shared_sides.keep(held[key], sides[key])
     # Checked once every slug is known: an unknown drive is missing, named twice or not.
     if len(slugs) > 2 and len(set(slugs)) < len(slugs):
         raise RepeatedDrive("a drive named twice among " + ", ".join(slugs))

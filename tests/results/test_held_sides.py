@@ -1,9 +1,9 @@
 """The head to head's sides, held by each process (results.selectors.compare.held_sides): a
 side is read again only when its drive's scope or the catalog moved, so a comparison always
 shows every drive as it is committed, and one of drives the process holds reads nothing but
-the versions. A side built in a request is kept for every process in the shared cache
-(shared_sides), at the same version and under the code that built it: another process
-reads it from there instead of the catalog."""
+the versions. A side a process is asked for again is kept for every process in the shared
+cache (shared_sides), at the same version and under the code that built it: another process
+reads it from there instead of the catalog; a side asked for once is not written."""
 
 import random
 from io import StringIO
@@ -38,9 +38,15 @@ def _run(model: str, iops: int, title: str = "A review") -> Run:
     )
 
 
+def another_process() -> None:
+    """What this process holds and remembers of sides, forgotten: as another process."""
+    held_sides.clear()
+    shared_sides.forget()
+
+
 @pytest.fixture
 def pair():
-    held_sides.clear()
+    another_process()
     a, b = _run("Side A", 1000), _run("Side B", 2000)
     return a.drive.slug, b.drive.slug
 
@@ -143,19 +149,49 @@ def _catalog_reads(queries) -> list[str]:
     return [q["sql"] for q in queries if "results_result" in q["sql"]]
 
 
+def _kept(client, pair) -> bytes:
+    """The pair's page, asked for twice: its sides built, then kept once the second request
+    finished."""
+    first = _page(client, pair)
+    assert _page(client, pair) == first
+    return first
+
+
 def test_a_side_one_process_built_is_read_by_another_from_the_shared_cache(client, pair):
-    first = _page(client, pair)  # built here, kept once the request finished
-    held_sides.clear()  # another process: it holds nothing
+    first = _kept(client, pair)
+    another_process()  # it holds nothing
     with CaptureQueriesContext(connection) as queries:
         again = _page(client, pair)
     assert _catalog_reads(queries) == []
     assert again == first
 
 
+def test_a_side_asked_for_once_is_not_kept(client, pair):
+    first = _page(client, pair)
+    another_process()
+    with CaptureQueriesContext(connection) as queries:
+        again = _page(client, pair)  # both read from the catalog: one statement
+    assert len(_catalog_reads(queries)) == 1 and again == first
+    another_process()
+    with CaptureQueriesContext(connection) as queries:
+        _page(client, pair)  # the other process asked once too: nothing kept
+    assert len(_catalog_reads(queries)) == 1
+
+
+def test_a_side_let_go_and_asked_for_again_is_kept(client, pair):
+    with override_settings(BENCH_COMPARE_SIDES=1):  # A let go for B as B is held
+        _page(client, pair)
+        _page(client, pair)  # A built again: both kept once this finished
+    another_process()
+    with CaptureQueriesContext(connection) as queries:
+        _page(client, pair)
+    assert _catalog_reads(queries) == []
+
+
 def test_a_kept_side_of_an_earlier_version_is_not_read(client, pair):
-    _page(client, pair)
+    _kept(client, pair)
     _run("Side B", 3000, title="A later review")
-    held_sides.clear()
+    another_process()
     with CaptureQueriesContext(connection) as queries:
         page = _page(client, pair).decode()
     assert len(_catalog_reads(queries)) == 1
@@ -163,12 +199,12 @@ def test_a_kept_side_of_an_earlier_version_is_not_read(client, pair):
 
 
 def test_a_kept_side_that_cannot_be_read_is_read_from_the_catalog(client, pair):
-    first = _page(client, pair)
+    first = _kept(client, pair)
     version = read_versions("default", [CATALOG, drive_scope(pair[0])])
     real = not settings.BENCH_SHOW_SYNTHETIC
     held = ("default", "a", pair[0], None, True, real, max(version.values()))
     cache.set(shared_sides.key(held), b"not a side", timeout=60)
-    held_sides.clear()
+    another_process()
     with CaptureQueriesContext(connection) as queries:
         again = _page(client, pair)
     assert again == first
@@ -176,8 +212,8 @@ def test_a_kept_side_that_cannot_be_read_is_read_from_the_catalog(client, pair):
 
 
 def test_what_other_code_kept_is_not_read(client, pair, monkeypatch):
-    _page(client, pair)
-    held_sides.clear()
+    _kept(client, pair)
+    another_process()
     monkeypatch.setattr("results.selectors.compare.code_version", lambda: "another release")
     with CaptureQueriesContext(connection) as queries:
         _page(client, pair)
@@ -186,7 +222,8 @@ def test_what_other_code_kept_is_not_read(client, pair, monkeypatch):
 
 def test_a_side_built_outside_a_request_is_not_kept(client, pair):
     compare(pair)  # a command's comparison: no request finishes to keep its sides
-    held_sides.clear()
+    compare(pair)
+    another_process()
     with CaptureQueriesContext(connection) as queries:
         _page(client, pair)
     assert len(_catalog_reads(queries)) == 1
@@ -194,8 +231,8 @@ def test_a_side_built_outside_a_request_is_not_kept(client, pair):
 
 def test_nothing_is_kept_for_every_process_when_told_so(client, pair):
     with override_settings(BENCH_SHARED_SIDES_S=0):
-        _page(client, pair)
-        held_sides.clear()
+        _kept(client, pair)
+        another_process()
         with CaptureQueriesContext(connection) as queries:
             _page(client, pair)
     assert len(_catalog_reads(queries)) == 1
@@ -208,7 +245,7 @@ def test_a_side_let_go_is_made_again_from_its_packed_copy(client, pair):
     """A side the process let go as objects is made again from the copy it packed when the
     side was kept: no read of the shared cache (cleared here) nor of the catalog."""
     with override_settings(BENCH_COMPARE_SIDES=1):
-        first = _page(client, pair)  # built, kept and packed once the request finished
+        first = _kept(client, pair)  # built twice, kept and packed once the second finished
         cache.clear()
         with CaptureQueriesContext(connection) as queries:
             again = _page(client, pair)  # A and B each let go for the other as it is held
@@ -217,8 +254,8 @@ def test_a_side_let_go_is_made_again_from_its_packed_copy(client, pair):
 
 
 def test_a_side_read_from_the_shared_cache_is_packed_too(client, pair):
-    _page(client, pair)
-    held_sides.clear()  # another process, which reads both from the shared cache
+    _kept(client, pair)
+    another_process()  # which reads both from the shared cache
     with override_settings(BENCH_COMPARE_SIDES=1):
         first = _page(client, pair)
         cache.clear()
@@ -229,7 +266,7 @@ def test_a_side_read_from_the_shared_cache_is_packed_too(client, pair):
 
 def test_a_packed_side_of_an_earlier_version_is_not_read(client, pair):
     with override_settings(BENCH_COMPARE_SIDES=1):
-        _page(client, pair)
+        _kept(client, pair)
         _run("Side B", 3000, title="A later review")
         with CaptureQueriesContext(connection) as queries:
             page = _page(client, pair).decode()
@@ -239,7 +276,7 @@ def test_a_packed_side_of_an_earlier_version_is_not_read(client, pair):
 
 def test_nothing_is_packed_when_told_so(client, pair):
     with override_settings(BENCH_COMPARE_SIDES=1, BENCH_COMPARE_PACKED_MB=0):
-        _page(client, pair)
+        _kept(client, pair)
         cache.clear()
         with CaptureQueriesContext(connection) as queries:
             _page(client, pair)
@@ -276,7 +313,7 @@ def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client, monkeypatc
     they show of them, from their packed copies, and from sides another process kept: on
     the demo's drives, for addresses of two to four drives in a seeded order, each drive met
     in several."""
-    held_sides.clear()
+    another_process()
     call_command("load_demo", stdout=StringIO())
     slugs = sorted(
         Drive.objects.filter(runs__isnull=False).distinct().values_list("slug", flat=True)
@@ -290,6 +327,7 @@ def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client, monkeypatc
     with override_settings(BENCH_COMPARE_SIDES=0, BENCH_SHARED_SIDES_S=0):
         afresh = every_answer()
     held = every_answer()  # each side held from the first address that shows it
+    assert every_answer() == held  # each asked for again: kept, and packed
     unpacked = []
     monkeypatch.setattr(
         "results.selectors.compare._unpack", lambda b, made=_unpack: unpacked.append(b) or made(b)
@@ -300,7 +338,7 @@ def test_held_and_kept_sides_answer_what_sides_read_afresh_do(client, monkeypatc
     assert len(unpacked) > len(addresses) * 5  # a side or more of each address, each view
     kept = {}
     for address in addresses:
-        held_sides.clear()  # another process: only the shared cache has them
+        another_process()  # only the shared cache has them
         kept.update({(address, name): body for name, body in answers(client, address)})
     assert [k for k in afresh if held[k] != afresh[k]] == []
     assert [k for k in afresh if packed[k] != afresh[k]] == []
