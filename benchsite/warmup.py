@@ -15,9 +15,10 @@ workers each doing it at once made the slowest reads of `make bench-load` (issue
   must never share one.
 - `warm_worker()`, in each worker before it accepts its first connection (gunicorn's
   post_worker_init, which runs before the worker's accept loop): its own connection to each
-  database, and the copies checked against their versions there (the same prepared
-  statement every request runs). Without the preload, the worker does the master's part
-  too, for itself.
+  database, a comparison read there (`warm_reads`: the head to head's statements prepared
+  on the worker's own database backend, the test catalog held), and the copies checked
+  against their versions there (the same prepared statement every request runs). Without
+  the preload, the worker does the master's part too, for itself.
 
 `warmed` says what this process's warm-up did (None until it ran): the load benchmark's
 request timing writes it beside each request, with what the request itself compiled or
@@ -42,6 +43,7 @@ from benchsite.replicas import PRIMARY, replica_reads
 from core.code_version import code_version
 from core.columns import COPIES
 from results.methodology import methodology
+from results.selectors.compare import warm as compare_warm
 
 
 @dataclass
@@ -122,6 +124,21 @@ def warm_copies(*, columns: bool) -> tuple[int, tuple[str, ...]]:
     return len(COPIES), tuple(answered)
 
 
+def warm_reads() -> tuple[str, ...]:
+    """What a page's first read costs a process on each database reads go to, done now: the
+    head to head's statement planned, the tables' metadata read, the test catalog held
+    (results.selectors.compare.warm). The databases that answered."""
+    answered = []
+    for alias in read_databases():
+        try:
+            with _reading(alias):
+                compare_warm()
+        except DatabaseError:
+            continue
+        answered.append(alias)
+    return tuple(answered)
+
+
 def warm_master() -> Warmed:
     """Before the fork: templates and copies made once for every worker (see above); the
     connections it opened closed."""
@@ -151,6 +168,7 @@ def warm_worker(*, preloaded: bool) -> Warmed:
         prepare_urls()
         methodology()
         code_version()
+    warm_reads()
     copies, databases = warm_copies(columns=not preloaded)
     warmed = Warmed("worker", templates, copies, databases, time.monotonic() - started)
     return warmed
