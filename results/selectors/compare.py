@@ -1028,7 +1028,7 @@ def warm() -> bool:
     slugs = list(drives.order_by("slug").values_list("slug", flat=True)[:2])
     if len(slugs) < 2:
         return False
-    wanted = {key: (slug, None) for key, slug in zip(SIDE_KEYS, slugs)}
+    wanted = {"a": (slugs[0], None), "b": (slugs[1], None)}
     for points in (True, False):
         for _ in range(CUSTOM_PLANS + 1 if settings.BENCH_DB_PREPARE else 1):
             _read_sides(read_alias(Run), wanted, points=points, real=real)
