@@ -4,7 +4,8 @@ charts, export rows and entry in the API's body (results.sections). Ingest, the 
 its exports, its chart images and the API iterate over KINDS; a new kind is a module here
 and its line in KINDS (docs/extending.md)."""
 
-from results.kinds import consistency, saturation, throughput, trim
+# curve too, which throughput imports where it is called (it reads throughput's texts).
+from results.kinds import consistency, curve, saturation, throughput, trim  # noqa: F401
 from results.kinds.base import Kind, Shown
 from results.sections import Section
 from results.selectors.compare import Comparison

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.ma  # noqa: F401 - np.unique imports it when first run (11 ms): in the master
 from django.conf import settings
 from django.db.models import F, Prefetch, Q, QuerySet, Window
 from django.db.models.functions import Rank
