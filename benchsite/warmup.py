@@ -15,10 +15,10 @@ workers each doing it at once made the slowest reads of `make bench-load` (issue
   must never share one.
 - `warm_worker()`, in each worker before it accepts its first connection (gunicorn's
   post_worker_init, which runs before the worker's accept loop): its own connection to each
-  database, a comparison read there (`warm_reads`: the head to head's statements prepared
-  on the worker's own database backend, the test catalog held), and the copies checked
-  against their versions there (the same prepared statement every request runs). Without
-  the preload, the worker does the master's part too, for itself.
+  database, comparisons read there (`warm_reads`: the head to head's statements prepared
+  on the worker's own database backend, on their settled plans, the test catalog held),
+  and the copies checked against their versions there (the same prepared statement every
+  request runs). Without the preload, the worker does the master's part too, for itself.
 
 `warmed` says what this process's warm-up did (None until it ran): the load benchmark's
 request timing writes it beside each request, with what the request itself compiled or
@@ -125,9 +125,10 @@ def warm_copies(*, columns: bool) -> tuple[int, tuple[str, ...]]:
 
 
 def warm_reads() -> tuple[str, ...]:
-    """What a page's first read costs a process on each database reads go to, done now: the
-    head to head's statement planned, the tables' metadata read, the test catalog held
-    (results.selectors.compare.warm). The databases that answered."""
+    """What a page's first reads cost a process on each database reads go to, done now: the
+    head to head's statements run until PostgreSQL has settled on their plans, the tables'
+    metadata read, the test catalog held (results.selectors.compare.warm). The databases
+    that answered."""
     answered = []
     for alias in read_databases():
         try:

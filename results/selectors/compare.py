@@ -843,8 +843,8 @@ class _SharedSides:
     reads it from there before it reads it from the catalog, so a side is built once for
     every worker, not once a worker (and again in each after it was let go).
 
-    A side is kept once a process is asked for it again (`asked`: a second comparison that
-    shows it, or the same one after its response was let go), when that request has
+    A side is kept once a process is asked for it again (`asked`: by a second comparison
+    that shows it, or by the same one asked again), when that request has
     finished (request_finished): its page has written what it shows of it whatever it is
     compared with (Side.shown, Figures.shown), which the next process to read it uses as it
     is. A side asked for once, as most of a large catalog's are (each comparison then
