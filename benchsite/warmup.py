@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -108,20 +109,29 @@ def _reading(alias: str):
     return contextlib.nullcontext() if alias == PRIMARY else replica_reads(alias)
 
 
-def warm_copies(*, columns: bool) -> tuple[int, tuple[str, ...]]:
-    """Every in-process copy current on each database reads go to (every column made too,
-    with `columns`); how many copies, and the databases that answered. A database that does
-    not answer is left to the first request that reads it."""
+def on_each_database(work: Callable[[], object]) -> tuple[str, ...]:
+    """work() on each database reads go to, as a request whose reads were sent there; the
+    databases that answered. One that does not is left to the first request that reads it."""
     answered = []
     for alias in read_databases():
         try:
             with _reading(alias):
-                for copy in COPIES:
-                    copy.warm() if columns else copy.current()
+                work()
         except DatabaseError:
             continue
         answered.append(alias)
-    return len(COPIES), tuple(answered)
+    return tuple(answered)
+
+
+def warm_copies(*, columns: bool) -> tuple[int, tuple[str, ...]]:
+    """Every in-process copy current on each database reads go to (every column made too,
+    with `columns`); how many copies, and the databases that answered."""
+
+    def current() -> None:
+        for copy in COPIES:
+            copy.warm() if columns else copy.current()
+
+    return len(COPIES), on_each_database(current)
 
 
 def warm_reads() -> tuple[str, ...]:
@@ -129,15 +139,7 @@ def warm_reads() -> tuple[str, ...]:
     head to head's statements run until PostgreSQL has settled on their plans, the tables'
     metadata read, the test catalog held (results.selectors.compare.warm). The databases
     that answered."""
-    answered = []
-    for alias in read_databases():
-        try:
-            with _reading(alias):
-                compare_warm()
-        except DatabaseError:
-            continue
-        answered.append(alias)
-    return tuple(answered)
+    return on_each_database(compare_warm)
 
 
 def warm_master() -> Warmed:
