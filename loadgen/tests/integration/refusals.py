@@ -39,6 +39,9 @@ def write_args(target: str, out: Path, *extra: str) -> list[str]:
 
 def expect_refusal(args: list[str], content: Path, out: Path, words: list[str]) -> None:
     """Run args; it must be refused, mention one of words, write nothing."""
+    # What set the obstacle up wrote to the device (mkswap's header, a partition table)
+    # reaches its image now, not during the run, where it would read as the run's write.
+    os.sync()
     before = lgtest.file_sha256(content)
     p = lgtest.run(args, timeout=60, expect=REFUSED)
     err = p.stderr.lower()
