@@ -28,7 +28,7 @@ help:
 	@echo "make reviewer      NAME=<user>: make a reviewer and print a new API token, once (site running or not)"
 	@echo "make staff         NAME=<user>: make a staff user (superuser, no password yet: make password)"
 	@echo "make password      NAME=<user>: set a user's password, asked on the terminal (for the upload form, the admin)"
-	@echo "make test-faults   the site under faults (database stopped hard, worker killed, disk full)"
+	@echo "make test-faults   the site under faults (database stopped hard, worker killed, mid-upload too, disk full)"
 	@echo "make test          every test: Python, lint, migrations check, loadgen (plain and ASan/UBSan)"
 	@echo "make test-fresh    make test of this tree's HEAD in a fresh Debian 12 chroot (root)"
 	@echo "make test-fresh-loadgen  the loadgen-dist .deb installed in a fresh Debian 12 chroot, its"

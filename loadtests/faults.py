@@ -24,6 +24,11 @@ injects one fault, and checks what the clients saw:
                      its own Idempotency-Key, retried with it on no answer and on 503, while
                      PostgreSQL is stopped hard and restarted: every upload a client saw
                      accepted is stored exactly once and whole; no other 5xx.
+  upload-derived-killed  the worker doing an upload's derived work (the drive listed, its
+                     leaderboard entries, the copies' change log and scope versions, all in the
+                     upload's transaction) SIGKILLed mid-way: no row of it is left, every page
+                     answers 200, and the upload retried with its Idempotency-Key is stored once,
+                     its entries exactly what a rebuild makes (the rebuild writes none).
   upload-disconnect  clients that close the connection half-way through an upload, more of
                      them than there are workers: nothing stored, every worker free again,
                      the next whole upload stored.
@@ -397,8 +402,9 @@ RUN_ROWS_SQL = (
 )
 
 
-def reviewer_token(stage: Stage) -> str:
-    made = stage.manage("reviewer_token", "faults-reviewer", "--create")
+def reviewer_token(stage: Stage, *, trusted: bool = False) -> str:
+    name = "faults-trusted" if trusted else "faults-reviewer"
+    made = stage.manage("reviewer_token", name, "--create", *(["--trusted"] if trusted else []))
     if made.returncode != 0:
         raise RuntimeError(f"could not make a reviewer token: {made.stderr}")
     return made.stdout.strip().splitlines()[-1]
@@ -551,12 +557,99 @@ def client_disconnects_mid_upload(stage: Stage) -> Outcome:
     return Outcome(not problems, answers, None, note)
 
 
+def upload_derived_work_killed(stage: Stage) -> Outcome:
+    """The worker doing an upload's derived work (its drive listed, the drive's leaderboard
+    entries rebuilt, the copies' change log and the scope versions their triggers move)
+    SIGKILLed in the middle of it, then the client retrying with its Idempotency-Key."""
+    # A trusted reviewer's run is published at once, so its upload has entries to write.
+    token = reviewer_token(stage, trusted=True)
+    prefix = f"Derived Kill {secrets.token_hex(3)}"
+    expected_results = len(upload_document(0, prefix)["results"])
+    with stage.server(workers=2) as server:
+        uploads = Uploads(server.url, token, prefix)
+        workers_before = set(server.worker_pids())
+        with psycopg.connect(stage.cluster.url()) as locker:
+            # Readers go on (EXCLUSIVE lets SELECTs through); the upload, its run and results
+            # written, waits at the write of its entries, inside its transaction.
+            locker.execute("LOCK TABLE results_leaderboardentry IN EXCLUSIVE MODE")
+            first: list[Answer] = []
+            sender = threading.Thread(target=lambda: first.append(uploads.send(0)))
+            sender.start()
+
+            def waiting_worker() -> list[tuple]:
+                return stage.sql(
+                    "SELECT a.application_name, l.relation::regclass::text "
+                    "FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted "
+                    "WHERE a.application_name LIKE 'bench %%'"
+                )
+
+            if not wait_until(lambda: bool(waiting_worker()), 10):
+                return Outcome(False, note="the upload never reached its leaderboard entries")
+            name, waited_on = waiting_worker()[0]
+            victim = int(name.rsplit(" ", 1)[1])
+            with Traffic(server.url, PAGES) as traffic:
+                os.kill(victim, signal.SIGKILL)
+                sender.join(REQUEST_TIMEOUT_S + 5)
+                stored_while_killed = stored_uploads(stage, prefix)
+                locker.rollback()  # release the table
+                replaced = wait_until(
+                    lambda: len(set(server.worker_pids()) - {victim}) == len(workers_before), 20
+                )
+                retried = uploads.send(0)  # the same document and key
+                replayed = uploads.send(0)  # and once more, as a client unsure of its answer
+        stored = stored_uploads(stage, prefix)
+        listed = fetch(server.url, "/api/v1/drives/?q=" + prefix.replace(" ", "+"), 0.0)
+    ((drive,),) = stage.sql("SELECT id FROM drives_drive WHERE model = %s", [f"{prefix} 0"])
+    rebuilt = stage.manage(
+        "shell",
+        "-c",
+        "from results.services import leaderboard_refresh; "
+        f"print('written', leaderboard_refresh(drive_ids=[{drive}]))",
+    )
+    entries, shown = stage.sql(
+        "SELECT (SELECT count(*) FROM results_leaderboardentry WHERE drive_id = %(d)s), "
+        "(SELECT count(DISTINCT (res.test_id, res.pattern)) FROM results_result res "
+        " JOIN results_run r ON r.id = res.run_id WHERE r.drive_id = %(d)s "
+        " AND r.status = 'published')",
+        {"d": drive},
+    )[0]
+    answers = first + traffic.answers + [retried, replayed]
+    problems = []
+    if waited_on != "results_leaderboardentry":
+        problems.append(f"the worker was killed waiting on {waited_on}, not on its entries")
+    if not first or first[0].status is not None:
+        problems.append("the killed upload got an answer")
+    if stored_while_killed:
+        problems.append("the killed upload left rows behind")
+    if not replaced:
+        problems.append("the worker was not replaced")
+    if retried.status != 201 or replayed.status != 201:
+        problems.append(f"the retries answered {retried.status} and {replayed.status}")
+    if stored.get(0) != (1, expected_results):
+        problems.append(f"stored (runs, results) {stored.get(0)}, not (1, {expected_results})")
+    said = (rebuilt.stdout.strip().splitlines() or [rebuilt.stderr.strip()[-200:]])[-1]
+    if rebuilt.returncode != 0 or said != "written 0":
+        problems.append(f"a rebuild of the drive's entries did not leave them as they were: {said}")
+    if not entries or entries != shown:
+        problems.append(f"{entries} entries for {shown} tests and patterns shown")
+    if listed.status != 200:
+        problems.append("the drive list failed")
+    if any(a.status != 200 for a in traffic.answers):
+        problems.append("a page failed while the upload was held and killed")
+    note = "; ".join(problems) or (
+        "killed mid-way through its entries: nothing left; retried with its key, stored once, "
+        f"its {entries} entries as a rebuild makes them"
+    )
+    return Outcome(not problems, answers, None, note)
+
+
 SCENARIOS: dict[str, Callable[[Stage], Outcome]] = {
     "db-stop-immediate": db_stop_immediate,
     "worker-killed": worker_killed,
     "disk-full": disk_full,
     "uploads-db-stop": uploads_across_db_stop,
     "upload-disconnect": client_disconnects_mid_upload,
+    "upload-derived-killed": upload_derived_work_killed,
 }
 
 
