@@ -235,6 +235,34 @@ def runs_delete(*, runs: QuerySet[Run]) -> int:
     return deleted.get(Run._meta.label, 0)
 
 
+# The class of the advisory locks that are upload turns (its second key the turn): "up".
+UPLOAD_TURNS_LOCK = 0x7570
+
+
+def upload_turn() -> int | None:
+    """Wait for a turn to take an upload in, then hold it until the transaction ends: at
+    most settings.BENCH_UPLOAD_TURNS uploads are taken in at once, in every server process
+    (PostgreSQL advisory locks; 0, no limit). The turn taken, None without a limit.
+
+    An upload's work is CPU: reading and checking its document, writing its rows, rebuilding
+    its drive's rankings. Uploads taken in together each take a share of the CPUs that the
+    readers' requests would have had, and the readers wait in the queue behind them; taken in
+    turn, they wait for each other instead. Nothing a reader does takes a turn. Call it at
+    the start of an upload's transaction, before its document is read."""
+    turns = settings.BENCH_UPLOAD_TURNS
+    if turns <= 0:
+        return None
+    if not connection.in_atomic_block:
+        raise RuntimeError("an upload's turn lasts its transaction: take it in one")
+    with connection.cursor() as cursor:
+        for turn in range(turns - 1):  # a free one, if any; the last one waited for
+            cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [UPLOAD_TURNS_LOCK, turn])
+            if cursor.fetchone()[0]:
+                return turn
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [UPLOAD_TURNS_LOCK, turns - 1])
+    return turns - 1
+
+
 def reviewer_token_issue(*, user: AbstractUser, trusted: bool = False) -> str:
     """Make the user a reviewer (trusted: one whose runs count in their drives' reviewed
     reference as they are published, results.permissions) and issue them a new API token,

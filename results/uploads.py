@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 from jsonschema import Draft7Validator
 
 from core.filters import whole_number_text
 from results import documents
 from results.documents import DocumentProblem, DocumentRejected
 from results.importers.fio import FioConversion, fio_ingest, is_fio_output
-from results.services import IngestOutcome, run_ingest
+from results.services import IngestOutcome, run_ingest, upload_turn
 
 FIO_DRIVE_FIELDS = (
     "slug",
@@ -114,8 +115,17 @@ def fio_drive(fields: Mapping[str, str]) -> dict[str, Any]:
 def upload_ingest(
     *, raw: bytes, submitter: AbstractBaseUser, fields: Mapping[str, str], fio: bool | None = None
 ) -> Upload:
-    """Ingest an upload. fio: True for fio's output, False for a result document, None to
-    tell by its content (results.importers.fio.is_fio_output). Raises DocumentRejected."""
+    """Ingest an upload, in its turn (results.services.upload_turn). fio: True for fio's
+    output, False for a result document, None to tell by its content
+    (results.importers.fio.is_fio_output). Raises DocumentRejected."""
+    with transaction.atomic():
+        upload_turn()
+        return _ingest(raw=raw, submitter=submitter, fields=fields, fio=fio)
+
+
+def _ingest(
+    *, raw: bytes, submitter: AbstractBaseUser, fields: Mapping[str, str], fio: bool | None
+) -> Upload:
     if fio is None:
         fio = is_fio_output(raw)
     if not fio:

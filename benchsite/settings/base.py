@@ -237,6 +237,11 @@ LOGOUT_REDIRECT_URL = "drives:home"
 
 # Result documents larger than this are refused before they are parsed.
 BENCH_MAX_DOCUMENT_BYTES = 8 * 1024 * 1024
+# How many uploads are taken in at once, across every server process (results.services.
+# upload_turn; 0: no limit). An upload is CPU work (reading, checking and writing a document,
+# then its drive's rankings); taken one at a time, uploads leave the rest of the CPUs to the
+# readers, whose p99 under `make bench-load UPLOADS=1` fell by a tenth (docs/deploy.md).
+BENCH_UPLOAD_TURNS = env_int("BENCH_UPLOAD_TURNS", 1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = BENCH_MAX_DOCUMENT_BYTES + 1024 * 1024
 
 # The REST API (/api/v1/, benchsite/api.py): session or token authentication, reads for
