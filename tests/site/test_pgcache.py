@@ -89,6 +89,34 @@ def test_culling_keeps_at_most_max_entries_and_drops_the_expired_first(monkeypat
     assert kept == {f"k{i:02}" for i in range(8, 15)} | {"last"}
 
 
+def test_a_cull_deletes_a_batch_of_the_expired_and_they_do_not_pile_up(monkeypatch):
+    cache = PostgresCache(TABLE, {"OPTIONS": {"MAX_ENTRIES": 1000}})
+    cache.clear()
+    monkeypatch.setattr(pgcache, "CULL_EVERY", 10**9)
+    for i in range(25):
+        cache.set(f"old{i}", "x" * 5000, 1)
+    cache.set("live", 1, 300)
+    with connection.cursor() as cursor:  # they expired a minute ago
+        cursor.execute(
+            f"UPDATE {TABLE} SET expires = now() - interval '1 minute' WHERE cache_key LIKE %s",
+            ["%:old%"],
+        )
+
+    def expired() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(*) FROM {TABLE} WHERE expires < now()")
+            return cursor.fetchone()[0]
+
+    monkeypatch.setattr(pgcache, "CULL_EVERY", 1)  # every write culls first
+    monkeypatch.setattr(pgcache, "CULL_BATCH", 10)
+    left = []
+    for i in range(3):
+        cache.set(f"new{i}", i, 300)
+        left.append(expired())
+    assert left == [15, 5, 0]
+    assert cache.get("live") == 1 and cache.get("new2") == 2
+
+
 def test_the_table_is_made_for_a_cache():
     """Unlogged (a write logs nothing; a crash empties it) and its values stored as they come
     (kept pages are compressed already): migrate leaves it so, and saying it again is
