@@ -130,6 +130,11 @@ class Manufacturer(LabelledModel):
         constraints = [
             models.UniqueConstraint(fields=["name_key"], name="manufacturer_name_key_unique"),
         ]
+        # The drive list's order by manufacturer: a drive listed again finds its place in it
+        # (drives.catalog_index, core.columns.Table.changed_sql) from the manufacturers by
+        # name down, not by sorting every drive (25 ms of the database in each server
+        # process bringing its copy up to date, 1 ms with the index).
+        indexes = [models.Index(fields=["name"], name="manufacturer_name_idx")]
 
     def __str__(self) -> str:
         return self.name
