@@ -74,10 +74,13 @@ class AppServer:
         self.env = server_environment(settings)
         self.workers = workers
         self.log = log
+        self.log_from = 0
         self.process: subprocess.Popen | None = None
         self.url = ""
 
     def start(self) -> str:
+        # The log may hold servers' before this one (appended): this one's starts here.
+        self.log_from = self.log.stat().st_size if self.log.exists() else 0
         out = open(self.log, "ab")  # noqa: SIM115 - the server's for its whole life
         self.process = subprocess.Popen(
             [sys.executable, "-m", "benchsite.serve", "--no-prepare"],
@@ -90,7 +93,7 @@ class AppServer:
         out.close()
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
-            log = self.log.read_text(errors="replace")
+            log = self.own_log()
             found = LISTENING.search(log)
             wanted = self.workers or 1
             # Every worker forked and its start logged (boots() counts from the log).
@@ -108,7 +111,7 @@ class AppServer:
         copies at its start: gunicorn.conf.py's post_worker_init, which logs WORKER_READY);
         the seconds waited. Until then the server listens, but no worker accepts."""
         started = time.monotonic()
-        while self.log.read_text(errors="replace").count(WORKER_READY) < (self.workers or 1):
+        while self.own_log().count(WORKER_READY) < (self.workers or 1):
             if time.monotonic() - started > timeout or self.process.poll() is not None:
                 raise RuntimeError(f"gunicorn's workers not ready in {timeout} s")
             time.sleep(0.05)
@@ -117,7 +120,13 @@ class AppServer:
     def boots(self) -> int:
         """How many workers the server has started so far (the first ones included): a
         benchmark reports those started while it measured, each a whole import of the site."""
-        return _boots(self.log.read_text(errors="replace"))
+        return _boots(self.own_log())
+
+    def own_log(self) -> str:
+        """What this server has logged (since its start)."""
+        with open(self.log, "rb") as log:
+            log.seek(self.log_from)
+            return log.read().decode(errors="replace")
 
     def worker_pids(self) -> list[int]:
         """The master's live children."""

@@ -192,8 +192,23 @@ class Stage:
             timeout=300,
         )
 
+    def workers_waiting(self) -> list[tuple[int, str | None]]:
+        """The server's workers whose database session waits for a lock: (pid, the table
+        it waits for, None for a lock on no table)."""
+        rows = self.sql(
+            "SELECT a.application_name, l.relation::regclass::text "
+            "FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted "
+            "WHERE a.application_name LIKE 'bench %%'"
+        )
+        return [(int(name.rsplit(" ", 1)[1]), relation) for name, relation in rows]
+
     def stop(self) -> None:
         self.cluster.stop()
+
+
+def server_replaced(server: AppServer, victim: int, workers: int) -> bool:
+    """Whether gunicorn has started a worker in place of the killed one (20 s at most)."""
+    return wait_until(lambda: len(set(server.worker_pids()) - {victim}) == workers, 20)
 
 
 @contextlib.contextmanager
@@ -264,6 +279,9 @@ def db_stop_immediate(stage: Stage) -> Outcome:
 
 def worker_killed(stage: Stage) -> Outcome:
     with stage.server(workers=2) as server:
+        # Every worker past its warm-up (which reads runs too) before the table is locked:
+        # the one worker then waiting for the lock is the request's.
+        server.wait_ready()
         workers_before = set(server.worker_pids())
         # A run's page reads its run from the table (the catalog's pages read the drives from
         # the in-process copies, which a lock on their table does not hold up).
@@ -277,23 +295,15 @@ def worker_killed(stage: Stage) -> Outcome:
             )
             blocked.start()
 
-            def waiting_worker() -> list[tuple]:
-                return stage.sql(
-                    "SELECT application_name FROM pg_stat_activity "
-                    "WHERE wait_event_type = 'Lock' AND application_name LIKE 'bench %%'"
-                )
-
-            if not wait_until(lambda: bool(waiting_worker()), 10):
+            if not wait_until(lambda: bool(stage.workers_waiting()), 10):
                 return Outcome(False, note="the request never reached the database")
-            victim = int(waiting_worker()[0][0].rsplit(" ", 1)[1])
+            victim, _ = stage.workers_waiting()[0]
             with Traffic(server.url, ["/healthz", "/static/css/bench.css"]) as traffic:
                 killed = time.monotonic()
                 os.kill(victim, signal.SIGKILL)
                 blocked.join(REQUEST_TIMEOUT_S + 5)
                 locker.rollback()  # release the table
-                replaced = wait_until(
-                    lambda: len(set(server.worker_pids()) - {victim}) == len(workers_before), 20
-                )
+                replaced = server_replaced(server, victim, len(workers_before))
                 recovered = time.monotonic() - killed
                 time.sleep(1)
                 for _ in range(CLIENTS):
@@ -566,6 +576,7 @@ def upload_derived_work_killed(stage: Stage) -> Outcome:
     prefix = f"Derived Kill {secrets.token_hex(3)}"
     expected_results = len(upload_document(0, prefix)["results"])
     with stage.server(workers=2) as server:
+        server.wait_ready()  # as in worker_killed: the worker waiting is the upload's
         uploads = Uploads(server.url, token, prefix)
         workers_before = set(server.worker_pids())
         with psycopg.connect(stage.cluster.url()) as locker:
@@ -576,25 +587,15 @@ def upload_derived_work_killed(stage: Stage) -> Outcome:
             sender = threading.Thread(target=lambda: first.append(uploads.send(0)))
             sender.start()
 
-            def waiting_worker() -> list[tuple]:
-                return stage.sql(
-                    "SELECT a.application_name, l.relation::regclass::text "
-                    "FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid AND NOT l.granted "
-                    "WHERE a.application_name LIKE 'bench %%'"
-                )
-
-            if not wait_until(lambda: bool(waiting_worker()), 10):
+            if not wait_until(lambda: bool(stage.workers_waiting()), 10):
                 return Outcome(False, note="the upload never reached its leaderboard entries")
-            name, waited_on = waiting_worker()[0]
-            victim = int(name.rsplit(" ", 1)[1])
+            victim, waited_on = stage.workers_waiting()[0]
             with Traffic(server.url, PAGES) as traffic:
                 os.kill(victim, signal.SIGKILL)
                 sender.join(REQUEST_TIMEOUT_S + 5)
                 stored_while_killed = stored_uploads(stage, prefix)
                 locker.rollback()  # release the table
-                replaced = wait_until(
-                    lambda: len(set(server.worker_pids()) - {victim}) == len(workers_before), 20
-                )
+                replaced = server_replaced(server, victim, len(workers_before))
                 retried = uploads.send(0)  # the same document and key
                 replayed = uploads.send(0)  # and once more, as a client unsure of its answer
         stored = stored_uploads(stage, prefix)
