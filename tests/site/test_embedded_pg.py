@@ -25,11 +25,14 @@ LAUNCHER = [sys.executable, "-m", "benchsite.embedded_pg", "run"]
 
 def postmasters(data_dir: Path) -> list[int]:
     """The servers running on data_dir: server processes whose parent is not one."""
-    pids = set(server_pids(data_dir))
-    parents = {
-        pid: int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) for pid in pids
-    }
-    return [pid for pid in pids if parents[pid] not in pids]
+    parents = {}
+    for pid in server_pids(data_dir):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:  # a server process that ended since it was listed
+            continue
+        parents[pid] = int(stat.rsplit(")", 1)[1].split()[1])
+    return [pid for pid, parent in parents.items() if parent not in parents]
 
 
 def write_row(url: str) -> None:
