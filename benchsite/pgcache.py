@@ -121,9 +121,14 @@ def prepare_table(using: str) -> None:
     """The table of every PostgresCache on database `using`, made for a cache (after
     createcachetable): UNLOGGED, as nothing in it needs to outlive a crash (the server
     empties it after one) or reach a replica (cache reads go to the primary), so a write
-    logs nothing; and its values stored without PostgreSQL's compression, which only spent
-    time on values that are compressed already (a kept page) or small. A write of a 30 KB
-    page went from 1.1 to 0.5 ms. Both are no-ops once done."""
+    logs nothing; its values stored without PostgreSQL's compression, which only spent
+    time on values that are compressed already (a kept page) or small (a write of a 30 KB
+    page went from 1.1 to 0.5 ms); and never shortened by a vacuum. An autovacuum that
+    shortens a table holds it in ACCESS EXCLUSIVE mode meanwhile, which every cache read
+    waits for: in a `make bench-load` run, shortening the values' 190 MB of expired pages
+    stalled every worker's cache reads for 1.1 s, until PostgreSQL cancelled the vacuum.
+    The space a cull frees is written again by the next pages anyway. All are no-ops once
+    done."""
     connection = connections[using]
     if connection.vendor != "postgresql":
         return
@@ -137,3 +142,6 @@ def prepare_table(using: str) -> None:
         with connection.cursor() as cursor:
             cursor.execute(f"ALTER TABLE {table} SET UNLOGGED")
             cursor.execute(f"ALTER TABLE {table} ALTER COLUMN value SET STORAGE EXTERNAL")
+            cursor.execute(
+                f"ALTER TABLE {table} SET (vacuum_truncate = off, toast.vacuum_truncate = off)"
+            )

@@ -134,3 +134,47 @@ def test_the_table_is_made_for_a_cache():
     assert shape() == ("u", "e")
     pgcache.prepare_table("default")
     assert shape() == ("u", "e")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_vacuum_never_shortens_the_table_so_reads_never_wait_for_one():
+    """A vacuum that shortens a table locks out its readers meanwhile: the cache's table and
+    its values' storage keep their length once emptied, where a table made the same way
+    without prepare_table is shortened (so the emptying below is one a vacuum shortens)."""
+    scratch = "bench_cache_unprepared"
+
+    def sizes(table):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_relation_size(c.oid), pg_relation_size(c.reltoastrelid) "
+                "FROM pg_class c WHERE c.relname = %s",
+                [table],
+            )
+            return cursor.fetchone()
+
+    def fill_empty_vacuum(table):
+        with connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(f"VACUUM {table}")
+            # 2,000 values' pages of storage: more than a vacuum's least shortening (1,000).
+            cursor.execute(
+                f"INSERT INTO {table} (cache_key, value, expires) "
+                "SELECT 'vacuum' || i, repeat(md5(i::text), 512), now() "
+                "FROM generate_series(1, 1000) AS i"
+            )
+            filled = sizes(table)
+            cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(f"VACUUM {table}")
+            return filled, sizes(table)
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE TABLE {scratch} (LIKE {TABLE} INCLUDING ALL)")
+        cursor.execute(f"ALTER TABLE {scratch} ALTER COLUMN value SET STORAGE EXTERNAL")
+    try:
+        filled, emptied = fill_empty_vacuum(scratch)
+        assert filled[1] > 1000 * 8192 and emptied[1] == 0, (filled, emptied)
+        filled, emptied = fill_empty_vacuum(TABLE)
+        assert filled[1] > 1000 * 8192 and emptied == filled, (filled, emptied)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TABLE {scratch}")
