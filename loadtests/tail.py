@@ -91,6 +91,7 @@ class Served:
     stalled (copies + locks); after = the worker's time once the response was sent."""
 
     family: str
+    path: str
     client: float  # when sent (epoch s)
     start: float
     sent: float
@@ -197,6 +198,7 @@ def read_log(
         log.requests.append(
             Served(
                 family=family,
+                path=record["path"],
                 client=record["client"],
                 start=start,
                 sent=sent,
@@ -337,6 +339,50 @@ def print_tails(out, log: Log, families: list[str], wrk_p99: dict[str, float]) -
 
 
 TIMELINE_S = 4
+
+
+def cold_start_end(log: Log) -> float | None:
+    """When the cold start ends: the moment the last read path first answered had its
+    response sent (every page the run asks for has been made once by then, whatever the
+    response cache held at the start). None: no reads."""
+    first: dict[str, float] = {}
+    for r in sorted((r for r in log.requests if r.family != "uploads"), key=lambda r: r.client):
+        first.setdefault(r.path, r.sent)
+    return max(first.values(), default=None)
+
+
+def print_cold_start(out, log: Log, families: list[str]) -> None:
+    """Each read family's p50 and p99 over the whole run, over the requests sent during the
+    cold start (until every path had been answered once) and over those sent after it: the
+    share of the tail the first visits make, apart from what the site does once warm."""
+    end = cold_start_end(log)
+    reads = [r for r in log.requests if r.family != "uploads"]
+    if end is None:
+        return
+    first = min(r.client for r in reads)
+    during = [r for r in reads if r.client < end]
+    paths = len({r.path for r in reads})
+    out.write(
+        f"\nthe cold start: every read path ({paths:,}) first answered {end - first:.1f} s "
+        f"from the first read; {len(during):,} reads sent meanwhile "
+        f"({len(during) / len(reads):.1%} of {len(reads):,}); "
+        f"misses of the response cache then {sum(r.cache == 'miss' for r in during):,}, "
+        f"after it {sum(r.cache == 'miss' for r in reads if r.client >= end):,}"
+    )
+    parts = ("whole run", "cold start", "after it")
+    header = f"{'URL family':<14}" + "".join(f"{p + ' p50':>16}{'p99':>7}" for p in parts)
+    out.write(header + f"{'p99/p50 after':>15}\n" + "-" * (len(header) + 15))
+    for name in families:
+        mine = [r.latency for r in log.family(name)]
+        if not mine or name == "uploads":
+            continue
+        cold = [r.latency for r in log.family(name) if r.client < end]
+        warm = [r.latency for r in log.family(name) if r.client >= end]
+        row = f"{name:<14}"
+        for values in (mine, cold, warm):
+            row += f"{percentile(values, 50):>16.0f}{percentile(values, 99):>7.0f}"
+        ratio = percentile(warm, 99) / percentile(warm, 50) if warm else math.nan
+        out.write(row + f"{ratio:>15.2f}")
 
 
 def print_workers(out, log: Log, workers: int, window: tuple[float, float]) -> None:

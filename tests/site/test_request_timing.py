@@ -1,6 +1,7 @@
 """The load benchmark's account of where a request's time went (loadtests/request_timing.py),
 in-process and through a real gunicorn worker."""
 
+import io
 import socket
 import threading
 import time
@@ -8,16 +9,19 @@ import urllib.request
 
 import orjson
 import pytest
+from django.core.management.base import OutputWrapper
 from django.core.signals import request_finished
 from django.db import close_old_connections, connection
 from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.test import RequestFactory
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchsite.warmup import jinja_environments
 from core.columns import Columns
 from loadtests.request_timing import RequestTimingMiddleware
-from loadtests.tail import read_log
+from loadtests.tail import Log, Served, cold_start_end, print_cold_start, read_log
 from tests.site.conftest import query
 
 HOLD_S = 1.0  # how long a slow client holds the only worker
@@ -147,3 +151,73 @@ def test_a_request_that_compiles_a_template_or_makes_a_column_says_so(settings, 
     first, second = _lines(tmp_path / "timing.jsonl")
     assert (first["compiled"], first["made"]) == (1, 1)
     assert (second["compiled"], second["made"]) == (0, 0)
+
+
+def _served(family, path, client, latency, cache="hit"):
+    return Served(
+        family=family,
+        path=path,
+        client=client,
+        start=client,
+        sent=client + latency / 1e3,
+        queued=0.0,
+        django=latency,
+        database=0.0,
+        copies=0.0,
+        locks=0.0,
+        after=0.0,
+        after_locks=0.0,
+        cache=cache,
+        status=200,
+        worker=1,
+        client_ms=latency,
+    )
+
+
+REQUESTS = st.lists(
+    st.tuples(
+        st.sampled_from(["page", "api", "uploads"]),
+        st.sampled_from(["/a", "/b", "/c", "/d"]),
+        st.floats(0, 60),
+        st.floats(0.1, 500),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@given(REQUESTS)
+def test_the_cold_start_ends_when_the_last_read_path_was_first_answered(requests):
+    log = Log([_served(*r) for r in requests])
+    reads = [r for r in log.requests if r.family != "uploads"]
+    end = cold_start_end(log)
+    if not reads:
+        assert end is None
+        return
+    firsts = [
+        min((r for r in reads if r.path == p), key=lambda r: r.client)
+        for p in {r.path for r in reads}
+    ]
+    assert all(r.sent <= end for r in firsts)
+    assert any(r.sent == end for r in firsts)
+
+
+def test_the_cold_start_split_sets_first_visits_apart_from_the_warm_run():
+    # Two paths first answered slowly (misses) by 1.2 s; then a steady 50-60 ms.
+    cold = [_served("page", "/a", 0.0, 900, "miss"), _served("page", "/b", 0.1, 1100, "miss")]
+    warm = [_served("page", ["/a", "/b"][i % 2], 2.0 + i / 100, 50 + i % 11) for i in range(200)]
+    written = io.StringIO()
+    print_cold_start(
+        OutputWrapper(written),
+        Log(cold + warm + [_served("uploads", "/up", 0, 3000)]),
+        ["page", "uploads"],
+    )
+    text = written.getvalue()
+    assert "first answered 1.2 s from the first read" in text
+    assert (
+        "2 reads sent meanwhile" in text
+        and "misses of the response cache then 2, after it 0" in text
+    )
+    row = next(line.split() for line in text.splitlines() if line.startswith("page"))
+    assert row[1:] == ["55", "60", "900", "1100", "55", "60", "1.09"]
+    assert not any(line.startswith("uploads") for line in text.splitlines())

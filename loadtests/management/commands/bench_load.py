@@ -52,7 +52,15 @@ from loadtests import deployed
 from loadtests.appserver import ROOT, AppServer, prepare
 from loadtests.loadrig import WrkMissing, WrkResult, get_rotation, post_distinct, run_wrk_together
 from loadtests.loadrig import write_script as script_file
-from loadtests.tail import LockSampler, Log, percentile, print_tails, print_workers, read_log
+from loadtests.tail import (
+    LockSampler,
+    Log,
+    percentile,
+    print_cold_start,
+    print_tails,
+    print_workers,
+    read_log,
+)
 from results.models import LeaderboardEntry, Run, Test
 from results.services import reviewer_token_issue, runs_delete
 
@@ -306,6 +314,7 @@ class Command(BaseCommand):
         print_tails(
             self.stdout, log, list(results), {name: r.p99_ms for name, r in results.items()}
         )
+        print_cold_start(self.stdout, log, list(results))
         print_workers(self.stdout, log, workers * opts["threads"], (window[0], window[1]))
         self.stdout.write(
             f"gunicorn workers started while measuring: {boots}; requests without "
