@@ -6,7 +6,9 @@ of the rounds' paired ratios (after ÷ before, their range beside it), with the 
 own paired ratio as the noise floor: a change smaller than its spread is not one this machine
 can show. Beside them, the CPU a request cost in each tree's gunicorn workers and in the
 database server (medians of the rounds): a ratio the noise hides, or one that moved between
-runs, is told apart by where the time went.
+runs, is told apart by where the time went. Before the rounds, each page is loaded on each tree
+for --warmup seconds (5), so that the rounds compare warm trees: a page's first visits make
+what a tree holds (a comparison's sides), which `make bench-load`'s cold start measures.
 
 Run by `make bench-pair BEFORE=<commit>` inside the embedded PostgreSQL of var/bench-web/ (this
 tree's catalog, built by bench_web if missing). The earlier tree's catalog is a database of its
@@ -63,6 +65,9 @@ class Command(BaseCommand):
         parser.add_argument("--connections", type=int, default=8)
         parser.add_argument("--workers", type=int, default=2, help="gunicorn workers a tree")
         parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument(
+            "--warmup", type=float, default=5.0, help="seconds of each page on each tree first"
+        )
 
     def handle(self, *args, **opts):
         before_tree = Path(opts["before"]).resolve()
@@ -144,9 +149,13 @@ class Command(BaseCommand):
             key: CpuMeter(server.worker_pids, database_server_pids)
             for key, server in servers.items()
         }
+        # What a tree holds once warm is made by its first requests of each page (a
+        # comparison's sides are read, built, and kept in the shared cache once asked for
+        # again in a worker): the rounds measure a request of a warm tree, as deployed after
+        # its first minutes. The first visits' own cost is bench-load's cold start.
         for server in servers.values():
             for script in scripts.values():
-                run_wrk(server.url, script, seconds=1, **options)
+                run_wrk(server.url, script, seconds=opts["warmup"], **options)
         runs = {name: {key: [] for key in servers} for name in scripts}
         for n in range(opts["rounds"]):
             order = list(servers) if n % 2 == 0 else list(servers)[::-1]
