@@ -356,9 +356,9 @@ def print_cold_start(out, log: Log, families: list[str]) -> None:
     cold start (until every path had been answered once) and over those sent after it: the
     share of the tail the first visits make, apart from what the site does once warm."""
     end = cold_start_end(log)
-    reads = [r for r in log.requests if r.family != "uploads"]
     if end is None:
         return
+    reads = [r for r in log.requests if r.family != "uploads"]
     first = min(r.client for r in reads)
     during = [r for r in reads if r.client < end]
     paths = len({r.path for r in reads})
@@ -373,11 +373,12 @@ def print_cold_start(out, log: Log, families: list[str]) -> None:
     header = f"{'URL family':<14}" + "".join(f"{p + ' p50':>16}{'p99':>7}" for p in parts)
     out.write(header + f"{'p99/p50 after':>15}\n" + "-" * (len(header) + 15))
     for name in families:
-        mine = [r.latency for r in log.family(name)]
-        if not mine or name == "uploads":
+        served = log.family(name) if name != "uploads" else []
+        if not served:
             continue
-        cold = [r.latency for r in log.family(name) if r.client < end]
-        warm = [r.latency for r in log.family(name) if r.client >= end]
+        mine = [r.latency for r in served]
+        cold = [r.latency for r in served if r.client < end]
+        warm = [r.latency for r in served if r.client >= end]
         row = f"{name:<14}"
         for values in (mine, cold, warm):
             row += f"{percentile(values, 50):>16.0f}{percentile(values, 99):>7.0f}"
