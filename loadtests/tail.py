@@ -152,6 +152,10 @@ class Log:
     def family(self, name: str) -> list[Served]:
         return [r for r in self.requests if r.family == name]
 
+    def reads(self) -> list[Served]:
+        """Every request but the uploads."""
+        return [r for r in self.requests if r.family != "uploads"]
+
 
 def read_client_log(path: Path | None) -> dict[str, float]:
     """The client's lines (loadtests.loadrig's client_log): its latency (ms) by stamp."""
@@ -320,7 +324,7 @@ def print_tails(out, log: Log, families: list[str], wrk_p99: dict[str, float]) -
         "its latencies beyond its 10 s timeout); unacc.: what the client waited beyond the "
         "server's account (from its X-Request-Start to the response sent)"
     )
-    reads = [r for r in log.requests if r.family != "uploads"]
+    reads = log.reads()
     if reads:
         first = min(r.client for r in reads)
         _, slowest = tail(reads, 99.0)
@@ -346,7 +350,7 @@ def cold_start_end(log: Log) -> float | None:
     response sent (every page the run asks for has been made once by then, whatever the
     response cache held at the start). None: no reads."""
     first: dict[str, float] = {}
-    for r in sorted((r for r in log.requests if r.family != "uploads"), key=lambda r: r.client):
+    for r in sorted(log.reads(), key=lambda r: r.client):
         first.setdefault(r.path, r.sent)
     return max(first.values(), default=None)
 
@@ -358,7 +362,7 @@ def print_cold_start(out, log: Log, families: list[str]) -> None:
     end = cold_start_end(log)
     if end is None:
         return
-    reads = [r for r in log.requests if r.family != "uploads"]
+    reads = log.reads()
     first = min(r.client for r in reads)
     during = [r for r in reads if r.client < end]
     paths = len({r.path for r in reads})
@@ -391,7 +395,7 @@ def print_workers(out, log: Log, workers: int, window: tuple[float, float]) -> N
     what they did outside requests."""
     busy = activities(log)
     whole = occupancy([window], busy)
-    read_requests = [r for r in log.requests if r.family != "uploads"]
+    read_requests = log.reads()
     rows = [("the whole run", whole)]
     for q in (99.0, 99.9):
         _, slowest = tail(read_requests, q)

@@ -26,6 +26,12 @@ OPERATIONS = st.lists(
 )
 
 
+def _row(sql: str, params: list) -> tuple:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
 def _caches():
     params = {"OPTIONS": {"MAX_ENTRIES": 1000}}
     return PostgresCache(TABLE, params), DatabaseCache(TABLE, params)
@@ -123,13 +129,11 @@ def test_the_table_is_made_for_a_cache():
     harmless."""
 
     def shape():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT c.relpersistence, a.attstorage FROM pg_class c JOIN pg_attribute a "
-                "ON a.attrelid = c.oid AND a.attname = 'value' WHERE c.relname = %s",
-                [TABLE],
-            )
-            return cursor.fetchone()
+        return _row(
+            "SELECT c.relpersistence, a.attstorage FROM pg_class c JOIN pg_attribute a "
+            "ON a.attrelid = c.oid AND a.attname = 'value' WHERE c.relname = %s",
+            [TABLE],
+        )
 
     assert shape() == ("u", "e")
     pgcache.prepare_table("default")
@@ -144,19 +148,18 @@ def test_a_vacuum_never_shortens_the_table_so_reads_never_wait_for_one():
     scratch = "bench_cache_unprepared"
 
     def sizes(table):
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pg_relation_size(c.oid), pg_relation_size(c.reltoastrelid) "
-                "FROM pg_class c WHERE c.relname = %s",
-                [table],
-            )
-            return cursor.fetchone()
+        return _row(
+            "SELECT pg_relation_size(c.oid), pg_relation_size(c.reltoastrelid) "
+            "FROM pg_class c WHERE c.relname = %s",
+            [table],
+        )
 
     def fill_empty_vacuum(table):
         with connection.cursor() as cursor:
             cursor.execute(f"DELETE FROM {table}")
             cursor.execute(f"VACUUM {table}")
-            # 2,000 values' pages of storage: more than a vacuum's least shortening (1,000).
+            # 1,000 values of 16 KB, about 2,000 pages of storage: more than the fewest pages
+            # a vacuum shortens a table by (1,000).
             cursor.execute(
                 f"INSERT INTO {table} (cache_key, value, expires) "
                 "SELECT 'vacuum' || i, repeat(md5(i::text), 512), now() "
