@@ -39,7 +39,8 @@ help:
 	@echo "make bench-web     the pages under load (gunicorn + wrk) against 10,000 synthetic drives (CACHED=1: cache too; ROUNDS=N)"
 	@echo "make bench-api     the API lists and compare against a trivial DRF view (CACHED=1: cache too)"
 	@echo "make bench-load    64 connections for 60 s over pages and API (UPLOADS=1: with uploads;"
-	@echo "                   SHAPE=deployed: behind nginx, Redis and a read replica; SHAPE=both)"
+	@echo "                   SHAPE=deployed: behind nginx, Redis and a read replica; SHAPE=both;"
+	@echo "                   COLD=1: from no page kept, the cold start inside the run)"
 	@echo "make bench-copies  the in-process copies after a write: read whole vs from the change log (ROUNDS=N)"
 	@echo "make bench-pair    this tree against BEFORE=<commit>, paired rounds (ROUNDS=N)"
 	@echo "make bench-charts  chart images: the site's renderer beside kaleido (Plotly's export)"
@@ -340,7 +341,7 @@ bench-load-deps:
 bench-load: $(INSTALLED) bench-load-deps
 	$(PY) -m benchsite.embedded_pg run --data-dir $(BENCH_WEB_DATA) -- bash -c '\
 	  $(PY) manage.py migrate --noinput -v0 && \
-	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(if $(SHAPE),--shape $(SHAPE)) \
+	  $(PY) manage.py bench_load $(if $(UPLOADS),--uploads) $(if $(SHAPE),--shape $(SHAPE)) $(if $(COLD),--cold) \
 	    $(BENCH_LOAD_ARGS)'
 
 # How long the in-process copies take to follow a write, read whole and from the change log,

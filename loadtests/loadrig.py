@@ -11,17 +11,23 @@ workers and in PostgreSQL: where the time goes under load, steadier than a rate.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
+import ssl
 import statistics
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchsite.replicas import STICKY_COOKIE
+from benchsite.response_cache import CACHE_STATUS_HEADER
 from loadtests.appserver import children
 
 WRK_TIMEOUT = "10s"
@@ -275,6 +281,71 @@ def run_wrk_together(
             raise RuntimeError(f"wrk ({name}) failed: {err}")
         results[name] = parse_report(out)
     return results
+
+
+@dataclass(frozen=True, slots=True)
+class Visit:
+    """One path's first request: its family, what it waited (ms), its status (0: no
+    answer) and what the response cache said of it (X-Bench-Cache: hit, miss or "")."""
+
+    family: str
+    path: str
+    ms: float
+    status: int
+    cache: str
+
+
+def request_once(
+    url: str,
+    path: str,
+    *,
+    data: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30.0,
+) -> tuple[int, str]:
+    """One request (a GET, or a POST of `data`), stamped (X-Request-Start) as the wrk
+    scripts stamp theirs and otherwise keyed by the response cache as theirs are (the same
+    Host, no Accept): its status (0: no answer) and what the response cache said of it
+    (X-Bench-Cache: hit, miss or ""). A TLS address's certificate is not checked (the
+    deployed shape makes its own)."""
+    context = None
+    if url.startswith("https:"):
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    stamped = {**(headers or {}), STAMP_HEADER: f"t={time.time():.6f}"}
+    request = urllib.request.Request(url + path, data=data, headers=stamped)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
+            response.read()
+            return response.status, response.headers.get(CACHE_STATUS_HEADER, "")
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get(CACHE_STATUS_HEADER, "")
+    except OSError:  # refused, reset or timed out: no answer
+        return 0, ""
+
+
+def first_visits(
+    url: str, families: dict[str, list[str]], *, connections: int
+) -> tuple[list[Visit], float]:
+    """Each distinct path of the named families asked for once (request_once),
+    `connections` at a time, the families' paths taken in turn as a run's readers ask for
+    them: the cold start of a deployment (every page made for the first time), which leaves
+    kept the pages a run's requests then find. The visits in the order sent, and the seconds
+    they took."""
+    queues = [[(name, path) for path in dict.fromkeys(paths)] for name, paths in families.items()]
+    order = [item for turn in itertools.zip_longest(*queues) for item in turn if item]
+
+    def visit(item: tuple[str, str]) -> Visit:
+        family, path = item
+        started = time.perf_counter()
+        status, cache = request_once(url, path)
+        return Visit(family, path, (time.perf_counter() - started) * 1e3, status, cache)
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(connections) as pool:
+        visits = list(pool.map(visit, order))
+    return visits, time.perf_counter() - started
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

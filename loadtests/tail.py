@@ -24,6 +24,8 @@ import numpy as np
 import orjson
 import psycopg
 
+from loadtests.loadrig import Visit
+
 LOCK_SAMPLE_S = 0.01
 
 # A backend waiting on a heavyweight lock (a row, a transaction, an advisory lock, a
@@ -172,16 +174,20 @@ def read_log(
     family_of: Callable[[str], str | None],
     samples=(),
     client_log: Path | None = None,
+    since: float | None = None,
 ) -> Log:
     """The server's log, each request of a named family split; lock waits from the
     sampler's samples, by the request's backends, during its own time and after it; the
-    client's latency from its own log, by the request's stamp."""
+    client's latency from its own log, by the request's stamp. `since`: only the requests
+    sent from then on, and the stalls begun from then on (a run after its first visits)."""
     waits = LockWaits(samples)
     client = read_client_log(client_log)
     log = Log()
     for line in path.read_bytes().splitlines() if path.exists() else []:
         record = orjson.loads(line)
         if "stall" in record:
+            if since is not None and record["start"] < since:
+                continue
             log.stalls.append(
                 Stall(record["stall"], record["start"], record["ms"], record["worker"])
             )
@@ -191,6 +197,8 @@ def read_log(
             continue
         if record["client"] is None:
             log.unstamped += 1
+            continue
+        if since is not None and record["client"] < since:
             continue
         start, sent = record["start"], record["sent"]
         end = sent + record["after_ms"] / 1e3
@@ -388,6 +396,26 @@ def print_cold_start(out, log: Log, families: list[str]) -> None:
             row += f"{percentile(values, 50):>16.0f}{percentile(values, 99):>7.0f}"
         ratio = percentile(warm, 99) / percentile(warm, 50) if warm else math.nan
         out.write(row + f"{ratio:>15.2f}")
+
+
+def print_first_visits(out, visits: list[Visit], seconds: float, connections: int) -> None:
+    """The cold start, as first visits measured it before a run: how long every read path
+    took to be asked for once, the response cache's misses meanwhile, and each family's
+    p50, p99 and slowest first visit, with those not answered 2xx."""
+    out.write(
+        f"\nthe cold start, before the run: every read path ({len(visits):,}) asked for once, "
+        f"{connections} at a time, in {seconds:.1f} s; misses of the response cache "
+        f"{sum(v.cache == 'miss' for v in visits):,}; the run is measured after it"
+    )
+    header = f"{'URL family':<14}{'paths':>7}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'non-2xx':>9}"
+    out.write(header + "\n" + "-" * len(header))
+    for name in dict.fromkeys(v.family for v in visits):
+        mine = [v for v in visits if v.family == name]
+        waited = [v.ms for v in mine]
+        out.write(
+            f"{name:<14}{len(mine):>7}{percentile(waited, 50):>9.0f}{percentile(waited, 99):>9.0f}"
+            f"{max(waited):>9.0f}{sum(not 200 <= v.status < 300 for v in mine):>9}"
+        )
 
 
 def print_workers(out, log: Log, workers: int, window: tuple[float, float]) -> None:

@@ -1,6 +1,7 @@
 """The wrk driver of the load benchmarks (loadtests/loadrig.py), against a small real HTTP
 server: the scripts send what they say, and the report's figures are read back."""
 
+import socket
 import statistics
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from loadtests.loadrig import (
     cpu_columns,
     cpu_seconds,
     database_server_pids,
+    first_visits,
     get_rotation,
     measure_rounds,
     noise_floor,
@@ -36,6 +38,10 @@ class Recorder(ThreadingHTTPServer):
         self.bodies: list[bytes] = []
         self.keys: list[str] = []
         self.cookies: Counter = Counter()
+        # What the response cache keys a request by beside its path (benchsite.response_cache
+        # KEY_HEADERS, the Host), as each path was asked for; and each X-Request-Start.
+        self.keyed: dict[str, set] = {}
+        self.stamps: list[str | None] = []
         self.lock = threading.Lock()
         super().__init__(("127.0.0.1", 0), Handler)
 
@@ -53,6 +59,9 @@ class Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.paths[self.path] += 1
             self.server.cookies[self.headers.get("Cookie")] += 1
+            keyed = tuple(self.headers.get(h) for h in ("Host", "Accept", "HX-Request"))
+            self.server.keyed.setdefault(self.path, set()).add(keyed)
+            self.server.stamps.append(self.headers.get("X-Request-Start"))
         self._answer(404 if self.path.startswith("/missing") else 200)
 
     def do_POST(self) -> None:
@@ -94,6 +103,38 @@ def test_a_rotation_visits_every_path_and_counts_what_failed(recorder, tmp_path)
     assert recorder.paths["/missing/1"] > 0
     assert result.non_2xx == pytest.approx(recorder.paths["/missing/1"], abs=2)
     assert result.rate > 0 and 0 < result.p50_ms <= result.p99_ms
+
+
+def test_first_visits_ask_for_each_path_once_as_the_run_will(recorder, tmp_path):
+    """Every distinct path once, the families in turn, each stamped; keyed by the response
+    cache as the wrk scripts' requests of the same path are, so that what they keep is what
+    the run finds."""
+    families = {"pages": ["/a/", "/b/?x=1", "/a/", "/c/"], "api": ["/api/?q=2", "/missing/1"]}
+    visits, seconds = first_visits(url(recorder), families, connections=3)
+    assert recorder.paths == Counter(["/a/", "/b/?x=1", "/c/", "/api/?q=2", "/missing/1"])
+    assert [(v.family, v.path) for v in visits] == [
+        ("pages", "/a/"),
+        ("api", "/api/?q=2"),
+        ("pages", "/b/?x=1"),
+        ("api", "/missing/1"),
+        ("pages", "/c/"),
+    ]
+    assert [v.status for v in visits] == [200, 200, 200, 404, 200]
+    assert all(v.ms > 0 for v in visits) and seconds >= max(v.ms for v in visits) / 1e3
+    assert all(stamp and stamp.startswith("t=") for stamp in recorder.stamps)
+
+    script = write_script(tmp_path / "get.lua", get_rotation(["/a/", "/api/?q=2"], stamp=True))
+    run_wrk(url(recorder), script, seconds=1, connections=1)
+    assert recorder.paths["/a/"] > 1 and recorder.paths["/api/?q=2"] > 1
+    assert len(recorder.keyed["/a/"]) == len(recorder.keyed["/api/?q=2"]) == 1
+
+
+def test_a_first_visit_nobody_answers_is_counted_as_no_answer():
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    visits, _ = first_visits(f"http://127.0.0.1:{port}", {"pages": ["/a/"]}, connections=1)
+    assert [(v.path, v.status, v.cache) for v in visits] == [("/a/", 0, "")]
 
 
 def test_fresh_requests_never_repeat_a_url(recorder, tmp_path):

@@ -20,8 +20,16 @@ from hypothesis import strategies as st
 
 from benchsite.warmup import jinja_environments
 from core.columns import Columns
+from loadtests.loadrig import Visit
 from loadtests.request_timing import RequestTimingMiddleware
-from loadtests.tail import Log, Served, cold_start_end, print_cold_start, read_log
+from loadtests.tail import (
+    Log,
+    Served,
+    cold_start_end,
+    print_cold_start,
+    print_first_visits,
+    read_log,
+)
 from tests.site.conftest import query
 
 HOLD_S = 1.0  # how long a slow client holds the only worker
@@ -221,3 +229,61 @@ def test_the_cold_start_split_sets_first_visits_apart_from_the_warm_run():
     row = next(line.split() for line in text.splitlines() if line.startswith("page"))
     assert row[1:] == ["55", "60", "900", "1100", "55", "60", "1.09"]
     assert not any(line.startswith("uploads") for line in text.splitlines())
+
+
+def _record(path: str, client: float, **more) -> dict:
+    sent = client + 0.05
+    return {
+        "path": path,
+        "stamp": f"t={client:.6f}",
+        "client": client,
+        "start": client + 0.01,
+        "sent": sent,
+        "after_ms": 1.0,
+        "backends": [],
+        "copy_ms": 0.0,
+        "db_ms": 2.0,
+        "cache": "miss",
+        "status": 200,
+        "worker": 7,
+        **more,
+    }
+
+
+def test_a_run_after_its_first_visits_reads_only_what_was_sent_from_its_start(tmp_path):
+    """bench_load's first visits are stamped as the run's requests are; the run's tables
+    read the log from the run's start (`since`): neither those requests nor a stall begun
+    before it count, and none of them is called unstamped."""
+    lines = [
+        {"stall": "copy catalog", "start": 99.0, "ms": 400.0, "worker": 7},
+        _record("/a", 100.0),  # a first visit
+        _record("/b", 100.5),
+        {"stall": "copy value", "start": 101.5, "ms": 30.0, "worker": 7},
+        _record("/a", 102.0, cache="hit"),  # the run
+        _record("/up", 102.5),
+    ]
+    log_path = tmp_path / "timing.jsonl"
+    log_path.write_bytes(b"\n".join(orjson.dumps(line) for line in lines))
+    family = {"/a": "page", "/b": "page", "/up": "uploads"}.get
+
+    whole = read_log(log_path, family)
+    assert [r.client for r in whole.requests] == [100.0, 100.5, 102.0, 102.5]
+    assert len(whole.stalls) == 2
+
+    run = read_log(log_path, family, since=101.0)
+    assert [(r.path, r.cache) for r in run.requests] == [("/a", "hit"), ("/up", "miss")]
+    assert [s.what for s in run.stalls] == ["copy value"]
+    assert run.unstamped == whole.unstamped == 0
+
+
+def test_the_first_visits_table_gives_each_family_its_tail_and_failures():
+    visits = [Visit("page", f"/p{i}", 10.0 + i, 200, "miss") for i in range(100)]
+    visits += [Visit("api", "/api/1", 40.0, 200, "hit"), Visit("api", "/api/2", 900.0, 503, "")]
+    written = io.StringIO()
+    print_first_visits(OutputWrapper(written), visits, 3.31, 64)
+    text = written.getvalue()
+    assert "every read path (102) asked for once, 64 at a time, in 3.3 s" in text
+    assert "misses of the response cache 100" in text
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines()[2:] if line.strip()}
+    assert rows["page"] == ["100", "59", "108", "109", "0"]
+    assert rows["api"] == ["2", "40", "900", "900", "1"]
