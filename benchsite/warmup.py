@@ -8,8 +8,10 @@ prepare the copies' version statement. Under a burst of connections at the start
 workers each doing it at once made the slowest reads of `make bench-load` (issue 45).
 
 - `warm_master()`, in gunicorn's master before it forks (the site preloaded): every
-  template of the site compiled, and every in-process copy (core.columns.COPIES) read, with
-  every column made, from each database the pages read from (the primary, each replica).
+  template of the site compiled, the upload's schema check compiled (a worker's first
+  upload took a second under load without it), and every in-process copy
+  (core.columns.COPIES) read, with every column made, from each database the pages read
+  from (the primary, each replica).
   All of it is read-only afterwards, so every worker starts with it, shared with the master
   until written. The master's database connections are closed at the end: a forked worker
   must never share one.
@@ -43,6 +45,7 @@ import results.entries_index  # noqa: F401
 from benchsite.replicas import PRIMARY, replica_reads
 from core.code_version import code_version
 from core.columns import COPIES
+from results import documents
 from results.methodology import methodology
 from results.selectors.compare import warm as compare_warm
 
@@ -152,6 +155,7 @@ def warm_master() -> Warmed:
         prepare_urls()
         methodology()  # docs/methodology.md rendered: every test page links into it
         code_version()  # the digest shared_sides' keys name, read from the site's files
+        documents.warm()  # the upload's schema check compiled
         copies, databases = warm_copies(columns=True)
     finally:
         connections.close_all()
@@ -171,6 +175,7 @@ def warm_worker(*, preloaded: bool) -> Warmed:
         prepare_urls()
         methodology()
         code_version()
+        documents.warm()
     warm_reads()
     copies, databases = warm_copies(columns=not preloaded)
     warmed = Warmed("worker", templates, copies, databases, time.monotonic() - started)
