@@ -41,6 +41,7 @@ from django.utils.http import parse_http_date_safe
 
 from benchsite import cache, replicas
 from benchsite.etags import set_response_etag
+from core.code_version import code_version
 
 KEY_HEADERS = ("HTTP_ACCEPT", "HTTP_HX_REQUEST", "HTTP_HX_TARGET", "HTTP_HX_TRIGGER")
 CACHE_STATUS_HEADER = "X-Bench-Cache"  # hit or miss: what the benchmarks and tests read
@@ -77,10 +78,13 @@ def cacheable_response(request: HttpRequest, response: HttpResponse) -> bool:
 
 def response_key(request: HttpRequest) -> str:
     # The scheme and host too: API responses hold absolute links (pagination, a run's url),
-    # built from the address the client used.
+    # built from the address the client used. The code's digest too: a release never
+    # serves a page the previous one made (its markup may differ), which would otherwise
+    # last until its scopes move or it expires.
     headers = [request.META.get(name, "") for name in KEY_HEADERS]
     where = f"{request.scheme}://{request.get_host()}"
-    return cache.entry_key("response.lz4", (where, request.get_full_path(), headers))
+    parts = (where, request.get_full_path(), headers, code_version())
+    return cache.entry_key("response.lz4", parts)
 
 
 def request_scopes(request: HttpRequest) -> list[str]:

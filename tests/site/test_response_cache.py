@@ -139,6 +139,19 @@ def test_each_address_the_site_answers_at_keeps_its_own_responses(backend, run, 
     assert len(set(seen.values())) == 3
 
 
+@committed
+def test_a_release_never_serves_what_the_previous_one_kept(backend, run, client, monkeypatch):
+    """A page is kept under the digest of the code that made it (core.code_version): the
+    next release makes it again rather than serve the previous one's markup."""
+    path = drive_path(run)
+    assert status(client.get(path)) == "miss"
+    assert status(client.get(path)) == "hit"
+    forget_recent()
+    monkeypatch.setattr(response_cache, "code_version", lambda: "the next release")
+    assert status(client.get(path)) == "miss"
+    assert status(client.get(path)) == "hit"
+
+
 @pytest.mark.django_db
 def test_errors_and_pages_outside_the_paths_are_not_kept(backend, client):
     for _ in range(2):
