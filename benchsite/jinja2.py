@@ -10,9 +10,9 @@ A stock Jinja2 environment with autoescaping on: every value a page writes is es
 markupsafe. Tables and run cards are macros (templates/bench/_tables.html, _run.html) that
 pages import; everything else a template may call is listed here: `url`
 (core.links.page_url), `static`, `chart` (results.charts), `held` (a fragment written once
-while what it shows is held), the display units of
-results.units (every number a page writes: the one rule its docstring states) and a few of
-Django's filters.
+while what it shows is held), `chart_address` (a page's chart images' address and query),
+the display units of results.units (every number a page writes: the one rule its docstring
+states) and a few of Django's filters.
 """
 
 from __future__ import annotations
@@ -52,6 +52,18 @@ def _forget_static_urls(*, setting: str, **kwargs) -> None:
         static_url.cache_clear()
 
 
+def chart_address(request) -> tuple[str, str]:
+    """Where a page's chart images are (its path, then "chart/") and the query their links
+    carry (the page's, "?..." or ""; templates/bench/_chart_links.html): worked out once a
+    request, for every chart the page links (a head to head links a dozen)."""
+    found = getattr(request, "bench_chart_address", None)
+    if found is None:
+        query = request.GET.urlencode()
+        found = (request.path + "chart/", f"?{query}" if query else "")
+        request.bench_chart_address = found
+    return found
+
+
 def choice_label(choices: type[Choices]):
     """A filter: the label of a value among a model field's choices, as get_FOO_display()
     says it (the value itself when it is not one of them). For the rows of long tables,
@@ -68,6 +80,7 @@ def environment(**options) -> jinja2.Environment:
         static=static_url,
         chart=charts.chart,
         held=held,
+        chart_address=chart_address,
         UNSTATED_NOTE=UNSTATED_NOTE,
     )
     env.filters.update(

@@ -99,6 +99,18 @@ class Side:
     shared: bool = field(default=False, repr=False, compare=False)
 
     @functools.cached_property
+    def tested(self) -> dict[str, tuple[Test, frozenset[str]]]:
+        """Each test it has throughput figures in, by identifier: the test and the data
+        patterns of its figures (worked out once while the side is held, not in every
+        comparison that shows it)."""
+        patterns: dict[str, set[str]] = {}
+        tests: dict[str, Test] = {}
+        for (identifier, pattern), f in self.results.items():
+            tests[identifier] = f.result.test
+            patterns.setdefault(identifier, set()).add(pattern)
+        return {name: (tests[name], frozenset(found)) for name, found in patterns.items()}
+
+    @functools.cached_property
     def shown_runs(self) -> list[Run]:
         """The runs the side's figures come from (read once the side is filled)."""
         ids = {f.result.run_id for f in self.results.values()}
@@ -230,21 +242,19 @@ class PatternRow:
     verdicts: list[Verdict] = field(init=False)
     best: str = field(init=False)
     rule: list = field(init=False)  # what the winner rule reads of each drive's figures
+    # The drives' figures are of two comparability classes, which the winner rule does not
+    # compare (charts then name each bar's class).
+    classes_differ: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.rule = rule = [f.rule_side if f else None for f in self.figures]
+        self.classes_differ = len({side.comparability for side in rule if side is not None}) > 1
         against = [verdict(rule[0], other) for other in rule[1:]]
         self.verdicts = [Verdict()] + [
             against_a(v, key) for key, v in zip(SIDE_KEYS[1:], against, strict=False)
         ]
         best = best_of(rule, against)
         self.best = "" if best is None else SIDE_KEYS[best]
-
-    @property
-    def classes_differ(self) -> bool:
-        """The drives' figures are of two comparability classes, which the winner rule does
-        not compare (charts then name each bar's class)."""
-        return len({side.comparability for side in self.rule if side is not None}) > 1
 
     @property
     def no_best_reason(self) -> str:
@@ -1138,15 +1148,14 @@ def _comparison(sides: list[Side]) -> Comparison:
     """The comparison of two to four filled sides: their tests in order, each data pattern
     set side by side."""
     tests: dict[str, Test] = {}
-    patterns: tuple[dict[str, set[str]], ...] = tuple({} for _ in sides)  # each side's, by test
-    for side, found in zip(sides, patterns, strict=True):
-        for (identifier, pattern), f in side.results.items():
-            tests[identifier] = f.result.test
-            found.setdefault(identifier, set()).add(pattern)
+    for side in sides:
+        tests.update((name, test) for name, (test, _) in side.tested.items())
+    # Each side's data patterns, by test.
+    patterns = tuple({name: found for name, (_, found) in side.tested.items()} for side in sides)
     found_tests = []
     runs_read: dict[int, tuple[str, ...]] = {}  # each run's parameters, read once (TestRows)
     for test in sorted(tests.values(), key=test_order_key):
-        found = [side.get(test.identifier, set()) for side in patterns]
+        found = [side.get(test.identifier, frozenset()) for side in patterns]
         stands_in = [
             _stands_in(mine, set().union(*(o for j, o in enumerate(found) if j != i)))
             for i, mine in enumerate(found)
