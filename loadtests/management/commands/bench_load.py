@@ -315,7 +315,7 @@ class Command(BaseCommand):
                 if not opts["cold"]:
                     visits, took = first_visits(url, families, connections=opts["connections"])
                     print_first_visits(self.stdout, visits, took, opts["connections"])
-                    first_failures = sum(not 200 <= v.status < 300 for v in visits)
+                    first_failures += sum(not 200 <= v.status < 300 for v in visits)
                 boots = server.boots()
                 samplers = [LockSampler(u) for u in databases.values()]
                 for sampler in samplers:
